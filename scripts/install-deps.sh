@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs every Debian package that the build, the tests, the demo and the benchmarks need.
+# Idempotent: packages already present are skipped without touching the package lists.
+set -euo pipefail
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libeigen3-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-numpy python3-meshio
+)
+if [ "${1:-}" = "--with-peers" ]; then PACKAGES+=(liggghts); fi
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,35 @@
+// Energy ledger (F13; ETM 2014 Eq. 67): mechanical energy still in the system and the energy
+// each mechanism has removed, cumulative since the start. By construction
+//   initial = kinetic + potential + elastic + restitution + friction + damping + correction
+//             + truncation + residual,
+// where residual is what no mechanism accounts for: the time integrator's error (symplectic
+// Euler under gravity) and round-off. Dissipated terms are positive when energy left the system.
+#pragma once
+
+#include "etdem/core/bodies.hpp"
+
+namespace etdem {
+
+struct EnergyLedger {
+  double kinetic_translational = 0.0;  // [J]
+  double kinetic_rotational = 0.0;     // [J]
+  double potential = 0.0;              // [J] -m g.x summed over dynamic bodies
+  double elastic = 0.0;                // [J] stored at contacts between steps (0 for ETM)
+  // Cumulative dissipation [J].
+  double restitution = 0.0;  // Stronge's hypothesis, W (1 - e^2)
+  double friction = 0.0;     // minus the work of tangential impulses
+  double damping = 0.0;      // global damping, 2024 Eqs. 47-48
+  double correction = 0.0;   // minus the potential energy added by position projection
+  double truncation = 0.0;   // elastic energy left when a solver stops (tolerances, guards)
+  double initial = 0.0;      // [J] total at the start
+
+  double kinetic() const { return kinetic_translational + kinetic_rotational; }
+  double total() const { return kinetic() + potential + elastic; }
+  double dissipated() const { return restitution + friction + damping + correction + truncation; }
+  double residual() const { return initial - total() - dissipated(); }
+
+  /// Recomputes the stored energies (kinetic, potential) from the bodies.
+  void measure(const Bodies& bodies, const Vec3& gravity);
+};
+
+}  // namespace etdem

@@ -1,0 +1,97 @@
+#include "etdem/collision/broad_phase.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace etdem {
+namespace {
+
+constexpr std::int64_t kBias = 1 << 20;  // cell coordinates in [-2^20, 2^20)
+
+std::uint64_t cell_key(std::int64_t x, std::int64_t y, std::int64_t z) {
+  return (static_cast<std::uint64_t>(x + kBias) << 42) | (static_cast<std::uint64_t>(y + kBias) << 21) |
+         static_cast<std::uint64_t>(z + kBias);
+}
+
+}  // namespace
+
+void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<int>& ids,
+                            std::vector<std::pair<int, int>>& pairs) {
+  pairs.clear();
+  const int n = static_cast<int>(boxes.size());
+  if (n < 2) return;
+  // Cell size: the median box extent, so a few large bodies do not coarsen the grid; boxes
+  // larger than a cell go to the brute-force list.
+  std::vector<double> extent(n);
+  for (int k = 0; k < n; ++k) extent[k] = (boxes[k].max - boxes[k].min).maxCoeff();
+  std::vector<double> sorted = extent;
+  std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
+  cell_ = std::max(sorted[n / 2], 1e-12);
+  keys_.clear();
+  large_.clear();
+  Vec3 lo = boxes[0].min;
+  for (int k = 0; k < n; ++k) lo = lo.cwiseMin(boxes[k].min);
+  auto coord = [&](const Vec3& p) {
+    return Eigen::Matrix<std::int64_t, 3, 1>(std::int64_t(std::floor((p.x() - lo.x()) / cell_)),
+                                             std::int64_t(std::floor((p.y() - lo.y()) / cell_)),
+                                             std::int64_t(std::floor((p.z() - lo.z()) / cell_)));
+  };
+  const std::int64_t limit = kBias - 2;
+  for (int k = 0; k < n; ++k) {
+    const auto c = coord(boxes[k].min);
+    if (extent[k] > cell_ || (c.array().abs() >= limit).any()) {
+      large_.push_back(k);
+    } else {
+      keys_.push_back({cell_key(c.x(), c.y(), c.z()), k});
+    }
+  }
+  std::sort(keys_.begin(), keys_.end());
+
+  const int threads = omp_get_max_threads();
+  per_thread_.resize(threads);
+  const int m = static_cast<int>(keys_.size());
+#pragma omp parallel num_threads(threads)
+  {
+    auto& out = per_thread_[omp_get_thread_num()];
+    out.clear();
+    // A box no larger than a cell, keyed by its min corner, can only overlap boxes whose min
+    // corner lies in the same or an adjacent cell (offsets -1..+1 on each axis).
+#pragma omp for schedule(static)
+    for (int s = 0; s < m; ++s) {
+      const int k = keys_[s].second;
+      const auto c = coord(boxes[k].min);
+      for (int dx = -1; dx <= 1; ++dx)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dz = -1; dz <= 1; ++dz) {
+            const std::uint64_t key = cell_key(c.x() + dx, c.y() + dy, c.z() + dz);
+            auto it = std::lower_bound(keys_.begin(), keys_.end(), std::make_pair(key, -1));
+            for (; it != keys_.end() && it->first == key; ++it) {
+              const int o = it->second;
+              if (ids[o] <= ids[k]) continue;  // each pair once
+              if (boxes[k].overlaps(boxes[o])) out.push_back({ids[k], ids[o]});
+            }
+          }
+    }
+#pragma omp single
+    {
+      // Large boxes against everything (walls and big blocks are few).
+      auto& lo_out = per_thread_[omp_get_thread_num()];
+      for (int a : large_)
+        for (int k = 0; k < n; ++k) {
+          if (k == a) continue;
+          const bool other_large = extent[k] > cell_;
+          if (other_large && ids[k] < ids[a]) continue;  // large-large pair once
+          if (boxes[a].overlaps(boxes[k]))
+            lo_out.push_back({std::min(ids[a], ids[k]), std::max(ids[a], ids[k])});
+        }
+    }
+  }
+  for (auto& v : per_thread_) pairs.insert(pairs.end(), v.begin(), v.end());
+  // Canonical order: independent of thread count and of the grid's cell order.
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+}
+
+}  // namespace etdem

@@ -1,0 +1,39 @@
+// O(N) broad phase: a uniform grid of cubic cells hashed into a sorted key array. Bodies whose
+// box is larger than a cell (walls, large static blocks) are kept in a short "large" list and
+// tested against every other body's box. Infinite planes are not handled here (see World).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "etdem/core/math.hpp"
+
+namespace etdem {
+
+struct Aabb {
+  Vec3 min{0, 0, 0};
+  Vec3 max{0, 0, 0};
+  bool overlaps(const Aabb& o) const {
+    return (min.array() <= o.max.array()).all() && (o.min.array() <= max.array()).all();
+  }
+};
+
+class BroadPhase {
+ public:
+  /// Candidate pairs (i < j) of boxes that overlap, in ascending order of i then j, identical for
+  /// any thread count. `boxes[k]` belongs to body `ids[k]`; `pairable(i, j)` is not checked here
+  /// (the caller drops static-static pairs).
+  void find_pairs(const std::vector<Aabb>& boxes, const std::vector<int>& ids,
+                  std::vector<std::pair<int, int>>& pairs);
+
+  double cell_size() const { return cell_; }
+
+ private:
+  double cell_ = 0.0;
+  std::vector<std::pair<std::uint64_t, int>> keys_;  // (cell key, slot), sorted
+  std::vector<int> large_;                          // slots of boxes larger than a cell
+  std::vector<std::vector<std::pair<int, int>>> per_thread_;
+};
+
+}  // namespace etdem

@@ -1,0 +1,57 @@
+#include "etdem/collision/collide.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+namespace etdem {
+namespace {
+
+constexpr int kTypes = static_cast<int>(ShapeType::Count);
+
+struct Entry {
+  CollideFn fn = nullptr;
+  bool swap = false;  // call fn(B, A) and flip the normal
+};
+
+struct Table {
+  std::array<std::array<Entry, kTypes>, kTypes> e{};
+  void add(ShapeType a, ShapeType b, CollideFn fn) {
+    e[int(a)][int(b)] = {fn, false};
+    if (a != b) e[int(b)][int(a)] = {fn, true};
+  }
+  Table() {
+    add(ShapeType::Sphere, ShapeType::Sphere, collide_sphere_sphere);
+    add(ShapeType::Sphere, ShapeType::Plane, collide_sphere_plane);
+    add(ShapeType::Box, ShapeType::Plane, collide_box_plane);
+    add(ShapeType::Sphere, ShapeType::Box, collide_sphere_box);
+    add(ShapeType::Box, ShapeType::Box, collide_box_box);
+  }
+};
+
+const Table& table() {
+  static const Table t;
+  return t;
+}
+
+}  // namespace
+
+bool has_collider(ShapeType a, ShapeType b) { return table().e[int(a)][int(b)].fn != nullptr; }
+
+void collide(const ShapeTable& shapes, int shape_a, const Pose& pose_a, int shape_b,
+             const Pose& pose_b, double margin, Manifold& out) {
+  out.count = 0;
+  const Entry& en = table().e[int(shapes.type[shape_a])][int(shapes.type[shape_b])];
+  if (!en.fn)
+    throw std::logic_error(std::string("no narrow phase for the shape pair ") +
+                           shape_type_name(shapes.type[shape_a]) + " x " +
+                           shape_type_name(shapes.type[shape_b]));
+  if (!en.swap) {
+    en.fn(shapes, shape_a, pose_a, shape_b, pose_b, margin, out);
+  } else {
+    en.fn(shapes, shape_b, pose_b, shape_a, pose_a, margin, out);
+    out.normal = -out.normal;
+  }
+}
+
+}  // namespace etdem

@@ -1,0 +1,30 @@
+// Narrow-phase dispatch: a shape-type x shape-type table of pure functions. Each function
+// fills a Manifold with every point closer than `margin` and touches no world state, so every
+// pair can be tested and benchmarked alone. Registering (A, B) fills (B, A) by swapping the
+// arguments and flipping the normal. A missing pair fails loudly.
+#pragma once
+
+#include "etdem/collision/contact.hpp"
+#include "etdem/shapes/shape.hpp"
+
+namespace etdem {
+
+using CollideFn = void (*)(const ShapeTable& shapes, int shape_a, const Pose& pose_a, int shape_b,
+                           const Pose& pose_b, double margin, Manifold& out);
+
+/// Contact points between two shapes: normal from B to A, points with gap < margin.
+/// Throws std::logic_error for a pair without a narrow-phase function.
+void collide(const ShapeTable& shapes, int shape_a, const Pose& pose_a, int shape_b,
+             const Pose& pose_b, double margin, Manifold& out);
+
+/// True when the table has a function for this pair of types.
+bool has_collider(ShapeType a, ShapeType b);
+
+// The pair functions (normal from the second to the first argument).
+void collide_sphere_sphere(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_sphere_plane(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_box_plane(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_sphere_box(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_box_box(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+
+}  // namespace etdem

@@ -1,0 +1,50 @@
+// Plain-data contact and manifold types. See DESIGN.md: n points from B to A, u = u_A - u_B,
+// u_n < 0 approaching, gap > 0 apart.
+#pragma once
+
+#include "etdem/core/math.hpp"
+
+namespace etdem {
+
+/// Position and orientation of a body (rotation cached for the narrow phase).
+struct Pose {
+  Vec3 position{0, 0, 0};
+  Quat orientation{1, 0, 0, 0};
+  Mat3 rotation = Mat3::Identity();
+
+  Pose() = default;
+  Pose(const Vec3& p, const Quat& q) : position(p), orientation(q), rotation(q.toRotationMatrix()) {}
+};
+
+/// Result of one narrow-phase test: every contact point between two convex shapes, all with one
+/// normal. ETM needs every point of a face contact, so nothing is pruned.
+struct Manifold {
+  static constexpr int kMaxPoints = 16;
+  Vec3 normal{0, 0, 1};  // unit, from B to A
+  int count = 0;
+  Vec3 point[kMaxPoints];    // world, midway between the two surfaces
+  double gap[kMaxPoints];    // m, signed distance along normal (negative = penetration)
+
+  void add(const Vec3& p, double g) {
+    if (count < kMaxPoints) {
+      point[count] = p;
+      gap[count] = g;
+      ++count;
+    }
+  }
+};
+
+/// One contact point between bodies a and b, as the solvers consume it.
+struct Contact {
+  int a = -1;  // body A; in an island's local numbering, -1 means a static body
+  int b = -1;  // body B
+  Vec3 point{0, 0, 0};   // world contact point, m
+  Vec3 normal{0, 0, 1};  // unit, from B to A
+  double gap = 0.0;      // m
+  Vec3 ra{0, 0, 0};      // from A's centre of mass to the point, m
+  Vec3 rb{0, 0, 0};      // from B's centre of mass to the point, m
+  double restitution = 0.0;  // normal restitution e of the pair (Stronge, energetic)
+  double friction = 0.0;     // Coulomb coefficient mu of the pair
+};
+
+}  // namespace etdem

@@ -1,0 +1,58 @@
+#include "etdem/shapes/shape.hpp"
+
+#include <limits>
+#include <stdexcept>
+
+namespace etdem {
+
+const char* shape_type_name(ShapeType t) {
+  switch (t) {
+    case ShapeType::Sphere: return "sphere";
+    case ShapeType::Plane: return "plane";
+    case ShapeType::Box: return "box";
+    default: return "unknown";
+  }
+}
+
+int ShapeTable::add_sphere(const std::string& nm, double radius) {
+  type.push_back(ShapeType::Sphere);
+  index.push_back(static_cast<int>(spheres.size()));
+  spheres.push_back({radius});
+  name.push_back(nm);
+  bounding_radius.push_back(radius);
+  return size() - 1;
+}
+
+int ShapeTable::add_box(const std::string& nm, const Vec3& half_extents) {
+  type.push_back(ShapeType::Box);
+  index.push_back(static_cast<int>(boxes.size()));
+  boxes.push_back({half_extents});
+  name.push_back(nm);
+  bounding_radius.push_back(half_extents.norm());
+  return size() - 1;
+}
+
+int ShapeTable::add_plane(const std::string& nm) {
+  type.push_back(ShapeType::Plane);
+  index.push_back(static_cast<int>(planes.size()));
+  planes.push_back({});
+  name.push_back(nm);
+  bounding_radius.push_back(std::numeric_limits<double>::infinity());
+  return size() - 1;
+}
+
+int ShapeTable::find(const std::string& nm) const {
+  for (int i = 0; i < size(); ++i)
+    if (name[i] == nm) return i;
+  return -1;
+}
+
+MassProperties ShapeTable::mass_properties(int s, double density) const {
+  switch (type[s]) {
+    case ShapeType::Sphere: return sphere_mass_properties(sphere(s).radius, density);
+    case ShapeType::Box: return box_mass_properties(box(s).half_extents, density);
+    default: throw std::logic_error("a plane has no mass properties; planes are static walls");
+  }
+}
+
+}  // namespace etdem

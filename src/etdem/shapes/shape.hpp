@@ -1,0 +1,55 @@
+// The shape table: every shape lives once and is shared by index (10 000 identical grains share
+// one entry). Shapes are described in their body frame with the centre of mass at the origin and
+// principal axes along x, y, z.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "etdem/core/mass_properties.hpp"
+#include "etdem/core/math.hpp"
+
+namespace etdem {
+
+enum class ShapeType : int { Sphere = 0, Plane = 1, Box = 2, Count = 3 };
+
+const char* shape_type_name(ShapeType t);
+
+struct Sphere {
+  double radius = 0.0;  // m
+};
+
+/// One-sided plane through the body origin with normal +z in body frame (the body orientation
+/// turns it). The half-space below the plane (opposite the normal) is solid, so a body that passed
+/// through it in one step is still pushed back out (jolt appendix, modified Eq. 5.9).
+struct Plane {};
+
+struct Box {
+  Vec3 half_extents{0, 0, 0};  // m
+};
+
+struct ShapeTable {
+  // Length: number of shapes.
+  std::vector<ShapeType> type;
+  std::vector<int> index;  // index into the per-type array below
+  std::vector<std::string> name;
+  std::vector<double> bounding_radius;  // m, radius of a sphere about the origin holding the shape
+                                        // (infinite for planes)
+  std::vector<Sphere> spheres;
+  std::vector<Box> boxes;
+  std::vector<Plane> planes;
+
+  int add_sphere(const std::string& nm, double radius);
+  int add_box(const std::string& nm, const Vec3& half_extents);
+  int add_plane(const std::string& nm);
+  int size() const { return static_cast<int>(type.size()); }
+  int find(const std::string& nm) const;  // -1 when absent
+
+  const Sphere& sphere(int s) const { return spheres[index[s]]; }
+  const Box& box(int s) const { return boxes[index[s]]; }
+
+  /// Mass properties of a solid shape at the given density (planes are always static).
+  MassProperties mass_properties(int s, double density) const;
+};
+
+}  // namespace etdem

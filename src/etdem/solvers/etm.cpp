@@ -1,0 +1,199 @@
+#include "etdem/solvers/etm.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "etdem/solvers/impulse.hpp"
+
+namespace etdem {
+namespace {
+
+// Min-heap order on (u_n, contact id): ties broken by id so the order is deterministic.
+struct HeapGreater {
+  template <class E>
+  bool operator()(const E& x, const E& y) const {
+    return x.un > y.un || (x.un == y.un && x.contact > y.contact);
+  }
+};
+
+}  // namespace
+
+void EtmSolver::prepare(int threads) { scratch_.resize(std::max(threads, 1)); }
+
+void EtmSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const {
+  const std::size_t n = cs.size();
+  s.k.resize(n);
+  s.k_inv.resize(n);
+  s.un.resize(n);
+  s.increment.resize(n);
+  s.elastic.assign(n, 0.0);
+  s.restitution.resize(n);
+  s.version.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Contact& c = cs[i];
+    s.k[i] = impulse::collision_matrix(c, b);
+    if (c.friction > 0.0) s.k_inv[i] = s.k[i].inverse();
+    s.un[i] = c.normal.dot(impulse::relative_velocity(c, b));
+    s.increment[i] = s.un[i] < 0.0 ? -s.un[i] / settings_.lambda : 0.0;
+    s.restitution[i] = c.restitution;
+  }
+  // Body -> contact adjacency, so an impulse refreshes only the contacts it changes.
+  s.adj_start.assign(b.count + 1, 0);
+  for (const Contact& c : cs) {
+    if (c.a >= 0) ++s.adj_start[c.a + 1];
+    if (c.b >= 0) ++s.adj_start[c.b + 1];
+  }
+  for (int i = 0; i < b.count; ++i) s.adj_start[i + 1] += s.adj_start[i];
+  s.adj.resize(s.adj_start[b.count]);
+  s.cursor.assign(s.adj_start.begin(), s.adj_start.end() - 1);
+  std::vector<int>& cursor = s.cursor;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (cs[i].a >= 0) s.adj[cursor[cs[i].a]++] = static_cast<int>(i);
+    if (cs[i].b >= 0) s.adj[cursor[cs[i].b]++] = static_cast<int>(i);
+  }
+}
+
+void EtmSolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b, Scratch& s,
+                                   int contact, bool push) const {
+  const double tol = settings_.velocity_tolerance;
+  auto refresh_body = [&](int body) {
+    if (body < 0) return;
+    for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
+      const int j = s.adj[k];
+      s.un[j] = cs[j].normal.dot(impulse::relative_velocity(cs[j], b));
+      ++s.version[j];
+      if (push && s.un[j] < -tol) {
+        s.heap.push_back({s.un[j], j, s.version[j]});
+        std::push_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
+      }
+    }
+  };
+  refresh_body(cs[contact].a);
+  refresh_body(cs[contact].b);
+}
+
+bool EtmSolver::compress(std::span<const Contact> cs, IslandBodies& b, Scratch& s,
+                         SolverStats& st) const {
+  const double tol = settings_.velocity_tolerance;
+  s.heap.clear();
+  for (std::size_t i = 0; i < cs.size(); ++i)
+    if (s.un[i] < -tol) s.heap.push_back({s.un[i], static_cast<int>(i), s.version[i]});
+  std::make_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
+  while (!s.heap.empty()) {
+    std::pop_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
+    const HeapEntry top = s.heap.back();
+    s.heap.pop_back();
+    if (top.version != s.version[top.contact]) continue;  // stale entry
+    const int i = top.contact;
+    const Contact& c = cs[i];
+    const Vec3 u = impulse::relative_velocity(c, b);
+    const double un = c.normal.dot(u);
+    if (un >= -tol) continue;
+    if (s.increment[i] <= 0.0) s.increment[i] = -un / settings_.lambda;
+    // Eq. 63: the regular increment, or exactly to zero when it would overshoot.
+    const double du = un + s.increment[i] < 0.0 ? s.increment[i] : -un;
+    const Vec3 p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, c.friction);
+    const double wn = impulse::normal_work(c.normal, s.k[i], u, p);
+    const double wt = impulse::work(s.k[i], u, p);
+    s.elastic[i] -= wn;                      // Eq. 64 with W = - normal work
+    st.dissipated_friction -= (wt - wn);     // tangential work (Eqs. 17, 19)
+    impulse::apply(c, b, p);
+    ++st.iterations;
+    refresh_neighbours(cs, b, s, i, true);
+    if (st.iterations >= settings_.max_iterations) return false;
+  }
+  return true;
+}
+
+bool EtmSolver::separate(std::span<const Contact> cs, IslandBodies& b, Scratch& s,
+                         SolverStats& st) const {
+  double peak = 0.0;
+  for (double w : s.elastic) peak = std::max(peak, w);
+  if (peak <= 0.0) return true;
+  const double tol_w = settings_.energy_tolerance * peak;
+  bool any = true;
+  while (any) {
+    any = false;
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      double& w = s.elastic[i];
+      if (w <= tol_w) continue;
+      const Contact& c = cs[i];
+      const Vec3 u = impulse::relative_velocity(c, b);
+      const double un = c.normal.dot(u);
+      const double inc = s.increment[i];
+      Vec3 p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, inc, c.friction);
+      // Eq. 49: the largest increment whose normal work releases exactly W, with the
+      // effective normal compliance of the impulse (n.K n when frictionless).
+      const double pn = c.normal.dot(p);
+      const double compliance = pn > 0.0 ? inc / pn : c.normal.dot(s.k[i] * c.normal);
+      const double du_max = -un + std::sqrt(un * un + 2.0 * w * compliance);
+      const bool capped = inc > du_max;
+      if (capped)
+        p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du_max, c.friction);
+      const double wn = impulse::normal_work(c.normal, s.k[i], u, p);
+      const double wt = impulse::work(s.k[i], u, p);
+      w -= wn;
+      st.dissipated_friction -= (wt - wn);
+      impulse::apply(c, b, p);
+      ++st.iterations;
+      if (std::abs(w) <= tol_w || w < 0.0 || (capped && w <= tol_w)) {
+        st.truncated += w;  // round-off (frictionless) or the friction cap's inexactness
+        w = 0.0;
+      }
+      any = true;
+      if (st.iterations >= settings_.max_iterations) return false;
+    }
+  }
+  return true;
+}
+
+SolverStats EtmSolver::resolve(std::span<const Contact> cs, IslandBodies& b, int thread) {
+  SolverStats st;
+  if (cs.empty()) return st;
+  Scratch& s = scratch_[thread];
+  setup(cs, b, s);
+  const double tol = settings_.velocity_tolerance;
+  bool guard_rounds = false;
+  long round = 0;
+  // Rounds beyond the guard run with e = 0, which ends after one more compression; the hard
+  // bound below only protects against a broken invariant and is counted if it ever fires.
+  const long hard_bound = static_cast<long>(settings_.max_rounds) + 10;
+  bool ok = true;
+  for (; round < hard_bound && ok; ++round) {
+    if (round == settings_.max_rounds && !guard_rounds) {
+      guard_rounds = true;
+      ++st.guards_fired;
+      std::fill(s.restitution.begin(), s.restitution.end(), 0.0);
+    }
+    ok = compress(cs, b, s, st);
+    if (!ok) break;
+    // Stage II: Stronge's hypothesis, W <- e^2 W (Eq. 65).
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      if (s.elastic[i] <= 0.0) continue;
+      const double e = s.restitution[i];
+      const double lost = s.elastic[i] * (1.0 - e * e);
+      st.dissipated_restitution += lost;
+      s.elastic[i] -= lost;
+    }
+    ok = separate(cs, b, s, st);
+    if (!ok) break;
+    bool approaching = false;
+    for (std::size_t i = 0; i < cs.size() && !approaching; ++i) {
+      s.un[i] = cs[i].normal.dot(impulse::relative_velocity(cs[i], b));
+      approaching = s.un[i] < -tol;
+    }
+    if (!approaching) {
+      ++round;
+      break;
+    }
+  }
+  if (!ok || round >= hard_bound) ++st.guards_fired;
+  st.rounds = round;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    st.truncated += s.elastic[i];  // only non-zero when a guard stopped the solver
+    if (cs[i].normal.dot(impulse::relative_velocity(cs[i], b)) < -tol) ++st.approaching_left;
+  }
+  return st;
+}
+
+}  // namespace etdem

@@ -1,0 +1,68 @@
+// The energy tracking method, exactly as Tang, Paluszny & Zimmerman (2014), Algorithm 2:
+//
+//   round r = 1 .. max_rounds (300, §6):
+//     I   compression: repeatedly take the contact with the smallest relative normal velocity
+//         (heap by u_n) while it approaches; raise its u_n by du = |u_n(s0)| / lambda, or to
+//         exactly zero when that would overshoot (Eqs. 62-63, ERRATA: the step is positive);
+//         impulse with friction by Eqs. 50-55; its elastic energy W grows by minus the normal
+//         work, Eqs. 18 and 64.
+//     II  restitution: W <- e^2 W at every contact (Stronge's hypothesis, Eq. 65).
+//     III separation: sweep the contacts in order; each with W > 0 gets du = |u_n(s0)| / lambda,
+//         capped so that it releases at most W (Eq. 49, Eq. 66), until no energy remains.
+//   until no contact approaches. After max_rounds the restitution is set to zero (guard, counted).
+//
+// Choices where the paper is silent or ambiguous (docs/solvers.md):
+//  - u_n(s0) in Eq. 62 is per contact, taken when the island's resolution starts. A contact that
+//    did not approach at s0 but is driven into approach later takes |u_n| at that moment.
+//  - W is stored as minus the accumulated normal work (positive while compressed).
+//  - With friction, the cap of Eq. 49 uses the effective normal compliance of the actual
+//    frictional impulse (du_n / p_n), which reduces to n.K n (Eq. 49) when mu = 0. Energy that a
+//    capped step leaves in or takes from a contact beyond the tolerance is reported as
+//    `truncated`, so the ledger still closes.
+#pragma once
+
+#include <vector>
+
+#include "etdem/solvers/solver.hpp"
+
+namespace etdem {
+
+class EtmSolver final : public Solver {
+ public:
+  explicit EtmSolver(const EtmSettings& settings) : settings_(settings) {}
+  const char* name() const override { return "etm"; }
+  void prepare(int threads) override;
+  SolverStats resolve(std::span<const Contact> contacts, IslandBodies& bodies, int thread) override;
+
+ private:
+  struct HeapEntry {
+    double un;
+    int contact;
+    int version;
+  };
+  struct Scratch {
+    // Per contact of the island being resolved.
+    std::vector<Mat3> k, k_inv;        // collision matrix and its inverse (inverse only if mu > 0)
+    std::vector<double> un;            // relative normal velocity [m/s]
+    std::vector<double> increment;     // |u_n(s0)| / lambda [m/s]
+    std::vector<double> elastic;       // W, elastic energy stored at the contact [J]
+    std::vector<double> restitution;   // e used this step (0 after the round guard)
+    std::vector<int> version;          // heap staleness counter
+    // Body -> contacts adjacency (CSR), island-local bodies.
+    std::vector<int> adj_start, adj, cursor;
+    std::vector<HeapEntry> heap;
+  };
+
+  void setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const;
+  /// Stage I. Returns false when the iteration cap fired.
+  bool compress(std::span<const Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st) const;
+  /// Stage III. Returns false when the iteration cap fired.
+  bool separate(std::span<const Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st) const;
+  void refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b, Scratch& s,
+                          int contact, bool push) const;
+
+  EtmSettings settings_;
+  std::vector<Scratch> scratch_;
+};
+
+}  // namespace etdem

@@ -1,0 +1,90 @@
+// Shared impulse mathematics used by every solver: the collision matrix, relative velocity,
+// applying an impulse, the frictional impulse of ETM 2014 Eqs. 50-55 and the work of an impulse
+// (Eqs. 16 and 18).
+#pragma once
+
+#include "etdem/collision/contact.hpp"
+#include "etdem/solvers/solver.hpp"
+
+namespace etdem::impulse {
+
+inline double inv_mass(const IslandBodies& b, int i) { return i < 0 ? 0.0 : b.inv_mass[i]; }
+
+/// Collision matrix K = (1/m_A + 1/m_B) 1 - (r~_A I_A^-1 r~_A + r~_B I_B^-1 r~_B), ETM 2014 Eq. 9.
+/// Maps an impulse p (applied +p to A, -p to B) to the change of relative velocity: du = K p.
+inline Mat3 collision_matrix(const Contact& c, const IslandBodies& b) {
+  Mat3 k = (inv_mass(b, c.a) + inv_mass(b, c.b)) * Mat3::Identity();
+  if (c.a >= 0) {
+    const Mat3 ra = skew(c.ra);
+    k -= ra * b.inv_inertia[c.a] * ra;
+  }
+  if (c.b >= 0) {
+    const Mat3 rb = skew(c.rb);
+    k -= rb * b.inv_inertia[c.b] * rb;
+  }
+  return k;
+}
+
+/// u = (v_A + w_A x r_A) - (v_B + w_B x r_B), ETM 2014 Eqs. 1-2.
+inline Vec3 relative_velocity(const Contact& c, const IslandBodies& b) {
+  Vec3 u = Vec3::Zero();
+  if (c.a >= 0) u += b.v[c.a] + b.w[c.a].cross(c.ra);
+  if (c.b >= 0) u -= b.v[c.b] + b.w[c.b].cross(c.rb);
+  return u;
+}
+
+/// Applies +p to A and -p to B at the contact point, Eqs. 4-5.
+inline void apply(const Contact& c, IslandBodies& b, const Vec3& p) {
+  if (c.a >= 0) {
+    b.v[c.a] += b.inv_mass[c.a] * p;
+    b.w[c.a] += b.inv_inertia[c.a] * c.ra.cross(p);
+  }
+  if (c.b >= 0) {
+    b.v[c.b] -= b.inv_mass[c.b] * p;
+    b.w[c.b] -= b.inv_inertia[c.b] * c.rb.cross(p);
+  }
+}
+
+/// Impulse that changes the relative normal velocity by du_n with Coulomb friction, ETM 2014
+/// Eqs. 50-55. First the sticking impulse that also zeroes the tangential relative velocity
+/// (Eq. 50, p = K^-1 du). If it violates |p_t| <= mu |p_n| (Eq. 53), the sliding impulse
+/// p = p_n (n + mu q) with p_n = du_n / (n.K(n + mu q)) (Eqs. 54-55). q is the unit direction of
+/// the trial tangential impulse (Eq. 13 as printed is not a unit vector; see docs/solvers.md).
+/// With mu = 0 this is the pure normal impulse p = du_n / (n.K n) n.
+inline Vec3 frictional_impulse(const Mat3& k, const Mat3& k_inv, const Vec3& n, const Vec3& u,
+                               double du_n, double mu, bool* sliding = nullptr) {
+  if (mu <= 0.0) {
+    if (sliding) *sliding = true;
+    return (du_n / n.dot(k * n)) * n;
+  }
+  const double un = n.dot(u);
+  const Vec3 du = (un + du_n) * n - u;  // target: u_t = 0, u_n + du_n
+  const Vec3 p = k_inv * du;
+  const double pn = n.dot(p);
+  const Vec3 pt = p - pn * n;
+  const double ptn = pt.norm();
+  if (ptn <= mu * std::abs(pn)) {
+    if (sliding) *sliding = false;
+    return p;
+  }
+  if (sliding) *sliding = true;
+  const Vec3 q = pt / ptn;
+  const Vec3 dir = n + mu * q;
+  const double pn_slide = du_n / n.dot(k * dir);
+  return pn_slide * dir;
+}
+
+/// Work of impulse p on the relative motion, Eq. 16/21: dW = 1/2 (u_before + u_after) . p,
+/// with u_after = u + K p. Equals the change of kinetic energy of the two bodies.
+inline double work(const Mat3& k, const Vec3& u, const Vec3& p) {
+  return 0.5 * (2.0 * u + k * p).dot(p);
+}
+
+/// Work of the normal component, Eq. 18: dW_n = 1/2 (2 u_n + du_n) p_n.
+inline double normal_work(const Vec3& n, const Mat3& k, const Vec3& u, const Vec3& p) {
+  const double pn = n.dot(p);
+  const double du_n = n.dot(k * p);
+  return 0.5 * (2.0 * n.dot(u) + du_n) * pn;
+}
+
+}  // namespace etdem::impulse

@@ -1,0 +1,68 @@
+// The one small interface every impulse solver implements. A solver resolves the collisions of
+// one island: a span of plain-data contacts whose body ids are island-local (-1 = static body),
+// and the island's body velocities, which it updates in place. It never sees positions, shapes or
+// any other world state, so every solver can be tested on hand-built contacts.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "etdem/collision/contact.hpp"
+
+namespace etdem {
+
+/// Island-local view of the velocities a solver may change and the inverse mass data it reads.
+/// Length of every array = count (dynamic bodies of the island).
+struct IslandBodies {
+  int count = 0;
+  Vec3* v = nullptr;                     // [m/s]
+  Vec3* w = nullptr;                     // world frame [rad/s]
+  const double* inv_mass = nullptr;      // [1/kg]
+  const Mat3* inv_inertia = nullptr;     // world frame [1/(kg m^2)]
+};
+
+/// What a solver reports for one island; summed over islands for the step.
+struct SolverStats {
+  long iterations = 0;       // impulses applied
+  long rounds = 0;           // compression/restitution/separation rounds (ETM), sweeps (others)
+  long guards_fired = 0;     // bounds hit (round guard, iteration cap)
+  long approaching_left = 0; // contacts still approaching when the solver stopped
+  double dissipated_restitution = 0.0;  // [J] energy removed by restitution (Stronge)
+  double dissipated_friction = 0.0;     // [J] minus the work of tangential impulses
+  double truncated = 0.0;  // [J] elastic energy left in contacts when the solver stopped
+                           // (tolerance, guard); > 0 removed from, < 0 added to the system
+
+  void add(const SolverStats& o) {
+    iterations += o.iterations;
+    rounds += o.rounds;
+    guards_fired += o.guards_fired;
+    approaching_left += o.approaching_left;
+    dissipated_restitution += o.dissipated_restitution;
+    dissipated_friction += o.dissipated_friction;
+    truncated += o.truncated;
+  }
+};
+
+/// Parameters of the energy tracking method (ETM 2014). Defaults follow the paper.
+struct EtmSettings {
+  int lambda = 30;          // velocity increments per collision, Eq. 62 (paper: "lambda = 30")
+  int max_rounds = 300;     // round guard after which restitution is set to zero (§6)
+  long max_iterations = 50'000'000;  // cap on impulses per island per step (never reached in
+                                     // normal use; counted as a guard when it fires)
+  double velocity_tolerance = 1e-10; // [m/s] u_n >= -tol counts as not approaching
+  double energy_tolerance = 1e-12;   // relative to the island's peak elastic energy
+};
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  virtual const char* name() const = 0;
+  /// Sizes per-thread scratch space; called before resolve() is used from `threads` threads.
+  virtual void prepare(int threads) = 0;
+  /// Resolves the collisions of one island. `thread` selects the scratch space.
+  virtual SolverStats resolve(std::span<const Contact> contacts, IslandBodies& bodies,
+                              int thread) = 0;
+};
+
+}  // namespace etdem

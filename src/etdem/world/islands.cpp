@@ -1,0 +1,62 @@
+#include "etdem/world/islands.hpp"
+
+namespace etdem {
+
+int IslandBuilder::find(int x) {
+  while (parent_[x] != x) {
+    parent_[x] = parent_[parent_[x]];  // path halving
+    x = parent_[x];
+  }
+  return x;
+}
+
+void IslandBuilder::build(std::span<const Contact> contacts, std::span<const int> candidates,
+                          const std::vector<char>& dynamic, Islands& out) {
+  const int nb = static_cast<int>(dynamic.size());
+  parent_.resize(nb);
+  for (int i = 0; i < nb; ++i) parent_[i] = i;
+  std::vector<char> touched(nb, 0);
+  for (int ci : candidates) {
+    const Contact& c = contacts[ci];
+    const bool da = c.a >= 0 && dynamic[c.a], db = c.b >= 0 && dynamic[c.b];
+    if (da) touched[c.a] = 1;
+    if (db) touched[c.b] = 1;
+    if (da && db) {
+      int ra = find(c.a), rb = find(c.b);
+      if (ra != rb) {
+        if (ra > rb) std::swap(ra, rb);
+        parent_[rb] = ra;  // the smaller index is the root: deterministic
+      }
+    }
+  }
+  // Number islands by their smallest body index.
+  island_of_root_.assign(nb, -1);
+  int islands = 0;
+  for (int i = 0; i < nb; ++i) {
+    if (!touched[i]) continue;
+    const int r = find(i);
+    if (island_of_root_[r] < 0) island_of_root_[r] = islands++;
+  }
+  auto island_of_contact = [&](const Contact& c) {
+    const int body = (c.a >= 0 && dynamic[c.a]) ? c.a : c.b;
+    return island_of_root_[find(body)];
+  };
+  // Counting sort of contacts and bodies by island, stable in the original order.
+  out.contact_start.assign(islands + 1, 0);
+  for (int ci : candidates) ++out.contact_start[island_of_contact(contacts[ci]) + 1];
+  for (int k = 0; k < islands; ++k) out.contact_start[k + 1] += out.contact_start[k];
+  out.contact_order.resize(candidates.size());
+  counts_.assign(out.contact_start.begin(), out.contact_start.end() - 1);
+  for (int ci : candidates) out.contact_order[counts_[island_of_contact(contacts[ci])]++] = ci;
+
+  out.body_start.assign(islands + 1, 0);
+  for (int i = 0; i < nb; ++i)
+    if (touched[i]) ++out.body_start[island_of_root_[find(i)] + 1];
+  for (int k = 0; k < islands; ++k) out.body_start[k + 1] += out.body_start[k];
+  out.body_order.resize(out.body_start[islands]);
+  counts_.assign(out.body_start.begin(), out.body_start.end() - 1);
+  for (int i = 0; i < nb; ++i)
+    if (touched[i]) out.body_order[counts_[island_of_root_[find(i)]]++] = i;
+}
+
+}  // namespace etdem

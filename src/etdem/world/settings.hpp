@@ -1,0 +1,48 @@
+// Plain settings structs with documented defaults and units. Input files become these; the
+// world never parses anything.
+#pragma once
+
+#include <string>
+
+#include "etdem/core/math.hpp"
+#include "etdem/solvers/solver.hpp"
+
+namespace etdem {
+
+struct Material {
+  std::string name;
+  double density = 2650.0;    // [kg/m^3]
+  double restitution = 0.5;   // normal restitution e in [0, 1] (energetic, Stronge)
+  double friction = 0.5;      // Coulomb mu >= 0
+};
+
+/// Values of a material pair. The pair restitution is the smaller of the two (the more
+/// dissipative material decides, and e never exceeds either value); the pair friction is the
+/// geometric mean sqrt(mu_A mu_B) (Box2D, Jolt). With one material both are that material's.
+inline double pair_restitution(const Material& a, const Material& b) {
+  return std::min(a.restitution, b.restitution);
+}
+inline double pair_friction(const Material& a, const Material& b) {
+  return std::sqrt(a.friction * b.friction);
+}
+
+struct WorldSettings {
+  double dt = 1.0 / 600.0;               // [s] time step (ETM 2014 uses 1/600 throughout)
+  Vec3 gravity{0.0, 0.0, -9.81};         // [m/s^2]
+  std::string solver = "etm";            // etm (others follow the same interface)
+  EtmSettings etm;                       // parameters of the ETM solver
+  /// [m/s] contacts approaching slower than this are resolved inelastically (e = 0), so a
+  /// resting pile does not bounce on the g*dt it gains each step. < 0: automatic, 2 |g| dt.
+  double resting_velocity = -1.0;
+  double projection = 0.2;               // k_p of the jolt appendix (B.18), 0 disables, < 0.5
+  double penetration_slop = 0.0;         // [m] penetration left uncorrected by projection
+  double damping = 0.0;                  // [1/s] global damping xi, 2024 Eqs. 47-49
+  int threads = 0;                       // OpenMP threads, 0 = OpenMP's default
+  bool conserve_angular_momentum = true; // rotate with L = I w held fixed (torque-free exact)
+
+  double effective_resting_velocity() const {
+    return resting_velocity >= 0.0 ? resting_velocity : 2.0 * gravity.norm() * dt;
+  }
+};
+
+}  // namespace etdem

@@ -1,0 +1,389 @@
+#include "etdem/world/world.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "etdem/collision/collide.hpp"
+#include "etdem/solvers/etm.hpp"
+#include "etdem/solvers/impulse.hpp"
+
+namespace etdem {
+namespace {
+
+class Timer {
+ public:
+  explicit Timer(double& sink) : sink_(sink), t0_(std::chrono::steady_clock::now()) {}
+  ~Timer() { sink_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+ private:
+  double& sink_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace
+
+std::unique_ptr<Solver> make_solver(const WorldSettings& s) {
+  if (s.solver == "etm") return std::make_unique<EtmSolver>(s.etm);
+  throw std::invalid_argument(fmt::format("unknown solver '{}'", s.solver));
+}
+
+World::World() = default;
+World::~World() = default;
+
+int World::add_material(const Material& m) {
+  materials.push_back(m);
+  return static_cast<int>(materials.size()) - 1;
+}
+
+int World::add_body(int shape, int material, const Vec3& x, const Quat& q, const Vec3& v,
+                    const Vec3& w, bool fixed, const std::string& name) {
+  MassProperties mp;
+  if (!fixed) mp = shapes.mass_properties(shape, materials.at(material).density);
+  return bodies.add(x, q, v, w, mp.mass, mp.inertia, shape, material, fixed, name);
+}
+
+int World::add_plane(const Vec3& point, const Vec3& normal, int material, const std::string& name) {
+  int shape = -1;
+  for (int s = 0; s < shapes.size() && shape < 0; ++s)
+    if (shapes.type[s] == ShapeType::Plane) shape = s;
+  if (shape < 0) shape = shapes.add_plane("plane");
+  const Quat q = Quat::FromTwoVectors(Vec3::UnitZ(), normal.normalized());
+  return bodies.add(point, q, Vec3::Zero(), Vec3::Zero(), 0.0, Vec3::Zero(), shape, material, true,
+                    name);
+}
+
+void World::initialize() {
+  if (settings.threads > 0) omp_set_num_threads(settings.threads);
+  solver_ = make_solver(settings);
+  solver_->prepare(omp_get_max_threads());
+  bodies.update_world_inertia();
+  ledger_ = EnergyLedger{};
+  ledger_.measure(bodies, settings.gravity);
+  ledger_.initial = ledger_.total();
+  profile_ = StepProfile{};
+  totals_ = RunTotals{};
+  check_finite();
+}
+
+void World::step() {
+  if (!solver_) initialize();
+  process_events();
+  { Timer t(profile_.forces); apply_external_forces(); }   // 1. v += dt F/m
+  { Timer t(profile_.broad); find_pairs(); }                // 2. swept boxes, uniform grid
+  { Timer t(profile_.narrow); find_contacts(); }            // 3. points, candidates
+  { Timer t(profile_.islands); build_islands(); }           // 4. union-find
+  { Timer t(profile_.solve); resolve_islands(); }           // 5. solver per island
+  { Timer t(profile_.correct); correct_positions(); }       // 6. position projection
+  { Timer t(profile_.integrate); damp_and_integrate(); }    // 7. damping, x += dt v, rotation
+  { Timer t(profile_.ledger); update_ledger(); }            // 8. energy ledger
+  time_ += settings.dt;
+  ++steps_;
+  check_finite();
+}
+
+void World::process_events() {
+  for (Event& e : events) {
+    if (e.done || time_ + 0.5 * settings.dt < e.time) continue;
+    bodies.flags[e.body] |= kBodyDisabled;
+    e.done = true;
+  }
+}
+
+void World::apply_external_forces() {
+  const Vec3 dv = settings.dt * settings.gravity;
+  for (int i = 0; i < bodies.count(); ++i)
+    if (bodies.is_dynamic(i)) bodies.velocity[i] += dv;
+  bodies.update_world_inertia();
+}
+
+double World::speed_bound(int i) const {
+  if (!bodies.is_dynamic(i)) return 0.0;
+  return bodies.velocity[i].norm() +
+         bodies.angular_velocity[i].norm() * shapes.bounding_radius[bodies.shape[i]];
+}
+
+void World::find_pairs() {
+  const double dt = settings.dt;
+  boxes_.clear();
+  box_ids_.clear();
+  planes_.clear();
+  dynamic_ids_.clear();
+  dynamic_.assign(bodies.count(), 0);
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_active(i)) continue;
+    dynamic_[i] = bodies.is_dynamic(i);
+    if (dynamic_[i]) dynamic_ids_.push_back(i);
+    if (shapes.type[bodies.shape[i]] == ShapeType::Plane) {
+      planes_.push_back(i);
+      continue;
+    }
+    // Box swept by the motion of the step: radius plus the distance any surface point can move.
+    const double r = shapes.bounding_radius[bodies.shape[i]] + speed_bound(i) * dt;
+    const Vec3 c = bodies.position[i];
+    boxes_.push_back({c.array() - r, c.array() + r});
+    box_ids_.push_back(i);
+  }
+  broad_.find_pairs(boxes_, box_ids_, pairs_);
+}
+
+void World::find_contacts() {
+  const double dt = settings.dt;
+  const int threads = omp_get_max_threads();
+  per_thread_contacts_.resize(threads);
+  const int np = static_cast<int>(pairs_.size());
+  const int nd = static_cast<int>(dynamic_ids_.size());
+  const int nplanes = static_cast<int>(planes_.size());
+  auto emit = [&](int a, int b, const Manifold& m, std::vector<Contact>& out) {
+    const Material& ma = materials[bodies.material[a]];
+    const Material& mb = materials[bodies.material[b]];
+    for (int k = 0; k < m.count; ++k) {
+      Contact c;
+      c.a = a;
+      c.b = b;
+      c.point = m.point[k];
+      c.normal = m.normal;
+      c.gap = m.gap[k];
+      c.ra = c.point - bodies.position[a];
+      c.rb = c.point - bodies.position[b];
+      c.restitution = pair_restitution(ma, mb);
+      c.friction = pair_friction(ma, mb);
+      out.push_back(c);
+    }
+  };
+#pragma omp parallel num_threads(threads)
+  {
+    auto& out = per_thread_contacts_[omp_get_thread_num()];
+    out.clear();
+    Manifold m;
+#pragma omp for schedule(static) nowait
+    for (int k = 0; k < np; ++k) {
+      const auto [a, b] = pairs_[k];
+      if (!dynamic_[a] && !dynamic_[b]) continue;
+      const double margin = (speed_bound(a) + speed_bound(b)) * dt;
+      collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
+              bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
+      emit(a, b, m, out);
+    }
+  }
+  contacts_.clear();
+  for (auto& v : per_thread_contacts_) contacts_.insert(contacts_.end(), v.begin(), v.end());
+  // Every dynamic body against every active plane (walls are few; infinite planes stay out of
+  // the grid).
+#pragma omp parallel num_threads(threads)
+  {
+    auto& out = per_thread_contacts_[omp_get_thread_num()];
+    out.clear();
+    Manifold m;
+#pragma omp for schedule(static)
+    for (int k = 0; k < nd; ++k) {
+      const int a = dynamic_ids_[k];
+      const Pose pa(bodies.position[a], bodies.orientation[a]);
+      const double reach = shapes.bounding_radius[bodies.shape[a]] + speed_bound(a) * dt;
+      for (int pi = 0; pi < nplanes; ++pi) {
+        const int b = planes_[pi];
+        const Vec3 n = bodies.orientation[b] * Vec3::UnitZ();
+        if ((pa.position - bodies.position[b]).dot(n) >= reach) continue;
+        collide(shapes, bodies.shape[a], pa, bodies.shape[b],
+                Pose(bodies.position[b], bodies.orientation[b]), speed_bound(a) * dt, m);
+        emit(a, b, m, out);
+      }
+    }
+  }
+  for (auto& v : per_thread_contacts_) contacts_.insert(contacts_.end(), v.begin(), v.end());
+
+  // Collision candidates: contacts that would close within the step, g + u_n dt < 0.
+  candidates_.clear();
+  last_ = StepStats{};
+  last_.contacts = static_cast<long>(contacts_.size());
+  for (int k = 0; k < static_cast<int>(contacts_.size()); ++k) {
+    const Contact& c = contacts_[k];
+    last_.max_penetration = std::max(last_.max_penetration, -c.gap);
+    Vec3 u = Vec3::Zero();
+    if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
+    if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
+    if (c.gap + c.normal.dot(u) * dt < 0.0) candidates_.push_back(k);
+  }
+  last_.candidates = static_cast<long>(candidates_.size());
+}
+
+void World::build_islands() {
+  island_builder_.build(contacts_, candidates_, dynamic_, islands_);
+  last_.islands = islands_.count();
+}
+
+void World::resolve_islands() {
+  const int ni = islands_.count();
+  if (ni == 0) return;
+  const double v_rest = settings.effective_resting_velocity();
+  // Gather island-local copies: bodies numbered 0..n-1 within their island, static bodies -1.
+  const int nb = islands_.body_start[ni];
+  island_v_.resize(nb);
+  island_w_.resize(nb);
+  island_inv_mass_.resize(nb);
+  island_inv_inertia_.resize(nb);
+  local_index_.assign(bodies.count(), -1);
+  for (int k = 0; k < ni; ++k)
+    for (int s = islands_.body_start[k]; s < islands_.body_start[k + 1]; ++s) {
+      const int i = islands_.body_order[s];
+      local_index_[i] = s - islands_.body_start[k];
+      island_v_[s] = bodies.velocity[i];
+      island_w_[s] = bodies.angular_velocity[i];
+      island_inv_mass_[s] = bodies.inv_mass[i];
+      island_inv_inertia_[s] = bodies.inv_inertia_world[i];
+    }
+  island_contacts_.resize(islands_.contact_order.size());
+  for (std::size_t s = 0; s < islands_.contact_order.size(); ++s) {
+    Contact c = contacts_[islands_.contact_order[s]];
+    Vec3 u = Vec3::Zero();
+    if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
+    if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
+    // Resting contacts (slow approach) are resolved inelastically.
+    if (c.normal.dot(u) > -v_rest) c.restitution = 0.0;
+    c.a = dynamic_[c.a] ? local_index_[c.a] : -1;
+    c.b = dynamic_[c.b] ? local_index_[c.b] : -1;
+    island_contacts_[s] = c;
+  }
+  // Largest islands first so one big island does not start last; the result of each island
+  // depends only on its own data, never on which thread resolves it.
+  island_order_.resize(ni);
+  for (int k = 0; k < ni; ++k) island_order_[k] = k;
+  std::stable_sort(island_order_.begin(), island_order_.end(), [&](int x, int y) {
+    return islands_.contact_start[x + 1] - islands_.contact_start[x] >
+           islands_.contact_start[y + 1] - islands_.contact_start[y];
+  });
+  island_stats_.assign(ni, SolverStats{});
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int o = 0; o < ni; ++o) {
+    const int k = island_order_[o];
+    const int b0 = islands_.body_start[k];
+    IslandBodies view;
+    view.count = islands_.body_start[k + 1] - b0;
+    view.v = island_v_.data() + b0;
+    view.w = island_w_.data() + b0;
+    view.inv_mass = island_inv_mass_.data() + b0;
+    view.inv_inertia = island_inv_inertia_.data() + b0;
+    const int c0 = islands_.contact_start[k];
+    const std::span<const Contact> cs(island_contacts_.data() + c0,
+                                      islands_.contact_start[k + 1] - c0);
+    island_stats_[k] = solver_->resolve(cs, view, omp_get_thread_num());
+  }
+  // Scatter back and sum the statistics in island order (deterministic).
+  for (int s = 0; s < nb; ++s) {
+    const int i = islands_.body_order[s];
+    bodies.velocity[i] = island_v_[s];
+    bodies.angular_velocity[i] = island_w_[s];
+  }
+  for (int k = 0; k < ni; ++k) {
+    last_.solver.add(island_stats_[k]);
+    last_.largest_island =
+        std::max<long>(last_.largest_island, islands_.contact_start[k + 1] - islands_.contact_start[k]);
+  }
+}
+
+void World::correct_positions() {
+  // Position projection (jolt appendix B.18): each penetrating contact moves its bodies apart
+  // along the normal by k_p times the depth beyond the slop, shared by inverse mass. A body with
+  // several penetrating contacts takes the mean of their corrections, so the four corners of a
+  // resting face do not push it four times. Velocities are untouched: no kinetic energy is
+  // added; the potential energy it changes is booked as `correction` in the ledger.
+  const double kp = settings.projection;
+  if (kp <= 0.0) return;
+  correction_.assign(bodies.count(), Vec3::Zero());
+  correction_count_.assign(bodies.count(), 0);
+  bool any = false;
+  for (const Contact& c : contacts_) {
+    const double depth = -c.gap - settings.penetration_slop;
+    if (depth <= 0.0) continue;
+    const double ia = dynamic_[c.a] ? bodies.inv_mass[c.a] : 0.0;
+    const double ib = dynamic_[c.b] ? bodies.inv_mass[c.b] : 0.0;
+    if (ia + ib <= 0.0) continue;
+    const Vec3 d = kp * depth * c.normal;
+    if (ia > 0.0) {
+      correction_[c.a] += (ia / (ia + ib)) * d;
+      ++correction_count_[c.a];
+    }
+    if (ib > 0.0) {
+      correction_[c.b] -= (ib / (ia + ib)) * d;
+      ++correction_count_[c.b];
+    }
+    any = true;
+  }
+  if (!any) return;
+  double work = 0.0;
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (correction_count_[i] == 0) continue;
+    const Vec3 dx = correction_[i] / correction_count_[i];
+    bodies.position[i] += dx;
+    work += bodies.mass[i] * settings.gravity.dot(dx);  // = - change of potential energy
+  }
+  ledger_.correction += work;
+}
+
+void World::damp_and_integrate() {
+  const double dt = settings.dt;
+  const double f = 1.0 - settings.damping * dt;  // 2024 Eqs. 47-48, 0 <= xi dt <= 1 (Eq. 49)
+  double damped = 0.0;
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_dynamic(i)) continue;
+    Vec3& v = bodies.velocity[i];
+    Vec3& w = bodies.angular_velocity[i];
+    if (f != 1.0) {
+      const double before = bodies.kinetic_energy(i);
+      v *= f;
+      w *= f;
+      damped += before - bodies.kinetic_energy(i);
+    }
+    bodies.position[i] += dt * v;
+    const Quat q0 = bodies.orientation[i];
+    bodies.orientation[i] = integrate_orientation(q0, w, dt);
+    const Vec3& inertia = bodies.inertia[i];
+    const bool isotropic = inertia.x() == inertia.y() && inertia.y() == inertia.z();
+    if (settings.conserve_angular_momentum && !isotropic) {
+      // Torque-free rotation: hold the world angular momentum L = I(q) w fixed across the
+      // rotation and recover w from the new orientation, so |L| and its direction are kept to
+      // round-off for any inertia (F1).
+      const Vec3 l = world_inertia(q0, inertia) * w;
+      w = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]) * l;
+    }
+  }
+  ledger_.damping += damped;
+}
+
+void World::update_ledger() {
+  const SolverStats& s = last_.solver;
+  ledger_.restitution += s.dissipated_restitution;
+  ledger_.friction += s.dissipated_friction;
+  ledger_.truncation += s.truncated;
+  ledger_.measure(bodies, settings.gravity);
+  totals_.steps += 1;
+  totals_.contacts += last_.contacts;
+  totals_.candidates += last_.candidates;
+  totals_.islands += last_.islands;
+  totals_.largest_island = std::max(totals_.largest_island, last_.largest_island);
+  totals_.solver.add(last_.solver);
+  totals_.max_penetration = std::max(totals_.max_penetration, last_.max_penetration);
+}
+
+void World::check_finite() const {
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_dynamic(i)) continue;
+    if (!all_finite(bodies.position[i]) || !all_finite(bodies.velocity[i]) ||
+        !all_finite(bodies.angular_velocity[i]) || !std::isfinite(bodies.orientation[i].w()))
+      throw std::runtime_error(fmt::format(
+          "non-finite state of body {} ('{}') at step {} (t = {:.6g} s): position ({}, {}, {}), "
+          "velocity ({}, {}, {})",
+          i, bodies.name[i], steps_, time_, bodies.position[i].x(), bodies.position[i].y(),
+          bodies.position[i].z(), bodies.velocity[i].x(), bodies.velocity[i].y(),
+          bodies.velocity[i].z()));
+  }
+  if (!std::isfinite(ledger_.total()))
+    throw std::runtime_error(fmt::format("non-finite energy at step {}", steps_));
+}
+
+}  // namespace etdem

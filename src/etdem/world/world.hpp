@@ -1,0 +1,133 @@
+// The world: shape table, materials, bodies, settings, and the step as a list of phases.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "etdem/analysis/energy_ledger.hpp"
+#include "etdem/collision/broad_phase.hpp"
+#include "etdem/collision/contact.hpp"
+#include "etdem/core/bodies.hpp"
+#include "etdem/shapes/shape.hpp"
+#include "etdem/solvers/solver.hpp"
+#include "etdem/world/islands.hpp"
+#include "etdem/world/settings.hpp"
+
+namespace etdem {
+
+/// Wall-clock seconds spent in each phase, cumulative.
+struct StepProfile {
+  double forces = 0, broad = 0, narrow = 0, islands = 0, solve = 0, correct = 0, integrate = 0,
+         ledger = 0;
+  double total() const { return forces + broad + narrow + islands + solve + correct + integrate + ledger; }
+};
+
+/// What happened in one step, and the running maxima over the run.
+struct StepStats {
+  long contacts = 0;      // contact points from the narrow phase
+  long candidates = 0;    // of which would close within the step
+  long islands = 0;
+  long largest_island = 0;  // contacts
+  SolverStats solver;
+  double max_penetration = 0.0;  // [m] deepest contact this step (before projection)
+};
+
+struct RunTotals {
+  long steps = 0;
+  long contacts = 0, candidates = 0, islands = 0;
+  long largest_island = 0;
+  SolverStats solver;
+  double max_penetration = 0.0;  // [m] over the run
+};
+
+/// A scheduled change: a body (typically a wall) is removed at a time.
+struct Event {
+  double time = 0.0;  // [s]
+  int body = -1;
+  bool done = false;
+};
+
+class World {
+ public:
+  ShapeTable shapes;
+  std::vector<Material> materials;
+  Bodies bodies;
+  WorldSettings settings;
+  std::vector<Event> events;
+
+  World();
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  /// Convenience builders (mass from the shape and the material density).
+  int add_material(const Material& m);
+  int add_body(int shape, int material, const Vec3& x, const Quat& q = Quat::Identity(),
+               const Vec3& v = Vec3::Zero(), const Vec3& w = Vec3::Zero(), bool fixed = false,
+               const std::string& name = "");
+  /// A fixed one-sided plane through `point` whose normal points into the free side.
+  int add_plane(const Vec3& point, const Vec3& normal, int material, const std::string& name = "");
+
+  /// Creates the solver, sizes scratch space and records the initial energy. Call once after
+  /// building, before the first step; calling again restarts the ledger.
+  void initialize();
+  void step();
+
+  double time() const { return time_; }
+  long step_count() const { return steps_; }
+  const EnergyLedger& ledger() const { return ledger_; }
+  const StepProfile& profile() const { return profile_; }
+  const StepStats& last_step() const { return last_; }
+  const RunTotals& totals() const { return totals_; }
+  std::span<const Contact> contacts() const { return contacts_; }
+  const Solver& solver() const { return *solver_; }
+
+ private:
+  void process_events();
+  void apply_external_forces();
+  void find_pairs();
+  void find_contacts();
+  void build_islands();
+  void resolve_islands();
+  void correct_positions();
+  void damp_and_integrate();
+  void update_ledger();
+  void check_finite() const;
+  double speed_bound(int i) const;  // [m/s] fastest surface point of body i
+
+  double time_ = 0.0;
+  long steps_ = 0;
+  std::unique_ptr<Solver> solver_;
+  EnergyLedger ledger_;
+  StepProfile profile_;
+  StepStats last_;
+  RunTotals totals_;
+
+  // Per-step buffers, reused across steps.
+  BroadPhase broad_;
+  std::vector<Aabb> boxes_;
+  std::vector<int> box_ids_, planes_, dynamic_ids_;
+  std::vector<std::pair<int, int>> pairs_;
+  std::vector<std::vector<Contact>> per_thread_contacts_;
+  std::vector<Contact> contacts_;
+  std::vector<int> candidates_;
+  std::vector<char> dynamic_;
+  IslandBuilder island_builder_;
+  Islands islands_;
+  std::vector<int> island_order_, local_index_;
+  std::vector<Vec3> island_v_, island_w_;
+  std::vector<double> island_inv_mass_;
+  std::vector<Mat3> island_inv_inertia_;
+  std::vector<Contact> island_contacts_;
+  std::vector<SolverStats> island_stats_;
+  std::vector<Vec3> correction_;
+  std::vector<int> correction_count_;
+};
+
+/// Creates the solver named in the settings; throws std::invalid_argument for an unknown name.
+std::unique_ptr<Solver> make_solver(const WorldSettings& settings);
+
+}  // namespace etdem
