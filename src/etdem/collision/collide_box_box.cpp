@@ -111,10 +111,10 @@ void face_contact(const OrientedBox& ref, int ref_axis, const Vec3& n_ref, const
   }
   if (out.count > 0 || separation >= 0.0) return;
 
-  // The SAT says the boxes overlap (every axis has negative separation), yet no clipped vertex is
-  // below the margin: a degenerate configuration (e.g. round-off on a clipped-away sliver). Never
-  // drop an overlapping pair: report the deepest incident vertex, as Jolt falls back to the
-  // penetration points when clipping leaves too little.
+  // The reference face axis says the boxes overlap, yet no clipped vertex is below the margin: a
+  // degenerate configuration (e.g. round-off on a clipped-away sliver). Do not drop a penetrating
+  // pair: report the deepest incident vertex, as Jolt falls back to the penetration points when
+  // clipping leaves too little. Not reached by any test scene or by a 200 000-pose fuzz run.
   const Vec3 deepest = inc.c -
                        (inc.r.col(0).dot(n_ref) > 0.0 ? 1.0 : -1.0) * inc.h.x() * inc.r.col(0) -
                        (inc.r.col(1).dot(n_ref) > 0.0 ? 1.0 : -1.0) * inc.h.y() * inc.r.col(1) -
@@ -197,7 +197,10 @@ void collide_box_box(const ShapeTable& shapes, int sa, const Pose& pa, int sb, c
   const bool use_b = sep_b > sep_a + kFaceRelTol * std::abs(sep_a) + abs_tol;
   const double sep_face = use_b ? sep_b : sep_a;
 
-  if (edge_i >= 0 && sep_e > sep_face + kEdgeRelTol * std::abs(sep_face) + abs_tol) {
+  // Edges are weighed against the better face axis of either box, not the chosen reference face,
+  // so the face/edge decision does not depend on the order of the arguments.
+  const double best_face = std::max(sep_a, sep_b);
+  if (edge_i >= 0 && sep_e > best_face + kEdgeRelTol * std::abs(best_face) + abs_tol) {
     // Edge-edge: the normal points from B to A; each box's edge parallel to its axis and closest
     // to the other box is the support edge along -n (for A) or +n (for B).
     Vec3 n = axis_e;

@@ -243,8 +243,10 @@ void World::resolve_islands() {
     Vec3 u = Vec3::Zero();
     if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
     if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
-    // Resting contacts (slow approach) are resolved inelastically.
-    if (c.normal.dot(u) > -v_rest) c.restitution = 0.0;
+    // Resting contacts (approaching slower than v_rest, or not approaching at all yet and so
+    // only loaded by their neighbours during the solve) are resolved inelastically, so a pile
+    // does not bounce on the g dt it gains every step. v_rest = 0 turns this off.
+    if (v_rest > 0.0 && c.normal.dot(u) > -v_rest) c.restitution = 0.0;
     c.a = dynamic_[c.a] ? local_index_[c.a] : -1;
     c.b = dynamic_[c.b] ? local_index_[c.b] : -1;
     island_contacts_[s] = c;
