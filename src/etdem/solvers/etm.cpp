@@ -37,6 +37,9 @@ void EtmSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratc
     s.increment[i] = s.un[i] < 0.0 ? -s.un[i] / settings_.lambda : 0.0;
     s.restitution[i] = c.restitution;
   }
+  double fastest = 0.0;
+  for (std::size_t i = 0; i < n; ++i) fastest = std::max(fastest, -s.un[i]);
+  s.tolerance = settings_.velocity_tolerance * fastest;
   // Body -> contact adjacency, so an impulse refreshes only the contacts it changes.
   s.adj_start.assign(b.count + 1, 0);
   for (const Contact& c : cs) {
@@ -55,7 +58,7 @@ void EtmSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratc
 
 void EtmSolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b, Scratch& s,
                                    int contact, bool push) const {
-  const double tol = settings_.velocity_tolerance;
+  const double tol = s.tolerance;
   auto refresh_body = [&](int body) {
     if (body < 0) return;
     for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
@@ -74,7 +77,7 @@ void EtmSolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodi
 
 bool EtmSolver::compress(std::span<const Contact> cs, IslandBodies& b, Scratch& s,
                          SolverStats& st) const {
-  const double tol = settings_.velocity_tolerance;
+  const double tol = s.tolerance;
   s.heap.clear();
   for (std::size_t i = 0; i < cs.size(); ++i)
     if (s.un[i] < -tol) s.heap.push_back({s.un[i], static_cast<int>(i), s.version[i]});
@@ -89,7 +92,10 @@ bool EtmSolver::compress(std::span<const Contact> cs, IslandBodies& b, Scratch& 
     const Vec3 u = impulse::relative_velocity(c, b);
     const double un = c.normal.dot(u);
     if (un >= -tol) continue;
-    if (s.increment[i] <= 0.0) s.increment[i] = -un / settings_.lambda;
+    // The step is |u_n(s0)| / lambda; a contact driven into faster approach than it started
+    // with (by its neighbours' impulses) takes |u_n| / lambda instead, so no contact needs more
+    // than about lambda impulses per compression however small its initial approach was.
+    s.increment[i] = std::max(s.increment[i], -un / settings_.lambda);
     // Eq. 63: the regular increment, or exactly to zero when it would overshoot.
     const double du = un + s.increment[i] < 0.0 ? s.increment[i] : -un;
     const Vec3 p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, c.friction);
@@ -152,7 +158,7 @@ SolverStats EtmSolver::resolve(std::span<const Contact> cs, IslandBodies& b, int
   if (cs.empty()) return st;
   Scratch& s = scratch_[thread];
   setup(cs, b, s);
-  const double tol = settings_.velocity_tolerance;
+  const double tol = s.tolerance;
   bool guard_rounds = false;
   long round = 0;
   // Rounds beyond the guard run with e = 0, which ends after one more compression; the hard

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "etdem/core/math.hpp"
+#include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -34,6 +35,11 @@ struct WorldSettings {
   /// [m/s] contacts approaching slower than this are resolved inelastically (e = 0), so a
   /// resting pile does not bounce on the g*dt it gains each step. < 0: automatic, 2 |g| dt.
   double resting_velocity = -1.0;
+  /// How resting contacts are resolved: "pgs" (the hybrid treatment: an inelastic Coulomb
+  /// contact pass after the collision solver, solvers/resting.hpp) or "etm" (inside the
+  /// collision solver with e = 0, the paper's method unchanged; slow for piles).
+  std::string resting = "pgs";
+  RestingSettings resting_solver;
   double projection = 0.2;               // k_p of the jolt appendix (B.18), 0 disables, < 0.5
   double penetration_slop = 0.0;         // [m] penetration left uncorrected by projection
   double damping = 0.0;                  // [1/s] global damping xi, 2024 Eqs. 47-49

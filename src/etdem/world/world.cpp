@@ -12,6 +12,7 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/impulse.hpp"
+#include "etdem/solvers/resting.hpp"
 
 namespace etdem {
 namespace {
@@ -62,6 +63,15 @@ void World::initialize() {
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
   solver_ = make_solver(settings);
   solver_->prepare(omp_get_max_threads());
+  resting_.reset();
+  if (settings.resting == "pgs" && settings.effective_resting_velocity() > 0.0) {
+    RestingSettings rs = settings.resting_solver;
+    rs.slip_velocity = settings.effective_resting_velocity();
+    resting_ = std::make_unique<RestingSolver>(rs);
+    resting_->prepare(omp_get_max_threads());
+  } else if (settings.resting != "pgs" && settings.resting != "etm") {
+    throw std::invalid_argument(fmt::format("unknown resting treatment '{}'", settings.resting));
+  }
   bodies.update_world_inertia();
   ledger_ = EnergyLedger{};
   ledger_.measure(bodies, settings.gravity);
@@ -237,19 +247,37 @@ void World::resolve_islands() {
       island_inv_mass_[s] = bodies.inv_mass[i];
       island_inv_inertia_[s] = bodies.inv_inertia_world[i];
     }
+  // Island-local contacts. With the hybrid resting treatment, each island's collisions (faster
+  // approach than v_rest) come first and go to the collision solver; the resting pass then sees
+  // the whole island. Otherwise every contact goes to the collision solver, slow ones with e = 0.
   island_contacts_.resize(islands_.contact_order.size());
-  for (std::size_t s = 0; s < islands_.contact_order.size(); ++s) {
-    Contact c = contacts_[islands_.contact_order[s]];
-    Vec3 u = Vec3::Zero();
-    if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
-    if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
-    // Resting contacts (approaching slower than v_rest, or not approaching at all yet and so
-    // only loaded by their neighbours during the solve) are resolved inelastically, so a pile
-    // does not bounce on the g dt it gains every step. v_rest = 0 turns this off.
-    if (v_rest > 0.0 && c.normal.dot(u) > -v_rest) c.restitution = 0.0;
-    c.a = dynamic_[c.a] ? local_index_[c.a] : -1;
-    c.b = dynamic_[c.b] ? local_index_[c.b] : -1;
-    island_contacts_[s] = c;
+  island_collisions_.assign(ni, 0);
+  for (int k = 0; k < ni; ++k) {
+    int front = islands_.contact_start[k], back = islands_.contact_start[k + 1];
+    // Two passes keep both groups in their original order.
+    for (int pass = 0; pass < 2; ++pass)
+      for (int s = islands_.contact_start[k]; s < islands_.contact_start[k + 1]; ++s) {
+        Contact c = contacts_[islands_.contact_order[s]];
+        Vec3 u = Vec3::Zero();
+        if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
+        if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
+        const bool slow = v_rest > 0.0 && c.normal.dot(u) > -v_rest;
+        if (resting_ && (slow != (pass == 1))) continue;
+        if (!resting_ && pass == 1) continue;
+        // Resting contacts in the collision solver are resolved inelastically, so a pile does
+        // not bounce on the g dt it gains every step. v_rest = 0 turns this off.
+        if (slow) c.restitution = 0.0;
+        c.a = dynamic_[c.a] ? local_index_[c.a] : -1;
+        c.b = dynamic_[c.b] ? local_index_[c.b] : -1;
+        if (pass == 0) {
+          island_contacts_[front++] = c;
+          ++island_collisions_[k];
+        } else {
+          island_contacts_[--back] = c;  // filled from the back, reversed below
+        }
+      }
+    std::reverse(island_contacts_.begin() + front, island_contacts_.begin() + islands_.contact_start[k + 1]);
+    if (!resting_) island_collisions_[k] = islands_.contact_start[k + 1] - islands_.contact_start[k];
   }
   // Largest islands first so one big island does not start last; the result of each island
   // depends only on its own data, never on which thread resolves it.
@@ -260,6 +288,7 @@ void World::resolve_islands() {
            islands_.contact_start[y + 1] - islands_.contact_start[y];
   });
   island_stats_.assign(ni, SolverStats{});
+  island_resting_stats_.assign(ni, SolverStats{});
 #pragma omp parallel for schedule(dynamic, 1)
   for (int o = 0; o < ni; ++o) {
     const int k = island_order_[o];
@@ -271,9 +300,12 @@ void World::resolve_islands() {
     view.inv_mass = island_inv_mass_.data() + b0;
     view.inv_inertia = island_inv_inertia_.data() + b0;
     const int c0 = islands_.contact_start[k];
-    const std::span<const Contact> cs(island_contacts_.data() + c0,
-                                      islands_.contact_start[k + 1] - c0);
-    island_stats_[k] = solver_->resolve(cs, view, omp_get_thread_num());
+    const std::span<const Contact> all(island_contacts_.data() + c0,
+                                       islands_.contact_start[k + 1] - c0);
+    const int thread = omp_get_thread_num();
+    if (island_collisions_[k] > 0)
+      island_stats_[k] = solver_->resolve(all.first(island_collisions_[k]), view, thread);
+    if (resting_) island_resting_stats_[k] = resting_->resolve(all, view, thread);
   }
   // Scatter back and sum the statistics in island order (deterministic).
   for (int s = 0; s < nb; ++s) {
@@ -283,6 +315,8 @@ void World::resolve_islands() {
   }
   for (int k = 0; k < ni; ++k) {
     last_.solver.add(island_stats_[k]);
+    last_.resting.add(island_resting_stats_[k]);
+    last_.collisions += island_collisions_[k];
     last_.largest_island =
         std::max<long>(last_.largest_island, islands_.contact_start[k + 1] - islands_.contact_start[k]);
   }
@@ -358,10 +392,11 @@ void World::damp_and_integrate() {
 }
 
 void World::update_ledger() {
-  const SolverStats& s = last_.solver;
-  ledger_.restitution += s.dissipated_restitution;
-  ledger_.friction += s.dissipated_friction;
-  ledger_.truncation += s.truncated;
+  for (const SolverStats* s : {&last_.solver, &last_.resting}) {
+    ledger_.restitution += s->dissipated_restitution;
+    ledger_.friction += s->dissipated_friction;
+    ledger_.truncation += s->truncated;
+  }
   ledger_.measure(bodies, settings.gravity);
   totals_.steps += 1;
   totals_.contacts += last_.contacts;
@@ -369,6 +404,8 @@ void World::update_ledger() {
   totals_.islands += last_.islands;
   totals_.largest_island = std::max(totals_.largest_island, last_.largest_island);
   totals_.solver.add(last_.solver);
+  totals_.resting.add(last_.resting);
+  totals_.collisions += last_.collisions;
   totals_.max_penetration = std::max(totals_.max_penetration, last_.max_penetration);
 }
 

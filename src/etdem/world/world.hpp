@@ -31,7 +31,9 @@ struct StepStats {
   long candidates = 0;    // of which would close within the step
   long islands = 0;
   long largest_island = 0;  // contacts
-  SolverStats solver;
+  SolverStats solver;   // collision solver (ETM)
+  SolverStats resting;  // resting-contact pass
+  long collisions = 0;  // candidates approaching faster than the resting velocity
   double max_penetration = 0.0;  // [m] deepest contact this step (before projection)
 };
 
@@ -39,7 +41,9 @@ struct RunTotals {
   long steps = 0;
   long contacts = 0, candidates = 0, islands = 0;
   long largest_island = 0;
+  long collisions = 0;
   SolverStats solver;
+  SolverStats resting;
   double max_penetration = 0.0;  // [m] over the run
 };
 
@@ -101,6 +105,7 @@ class World {
   double time_ = 0.0;
   long steps_ = 0;
   std::unique_ptr<Solver> solver_;
+  std::unique_ptr<Solver> resting_;  // null when resting contacts go to solver_
   EnergyLedger ledger_;
   StepProfile profile_;
   StepStats last_;
@@ -122,7 +127,8 @@ class World {
   std::vector<double> island_inv_mass_;
   std::vector<Mat3> island_inv_inertia_;
   std::vector<Contact> island_contacts_;
-  std::vector<SolverStats> island_stats_;
+  std::vector<SolverStats> island_stats_, island_resting_stats_;
+  std::vector<int> island_collisions_;  // per island: leading contacts that are collisions
   std::vector<Vec3> correction_;
   std::vector<int> correction_count_;
 };
