@@ -1,0 +1,220 @@
+// Pour benchmark (a plain program, not a Google Benchmark): N spheres fall from a jittered simple
+// cubic lattice into a closed box and settle. The same pour runs in LIGGGHTS
+// (bench/peers/liggghts_pour.sh); bench/run_pour.sh runs both and reports the ratio.
+//
+//   bench_pour N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]
+//
+// THREADS = 0 leaves OpenMP's default. Prints one line:
+//   etdem N=... wall_s=... us_per_particle_step=... contacts_per_s=... bed_height_m=...
+//         steps=... iterations=... guards=... threads=... dt_s=... build_s=...
+//         overlap_max_m=... overlap_mean_m=... overlap_pairs=...
+// wall_s is the time-stepping loop only (as LIGGGHTS' "Loop time"); build_s is world building
+// and initialize(); overlap_* are the grain-grain overlaps of the final state (a check that the
+// bed height is not bought with interpenetration; LIGGGHTS prints the same). Progress goes to stderr every ~10 % of the steps. With BENCH_POUR_DUMP=path
+// in the environment the final grain positions are written there ("x y z r" per line, metres).
+//
+// The lattice, the jitter and the bed height are those of bench/peers/pour_lattice.py, bit for
+// bit: keep the two in step.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+#include "etdem/world/world.hpp"
+
+namespace {
+
+constexpr double kDiameter = 0.01;            // [m]
+constexpr double kRadius = 0.5 * kDiameter;   // [m]
+constexpr double kDensity = 2650.0;           // [kg/m^3]
+constexpr double kRestitution = 0.5;
+constexpr double kFriction = 0.5;
+constexpr double kSpacing = 1.2 * kDiameter;  // lattice spacing [m]
+constexpr double kJitter = 0.25 * (kSpacing - kDiameter);  // max |offset| per axis [m]
+constexpr std::uint64_t kSeed = 12345;
+
+struct Geometry {
+  int nx = 0, ny = 0, nz = 0;
+  double side = 0.0;    // [m] square footprint
+  double height = 0.0;  // [m] box height, one spacing of headroom above the top layer
+};
+
+Geometry geometry(long n) {
+  Geometry g;
+  g.nx = 1;
+  while (static_cast<long>(g.nx) * g.nx * g.nx < n) ++g.nx;
+  g.ny = g.nx;
+  const long layer = static_cast<long>(g.nx) * g.ny;
+  g.nz = static_cast<int>((n + layer - 1) / layer);
+  g.side = g.nx * kSpacing;
+  g.height = (g.nz + 1) * kSpacing;
+  return g;
+}
+
+// splitmix64, and a 53-bit uniform in [0, 1): the generator of pour_lattice.py.
+struct SplitMix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+};
+
+/// Height below which 95 % of the grain centres lie (linear interpolation between order
+/// statistics, numpy's default percentile) plus the grain radius.
+double bed_height(std::vector<double> z, double r) {
+  if (z.empty()) return std::nan("");
+  std::sort(z.begin(), z.end());
+  const double pos = 0.95 * static_cast<double>(z.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const std::size_t hi = std::min(lo + 1, z.size() - 1);
+  return z[lo] + (pos - static_cast<double>(lo)) * (z[hi] - z[lo]) + r;
+}
+
+/// Largest and mean overlap (2 r - distance) over the touching grain pairs of the final state
+/// [m]; walls are left out. A uniform grid of cell 2 r over the box (clamped at its faces).
+struct Overlap {
+  double max = 0.0, mean = 0.0;
+  long pairs = 0;
+};
+Overlap overlaps(const std::vector<etdem::Vec3>& x, const Geometry& g, double r) {
+  const double cell = 2.0 * r;
+  const int cx = static_cast<int>(std::ceil(g.side / cell)), cz = static_cast<int>(std::ceil(g.height / cell));
+  auto idx = [&](double v, int n) { return std::clamp(static_cast<int>(std::floor(v / cell)), 0, n - 1); };
+  std::vector<std::vector<int>> grid(static_cast<std::size_t>(cx) * cx * cz);
+  auto at = [&](int i, int j, int k) -> std::vector<int>& {
+    return grid[(static_cast<std::size_t>(k) * cx + j) * cx + i];
+  };
+  for (int a = 0; a < static_cast<int>(x.size()); ++a)
+    at(idx(x[a].x(), cx), idx(x[a].y(), cx), idx(x[a].z(), cz)).push_back(a);
+  Overlap o;
+  double sum = 0.0;
+  for (int a = 0; a < static_cast<int>(x.size()); ++a) {
+    const int i = idx(x[a].x(), cx), j = idx(x[a].y(), cx), k = idx(x[a].z(), cz);
+    for (int kk = std::max(0, k - 1); kk <= std::min(cz - 1, k + 1); ++kk)
+      for (int jj = std::max(0, j - 1); jj <= std::min(cx - 1, j + 1); ++jj)
+        for (int ii = std::max(0, i - 1); ii <= std::min(cx - 1, i + 1); ++ii)
+          for (int b : at(ii, jj, kk)) {
+            if (b <= a) continue;
+            const double d = 2.0 * r - (x[a] - x[b]).norm();
+            if (d > 0.0) {
+              o.max = std::max(o.max, d);
+              sum += d;
+              ++o.pairs;
+            }
+          }
+  }
+  o.mean = o.pairs > 0 ? sum / static_cast<double>(o.pairs) : 0.0;
+  return o;
+}
+
+[[noreturn]] void usage(const char* argv0) {
+  std::fprintf(stderr, "usage: %s N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]\n", argv0);
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  if (argc < 2 || argc > 5) usage(argv[0]);
+  const long n = std::strtol(argv[1], nullptr, 10);
+  const double duration = argc > 2 ? std::strtod(argv[2], nullptr) : 1.0;
+  const int threads = argc > 3 ? static_cast<int>(std::strtol(argv[3], nullptr, 10)) : 0;
+  const double dt = argc > 4 ? std::strtod(argv[4], nullptr) : 1.0 / 600.0;
+  if (n <= 0 || !(duration > 0.0) || threads < 0 || !(dt > 0.0)) usage(argv[0]);
+
+  using Clock = std::chrono::steady_clock;
+  const auto t_build = Clock::now();
+
+  const Geometry g = geometry(n);
+  etdem::World world;
+  world.settings.dt = dt;
+  world.settings.gravity = etdem::Vec3(0.0, 0.0, -9.81);
+  world.settings.threads = threads;
+  const int mat = world.add_material({"glass", kDensity, kRestitution, kFriction});
+  const int sphere = world.shapes.add_sphere("grain", kRadius);
+
+  // Closed box: six one-sided planes, normals pointing into the box.
+  using etdem::Vec3;
+  world.add_plane(Vec3(0, 0, 0), Vec3::UnitZ(), mat, "floor");
+  world.add_plane(Vec3(0, 0, g.height), -Vec3::UnitZ(), mat, "lid");
+  world.add_plane(Vec3(0, 0, 0), Vec3::UnitX(), mat, "x0");
+  world.add_plane(Vec3(g.side, 0, 0), -Vec3::UnitX(), mat, "x1");
+  world.add_plane(Vec3(0, 0, 0), Vec3::UnitY(), mat, "y0");
+  world.add_plane(Vec3(0, g.side, 0), -Vec3::UnitY(), mat, "y1");
+
+  SplitMix64 rng{kSeed};
+  std::vector<int> grains;
+  grains.reserve(static_cast<std::size_t>(n));
+  for (long k = 0; k < n; ++k) {
+    const long i = k % g.nx, j = (k / g.nx) % g.ny, l = k / (static_cast<long>(g.nx) * g.ny);
+    const double dx = (2.0 * rng.uniform() - 1.0) * kJitter;
+    const double dy = (2.0 * rng.uniform() - 1.0) * kJitter;
+    const double dz = (2.0 * rng.uniform() - 1.0) * kJitter;
+    grains.push_back(world.add_body(
+        sphere, mat,
+        Vec3((i + 0.5) * kSpacing + dx, (j + 0.5) * kSpacing + dy, (l + 0.5) * kSpacing + dz)));
+  }
+  world.initialize();
+  const double build_s = std::chrono::duration<double>(Clock::now() - t_build).count();
+
+  const long steps = std::max(1L, std::lround(duration / dt));
+  const long report_every = std::max(1L, steps / 10);
+  const auto t0 = Clock::now();
+  for (long s = 0; s < steps; ++s) {
+    world.step();
+    if ((s + 1) % report_every == 0 && s + 1 < steps) {
+      const double el = std::chrono::duration<double>(Clock::now() - t0).count();
+      std::fprintf(stderr, "bench_pour: step %ld/%ld t=%.3f s wall=%.2f s contacts=%ld\n", s + 1,
+                   steps, world.time(), el, world.last_step().contacts);
+    }
+  }
+  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  std::vector<double> z;
+  std::vector<Vec3> final_x;
+  z.reserve(grains.size());
+  final_x.reserve(grains.size());
+  for (int b : grains) {
+    z.push_back(world.bodies.position[b].z());
+    final_x.push_back(world.bodies.position[b]);
+  }
+  const double bed = bed_height(std::move(z), kRadius);
+  const Overlap ov = overlaps(final_x, g, kRadius);
+  if (const char* dump = std::getenv("BENCH_POUR_DUMP"); dump && *dump) {
+    if (std::FILE* f = std::fopen(dump, "w")) {
+      for (int b : grains) {
+        const Vec3& x = world.bodies.position[b];
+        std::fprintf(f, "%.17g %.17g %.17g %.17g\n", x.x(), x.y(), x.z(), kRadius);
+      }
+      std::fclose(f);
+    } else {
+      std::fprintf(stderr, "bench_pour: cannot write %s\n", dump);
+    }
+  }
+
+  const etdem::RunTotals& tot = world.totals();
+  const int used_threads = threads > 0 ? threads : omp_get_max_threads();
+  std::printf(
+      "etdem N=%ld wall_s=%.6g us_per_particle_step=%.6g contacts_per_s=%.6g bed_height_m=%.6f "
+      "steps=%ld iterations=%ld guards=%ld threads=%d dt_s=%.6g build_s=%.3g "
+      "overlap_max_m=%.3g overlap_mean_m=%.3g overlap_pairs=%ld\n",
+      n, wall, wall * 1e6 / (static_cast<double>(n) * static_cast<double>(steps)),
+      wall > 0.0 ? static_cast<double>(tot.contacts) / wall : 0.0, bed, steps,
+      tot.solver.iterations, tot.solver.guards_fired, used_threads, dt, build_s, ov.max, ov.mean,
+      ov.pairs);
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_pour: %s\n", e.what());
+  return 1;
+}
