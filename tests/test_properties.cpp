@@ -56,8 +56,9 @@ TEST(Properties, EnergyNeverCreatedForDissipativeMaterials) {
         ASSERT_LE(now, previous + 1e-12 * e0) << "e " << e << " mu " << mu << " step " << k;
         previous = now;
       }
-      if (e == 1.0 && mu == 0.0)
+      if (e == 1.0 && mu == 0.0) {
         EXPECT_NEAR(t.kinetic(), e0, 1e-9 * e0) << "elastic frictionless ETM conserves energy";
+      }
       const EnergyLedger& l = t.world.ledger();
       EXPECT_NEAR(l.residual(), 0.0, 1e-9 * e0) << "ledger closes without gravity";
     }

@@ -43,7 +43,9 @@ TEST(ValidationV3, BoxOntoGroundKeepsVxyConservesEnergyAndSpinFallsWithLambda) {
     // docs/validation.md).
     EXPECT_LT(r.w.norm(), 25.0 / lambda) << "lambda " << lambda;
     EXPECT_GT(r.v.z(), 10.0 * (1.0 - 1.0 / lambda)) << "lambda " << lambda;
-    if (lambda <= 50) EXPECT_LT(r.w.norm(), previous) << "lambda " << lambda;
+    if (lambda <= 50) {
+      EXPECT_LT(r.w.norm(), previous) << "lambda " << lambda;
+    }
     previous = r.w.norm();
   }
 }

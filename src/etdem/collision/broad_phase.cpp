@@ -22,13 +22,15 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
   pairs.clear();
   const int n = static_cast<int>(boxes.size());
   if (n < 2) return;
-  // Cell size: the median box extent, so a few large bodies do not coarsen the grid; boxes
-  // larger than a cell go to the brute-force list.
-  std::vector<double> extent(n);
+  // Cell size: twice the median box extent, so a few large bodies do not coarsen the grid while
+  // the spread of swept extents within one grain size stays in the grid; boxes larger than a
+  // cell (walls, blocks) go to the brute-force list.
+  extent_.resize(n);
+  std::vector<double>& extent = extent_;
   for (int k = 0; k < n; ++k) extent[k] = (boxes[k].max - boxes[k].min).maxCoeff();
-  std::vector<double> sorted = extent;
-  std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.end());
-  cell_ = std::max(sorted[n / 2], 1e-12);
+  sorted_ = extent;
+  std::nth_element(sorted_.begin(), sorted_.begin() + n / 2, sorted_.end());
+  cell_ = std::max(2.0 * sorted_[n / 2], 1e-12);
   keys_.clear();
   large_.clear();
   Vec3 lo = boxes[0].min;

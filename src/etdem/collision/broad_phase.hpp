@@ -33,6 +33,7 @@ class BroadPhase {
   double cell_ = 0.0;
   std::vector<std::pair<std::uint64_t, int>> keys_;  // (cell key, slot), sorted
   std::vector<int> large_;                          // slots of boxes larger than a cell
+  std::vector<double> extent_, sorted_;             // per box: largest side [m]
   std::vector<std::vector<std::pair<int, int>>> per_thread_;
 };
 

@@ -153,7 +153,7 @@ bool EtmSolver::separate(std::span<const Contact> cs, IslandBodies& b, Scratch& 
   return true;
 }
 
-SolverStats EtmSolver::resolve(std::span<const Contact> cs, IslandBodies& b, int thread) {
+SolverStats EtmSolver::resolve(std::span<Contact> cs, IslandBodies& b, int thread) {
   SolverStats st;
   if (cs.empty()) return st;
   Scratch& s = scratch_[thread];

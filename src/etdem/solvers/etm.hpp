@@ -35,7 +35,7 @@ class EtmSolver final : public Solver {
   explicit EtmSolver(const EtmSettings& settings) : settings_(settings) {}
   const char* name() const override { return "etm"; }
   void prepare(int threads) override;
-  SolverStats resolve(std::span<const Contact> contacts, IslandBodies& bodies, int thread) override;
+  SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
 
  private:
   struct HeapEntry {

@@ -9,7 +9,7 @@ namespace etdem {
 
 void RestingSolver::prepare(int threads) { scratch_.resize(std::max(threads, 1)); }
 
-SolverStats RestingSolver::resolve(std::span<const Contact> cs, IslandBodies& b, int thread) {
+SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int thread) {
   SolverStats st;
   const std::size_t n = cs.size();
   if (n == 0) return st;
@@ -40,14 +40,33 @@ SolverStats RestingSolver::resolve(std::span<const Contact> cs, IslandBodies& b,
     impulse::apply(c, b, p);
     ++st.iterations;
   };
+  // Warm start: last step's impulses of the same contacts, projected onto this step's tangent
+  // plane and clipped to the friction disc, applied before the first sweep. Their work is booked
+  // like any other impulse's.
+  for (std::size_t i = 0; i < n; ++i) {
+    const Contact& c = cs[i];
+    if (c.normal_impulse <= 0.0) continue;
+    s.pn[i] = settings_.warm_start * c.normal_impulse;
+    Eigen::Vector2d pt(s.t1[i].dot(c.tangent_impulse), s.t2[i].dot(c.tangent_impulse));
+    pt *= settings_.warm_start;
+    const double limit = c.friction * s.pn[i];
+    if (pt.norm() > limit) pt *= limit / pt.norm();
+    s.pt[i] = pt;
+    book(c, s.k[i], impulse::relative_velocity(c, b),
+         s.pn[i] * c.normal + pt.x() * s.t1[i] + pt.y() * s.t2[i]);
+  }
   for (int sweep = 0; sweep < settings_.iterations; ++sweep) {
     ++st.rounds;
     double largest_change = 0.0, largest_impulse = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
       const Contact& c = cs[i];
-      // Normal: target u_n = 0 (e = 0), accumulated impulse kept non-negative.
+      // Normal: target u_n = 0 (e = 0), or for a contact still apart by g > 0 the speed that
+      // closes the gap within the step, u_n = -g / dt (speculative contact: a grain pushed
+      // towards a near neighbour stops at it instead of entering it). Accumulated impulse >= 0.
       Vec3 u = impulse::relative_velocity(c, b);
-      const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * c.normal.dot(u));
+      const double target = c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
+      const double pn_new =
+          std::max(0.0, s.pn[i] - s.normal_mass[i] * (c.normal.dot(u) - target));
       const double dpn = pn_new - s.pn[i];
       if (dpn != 0.0) {
         book(c, s.k[i], u, dpn * c.normal);
@@ -83,8 +102,12 @@ SolverStats RestingSolver::resolve(std::span<const Contact> cs, IslandBodies& b,
     if (sweep + 1 == settings_.iterations && largest_change > settings_.tolerance * largest_impulse)
       ++st.guards_fired;  // sweep bound reached before the tolerance: counted, not silent
   }
-  for (const Contact& c : cs)
+  for (std::size_t i = 0; i < n; ++i) {
+    Contact& c = cs[i];
+    c.normal_impulse = s.pn[i];
+    c.tangent_impulse = s.pt[i].x() * s.t1[i] + s.pt[i].y() * s.t2[i];
     if (c.normal.dot(impulse::relative_velocity(c, b)) < -1e-9) ++st.approaching_left;
+  }
   return st;
 }
 

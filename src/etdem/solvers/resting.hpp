@@ -20,9 +20,12 @@
 namespace etdem {
 
 struct RestingSettings {
-  int iterations = 30;       // Gauss-Seidel sweeps per island and step (upper bound)
-  double tolerance = 1e-6;   // stop when no impulse changed by more than this fraction of the
+  int iterations = 50;       // Gauss-Seidel sweeps per island and step (upper bound)
+  double tolerance = 1e-3;   // stop when no impulse changed by more than this fraction of the
                              // largest accumulated normal impulse in a sweep
+  double dt = 0.0;             // [s] time step: a contact with gap g > 0 may close at g / dt
+                               // (speculative contact); set by the world
+  double warm_start = 1.0;     // fraction of last step's impulses applied first (0 = cold)
   double slip_velocity = 0.0;  // [m/s] above it a saturated friction impulse opposes the slip;
                                // the world sets it to the resting velocity
 };
@@ -32,7 +35,7 @@ class RestingSolver final : public Solver {
   explicit RestingSolver(const RestingSettings& s) : settings_(s) {}
   const char* name() const override { return "resting"; }
   void prepare(int threads) override;
-  SolverStats resolve(std::span<const Contact> contacts, IslandBodies& bodies, int thread) override;
+  SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
 
  private:
   struct Scratch {

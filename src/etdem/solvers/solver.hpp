@@ -64,8 +64,9 @@ class Solver {
   virtual const char* name() const = 0;
   /// Sizes per-thread scratch space; called before resolve() is used from `threads` threads.
   virtual void prepare(int threads) = 0;
-  /// Resolves the collisions of one island. `thread` selects the scratch space.
-  virtual SolverStats resolve(std::span<const Contact> contacts, IslandBodies& bodies,
+  /// Resolves the collisions of one island. `thread` selects the scratch space. Solvers read
+  /// contacts as input; the only fields they may write are the impulse outputs.
+  virtual SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies,
                               int thread) = 0;
 };
 

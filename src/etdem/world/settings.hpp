@@ -40,7 +40,11 @@ struct WorldSettings {
   /// collision solver with e = 0, the paper's method unchanged; slow for piles).
   std::string resting = "pgs";
   RestingSettings resting_solver;
-  double projection = 0.2;               // k_p of the jolt appendix (B.18), 0 disables, < 0.5
+  /// Contacts are reported up to this fraction of the smaller bounding radius apart, beyond the
+  /// distance the pair can close in one step, so the resting pass sees near neighbours that the
+  /// solve may push a grain into (speculative contacts). Only with resting = "pgs".
+  double contact_skin = 0.1;
+  double projection = 0.3;               // k_p of the jolt appendix (B.18), 0 disables, < 0.5
   double penetration_slop = 0.0;         // [m] penetration left uncorrected by projection
   double damping = 0.0;                  // [1/s] global damping xi, 2024 Eqs. 47-49
   int threads = 0;                       // OpenMP threads, 0 = OpenMP's default

@@ -67,6 +67,7 @@ void World::initialize() {
   if (settings.resting == "pgs" && settings.effective_resting_velocity() > 0.0) {
     RestingSettings rs = settings.resting_solver;
     rs.slip_velocity = settings.effective_resting_velocity();
+    rs.dt = settings.dt;
     resting_ = std::make_unique<RestingSolver>(rs);
     resting_->prepare(omp_get_max_threads());
   } else if (settings.resting != "pgs" && settings.resting != "etm") {
@@ -86,12 +87,12 @@ void World::step() {
   process_events();
   { Timer t(profile_.forces); apply_external_forces(); }   // 1. v += dt F/m
   { Timer t(profile_.broad); find_pairs(); }                // 2. swept boxes, uniform grid
-  { Timer t(profile_.narrow); find_contacts(); }            // 3. points, candidates
+  { Timer t(profile_.narrow); find_contacts(); warm_start_contacts(); }  // 3. points, candidates
   { Timer t(profile_.islands); build_islands(); }           // 4. union-find
   { Timer t(profile_.solve); resolve_islands(); }           // 5. solver per island
   { Timer t(profile_.correct); correct_positions(); }       // 6. position projection
   { Timer t(profile_.integrate); damp_and_integrate(); }    // 7. damping, x += dt v, rotation
-  { Timer t(profile_.ledger); update_ledger(); }            // 8. energy ledger
+  { Timer t(profile_.ledger); update_ledger(); remember_contacts(); }  // 8. ledger
   time_ += settings.dt;
   ++steps_;
   check_finite();
@@ -134,7 +135,8 @@ void World::find_pairs() {
       continue;
     }
     // Box swept by the motion of the step: radius plus the distance any surface point can move.
-    const double r = shapes.bounding_radius[bodies.shape[i]] + speed_bound(i) * dt;
+    const double skin = resting_ ? settings.contact_skin : 0.0;
+    const double r = (1.0 + skin) * shapes.bounding_radius[bodies.shape[i]] + speed_bound(i) * dt;
     const Vec3 c = bodies.position[i];
     boxes_.push_back({c.array() - r, c.array() + r});
     box_ids_.push_back(i);
@@ -149,6 +151,7 @@ void World::find_contacts() {
   const int np = static_cast<int>(pairs_.size());
   const int nd = static_cast<int>(dynamic_ids_.size());
   const int nplanes = static_cast<int>(planes_.size());
+  const double skin = resting_ ? settings.contact_skin : 0.0;
   auto emit = [&](int a, int b, const Manifold& m, std::vector<Contact>& out) {
     const Material& ma = materials[bodies.material[a]];
     const Material& mb = materials[bodies.material[b]];
@@ -175,7 +178,9 @@ void World::find_contacts() {
     for (int k = 0; k < np; ++k) {
       const auto [a, b] = pairs_[k];
       if (!dynamic_[a] && !dynamic_[b]) continue;
-      const double margin = (speed_bound(a) + speed_bound(b)) * dt;
+      const double margin = (speed_bound(a) + speed_bound(b)) * dt +
+                            skin * std::min(shapes.bounding_radius[bodies.shape[a]],
+                                            shapes.bounding_radius[bodies.shape[b]]);
       collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
               bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
       emit(a, b, m, out);
@@ -194,13 +199,15 @@ void World::find_contacts() {
     for (int k = 0; k < nd; ++k) {
       const int a = dynamic_ids_[k];
       const Pose pa(bodies.position[a], bodies.orientation[a]);
-      const double reach = shapes.bounding_radius[bodies.shape[a]] + speed_bound(a) * dt;
+      const double reach =
+          (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + speed_bound(a) * dt;
       for (int pi = 0; pi < nplanes; ++pi) {
         const int b = planes_[pi];
         const Vec3 n = bodies.orientation[b] * Vec3::UnitZ();
         if ((pa.position - bodies.position[b]).dot(n) >= reach) continue;
         collide(shapes, bodies.shape[a], pa, bodies.shape[b],
-                Pose(bodies.position[b], bodies.orientation[b]), speed_bound(a) * dt, m);
+                Pose(bodies.position[b], bodies.orientation[b]),
+                speed_bound(a) * dt + skin * shapes.bounding_radius[bodies.shape[a]], m);
         emit(a, b, m, out);
       }
     }
@@ -217,9 +224,50 @@ void World::find_contacts() {
     Vec3 u = Vec3::Zero();
     if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
     if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
-    if (c.gap + c.normal.dot(u) * dt < 0.0) candidates_.push_back(k);
+    // With the resting pass every reported contact joins the islands (speculative contacts);
+    // the collision solver still only sees contacts that would close within the step.
+    if (c.gap + c.normal.dot(u) * dt < 0.0 || resting_) candidates_.push_back(k);
   }
   last_.candidates = static_cast<long>(candidates_.size());
+}
+
+void World::warm_start_contacts() {
+  // A contact is the same as last step's when it joins the same two bodies and its point moved
+  // less than a quarter of the smaller body's bounding radius (manifold points are not numbered
+  // stably for boxes, so points are matched by position).
+  if (previous_.empty() || !resting_) return;
+  auto less = [&](int x, const std::pair<int, int>& key) {
+    return std::make_pair(previous_[x].a, previous_[x].b) < key;
+  };
+  for (Contact& c : contacts_) {
+    const std::pair<int, int> key(c.a, c.b);
+    auto it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key, less);
+    const double ra = shapes.bounding_radius[bodies.shape[c.a]];
+    const double rb = shapes.bounding_radius[bodies.shape[c.b]];
+    double best = 0.0625 * std::min(ra, rb) * std::min(ra, rb);
+    const Contact* match = nullptr;
+    for (; it != previous_order_.end() && previous_[*it].a == c.a && previous_[*it].b == c.b; ++it) {
+      const double d2 = (previous_[*it].point - c.point).squaredNorm();
+      if (d2 < best) {
+        best = d2;
+        match = &previous_[*it];
+      }
+    }
+    if (match) {
+      c.normal_impulse = match->normal_impulse;
+      c.tangent_impulse = match->tangent_impulse;
+    }
+  }
+}
+
+void World::remember_contacts() {
+  if (!resting_) return;
+  previous_ = contacts_;
+  previous_order_.resize(previous_.size());
+  for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
+  std::sort(previous_order_.begin(), previous_order_.end(), [&](int x, int y) {
+    return std::make_pair(previous_[x].a, previous_[x].b) < std::make_pair(previous_[y].a, previous_[y].b);
+  });
 }
 
 void World::build_islands() {
@@ -261,7 +309,8 @@ void World::resolve_islands() {
         Vec3 u = Vec3::Zero();
         if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
         if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
-        const bool slow = v_rest > 0.0 && c.normal.dot(u) > -v_rest;
+        const bool closing = c.gap + c.normal.dot(u) * settings.dt < 0.0;
+        const bool slow = (v_rest > 0.0 && c.normal.dot(u) > -v_rest) || !closing;
         if (resting_ && (slow != (pass == 1))) continue;
         if (!resting_ && pass == 1) continue;
         // Resting contacts in the collision solver are resolved inelastically, so a pile does
@@ -300,14 +349,21 @@ void World::resolve_islands() {
     view.inv_mass = island_inv_mass_.data() + b0;
     view.inv_inertia = island_inv_inertia_.data() + b0;
     const int c0 = islands_.contact_start[k];
-    const std::span<const Contact> all(island_contacts_.data() + c0,
-                                       islands_.contact_start[k + 1] - c0);
+    const std::span<Contact> all(island_contacts_.data() + c0, islands_.contact_start[k + 1] - c0);
     const int thread = omp_get_thread_num();
     if (island_collisions_[k] > 0)
       island_stats_[k] = solver_->resolve(all.first(island_collisions_[k]), view, thread);
     if (resting_) island_resting_stats_[k] = resting_->resolve(all, view, thread);
   }
   // Scatter back and sum the statistics in island order (deterministic).
+  for (Contact& c : contacts_) {
+    c.normal_impulse = 0.0;
+    c.tangent_impulse = Vec3::Zero();
+  }
+  for (std::size_t s = 0; s < island_contacts_.size(); ++s) {
+    contacts_[islands_.contact_order[s]].normal_impulse = island_contacts_[s].normal_impulse;
+    contacts_[islands_.contact_order[s]].tangent_impulse = island_contacts_[s].tangent_impulse;
+  }
   for (int s = 0; s < nb; ++s) {
     const int i = islands_.body_order[s];
     bodies.velocity[i] = island_v_[s];

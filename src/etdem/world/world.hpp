@@ -94,6 +94,8 @@ class World {
   void apply_external_forces();
   void find_pairs();
   void find_contacts();
+  void warm_start_contacts();   // last step's impulses onto matching contacts
+  void remember_contacts();     // keep this step's impulses for the next
   void build_islands();
   void resolve_islands();
   void correct_positions();
@@ -129,6 +131,8 @@ class World {
   std::vector<Contact> island_contacts_;
   std::vector<SolverStats> island_stats_, island_resting_stats_;
   std::vector<int> island_collisions_;  // per island: leading contacts that are collisions
+  std::vector<Contact> previous_;      // last step's contacts with their impulses
+  std::vector<int> previous_order_;    // previous_ sorted by (a, b)
   std::vector<Vec3> correction_;
   std::vector<int> correction_count_;
 };
