@@ -1,1 +1,196 @@
-int main() { return 0; }
+// The etdem command line (docs/scenario.md):
+//   etdem run SCENARIO.toml [-o DIR] [--threads N] [--set key=value ...]
+//   etdem check SCENARIO.toml [--set key=value ...]
+//   etdem analyze repose DIR
+//   etdem analyze energy DIR
+// Exit codes: 0 success, 2 bad input (scenario, override, command line, unreadable run
+// directory), 1 failure while running (e.g. a non-finite state).
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "etdem/analysis/repose.hpp"
+#include "etdem/io/energy_csv.hpp"
+#include "etdem/io/run.hpp"
+#include "etdem/io/scenario.hpp"
+#include "etdem/io/state_csv.hpp"
+#include "etdem/io/summary_json.hpp"
+
+namespace {
+
+using namespace etdem;
+
+constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
+
+void print_ledger(const EnergyLedger& l) {
+  fmt::print(
+      "energy [J]: initial {:.6g}, final total {:.6g} (kinetic {:.6g} + {:.6g} rotational, "
+      "potential {:.6g}, elastic {:.6g})\n",
+      l.initial, l.total(), l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic);
+  fmt::print(
+      "dissipated [J]: restitution {:.6g}, friction {:.6g}, damping {:.6g}, correction "
+      "{:.6g}, truncation {:.6g}; residual {:.3g} (relative {:.3g})\n",
+      l.restitution, l.friction, l.damping, l.correction, l.truncation, l.residual(),
+      relative_residual(l));
+}
+
+int run(const std::string& file, const std::vector<std::string>& sets, const std::string& dir,
+        int threads) {
+  Scenario sc = load_scenario(file, sets);
+  if (threads >= 0) sc.settings.threads = threads;
+  RunOptions opt;
+  opt.directory = dir;
+  const RunResult r = run_scenario(sc, opt);
+  const auto& s = r.summary;
+  fmt::print("etdem: {} -> {}/ (energy.csv, state.csv, summary.json{})\n", file, r.directory,
+             r.frames > 0 ? fmt::format(", particles.pvd + {} frames in frames/", r.frames) : "");
+  fmt::print(
+      "steps: {} ({:.6g} s simulated) in {:.3f} s wall, {:.1f} steps/s, {} threads, {} "
+      "bodies\n",
+      r.steps, s["simulated_time"].get<double>(), r.wall_seconds,
+      s["steps_per_second"].get<double>(), s["threads"].get<int>(),
+      s["bodies"]["dynamic"].get<long>());
+  fmt::print(
+      "solver {}: {} iterations, {} rounds, {} guards fired; max penetration {:.3g} m "
+      "({:.3g} of the smallest grain)\n",
+      s["solver"]["name"].get<std::string>(), s["solver"]["iterations"].get<long>(),
+      s["solver"]["rounds"].get<long>(), s["solver"]["guards_fired"].get<long>(),
+      s["max_penetration"]["m"].get<double>(),
+      s["max_penetration"]["fraction_of_smallest_diameter"].get<double>());
+  print_ledger(r.ledger);
+  fmt::print("max relative residual over the run: {:.3g}\n", r.max_relative_residual);
+  return kExitOk;
+}
+
+int check(const std::string& file, const std::vector<std::string>& sets) {
+  const Scenario sc = load_scenario(file, sets);
+  long fixed = 0;
+  for (const BodySpec& b : sc.bodies) fixed += b.fixed;
+  fmt::print(
+      "{}: ok: {} bodies ({} dynamic), {} wall planes, {} events; {} steps of {:.6g} s "
+      "({:.6g} s), solver {}\n",
+      file, sc.grain_count(), sc.grain_count() - fixed, sc.plane_count(), sc.events.size(),
+      sc.steps(), sc.settings.dt, sc.duration, sc.settings.solver);
+  return kExitOk;
+}
+
+nlohmann::json number_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nullptr;
+}
+
+int analyze_repose(const std::string& dir) {
+  const StateTable state = read_state_csv(dir + "/state.csv");
+  const auto container = read_container(dir + "/summary.json");
+  if (!container)
+    throw InputError(dir +
+                     "/summary.json: container: the run has no box container; the "
+                     "repose analysis needs one ([[wall]] type = \"box\")");
+  const std::vector<double> tops = state.top_offsets();
+  const ReposeResult r = repose_angle(state.position, tops, container->min, container->max);
+  nlohmann::json j;
+  j["method"] = "ETM 2014 section 7.4: 8 x 16 grid, least-squares line per row";
+  j["container"] = {{"name", container->name},
+                    {"min", {container->min.x(), container->min.y(), container->min.z()}},
+                    {"max", {container->max.x(), container->max.y(), container->max.z()}}};
+  j["long_axis"] = r.long_axis == 0 ? "x" : "y";
+  j["grains"] = state.size();
+  j["angles_deg"] = nlohmann::json::array();
+  j["slopes"] = nlohmann::json::array();
+  for (std::size_t k = 0; k < r.angles.size(); ++k) {
+    j["angles_deg"].push_back(number_or_null(r.angles[k]));
+    j["slopes"].push_back(number_or_null(r.slopes[k]));
+  }
+  j["cells_per_row"] = r.points;
+  j["mean_deg"] = number_or_null(r.mean);
+  j["spread_deg"] = number_or_null(r.spread);
+  j["min_deg"] = number_or_null(r.min);
+  j["max_deg"] = number_or_null(r.max);
+  j["rows_used"] = r.rows_used;
+  j["heights_m"] = nlohmann::json::array();
+  for (const auto& row : r.heights) {
+    nlohmann::json jr = nlohmann::json::array();
+    for (double h : row) jr.push_back(number_or_null(h));
+    j["heights_m"].push_back(jr);
+  }
+  write_json(dir + "/repose.json", j);
+  fmt::print("angle of repose ({} grains, container '{}', rows along {}):\n", state.size(),
+             container->name, r.long_axis == 0 ? "x" : "y");
+  for (std::size_t k = 0; k < r.angles.size(); ++k)
+    fmt::print("  row {}: {} ({} cells)\n", k,
+               std::isfinite(r.angles[k]) ? fmt::format("{:.2f} deg", r.angles[k]) : "n/a",
+               r.points[k]);
+  fmt::print("mean {:.2f} deg, spread {:.2f} deg ({} rows); written to {}/repose.json\n", r.mean,
+             r.spread, r.rows_used, dir);
+  return kExitOk;
+}
+
+int analyze_energy(const std::string& dir) {
+  const auto rows = read_energy_csv(dir + "/energy.csv");
+  double worst = 0.0, worst_time = 0.0;
+  for (const EnergyRow& r : rows) {
+    const double rel = relative_residual(r.ledger);
+    if (rel > worst) worst = rel, worst_time = r.time;
+  }
+  fmt::print("energy.csv: {} rows, t = {:.6g} .. {:.6g} s\n", rows.size(), rows.front().time,
+             rows.back().time);
+  print_ledger(rows.back().ledger);
+  fmt::print("max relative residual: {:.3g} at t = {:.6g} s\n", worst, worst_time);
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"etdem: impulse-based discrete element engine"};
+  app.require_subcommand(1);
+  std::string file, dir, analyze_dir;
+  std::vector<std::string> sets;
+  int threads = -1;
+
+  auto* run_cmd = app.add_subcommand("run", "run a scenario and write its outputs");
+  run_cmd->add_option("scenario", file, "scenario file (TOML)")->required();
+  run_cmd->add_option("-o,--output", dir,
+                      "output directory (default: output.directory or out/<stem>)");
+  run_cmd->add_option("--threads", threads, "OpenMP threads (0 = default)")
+      ->check(CLI::Range(0, 4096));
+  run_cmd->add_option("--set", sets, "override a scenario key, e.g. --set simulation.dt=0.001")
+      ->allow_extra_args(false);
+
+  auto* check_cmd = app.add_subcommand("check", "validate a scenario without running it");
+  check_cmd->add_option("scenario", file, "scenario file (TOML)")->required();
+  check_cmd->add_option("--set", sets, "override a scenario key")->allow_extra_args(false);
+
+  auto* analyze_cmd = app.add_subcommand("analyze", "analyse the outputs of a run");
+  analyze_cmd->require_subcommand(1);
+  auto* repose_cmd = analyze_cmd->add_subcommand("repose", "angle of repose (ETM 2014 7.4)");
+  repose_cmd->add_option("dir", analyze_dir, "run directory")->required();
+  auto* energy_cmd = analyze_cmd->add_subcommand("energy", "final energy ledger and residual");
+  energy_cmd->add_option("dir", analyze_dir, "run directory")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  try {
+    if (run_cmd->parsed()) return run(file, sets, dir, threads);
+    if (check_cmd->parsed()) return check(file, sets);
+    if (repose_cmd->parsed()) return analyze_repose(analyze_dir);
+    if (energy_cmd->parsed()) return analyze_energy(analyze_dir);
+  } catch (const InputError& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "{}\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "etdem: error: {}\n", e.what());
+    return kExitFailure;
+  }
+  return kExitBadInput;
+}

@@ -1,0 +1,91 @@
+#include "etdem/io/energy_csv.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "etdem/io/scenario_error.hpp"
+
+namespace etdem {
+
+const char* const kEnergyCsvHeader =
+    "time,kinetic_translational,kinetic_rotational,potential,elastic,total,restitution,friction,"
+    "damping,correction,truncation,residual";
+
+double relative_residual(const EnergyLedger& l) {
+  const double scale = std::max({std::abs(l.initial), std::abs(l.total()), l.dissipated()});
+  return scale > 0.0 ? std::abs(l.residual()) / scale : 0.0;
+}
+
+EnergyCsvWriter::EnergyCsvWriter(const std::string& path) : path_(path) {
+  file_ = std::fopen(path.c_str(), "w");
+  if (!file_) throw InputError(path + ": cannot open for writing");
+  fmt::format_to(std::back_inserter(buffer_), "{}\n", kEnergyCsvHeader);
+}
+
+EnergyCsvWriter::~EnergyCsvWriter() {
+  flush();
+  if (file_) std::fclose(file_);
+}
+
+void EnergyCsvWriter::write(double t, const EnergyLedger& l) {
+  fmt::format_to(std::back_inserter(buffer_),
+                 "{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},"
+                 "{:.17g},{:.17g}\n",
+                 t, l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic,
+                 l.total(), l.restitution, l.friction, l.damping, l.correction, l.truncation,
+                 l.residual());
+  if (buffer_.size() > (1u << 20)) flush();
+}
+
+void EnergyCsvWriter::flush() {
+  if (!file_ || buffer_.size() == 0) return;
+  const std::size_t n = std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+  buffer_.clear();
+  std::fflush(file_);
+  if (n == 0) throw InputError(path_ + ": write failed (disk full?)");
+}
+
+std::vector<EnergyRow> read_energy_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open (is this a run directory?)");
+  std::string line;
+  if (!std::getline(in, line) || line != kEnergyCsvHeader)
+    throw InputError(path + ":1: unexpected header (expected " + kEnergyCsvHeader + ")");
+  std::vector<EnergyRow> rows;
+  int ln = 1;
+  while (std::getline(in, line)) {
+    ++ln;
+    if (line.empty()) continue;
+    double v[12];
+    std::istringstream ss(line);
+    std::string cell;
+    int k = 0;
+    while (k < 12 && std::getline(ss, cell, ',')) {
+      char* end = nullptr;
+      v[k] = std::strtod(cell.c_str(), &end);
+      if (end == cell.c_str()) break;
+      ++k;
+    }
+    if (k != 12) throw InputError(path + ":" + std::to_string(ln) + ": expected 12 numbers");
+    EnergyRow r;
+    r.time = v[0];
+    r.ledger.kinetic_translational = v[1];
+    r.ledger.kinetic_rotational = v[2];
+    r.ledger.potential = v[3];
+    r.ledger.elastic = v[4];
+    r.ledger.restitution = v[6];
+    r.ledger.friction = v[7];
+    r.ledger.damping = v[8];
+    r.ledger.correction = v[9];
+    r.ledger.truncation = v[10];
+    // initial = total + dissipated + residual, exactly as written.
+    r.ledger.initial = v[5] + r.ledger.dissipated() + v[11];
+    rows.push_back(r);
+  }
+  if (rows.empty()) throw InputError(path + ": no rows");
+  return rows;
+}
+
+}  // namespace etdem

@@ -1,0 +1,144 @@
+#include "etdem/io/run.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "etdem/io/energy_csv.hpp"
+#include "etdem/io/progress.hpp"
+#include "etdem/io/state_csv.hpp"
+#include "etdem/io/summary_json.hpp"
+#include "etdem/io/vtk_writer.hpp"
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+namespace fs = std::filesystem;
+namespace {
+
+/// Finite quads for the planes of every box container, to draw them in ParaView.
+std::vector<WallQuad> container_quads(const Scenario& sc, const World& world) {
+  std::map<std::string, int> id;
+  for (int i = 0; i < world.bodies.count(); ++i)
+    if (!world.bodies.name[i].empty()) id[world.bodies.name[i]] = i;
+  std::vector<WallQuad> out;
+  for (const WallSpec& w : sc.walls) {
+    if (w.type != WallSpec::Type::Box) continue;
+    const Vec3 l = w.min, h = w.max;
+    const std::array<Vec3, 4> faces[6] = {{Vec3(l.x(), l.y(), l.z()), Vec3(h.x(), l.y(), l.z()),
+                                           Vec3(h.x(), h.y(), l.z()), Vec3(l.x(), h.y(), l.z())},
+                                          {Vec3(l.x(), l.y(), l.z()), Vec3(l.x(), h.y(), l.z()),
+                                           Vec3(l.x(), h.y(), h.z()), Vec3(l.x(), l.y(), h.z())},
+                                          {Vec3(h.x(), l.y(), l.z()), Vec3(h.x(), h.y(), l.z()),
+                                           Vec3(h.x(), h.y(), h.z()), Vec3(h.x(), l.y(), h.z())},
+                                          {Vec3(l.x(), l.y(), l.z()), Vec3(h.x(), l.y(), l.z()),
+                                           Vec3(h.x(), l.y(), h.z()), Vec3(l.x(), l.y(), h.z())},
+                                          {Vec3(l.x(), h.y(), l.z()), Vec3(h.x(), h.y(), l.z()),
+                                           Vec3(h.x(), h.y(), h.z()), Vec3(l.x(), h.y(), h.z())},
+                                          {Vec3(l.x(), l.y(), h.z()), Vec3(h.x(), l.y(), h.z()),
+                                           Vec3(h.x(), h.y(), h.z()), Vec3(l.x(), h.y(), h.z())}};
+    const auto names = wall_plane_names(w);
+    for (std::size_t k = 0; k < names.size(); ++k) out.push_back({id.at(names[k]), faces[k]});
+  }
+  return out;
+}
+
+/// Removes output files of an earlier run that this run might not overwrite.
+void remove_stale_outputs(const fs::path& dir) {
+  auto stale = [](const fs::path& p, std::initializer_list<const char*> prefixes, const char* ext) {
+    const std::string name = p.filename().string();
+    if (p.extension() != ext) return false;
+    for (const char* pre : prefixes)
+      if (name.rfind(pre, 0) == 0) return true;
+    return false;
+  };
+  std::error_code ec;
+  if (fs::is_directory(dir / "frames", ec))
+    for (const auto& e : fs::directory_iterator(dir / "frames", ec))
+      if (stale(e.path(), {"particles_", "boxes_", "walls_"}, ".vtu")) fs::remove(e.path(), ec);
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (stale(e.path(), {"state_"}, ".csv")) fs::remove(e.path(), ec);
+  fs::remove(dir / "particles.pvd", ec);
+}
+
+}  // namespace
+
+std::string output_directory(const Scenario& sc, const std::string& requested) {
+  if (!requested.empty()) return requested;
+  if (!sc.output.directory.empty()) return sc.output.directory;
+  return (fs::path("out") / sc.stem).string();
+}
+
+RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
+  RunResult result;
+  result.directory = output_directory(sc, options.directory);
+  const fs::path dir(result.directory);
+  const bool frames = sc.output.every > 0 && sc.output.vtk;
+  std::error_code ec;
+  fs::create_directories(frames ? dir / "frames" : dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw InputError(fmt::format("{}: cannot create the output directory ({})", dir.string(),
+                                 ec ? ec.message() : "not a directory"));
+  remove_stale_outputs(dir);
+
+  World world;
+  build_world(sc, world);
+  world.initialize();
+  RunInfo info;
+  info.threads = omp_get_max_threads();
+
+  EnergyCsvWriter energy((dir / "energy.csv").string());
+  energy.write(world.time(), world.ledger());
+  std::optional<VtkWriter> vtk;
+  if (frames) {
+    vtk.emplace(dir.string(), container_quads(sc, world));
+    vtk->write_frame(world);
+  }
+  const long n = sc.steps();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto finish = [&](const std::string& status) {
+    info.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    info.status = status;
+    energy.flush();
+    if (vtk) {
+      vtk->write_pvd();
+      info.frames = vtk->frames();
+    }
+    result.summary = make_summary(sc, world, info);
+    write_json((dir / "summary.json").string(), result.summary);
+  };
+  Progress progress(n, options.progress);
+  try {
+    for (long s = 1; s <= n; ++s) {
+      world.step();
+      if (s % sc.output.energy_every == 0 || s == n) energy.write(world.time(), world.ledger());
+      info.max_relative_residual =
+          std::max(info.max_relative_residual, relative_residual(world.ledger()));
+      if (vtk && (s % sc.output.every == 0 || s == n)) vtk->write_frame(world);
+      if (sc.output.state_every > 0 && s % sc.output.state_every == 0)
+        write_state_csv((dir / fmt::format("state_{:06d}.csv", s)).string(), world);
+      progress.update(s, world.time());
+    }
+  } catch (const std::exception& e) {
+    progress.finish();
+    finish(fmt::format("failed: {}", e.what()));
+    throw;
+  }
+  progress.finish();
+  write_state_csv((dir / "state.csv").string(), world);
+  finish("completed");
+  result.steps = world.step_count();
+  result.wall_seconds = info.wall_seconds;
+  result.ledger = world.ledger();
+  result.max_relative_residual = info.max_relative_residual;
+  result.frames = info.frames;
+  return result;
+}
+
+}  // namespace etdem

@@ -1,0 +1,40 @@
+// Runs a scenario from start to end and writes every output file (docs/scenario.md):
+// energy.csv, state.csv (+ state_SSSSSS.csv), summary.json, frames/*.vtu and particles.pvd.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "etdem/analysis/energy_ledger.hpp"
+#include "etdem/io/scenario.hpp"
+
+namespace etdem {
+
+struct RunOptions {
+  std::string directory;  // "" = the scenario's output.directory, else out/<scenario stem>
+  bool progress = true;   // progress line on stderr (only shown when stderr is a terminal)
+};
+
+struct RunResult {
+  std::string directory;
+  long steps = 0;
+  double wall_seconds = 0.0;
+  EnergyLedger ledger;
+  double max_relative_residual = 0.0;
+  int frames = 0;
+  nlohmann::json summary;
+};
+
+/// The directory a run writes to: `requested` if not empty, else output.directory, else
+/// out/<scenario stem>.
+std::string output_directory(const Scenario& scenario, const std::string& requested);
+
+/// Builds the world, steps it for the scenario's duration and writes the outputs. Files of an
+/// earlier run in the same directory that this run would not overwrite (frames, state_*.csv)
+/// are deleted first. Throws InputError when the directory cannot be written, and passes on the
+/// World's std::runtime_error (e.g. a non-finite state) after writing what it has, with the
+/// error recorded as "status" in summary.json.
+RunResult run_scenario(const Scenario& scenario, const RunOptions& options);
+
+}  // namespace etdem

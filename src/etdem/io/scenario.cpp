@@ -1,0 +1,391 @@
+// The scenario loader: TOML tree -> overrides -> typed, range-checked plain data. Cross
+// references (material and shape names, event targets, duplicate names) are resolved here; the
+// geometric checks of the initial state live in scenario_check.cpp.
+#include "etdem/io/scenario.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "etdem/io/fill.hpp"
+#include "etdem/io/scenario_check.hpp"
+#include "etdem/io/toml_reader.hpp"
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+namespace {
+
+// Solvers the scenario format knows; those make_solver() cannot build yet are reported as such.
+const std::vector<std::string> kSolverNames = {"etm", "etm-priority", "sqm", "smm", "lzb", "jolt"};
+
+/// Looks a name up in a list of named things; an unknown name is an error that lists the known.
+template <class T>
+int find_named(const TomlReader& r, std::string_view key, const std::vector<T>& items,
+               std::string_view what) {
+  const std::string name = r.string(key);
+  std::vector<std::string> known;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].name == name) return static_cast<int>(i);
+    known.push_back(fmt::format("'{}'", items[i].name));
+  }
+  r.fail(key, known.empty()
+                  ? fmt::format("no {} is defined", what)
+                  : fmt::format("unknown {} name (known: {})", what, fmt::join(known, ", ")));
+}
+
+class Parser {
+ public:
+  Parser(Scenario& sc, const TomlSource& src) : sc_(sc), src_(src) {}
+
+  void parse(const toml::table& root) {
+    TomlReader r(src_, root, "");
+    auto sim = r.table("simulation");
+    if (!sim) r.fail("simulation", "required table [simulation] is missing");
+    simulation(*sim);
+    for (auto& t : r.tables("material")) material(t);
+    for (auto& t : r.tables("shape")) shape(t);
+    for (auto& t : r.tables("body")) body(t);
+    for (auto& t : r.tables("fill")) fill(t);
+    for (auto& t : r.tables("wall")) wall(t);
+    for (auto& t : r.tables("event")) event(t);
+    if (auto out = r.table("output")) output(*out);
+    r.finish();
+    if (sc_.bodies.empty() && sc_.fills.empty())
+      throw ScenarioError(input_message(src_.file, 0, "body",
+                                        "no [[body]] or [[fill]]: there is nothing to simulate"));
+  }
+
+ private:
+  void simulation(const TomlReader& r) {
+    WorldSettings& s = sc_.settings;
+    s.dt = r.number("dt");
+    if (!(s.dt > 0.0)) r.fail("dt", "must be > 0");
+    sc_.duration = r.number("duration");
+    if (!(sc_.duration > 0.0)) r.fail("duration", "must be > 0");
+    if (sc_.duration / s.dt > 1e12) r.fail("duration", "more than 1e12 steps of dt");
+    s.gravity = r.vec3("gravity", s.gravity);
+    s.solver = r.string("solver", s.solver);
+    s.resting_velocity = r.number("resting_velocity", s.resting_velocity);
+    s.resting = r.string("resting", s.resting);
+    if (s.resting != "pgs" && s.resting != "etm")
+      r.fail("resting", "must be \"pgs\" (hybrid contact pass) or \"etm\" (inside the solver)");
+    if (auto pgs = r.table("pgs")) {
+      const long it = pgs->integer("iterations", s.resting_solver.iterations);
+      if (it < 1 || it > 1'000'000) pgs->fail("iterations", "must be in [1, 1e6]");
+      s.resting_solver.iterations = static_cast<int>(it);
+      s.resting_solver.tolerance = pgs->number("tolerance", s.resting_solver.tolerance);
+      if (s.resting_solver.tolerance < 0.0) pgs->fail("tolerance", "must be >= 0");
+      pgs->finish();
+    }
+    s.projection = r.number("projection", s.projection);
+    if (s.projection < 0.0 || s.projection >= 1.0) r.fail("projection", "must be in [0, 1)");
+    s.penetration_slop = r.number("penetration_slop", s.penetration_slop);
+    if (s.penetration_slop < 0.0) r.fail("penetration_slop", "must be >= 0");
+    s.damping = r.number("damping", s.damping);
+    if (s.damping < 0.0) r.fail("damping", "must be >= 0");
+    if (s.damping * s.dt > 1.0) r.fail("damping", "damping * dt must be in [0, 1] (Eq. 49)");
+    const long threads = r.integer("threads", s.threads);
+    if (threads < 0 || threads > 4096) r.fail("threads", "must be in [0, 4096] (0 = default)");
+    s.threads = static_cast<int>(threads);
+    s.conserve_angular_momentum =
+        r.boolean("conserve_angular_momentum", s.conserve_angular_momentum);
+    if (auto etm = r.table("etm")) etm_settings(*etm);
+    if (std::find(kSolverNames.begin(), kSolverNames.end(), s.solver) == kSolverNames.end())
+      r.fail("solver", fmt::format("unknown solver (known: {})", fmt::join(kSolverNames, ", ")));
+    try {
+      (void)make_solver(s);
+    } catch (const std::invalid_argument&) {
+      r.fail("solver", "this solver is not available yet (available: etm)");
+    }
+    r.finish();
+  }
+
+  void etm_settings(const TomlReader& r) {
+    EtmSettings& e = sc_.settings.etm;
+    const long lambda = r.integer("lambda", e.lambda);
+    if (lambda < 1 || lambda > 1'000'000) r.fail("lambda", "must be in [1, 1e6]");
+    e.lambda = static_cast<int>(lambda);
+    const long rounds = r.integer("max_rounds", e.max_rounds);
+    if (rounds < 1 || rounds > 1'000'000'000) r.fail("max_rounds", "must be in [1, 1e9]");
+    e.max_rounds = static_cast<int>(rounds);
+    e.max_iterations = r.integer("max_iterations", e.max_iterations);
+    if (e.max_iterations < 1) r.fail("max_iterations", "must be >= 1");
+    e.velocity_tolerance = r.number("velocity_tolerance", e.velocity_tolerance);
+    if (e.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
+    e.energy_tolerance = r.number("energy_tolerance", e.energy_tolerance);
+    if (e.energy_tolerance < 0.0) r.fail("energy_tolerance", "must be >= 0");
+    r.finish();
+  }
+
+  void material(const TomlReader& r) {
+    Material m;
+    m.name = unique_name(r, "name", materials_seen_, "material");
+    m.density = r.number("density", m.density);
+    if (!(m.density > 0.0)) r.fail("density", "must be > 0");
+    m.restitution = r.number("restitution", m.restitution);
+    if (m.restitution < 0.0 || m.restitution > 1.0) r.fail("restitution", "must be in [0, 1]");
+    m.friction = r.number("friction", m.friction);
+    if (m.friction < 0.0) r.fail("friction", "must be >= 0");
+    r.finish();
+    sc_.materials.push_back(m);
+  }
+
+  void shape(const TomlReader& r) {
+    ShapeSpec s;
+    s.line = r.line();
+    s.name = unique_name(r, "name", shapes_seen_, "shape");
+    const std::string type = r.string("type");
+    if (type == "sphere") {
+      s.type = ShapeType::Sphere;
+      s.radius = r.number("radius");
+      if (!(s.radius > 0.0)) r.fail("radius", "must be > 0");
+    } else if (type == "box") {
+      s.type = ShapeType::Box;
+      s.half_extents = r.vec3("half_extents");
+      if (!(s.half_extents.array() > 0.0).all()) r.fail("half_extents", "must all be > 0");
+    } else if (type == "polyhedron" || type == "compound" || type == "mesh" || type == "levelset") {
+      r.fail("type", "this shape type is not available yet (available: sphere, box)");
+    } else {
+      r.fail("type", "unknown shape type (known: sphere, box)");
+    }
+    r.finish();
+    sc_.shapes.push_back(s);
+  }
+
+  void body(const TomlReader& r) {
+    BodySpec b;
+    b.line = r.line();
+    b.shape = find_named(r, "shape", sc_.shapes, "shape");
+    b.material = find_named(r, "material", sc_.materials, "material");
+    b.position = r.vec3("position");
+    if (r.has("orientation")) {
+      const auto q = r.numbers("orientation", 4);
+      b.orientation = Quat(q[0], q[1], q[2], q[3]);
+      if (std::abs(b.orientation.norm() - 1.0) > 1e-3)
+        r.fail("orientation", "must be a unit quaternion [w, x, y, z] (|q| within 1e-3 of 1)");
+      b.orientation.normalize();
+    }
+    b.velocity = r.vec3("velocity", b.velocity);
+    b.angular_velocity = r.vec3("angular_velocity", b.angular_velocity);
+    b.fixed = r.boolean("fixed", false);
+    if (r.has("name")) b.name = unique_name(r, "name", bodies_seen_, "body or wall");
+    r.finish();
+    sc_.bodies.push_back(b);
+  }
+
+  void fill(const TomlReader& r) {
+    FillSpec f;
+    f.line = r.line();
+    f.shape = find_named(r, "shape", sc_.shapes, "shape");
+    f.material = find_named(r, "material", sc_.materials, "material");
+    f.count = r.integer("count");
+    if (f.count < 1 || f.count > 100'000'000) r.fail("count", "must be in [1, 1e8]");
+    auto region = r.table("region");
+    if (!region) r.fail("region", "required key is missing ({ min = [..], max = [..] })");
+    f.min = region->vec3("min");
+    f.max = region->vec3("max");
+    if (!(f.min.array() < f.max.array()).all())
+      region->fail("max", "must exceed min on every axis");
+    region->finish();
+    const long seed = r.integer("seed", 1);
+    if (seed < 0) r.fail("seed", "must be >= 0");
+    f.seed = static_cast<std::uint64_t>(seed);
+    const double size = sc_.shapes[f.shape].bounding_diameter();
+    f.spacing = r.number("spacing", 1.2 * size);
+    if (!(f.spacing >= size))
+      r.fail("spacing", fmt::format("must be >= the grain's bounding diameter {} m", size));
+    f.jitter = r.number("jitter", f.jitter);
+    if (f.jitter < 0.0 || f.jitter > 1.0) r.fail("jitter", "must be in [0, 1]");
+    f.random_orientation = r.boolean("random_orientation", true);
+    f.velocity = r.vec3("velocity", f.velocity);
+    r.finish();
+    const Eigen::Vector3i n = fill_lattice(f);
+    if (fill_capacity(f) < f.count)
+      r.fail("count", fmt::format("the region holds only {} x {} x {} = {} grains at spacing {} m",
+                                  n[0], n[1], n[2], fill_capacity(f), f.spacing));
+    sc_.fills.push_back(f);
+  }
+
+  void wall(const TomlReader& r) {
+    WallSpec w;
+    w.line = r.line();
+    const std::string type = r.string("type");
+    if (type == "plane") {
+      w.type = WallSpec::Type::Plane;
+      w.point = r.vec3("point");
+      w.normal = r.vec3("normal");
+      if (!(w.normal.norm() > 1e-12)) r.fail("normal", "must not be zero");
+      w.normal.normalize();
+    } else if (type == "box") {
+      w.type = WallSpec::Type::Box;
+      w.min = r.vec3("min");
+      w.max = r.vec3("max");
+      if (!(w.min.array() < w.max.array()).all()) r.fail("max", "must exceed min on every axis");
+      w.closed = r.boolean("closed", false);
+    } else if (type == "mesh") {
+      r.fail("type", "this wall type is not available yet (available: plane, box)");
+    } else {
+      r.fail("type", "unknown wall type (known: plane, box)");
+    }
+    w.material = find_named(r, "material", sc_.materials, "material");
+    const std::string fallback =
+        w.type == WallSpec::Type::Box
+            ? (boxes_ == 0 ? "container" : fmt::format("container{}", boxes_))
+            : fmt::format("wall{}", sc_.walls.size());
+    w.name = r.has("name") ? r.string("name") : fallback;
+    if (w.name.empty()) r.fail("name", "must not be empty");
+    if (w.type == WallSpec::Type::Box) ++boxes_;
+    // The wall's own name (a container is addressable as a whole) and every plane name.
+    std::vector<std::string> names = wall_plane_names(w);
+    if (w.type == WallSpec::Type::Box) names.push_back(w.name);
+    for (const std::string& n : names)
+      if (!bodies_seen_.insert(n).second)
+        r.fail(r.has("name") ? "name" : "type", fmt::format("duplicate body or wall name '{}'", n));
+    r.finish();
+    sc_.walls.push_back(w);
+  }
+
+  void event(const TomlReader& r) {
+    EventSpec e;
+    e.line = r.line();
+    e.time = r.number("time");
+    if (e.time < 0.0) r.fail("time", "must be >= 0");
+    e.remove = r.string("remove");
+    if (!bodies_seen_.count(e.remove))
+      r.fail("remove", "no wall, container or named body has this name");
+    r.finish();
+    sc_.events.push_back(e);
+  }
+
+  void output(const TomlReader& r) {
+    OutputSettings& o = sc_.output;
+    o.directory = r.string("directory", o.directory);
+    o.every = r.integer("every", o.every);
+    if (o.every < 0) r.fail("every", "must be >= 0 (0 = no frames)");
+    o.state_every = r.integer("state_every", o.state_every);
+    if (o.state_every < 0) r.fail("state_every", "must be >= 0 (0 = final state only)");
+    o.energy_every = r.integer("energy_every", o.energy_every);
+    if (o.energy_every < 1) r.fail("energy_every", "must be >= 1");
+    o.vtk = r.boolean("vtk", o.vtk);
+    r.finish();
+  }
+
+  std::string unique_name(const TomlReader& r, std::string_view key, std::set<std::string>& seen,
+                          std::string_view what) {
+    std::string name = r.string(key);
+    if (name.empty()) r.fail(key, "must not be empty");
+    if (!seen.insert(name).second) r.fail(key, fmt::format("duplicate {} name", what));
+    return name;
+  }
+
+  Scenario& sc_;
+  const TomlSource& src_;
+  std::set<std::string> materials_seen_, shapes_seen_, bodies_seen_;
+  int boxes_ = 0;
+};
+
+Scenario parse_tree(toml::table& root, const std::string& file,
+                    const std::vector<std::string>& overrides) {
+  TomlSource src;
+  src.file = file;
+  for (const std::string& o : overrides) src.overridden.insert(apply_override(root, o, file));
+  Scenario sc;
+  sc.file = file;
+  sc.stem = std::filesystem::path(file).stem().string();
+  Parser(sc, src).parse(root);
+  check_initial_overlaps(sc);
+  return sc;
+}
+
+}  // namespace
+
+double ShapeSpec::bounding_diameter() const {
+  return type == ShapeType::Box ? 2.0 * half_extents.norm() : 2.0 * radius;
+}
+
+double ShapeSpec::min_thickness() const {
+  return type == ShapeType::Box ? 2.0 * half_extents.minCoeff() : 2.0 * radius;
+}
+
+long Scenario::steps() const {
+  const double n = duration / settings.dt;
+  const double r = std::round(n);
+  const long s = std::abs(n - r) <= 1e-9 * std::max(1.0, r) ? static_cast<long>(r)
+                                                            : static_cast<long>(std::ceil(n));
+  return std::max(1L, s);
+}
+
+long Scenario::grain_count() const {
+  long n = static_cast<long>(bodies.size());
+  for (const FillSpec& f : fills) n += f.count;
+  return n;
+}
+
+int Scenario::plane_count() const {
+  int n = 0;
+  for (const WallSpec& w : walls) n += static_cast<int>(wall_plane_names(w).size());
+  return n;
+}
+
+std::vector<std::string> wall_plane_names(const WallSpec& w) {
+  if (w.type == WallSpec::Type::Plane) return {w.name};
+  std::vector<std::string> out;
+  for (const char* side : {"floor", "left", "right", "front", "back"})
+    out.push_back(w.name + "." + side);
+  if (w.closed) out.push_back(w.name + ".top");
+  return out;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  toml::table root = parse_toml_file(path);
+  return parse_tree(root, path, overrides);
+}
+
+Scenario parse_scenario(const std::string& text, const std::string& file,
+                        const std::vector<std::string>& overrides) {
+  toml::table root = parse_toml_text(text, file);
+  return parse_tree(root, file, overrides);
+}
+
+void build_world(const Scenario& sc, World& world) {
+  world.settings = sc.settings;
+  std::vector<int> material_id, shape_id;
+  for (const Material& m : sc.materials) material_id.push_back(world.add_material(m));
+  for (const ShapeSpec& s : sc.shapes)
+    shape_id.push_back(s.type == ShapeType::Box ? world.shapes.add_box(s.name, s.half_extents)
+                                                : world.shapes.add_sphere(s.name, s.radius));
+  for (const BodySpec& b : sc.bodies)
+    world.add_body(shape_id[b.shape], material_id[b.material], b.position, b.orientation,
+                   b.velocity, b.angular_velocity, b.fixed, b.name);
+  for (const FillSpec& f : sc.fills)
+    for (const Placement& p : generate_fill(f, sc.shapes[f.shape].bounding_diameter()))
+      world.add_body(shape_id[f.shape], material_id[f.material], p.position, p.orientation,
+                     f.velocity);
+  std::map<std::string, std::vector<int>> by_name;  // event targets
+  for (int i = 0; i < world.bodies.count(); ++i)
+    if (!world.bodies.name[i].empty()) by_name[world.bodies.name[i]].push_back(i);
+  for (const WallSpec& w : sc.walls) {
+    const int m = material_id[w.material];
+    const auto names = wall_plane_names(w);
+    if (w.type == WallSpec::Type::Plane) {
+      by_name[w.name].push_back(world.add_plane(w.point, w.normal, m, w.name));
+      continue;
+    }
+    const Vec3 lo = w.min, hi = w.max;
+    const Vec3 points[6] = {lo, lo, hi, lo, hi, hi};
+    const Vec3 normals[6] = {Vec3::UnitZ(), Vec3::UnitX(),  -Vec3::UnitX(),
+                             Vec3::UnitY(), -Vec3::UnitY(), -Vec3::UnitZ()};
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const int id = world.add_plane(points[k], normals[k], m, names[k]);
+      by_name[names[k]].push_back(id);
+      by_name[w.name].push_back(id);
+    }
+  }
+  for (const EventSpec& e : sc.events)
+    for (int id : by_name.at(e.remove)) world.events.push_back({e.time, id});
+}
+
+}  // namespace etdem

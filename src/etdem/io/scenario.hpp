@@ -1,0 +1,123 @@
+// A scenario: the plain data a TOML scenario file becomes (docs/scenario.md lists every key),
+// the loader that validates it, and the builder that turns it into a World. Nothing here runs a
+// simulation; nothing in the world parses anything.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etdem/core/math.hpp"
+#include "etdem/io/scenario_error.hpp"
+#include "etdem/shapes/shape.hpp"
+#include "etdem/world/settings.hpp"
+
+namespace etdem {
+
+class World;
+
+struct ShapeSpec {
+  std::string name;
+  ShapeType type = ShapeType::Sphere;
+  double radius = 0.0;         // [m] sphere
+  Vec3 half_extents{0, 0, 0};  // [m] box
+  int line = 0;                // line of the [[shape]] table in the file (0 = unknown)
+
+  /// [m] diameter of the smallest sphere about the centre that holds the shape.
+  double bounding_diameter() const;
+  /// [m] smallest thickness (sphere: diameter; box: twice the smallest half extent).
+  double min_thickness() const;
+};
+
+struct BodySpec {
+  int shape = 0;                        // index into Scenario::shapes
+  int material = 0;                     // index into Scenario::materials
+  Vec3 position{0, 0, 0};               // [m] centre of mass
+  Quat orientation = Quat::Identity();  // body -> world
+  Vec3 velocity{0, 0, 0};               // [m/s]
+  Vec3 angular_velocity{0, 0, 0};       // [rad/s] world frame
+  bool fixed = false;
+  std::string name;
+  int line = 0;
+};
+
+/// A generated packing: `count` grains on a lattice inside `region` (see fill.hpp).
+struct FillSpec {
+  int shape = 0;
+  int material = 0;
+  long count = 0;
+  Vec3 min{0, 0, 0}, max{0, 0, 0};  // [m] region holding the whole grains
+  std::uint64_t seed = 1;
+  double spacing = 0.0;  // [m] lattice spacing (resolved; default 1.2 x size)
+  double jitter = 0.1;   // fraction of the free space of a lattice site, [0, 1]
+  bool random_orientation = true;
+  Vec3 velocity{0, 0, 0};  // [m/s] of every grain
+  int line = 0;
+};
+
+struct WallSpec {
+  enum class Type { Plane, Box };
+  Type type = Type::Plane;
+  std::string name;  // plane: its name; box: prefix of its planes NAME.floor, NAME.left, ...
+  int material = 0;
+  Vec3 point{0, 0, 0}, normal{0, 0, 1};  // plane; the normal is unit and points to the free side
+  Vec3 min{0, 0, 0}, max{0, 0, 0};       // box container [m]
+  bool closed = false;                   // box: add NAME.top
+  int line = 0;
+};
+
+struct EventSpec {
+  double time = 0.0;   // [s]
+  std::string remove;  // name of a wall plane, a container (all its planes) or a named body
+  int line = 0;
+};
+
+struct OutputSettings {
+  std::string directory;  // "" = out/<scenario stem>
+  long every = 0;         // VTK frames every N steps, 0 = none
+  long state_every = 0;   // state_NNNNNN.csv every N steps, 0 = only the final state.csv
+  long energy_every = 1;  // energy.csv row every N steps
+  bool vtk = true;        // write VTK frames when every > 0
+};
+
+struct Scenario {
+  std::string file;  // as given, printed in messages
+  std::string stem;  // file name without directory and extension
+  WorldSettings settings;
+  double duration = 0.0;  // [s]
+  std::vector<Material> materials;
+  std::vector<ShapeSpec> shapes;
+  std::vector<BodySpec> bodies;
+  std::vector<FillSpec> fills;
+  std::vector<WallSpec> walls;
+  std::vector<EventSpec> events;
+  OutputSettings output;
+
+  /// Number of steps the run takes: duration / dt rounded up (a duration within 1e-9 of a whole
+  /// number of steps is not rounded up).
+  long steps() const;
+  /// Bodies that are not walls: explicit bodies plus every filled grain.
+  long grain_count() const;
+  /// Planes the walls create (a box makes 5, or 6 when closed).
+  int plane_count() const;
+};
+
+/// Reads, overrides and validates a scenario. `overrides` are "key=value" strings (e.g.
+/// "simulation.dt=0.001", "simulation.etm.lambda=50", "material[0].friction=0.3") applied to the
+/// TOML tree before validation. Throws ScenarioError ("FILE[:LINE]: KEY: message (value V)") for
+/// anything wrong, including bodies that overlap at the start.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// Same as load_scenario for TOML text already in memory (`file` is used in messages only).
+Scenario parse_scenario(const std::string& text, const std::string& file,
+                        const std::vector<std::string>& overrides = {});
+
+/// Adds the scenario's materials, shapes and bodies to an empty world and sets its settings and
+/// events. Body order, which ids in the outputs follow: explicit bodies, then each fill's grains,
+/// then the planes of the walls in file order (a box: floor, left, right, front, back, top).
+void build_world(const Scenario& scenario, World& world);
+
+/// Names of the planes a wall creates, in the order build_world adds them.
+std::vector<std::string> wall_plane_names(const WallSpec& wall);
+
+}  // namespace etdem

@@ -1,0 +1,124 @@
+#include "etdem/io/summary_json.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+
+#include "etdem/io/energy_csv.hpp"
+#include "etdem/io/scenario.hpp"
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+namespace {
+
+nlohmann::json vec_json(const Vec3& v) {
+  return {v.x(), v.y(), v.z()};
+}
+
+}  // namespace
+
+nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInfo& info) {
+  using nlohmann::json;
+  const RunTotals& t = world.totals();
+  const Bodies& b = world.bodies;
+  const long steps = t.steps;
+  const double per_step = steps > 0 ? 1.0 / static_cast<double>(steps) : 0.0;
+
+  long dynamic = 0, planes = 0;
+  double thinnest = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < b.count(); ++i) {
+    const int s = b.shape[i];
+    if (world.shapes.type[s] == ShapeType::Plane) ++planes;
+    if (!b.is_dynamic(i)) continue;
+    ++dynamic;
+    const double d = world.shapes.type[s] == ShapeType::Box
+                         ? 2.0 * world.shapes.box(s).half_extents.minCoeff()
+                         : 2.0 * world.shapes.sphere(s).radius;
+    thinnest = std::min(thinnest, d);
+  }
+
+  const EnergyLedger& l = world.ledger();
+  json j;
+  j["scenario"] = sc.file;
+  j["status"] = info.status;
+  j["steps"] = steps;
+  j["dt"] = world.settings.dt;
+  j["simulated_time"] = world.time();
+  j["wall_time"] = info.wall_seconds;
+  j["steps_per_second"] = info.wall_seconds > 0.0 ? steps / info.wall_seconds : 0.0;
+  j["threads"] = info.threads;
+  j["frames"] = info.frames;
+  j["bodies"] = {{"total", b.count()}, {"dynamic", dynamic}, {"planes", planes}};
+  j["contacts"] = {{"total", t.contacts},
+                   {"per_step_mean", t.contacts * per_step},
+                   {"candidates_total", t.candidates},
+                   {"candidates_per_step_mean", t.candidates * per_step}};
+  j["islands"] = {{"total", t.islands},
+                  {"per_step_mean", t.islands * per_step},
+                  {"largest_island", t.largest_island}};
+  j["solver"] = {{"name", world.settings.solver},
+                 {"iterations", t.solver.iterations},
+                 {"rounds", t.solver.rounds},
+                 {"guards_fired", t.solver.guards_fired},
+                 {"approaching_left", t.solver.approaching_left}};
+  j["max_penetration"] = {
+      {"m", t.max_penetration},
+      {"smallest_grain_diameter", std::isfinite(thinnest) ? thinnest : 0.0},
+      {"fraction_of_smallest_diameter",
+       std::isfinite(thinnest) && thinnest > 0.0 ? t.max_penetration / thinnest : 0.0}};
+  j["energy"] = {{"initial", l.initial},
+                 {"final_total", l.total()},
+                 {"kinetic_translational", l.kinetic_translational},
+                 {"kinetic_rotational", l.kinetic_rotational},
+                 {"potential", l.potential},
+                 {"elastic", l.elastic},
+                 {"restitution", l.restitution},
+                 {"friction", l.friction},
+                 {"damping", l.damping},
+                 {"correction", l.correction},
+                 {"truncation", l.truncation},
+                 {"dissipated", l.dissipated()},
+                 {"residual", l.residual()},
+                 {"relative_residual", relative_residual(l)},
+                 {"max_relative_residual", info.max_relative_residual}};
+  json containers = json::array();
+  for (const WallSpec& w : sc.walls)
+    if (w.type == WallSpec::Type::Box)
+      containers.push_back({{"name", w.name}, {"min", vec_json(w.min)}, {"max", vec_json(w.max)}});
+  j["containers"] = containers;
+  if (!containers.empty()) j["container"] = containers[0];
+  const StepProfile& p = world.profile();
+  j["profile_seconds"] = {{"forces", p.forces},       {"broad", p.broad},   {"narrow", p.narrow},
+                          {"islands", p.islands},     {"solve", p.solve},   {"correct", p.correct},
+                          {"integrate", p.integrate}, {"ledger", p.ledger}, {"total", p.total()}};
+  return j;
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  std::ofstream out(path);
+  if (!out) throw InputError(path + ": cannot open for writing");
+  out << j.dump(2) << "\n";
+  if (!out) throw InputError(path + ": write failed (disk full?)");
+}
+
+std::optional<ContainerExtents> read_container(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open (is this a run directory?)");
+  nlohmann::json j;
+  try {
+    in >> j;
+    if (!j.contains("container")) return std::nullopt;
+    const auto& c = j.at("container");
+    ContainerExtents e;
+    e.name = c.at("name").get<std::string>();
+    for (int a = 0; a < 3; ++a) {
+      e.min[a] = c.at("min").at(a).get<double>();
+      e.max[a] = c.at("max").at(a).get<double>();
+    }
+    return e;
+  } catch (const nlohmann::json::exception& ex) {
+    throw InputError(path + ": container: " + ex.what());
+  }
+}
+
+}  // namespace etdem

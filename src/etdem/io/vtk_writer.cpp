@@ -1,0 +1,195 @@
+#include "etdem/io/vtk_writer.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "etdem/io/scenario_error.hpp"
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+namespace {
+
+using Buffer = fmt::memory_buffer;
+
+constexpr int kVtkVertex = 1, kVtkQuad = 9, kVtkHexahedron = 12;
+
+void write_file(const std::string& path, const Buffer& b) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw InputError(path + ": cannot open for writing");
+  const std::size_t n = std::fwrite(b.data(), 1, b.size(), f);
+  std::fclose(f);
+  if (n != b.size()) throw InputError(path + ": write failed (disk full?)");
+}
+
+void begin(Buffer& b, std::size_t points, std::size_t cells) {
+  fmt::format_to(std::back_inserter(b),
+                 "<?xml version=\"1.0\"?>\n"
+                 "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" "
+                 "header_type=\"UInt64\">\n<UnstructuredGrid>\n"
+                 "<Piece NumberOfPoints=\"{}\" NumberOfCells=\"{}\">\n",
+                 points, cells);
+}
+
+void end(Buffer& b) {
+  fmt::format_to(std::back_inserter(b), "</Piece>\n</UnstructuredGrid>\n</VTKFile>\n");
+}
+
+/// A Float64 array of `components` values per entry, produced by value(entry, component).
+template <class F>
+void float_array(Buffer& b, const char* name, int components, std::size_t n, F value) {
+  fmt::format_to(std::back_inserter(b),
+                 "<DataArray type=\"Float64\" Name=\"{}\" NumberOfComponents=\"{}\" "
+                 "format=\"ascii\">\n",
+                 name, components);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int c = 0; c < components; ++c)
+      fmt::format_to(std::back_inserter(b), "{:.10g}{}", value(i, c),
+                     c + 1 < components ? " " : "\n");
+  }
+  fmt::format_to(std::back_inserter(b), "</DataArray>\n");
+}
+
+template <class F>
+void int_array(Buffer& b, const char* type, const char* name, std::size_t n, F value) {
+  fmt::format_to(std::back_inserter(b), "<DataArray type=\"{}\" Name=\"{}\" format=\"ascii\">\n",
+                 type, name);
+  for (std::size_t i = 0; i < n; ++i)
+    fmt::format_to(std::back_inserter(b), "{}{}", value(i),
+                   (i + 1) % 16 == 0 || i + 1 == n ? "\n" : " ");
+  fmt::format_to(std::back_inserter(b), "</DataArray>\n");
+}
+
+void points(Buffer& b, const std::vector<Vec3>& p) {
+  fmt::format_to(std::back_inserter(b), "<Points>\n");
+  float_array(b, "Points", 3, p.size(), [&](std::size_t i, int c) { return p[i][c]; });
+  fmt::format_to(std::back_inserter(b), "</Points>\n");
+}
+
+/// Cells of `per_cell` consecutive points each.
+void cells(Buffer& b, std::size_t count, int per_cell, int type) {
+  fmt::format_to(std::back_inserter(b), "<Cells>\n");
+  int_array(b, "Int64", "connectivity", count * per_cell, [](std::size_t i) { return i; });
+  int_array(b, "Int64", "offsets", count, [&](std::size_t i) { return (i + 1) * per_cell; });
+  int_array(b, "UInt8", "types", count, [&](std::size_t) { return type; });
+  fmt::format_to(std::back_inserter(b), "</Cells>\n");
+}
+
+}  // namespace
+
+VtkWriter::VtkWriter(std::string directory, std::vector<WallQuad> walls)
+    : directory_(std::move(directory)), walls_(std::move(walls)) {}
+
+void VtkWriter::write_frame(const World& world) {
+  const Bodies& bodies = world.bodies;
+  const ShapeTable& shapes = world.shapes;
+  std::vector<int> spheres, boxes;
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_active(i)) continue;
+    const ShapeType t = shapes.type[bodies.shape[i]];
+    if (t == ShapeType::Sphere) spheres.push_back(i);
+    if (t == ShapeType::Box) boxes.push_back(i);
+  }
+  const long step = world.step_count();
+  const double time = world.time();
+  const bool first = frames_ == 0;
+  // Parts are decided by the first frame, so every frame has the same parts.
+  if (first) {
+    has_spheres_ = !spheres.empty();
+    has_boxes_ = !boxes.empty();
+    has_walls_ = !walls_.empty();
+  }
+
+  if (has_spheres_) {
+    Buffer b;
+    const std::size_t n = spheres.size();
+    begin(b, n, n);
+    fmt::format_to(std::back_inserter(b), "<PointData Scalars=\"radius\" Vectors=\"velocity\">\n");
+    float_array(b, "radius", 1, n,
+                [&](std::size_t k, int) { return shapes.sphere(bodies.shape[spheres[k]]).radius; });
+    float_array(b, "velocity", 3, n,
+                [&](std::size_t k, int c) { return bodies.velocity[spheres[k]][c]; });
+    float_array(b, "angular_velocity", 3, n,
+                [&](std::size_t k, int c) { return bodies.angular_velocity[spheres[k]][c]; });
+    float_array(b, "orientation", 4, n, [&](std::size_t k, int c) {
+      const Quat& q = bodies.orientation[spheres[k]];
+      return c == 0 ? q.w() : q.vec()[c - 1];
+    });
+    int_array(b, "Int64", "id", n, [&](std::size_t k) { return spheres[k]; });
+    fmt::format_to(std::back_inserter(b), "</PointData>\n");
+    std::vector<Vec3> p(n);
+    for (std::size_t k = 0; k < n; ++k) p[k] = bodies.position[spheres[k]];
+    points(b, p);
+    cells(b, n, 1, kVtkVertex);
+    end(b);
+    const std::string file = fmt::format("frames/particles_{:06d}.vtu", step);
+    write_file(directory_ + "/" + file, b);
+    entries_.push_back({time, 0, file});
+  }
+
+  if (has_boxes_) {
+    Buffer b;
+    const std::size_t n = boxes.size();
+    begin(b, 8 * n, n);
+    fmt::format_to(std::back_inserter(b), "<CellData Vectors=\"velocity\">\n");
+    int_array(b, "Int64", "id", n, [&](std::size_t k) { return boxes[k]; });
+    float_array(b, "velocity", 3, n,
+                [&](std::size_t k, int c) { return bodies.velocity[boxes[k]][c]; });
+    float_array(b, "angular_velocity", 3, n,
+                [&](std::size_t k, int c) { return bodies.angular_velocity[boxes[k]][c]; });
+    fmt::format_to(std::back_inserter(b), "</CellData>\n");
+    // VTK_HEXAHEDRON order: the -z face with its right-hand normal towards +z, then the +z face.
+    static const double kCorner[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                         {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+    std::vector<Vec3> p;
+    p.reserve(8 * n);
+    for (int i : boxes) {
+      const Vec3& h = shapes.box(bodies.shape[i]).half_extents;
+      const Mat3 r = bodies.orientation[i].toRotationMatrix();
+      for (const auto& c : kCorner)
+        p.push_back(bodies.position[i] + r * Vec3(c[0] * h.x(), c[1] * h.y(), c[2] * h.z()));
+    }
+    points(b, p);
+    cells(b, n, 8, kVtkHexahedron);
+    end(b);
+    const std::string file = fmt::format("frames/boxes_{:06d}.vtu", step);
+    write_file(directory_ + "/" + file, b);
+    entries_.push_back({time, 1, file});
+  }
+
+  if (has_walls_) {
+    std::vector<const WallQuad*> live;
+    for (const WallQuad& w : walls_)
+      if (bodies.is_active(w.body)) live.push_back(&w);
+    Buffer b;
+    const std::size_t n = live.size();
+    begin(b, 4 * n, n);
+    fmt::format_to(std::back_inserter(b), "<CellData>\n");
+    int_array(b, "Int64", "id", n, [&](std::size_t k) { return live[k]->body; });
+    fmt::format_to(std::back_inserter(b), "</CellData>\n");
+    std::vector<Vec3> p;
+    for (const WallQuad* w : live) p.insert(p.end(), w->corners.begin(), w->corners.end());
+    points(b, p);
+    cells(b, n, 4, kVtkQuad);
+    end(b);
+    const std::string file = fmt::format("frames/walls_{:06d}.vtu", step);
+    write_file(directory_ + "/" + file, b);
+    entries_.push_back({time, 2, file});
+  }
+  ++frames_;
+}
+
+void VtkWriter::write_pvd() const {
+  Buffer b;
+  fmt::format_to(std::back_inserter(b),
+                 "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
+                 "byte_order=\"LittleEndian\">\n<Collection>\n");
+  for (const Entry& e : entries_)
+    fmt::format_to(std::back_inserter(b),
+                   "  <DataSet timestep=\"{:.10g}\" group=\"\" part=\"{}\" file=\"{}\"/>\n", e.time,
+                   e.part, e.file);
+  fmt::format_to(std::back_inserter(b), "</Collection>\n</VTKFile>\n");
+  write_file(directory_ + "/particles.pvd", b);
+}
+
+}  // namespace etdem

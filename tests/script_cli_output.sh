@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Drives the etdem CLI end to end and reads its output back with independent tools
+# (tests/read_output.py: meshio, xml, csv, json). Run by ctest as
+#   bash tests/script_cli_output.sh ETDEM_CLI SOURCE_DIR
+# Exits non-zero on the first failure.
+set -u
+CLI=${1:?usage: script_cli_output.sh ETDEM_CLI SOURCE_DIR}
+SRC=${2:?usage: script_cli_output.sh ETDEM_CLI SOURCE_DIR}
+PY=/usr/bin/python3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() {
+  echo "FAILED: $*" >&2
+  for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
+  exit 1
+}
+
+cat > "$TMP/tiny.toml" <<'TOML'
+# 50 spheres poured into an open-top box; 60 steps.
+[simulation]
+dt = 0.0016666666666666668
+duration = 0.1
+gravity = [0.0, 0.0, -9.81]
+solver = "etm"
+
+[[material]]
+name = "glass"
+density = 2500.0
+restitution = 0.3
+friction = 0.5
+
+[[shape]]
+name = "grain"
+type = "sphere"
+radius = 0.005
+
+[[fill]]
+shape = "grain"
+material = "glass"
+count = 50
+region = { min = [0.0, 0.0, 0.0], max = [0.06, 0.06, 0.1] }
+seed = 7
+
+[[wall]]
+name = "box"
+type = "box"
+min = [0.0, 0.0, 0.0]
+max = [0.06, 0.06, 0.2]
+material = "glass"
+
+[[event]]
+time = 0.05
+remove = "box.right"
+
+[output]
+every = 5
+TOML
+
+# 1. A run with frames every 10 steps (override) and two threads.
+"$CLI" run "$TMP/tiny.toml" -o "$TMP/out" --threads 2 --set output.every=10 > "$TMP/run.log" 2>&1 \
+  || fail "etdem run exited with $?"
+grep -q "$TMP/out" "$TMP/run.log" || fail "run does not say where the outputs are"
+"$PY" "$SRC/tests/read_output.py" "$TMP/out" --spheres 50 --steps 60 --every 10 --container \
+  > "$TMP/read.log" 2>&1 || fail "read_output.py rejected the run's output"
+cat "$TMP/read.log"
+
+# 2. The analyses of that run.
+"$CLI" analyze energy "$TMP/out" > "$TMP/energy.log" 2>&1 || fail "analyze energy exited with $?"
+grep -q "max relative residual" "$TMP/energy.log" || fail "analyze energy printed no residual"
+"$CLI" analyze repose "$TMP/out" > "$TMP/repose.log" 2>&1 || fail "analyze repose exited with $?"
+"$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); assert len(r['angles_deg']) == 8 and 'mean_deg' in r and 'spread_deg' in r" \
+  "$TMP/out/repose.json" || fail "repose.json lacks the 8 angles, mean or spread"
+
+# 3. A box scenario (the example) for the box frames, a few steps.
+"$CLI" run "$SRC/examples/drop_box.toml" -o "$TMP/box" --set simulation.duration=0.05 \
+  --set output.every=10 --set output.state_every=15 > "$TMP/box.log" 2>&1 || fail "drop_box run exited with $?"
+"$PY" "$SRC/tests/read_output.py" "$TMP/box" --boxes 1 --steps 30 --every 10 > "$TMP/read_box.log" 2>&1 \
+  || fail "read_output.py rejected the box run's output"
+[ -f "$TMP/box/state_000015.csv" ] && [ -f "$TMP/box/state_000030.csv" ] || fail "state_every files missing"
+
+# 4. check: exit 0 and a one-line summary.
+"$CLI" check "$TMP/tiny.toml" > "$TMP/check.log" 2>&1 || fail "etdem check exited with $?"
+grep -q "50 bodies" "$TMP/check.log" || fail "check summary does not count the bodies"
+
+# 5. Bad input: exit code 2, one line naming file:line, key and value, and no output written.
+sed 's/^dt = .*/dt = -0.001/' "$TMP/tiny.toml" > "$TMP/bad.toml"
+"$CLI" run "$TMP/bad.toml" -o "$TMP/bad_out" > "$TMP/bad.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "bad scenario: exit code $rc, expected 2"
+grep -q "$TMP/bad.toml:3: simulation.dt: .*(value -0.001)" "$TMP/bad.log" || fail "bad scenario message lacks file:line: key (value)"
+[ ! -e "$TMP/bad_out" ] || fail "a bad scenario still created its output directory"
+
+"$CLI" check "$TMP/tiny.toml" --set simulation.dtt=1 > "$TMP/bad_set.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "unknown override key: exit code $rc, expected 2"
+grep -q -- "--set simulation.dtt" "$TMP/bad_set.log" || fail "unknown override not named"
+
+"$CLI" check "$TMP/tiny.toml" --set simulation.dt > "$TMP/bad_set2.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "override without '=': exit code $rc, expected 2"
+
+"$CLI" check "$TMP/missing.toml" > "$TMP/missing.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "missing scenario: exit code $rc, expected 2"
+grep -q "$TMP/missing.toml" "$TMP/missing.log" || fail "missing scenario not named"
+
+"$CLI" run > "$TMP/usage.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "command-line error: exit code $rc, expected 2"
+
+"$CLI" analyze repose "$TMP/nowhere" > "$TMP/nowhere.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "analyze of a missing directory: exit code $rc, expected 2"
+
+echo "script_cli_output: all checks hold"

@@ -1,0 +1,401 @@
+// Scenario loading: every kind of bad input becomes one ScenarioError line naming the file, the
+// key and the value (table-driven, each case a small edit of a valid scenario written to a temp
+// file); good input gives deterministic fills, working overrides and named container planes.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "etdem/io/fill.hpp"
+#include "etdem/io/scenario.hpp"
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBase = R"(# a valid scenario every case edits
+[simulation]
+dt = 0.001
+duration = 0.01
+gravity = [0.0, 0.0, -9.81]
+solver = "etm"
+[simulation.etm]
+lambda = 30
+
+[[material]]
+name = "rock"
+density = 2650.0
+restitution = 0.3
+friction = 0.5
+
+[[shape]]
+name = "grain"
+type = "sphere"
+radius = 0.005
+
+[[shape]]
+name = "brick"
+type = "box"
+half_extents = [0.01, 0.01, 0.02]
+
+[[body]]
+name = "ball"
+shape = "grain"
+material = "rock"
+position = [0.05, 0.05, 0.15]
+
+[[fill]]
+shape = "grain"
+material = "rock"
+count = 10
+region = { min = [0.0, 0.0, 0.0], max = [0.1, 0.1, 0.1] }
+seed = 3
+
+[[wall]]
+name = "box"
+type = "box"
+min = [0.0, 0.0, 0.0]
+max = [0.1, 0.1, 0.2]
+material = "rock"
+
+[[wall]]
+name = "ground"
+type = "plane"
+point = [0.0, 0.0, -0.5]
+normal = [0.0, 0.0, 1.0]
+material = "rock"
+
+[[event]]
+time = 0.005
+remove = "box.right"
+
+[output]
+every = 5
+)";
+
+/// A temp directory for the scenario files of this test program.
+fs::path temp_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("etdem_test_scenario_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+/// Removes the temp directory when the test program ends.
+class TempDirCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(temp_dir(), ec);
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kCleanup =
+    ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const fs::path p = temp_dir() / name;
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::string edit(const std::string& find, const std::string& replace) {
+  std::string s = kBase;
+  const auto at = s.find(find);
+  if (at == std::string::npos)
+    ADD_FAILURE() << "case text not found: " << find;
+  else
+    s.replace(at, find.size(), replace);
+  return s;
+}
+
+struct BadCase {
+  const char* label;
+  const char* find;     // text of kBase to replace
+  const char* replace;  // with this
+  const char* key;      // must appear in the message
+  const char* value;    // must appear in the message ("" = no value to quote)
+};
+
+const BadCase kBadCases[] = {
+    {"dt_negative", "dt = 0.001", "dt = -0.001", "simulation.dt", "-0.001"},
+    {"dt_zero", "dt = 0.001", "dt = 0.0", "simulation.dt", "0.0"},
+    {"dt_string", "dt = 0.001", "dt = \"fast\"", "simulation.dt", "\"fast\""},
+    {"dt_nan", "dt = 0.001", "dt = nan", "simulation.dt", "nan"},
+    {"duration_zero", "duration = 0.01", "duration = 0", "simulation.duration", "0"},
+    {"gravity_inf", "gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, 0.0, -inf]",
+     "simulation.gravity", "-inf"},
+    {"gravity_short", "gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, -9.81]", "simulation.gravity",
+     "-9.81"},
+    {"solver_unknown", "solver = \"etm\"", "solver = \"magic\"", "simulation.solver", "magic"},
+    {"solver_not_yet", "solver = \"etm\"", "solver = \"sqm\"", "simulation.solver", "sqm"},
+    {"lambda_zero", "lambda = 30", "lambda = 0", "simulation.etm.lambda", "0"},
+    {"lambda_float", "lambda = 30", "lambda = 30.5", "simulation.etm.lambda", "30.5"},
+    {"unknown_key", "lambda = 30", "lambda = 30\nlamda = 3", "simulation.etm.lamda", "3"},
+    {"unknown_section", "[output]", "[foo]\nbar = 1\n[output]", "foo", "bar"},
+    {"damping_dt", "solver = \"etm\"", "solver = \"etm\"\ndamping = 2000.0", "simulation.damping",
+     "2000.0"},
+    {"projection_one", "solver = \"etm\"", "solver = \"etm\"\nprojection = 1.0",
+     "simulation.projection", "1.0"},
+    {"threads_negative", "solver = \"etm\"", "solver = \"etm\"\nthreads = -2", "simulation.threads",
+     "-2"},
+    {"density_negative", "density = 2650.0", "density = -1.0", "material[0].density", "-1.0"},
+    {"restitution_high", "restitution = 0.3", "restitution = 1.5", "material[0].restitution",
+     "1.5"},
+    {"friction_negative", "friction = 0.5", "friction = -0.1", "material[0].friction", "-0.1"},
+    {"material_duplicate", "[[shape]]\nname = \"grain\"",
+     "[[material]]\nname = \"rock\"\n\n[[shape]]\nname = \"grain\"", "material[1].name", "rock"},
+    {"radius_zero", "radius = 0.005", "radius = 0.0", "shape[0].radius", "0.0"},
+    {"radius_missing", "radius = 0.005", "", "shape[0].radius", ""},
+    {"half_extents_negative", "half_extents = [0.01, 0.01, 0.02]",
+     "half_extents = [0.01, -0.01, 0.02]", "shape[1].half_extents", "-0.01"},
+    {"shape_type_unknown", "type = \"sphere\"", "type = \"blob\"", "shape[0].type", "blob"},
+    {"body_unknown_material", "shape = \"grain\"\nmaterial = \"rock\"\nposition",
+     "shape = \"grain\"\nmaterial = \"granite\"\nposition", "body[0].material", "granite"},
+    {"body_orientation", "position = [0.05, 0.05, 0.15]",
+     "position = [0.05, 0.05, 0.15]\norientation = [2.0, 0.0, 0.0, 0.0]", "body[0].orientation",
+     "2.0"},
+    {"body_overlap", "[[fill]]",
+     "[[body]]\nshape = \"grain\"\nmaterial = \"rock\"\nposition = [0.05, 0.05, 0.155]\n\n[[fill]]",
+     "body[0].position", "[0.05, 0.05, 0.15]"},
+    {"body_in_floor", "position = [0.05, 0.05, 0.15]", "position = [0.05, 0.05, 0.002]",
+     "body[0].position", "0.002"},
+    {"fill_unknown_shape", "shape = \"grain\"\nmaterial = \"rock\"\ncount",
+     "shape = \"pebble\"\nmaterial = \"rock\"\ncount", "fill[0].shape", "pebble"},
+    {"fill_too_many", "count = 10", "count = 100000", "fill[0].count", "100000"},
+    {"fill_count_float", "count = 10", "count = 10.0", "fill[0].count", "10.0"},
+    {"fill_region_key", "max = [0.1, 0.1, 0.1] }", "max = [0.1, 0.1, 0.1], mid = [0.0, 0.0, 0.0] }",
+     "fill[0].region.mid", "0.0"},
+    {"fill_spacing_small", "seed = 3", "seed = 3\nspacing = 0.005", "fill[0].spacing", "0.005"},
+    {"fill_jitter", "seed = 3", "seed = 3\njitter = 1.5", "fill[0].jitter", "1.5"},
+    {"fill_outside_wall", "region = { min = [0.0, 0.0, 0.0]", "region = { min = [-0.05, 0.0, 0.0]",
+     "fill[0]", "grain 0 overlaps wall 'box.left'"},
+    {"wall_type_unknown", "name = \"box\"\ntype = \"box\"", "name = \"box\"\ntype = \"cylinder\"",
+     "wall[0].type", "cylinder"},
+    {"wall_box_inverted", "max = [0.1, 0.1, 0.2]", "max = [0.1, 0.1, -0.2]", "wall[0].max", "-0.2"},
+    {"wall_zero_normal", "normal = [0.0, 0.0, 1.0]", "normal = [0.0, 0.0, 0.0]", "wall[1].normal",
+     "0.0"},
+    {"wall_duplicate", "name = \"ground\"", "name = \"box.floor\"", "wall[1].name", "box.floor"},
+    {"event_unknown_target", "remove = \"box.right\"", "remove = \"lid\"", "event[0].remove",
+     "lid"},
+    {"event_table_not_array", "[[event]]", "[event]", "event", "remove"},
+    {"output_every_negative", "every = 5", "every = -5", "output.every", "-5"},
+    {"syntax_error", "lambda = 30", "lambda = = 30", "syntax", ""},
+};
+
+// Readable test names in failures instead of a byte dump.
+void PrintTo(const BadCase& c, std::ostream* os) {
+  *os << c.label;
+}
+
+class BadScenario : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadScenario, ThrowsOneLineNamingFileKeyAndValue) {
+  const BadCase& c = GetParam();
+  const std::string file =
+      write_file(std::string("bad_") + c.label + ".toml", edit(c.find, c.replace));
+  try {
+    (void)load_scenario(file);
+    FAIL() << "no error for case " << c.label;
+  } catch (const ScenarioError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(file), std::string::npos) << msg;
+    EXPECT_NE(msg.find(c.key), std::string::npos) << "key " << c.key << " not in: " << msg;
+    if (*c.value) {
+      EXPECT_NE(msg.find(std::string("(value ")), std::string::npos) << msg;
+    }
+    EXPECT_NE(msg.find(c.value), std::string::npos) << "value " << c.value << " not in: " << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "not one line: " << msg;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(scenario, BadScenario, ::testing::ValuesIn(kBadCases),
+                         [](const auto& info) { return std::string(info.param.label); });
+
+TEST(scenario, TheBaseScenarioIsValid) {
+  const Scenario sc = load_scenario(write_file("base.toml", kBase));
+  EXPECT_EQ(sc.steps(), 10);
+  EXPECT_EQ(sc.grain_count(), 11);
+  EXPECT_EQ(sc.plane_count(), 6);
+  EXPECT_EQ(sc.output.every, 5);
+  EXPECT_DOUBLE_EQ(sc.settings.dt, 0.001);
+}
+
+TEST(scenario, SyntaxErrorsGiveTheLine) {
+  const std::string file = write_file("syntax.toml", edit("lambda = 30", "lambda = = 30"));
+  try {
+    (void)load_scenario(file);
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find(file + ":8:"), std::string::npos) << e.what();
+  }
+}
+
+TEST(scenario, MissingFileIsAnError) {
+  const std::string file = (temp_dir() / "does_not_exist.toml").string();
+  try {
+    (void)load_scenario(file);
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+  }
+}
+
+TEST(scenario, OverridesApplyBeforeValidation) {
+  const std::string file = write_file("override.toml", kBase);
+  const Scenario sc =
+      load_scenario(file, {"simulation.dt=0.0005", "simulation.etm.lambda=50", "output.every=2",
+                           "material[0].friction=0.25", "simulation.solver=etm",
+                           "output.directory=/tmp/somewhere", "simulation.etm.max_rounds = 7"});
+  EXPECT_DOUBLE_EQ(sc.settings.dt, 0.0005);
+  EXPECT_EQ(sc.settings.etm.lambda, 50);
+  EXPECT_EQ(sc.settings.etm.max_rounds, 7);
+  EXPECT_EQ(sc.output.every, 2);
+  EXPECT_DOUBLE_EQ(sc.materials[0].friction, 0.25);
+  EXPECT_EQ(sc.output.directory, "/tmp/somewhere");
+  EXPECT_EQ(sc.steps(), 20);
+}
+
+TEST(scenario, BadOverridesAreErrors) {
+  const std::string file = write_file("override_bad.toml", kBase);
+  auto message = [&](const std::string& o) -> std::string {
+    try {
+      (void)load_scenario(file, {o});
+    } catch (const ScenarioError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message("simulation.dt").find("--set"), std::string::npos);
+  EXPECT_NE(message("simulation.dtt=1").find("--set simulation.dtt"), std::string::npos);
+  EXPECT_NE(message("nosuch.key=1").find("--set nosuch"), std::string::npos);
+  const std::string m = message("simulation.dt=-1");
+  EXPECT_NE(m.find("--set simulation.dt"), std::string::npos) << m;
+  EXPECT_NE(m.find("(value -1)"), std::string::npos) << m;
+  EXPECT_NE(message("material[3].density=1").find("material[3]"), std::string::npos);
+}
+
+TEST(scenario, ContainerCreatesNamedPlanesWithInwardNormals) {
+  const Scenario sc = load_scenario(write_file("container.toml", kBase));
+  World world;
+  build_world(sc, world);
+  const std::pair<const char*, Vec3> expected[] = {
+      {"box.floor", Vec3::UnitZ()}, {"box.left", Vec3::UnitX()},  {"box.right", -Vec3::UnitX()},
+      {"box.front", Vec3::UnitY()}, {"box.back", -Vec3::UnitY()}, {"ground", Vec3::UnitZ()}};
+  int found = 0;
+  for (int i = 0; i < world.bodies.count(); ++i)
+    for (const auto& [name, normal] : expected)
+      if (world.bodies.name[i] == name) {
+        ++found;
+        const Vec3 n = world.bodies.orientation[i] * Vec3::UnitZ();
+        EXPECT_NEAR((n - normal).norm(), 0.0, 1e-12) << name;
+        EXPECT_EQ(world.shapes.type[world.bodies.shape[i]], ShapeType::Plane);
+      }
+  EXPECT_EQ(found, 6);
+  // The event removes the right wall (and only it).
+  ASSERT_EQ(world.events.size(), 1u);
+  EXPECT_EQ(world.bodies.name[world.events[0].body], "box.right");
+  EXPECT_DOUBLE_EQ(world.events[0].time, 0.005);
+  // The point of each plane lies on the container's faces.
+  for (int i = 0; i < world.bodies.count(); ++i)
+    if (world.bodies.name[i] == "box.right") {
+      EXPECT_DOUBLE_EQ(world.bodies.position[i].x(), 0.1);
+    }
+}
+
+TEST(scenario, ClosedContainerHasATopAndAContainerEventRemovesAllPlanes) {
+  std::string text = edit("material = \"rock\"\n\n[[wall]]\nname = \"ground\"",
+                          "material = \"rock\"\nclosed = true\n\n[[wall]]\nname = \"ground\"");
+  text.replace(text.find("remove = \"box.right\""), 20, "remove = \"box\"       ");
+  const Scenario sc = parse_scenario(text, "closed.toml");
+  World world;
+  build_world(sc, world);
+  EXPECT_EQ(sc.plane_count(), 7);
+  EXPECT_EQ(world.events.size(), 6u);
+  bool top = false;
+  for (int i = 0; i < world.bodies.count(); ++i)
+    if (world.bodies.name[i] == "box.top") {
+      top = true;
+      EXPECT_NEAR((world.bodies.orientation[i] * Vec3::UnitZ() + Vec3::UnitZ()).norm(), 0.0, 1e-12);
+    }
+  EXPECT_TRUE(top);
+}
+
+TEST(scenario, FillDeterministicForTheSameSeed) {
+  FillSpec f;
+  f.count = 500;
+  f.min = Vec3(0, 0, 0);
+  f.max = Vec3(0.2, 0.1, 0.3);
+  f.spacing = 0.012;
+  f.jitter = 0.5;
+  f.seed = 42;
+  const auto a = generate_fill(f, 0.01), b = generate_fill(f, 0.01);
+  ASSERT_EQ(a.size(), 500u);
+  ASSERT_EQ(b.size(), 500u);
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].position, b[k].position);
+    EXPECT_EQ(a[k].orientation.coeffs(), b[k].orientation.coeffs());
+    EXPECT_TRUE((a[k].position.array() - 0.005 >= f.min.array()).all());
+    EXPECT_TRUE((a[k].position.array() + 0.005 <= f.max.array()).all());
+    EXPECT_NEAR(a[k].orientation.norm(), 1.0, 1e-12);
+  }
+  f.seed = 43;
+  const auto c = generate_fill(f, 0.01);
+  EXPECT_NE(a[0].position, c[0].position);
+}
+
+TEST(scenario, FillLatticeIsCornerFirstXFastest) {
+  FillSpec f;
+  f.count = 20;
+  f.min = Vec3(1, 2, 3);
+  f.max = Vec3(1.04, 2.03, 3.1);  // 4 x 3 sites per layer at spacing 0.01
+  f.spacing = 0.01;
+  f.jitter = 0.0;
+  f.random_orientation = false;
+  EXPECT_EQ(fill_capacity(f), 4 * 3 * 10);
+  const auto p = generate_fill(f, 0.01);
+  EXPECT_NEAR((p[0].position - Vec3(1.005, 2.005, 3.005)).norm(), 0, 1e-12);
+  EXPECT_NEAR((p[1].position - Vec3(1.015, 2.005, 3.005)).norm(), 0, 1e-12);
+  EXPECT_NEAR((p[4].position - Vec3(1.005, 2.015, 3.005)).norm(), 0, 1e-12);
+  EXPECT_NEAR((p[12].position - Vec3(1.005, 2.005, 3.015)).norm(), 0, 1e-12);
+  EXPECT_EQ(p[0].orientation.coeffs(), Quat::Identity().coeffs());
+}
+
+TEST(scenario, FillIsReproducedByBuildWorld) {
+  const Scenario sc = load_scenario(write_file("fill.toml", kBase));
+  World w1, w2;
+  build_world(sc, w1);
+  build_world(sc, w2);
+  ASSERT_EQ(w1.bodies.count(), w2.bodies.count());
+  for (int i = 0; i < w1.bodies.count(); ++i)
+    EXPECT_EQ(w1.bodies.position[i], w2.bodies.position[i]);
+}
+
+TEST(scenario, HundredThousandGrainsAreCheckedQuickly) {
+  const std::string text = edit(
+      "count = 10\nregion = { min = [0.0, 0.0, 0.0], max = [0.1, 0.1, 0.1] }",
+      "count = 100000\nregion = { min = [0.0, 0.0, 0.0], max = [1.2, 1.2, 1.2] }\nspacing = 0.01");
+  std::string big = text;
+  big.replace(big.find("max = [0.1, 0.1, 0.2]"), 21, "max = [1.2, 1.2, 1.5]");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Scenario sc = parse_scenario(big, "big.toml");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(sc.grain_count(), 100001);
+  EXPECT_LT(seconds, 10.0);
+  std::printf("100k grains loaded and checked in %.3f s\n", seconds);
+}
+
+TEST(scenario, ExamplesAreValid) {
+  for (const char* name : {"repose_spheres.toml", "drop_box.toml"})
+    EXPECT_NO_THROW((void)load_scenario(std::string(ETDEM_SOURCE_DIR) + "/examples/" + name))
+        << name;
+}
+
+}  // namespace
+}  // namespace etdem
