@@ -23,9 +23,9 @@ import meshio
 import numpy as np
 
 ENERGY_COLUMNS = ["time", "kinetic_translational", "kinetic_rotational", "potential", "elastic",
-                  "total", "restitution", "friction", "damping", "correction", "truncation",
+                  "total", "restitution", "friction", "damping", "correction", "truncation", "integration",
                   "residual"]
-DISSIPATED = ["restitution", "friction", "damping", "correction", "truncation"]
+DISSIPATED = ["restitution", "friction", "damping", "correction", "truncation", "integration"]
 STATE_COLUMNS = ["id", "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz",
                  "shape", "radius", "hx", "hy", "hz"]
 

@@ -60,7 +60,7 @@ TEST(Properties, EnergyNeverCreatedForDissipativeMaterials) {
         EXPECT_NEAR(t.kinetic(), e0, 1e-9 * e0) << "elastic frictionless ETM conserves energy";
       }
       const EnergyLedger& l = t.world.ledger();
-      EXPECT_NEAR(l.residual(), 0.0, 1e-9 * e0) << "ledger closes without gravity";
+      EXPECT_NEAR(l.residual(), 0.0, 1e-9 * e0) << "ledger closes";
     }
   }
 }
@@ -76,6 +76,23 @@ TEST(Properties, SolversNeverBookNegativeDissipationInMixedCloud) {
   EXPECT_GE(l.friction, -1e-12 * e0);
   EXPECT_LT(std::abs(l.truncation), 1e-6 * e0);
   EXPECT_LT(t.kinetic(), e0);
+}
+
+TEST(Properties, LedgerClosesToRoundOffForAPourWithGravity) {
+  TestWorld t(0.5, 0.5);
+  t.world.settings.gravity = Vec3(0, 0, -9.81);
+  t.world.settings.damping = 0.5;
+  t.add_container(Vec3(0, 0, 0), Vec3(0.12, 0.06, 1));
+  fill_spheres(t, 10, 5, 4, 0.005, 0.012, Vec3(0, 0, 0), 0.05, 9, 0.3);
+  for (int k = 0; k < 8; ++k)
+    t.add_box(Vec3(0.005, 0.004, 0.003), Vec3(0.01 + 0.012 * k, 0.03, 0.07),
+              Quat(Eigen::AngleAxisd(0.4 * k, Vec3(1, 0.5, 0.2).normalized())));
+  t.world.initialize();
+  t.steps(400);
+  const EnergyLedger& l = t.world.ledger();
+  EXPECT_GT(l.restitution + l.friction, 0.1 * l.initial);  // a lot was dissipated
+  EXPECT_GT(l.damping, 0.0);
+  EXPECT_LT(std::abs(l.residual()), 1e-9 * l.initial);
 }
 
 TEST(Properties, TorqueFreeAsymmetricBodyKeepsAngularMomentum) {

@@ -34,8 +34,8 @@ void print_ledger(const EnergyLedger& l) {
       l.initial, l.total(), l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic);
   fmt::print(
       "dissipated [J]: restitution {:.6g}, friction {:.6g}, damping {:.6g}, correction "
-      "{:.6g}, truncation {:.6g}; residual {:.3g} (relative {:.3g})\n",
-      l.restitution, l.friction, l.damping, l.correction, l.truncation, l.residual(),
+      "{:.6g}, truncation {:.6g}, integration {:.6g}; residual {:.3g} (relative {:.3g})\n",
+      l.restitution, l.friction, l.damping, l.correction, l.truncation, l.integration, l.residual(),
       relative_residual(l));
 }
 

@@ -1,9 +1,12 @@
 // Energy ledger (F13; ETM 2014 Eq. 67): mechanical energy still in the system and the energy
 // each mechanism has removed, cumulative since the start. By construction
 //   initial = kinetic + potential + elastic + restitution + friction + damping + correction
-//             + truncation + residual,
-// where residual is what no mechanism accounts for: the time integrator's error (symplectic
-// Euler under gravity) and round-off. Dissipated terms are positive when energy left the system.
+//             + truncation + integration + residual,
+// where residual is what no mechanism accounts for (round-off). Dissipated terms are positive
+// when energy left the system; `integration` is the energy the time discretisation adds (so it
+// is usually negative): symplectic Euler's gravity kick changes the kinetic energy by
+// m g.v dt + m |g|^2 dt^2 / 2 while gravity does the work m g.v' dt over the step's displacement,
+// and the rotation update that keeps L exact changes the rotational energy of a tumbling body.
 #pragma once
 
 #include "etdem/core/bodies.hpp"
@@ -21,11 +24,14 @@ struct EnergyLedger {
   double damping = 0.0;      // global damping, 2024 Eqs. 47-48
   double correction = 0.0;   // minus the potential energy added by position projection
   double truncation = 0.0;   // elastic energy left when a solver stops (tolerances, guards)
+  double integration = 0.0;  // minus the energy added by the time discretisation
   double initial = 0.0;      // [J] total at the start
 
   double kinetic() const { return kinetic_translational + kinetic_rotational; }
   double total() const { return kinetic() + potential + elastic; }
-  double dissipated() const { return restitution + friction + damping + correction + truncation; }
+  double dissipated() const {
+    return restitution + friction + damping + correction + truncation + integration;
+  }
   double residual() const { return initial - total() - dissipated(); }
 
   /// Recomputes the stored energies (kinetic, potential) from the bodies.

@@ -77,6 +77,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                  {"damping", l.damping},
                  {"correction", l.correction},
                  {"truncation", l.truncation},
+                 {"integration", l.integration},
                  {"dissipated", l.dissipated()},
                  {"residual", l.residual()},
                  {"relative_residual", relative_residual(l)},

@@ -32,11 +32,11 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
         s.t2[i].dot(s.k[i] * s.t1[i]), s.t2[i].dot(s.k[i] * s.t2[i]);
     s.tangent_mass[i] = kt.inverse();
   }
-  auto book = [&](const Contact& c, const Mat3& k, const Vec3& u, const Vec3& p) {
-    const double wn = impulse::normal_work(c.normal, k, u, p);
-    const double wt = impulse::work(k, u, p);
-    st.dissipated_restitution -= wn;
-    st.dissipated_friction -= (wt - wn);
+  // Each update is either a normal or a tangential impulse; its whole work (Eq. 16, exactly the
+  // change of kinetic energy) is booked to restitution (normal, e = 0) or friction (tangential).
+  auto book = [&](const Contact& c, const Mat3& k, const Vec3& u, const Vec3& p, bool normal) {
+    const double w = impulse::work(k, u, p);
+    (normal ? st.dissipated_restitution : st.dissipated_friction) -= w;
     impulse::apply(c, b, p);
     ++st.iterations;
   };
@@ -52,8 +52,8 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     const double limit = c.friction * s.pn[i];
     if (pt.norm() > limit) pt *= limit / pt.norm();
     s.pt[i] = pt;
-    book(c, s.k[i], impulse::relative_velocity(c, b),
-         s.pn[i] * c.normal + pt.x() * s.t1[i] + pt.y() * s.t2[i]);
+    book(c, s.k[i], impulse::relative_velocity(c, b), s.pn[i] * c.normal, true);
+    book(c, s.k[i], impulse::relative_velocity(c, b), pt.x() * s.t1[i] + pt.y() * s.t2[i], false);
   }
   for (int sweep = 0; sweep < settings_.iterations; ++sweep) {
     ++st.rounds;
@@ -69,7 +69,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
           std::max(0.0, s.pn[i] - s.normal_mass[i] * (c.normal.dot(u) - target));
       const double dpn = pn_new - s.pn[i];
       if (dpn != 0.0) {
-        book(c, s.k[i], u, dpn * c.normal);
+        book(c, s.k[i], u, dpn * c.normal, true);
         s.pn[i] = pn_new;
       }
       largest_change = std::max(largest_change, std::abs(dpn));
@@ -93,7 +93,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
       }
       const Eigen::Vector2d dpt = pt_new - s.pt[i];
       if (dpt.x() != 0.0 || dpt.y() != 0.0) {
-        book(c, s.k[i], u, dpt.x() * s.t1[i] + dpt.y() * s.t2[i]);
+        book(c, s.k[i], u, dpt.x() * s.t1[i] + dpt.y() * s.t2[i], false);
         s.pt[i] = pt_new;
       }
       largest_change = std::max(largest_change, dpt.norm());

@@ -108,8 +108,13 @@ void World::process_events() {
 
 void World::apply_external_forces() {
   const Vec3 dv = settings.dt * settings.gravity;
-  for (int i = 0; i < bodies.count(); ++i)
-    if (bodies.is_dynamic(i)) bodies.velocity[i] += dv;
+  double kick = 0.0;  // kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_dynamic(i)) continue;
+    kick += bodies.mass[i] * (dv.dot(bodies.velocity[i]) + 0.5 * dv.squaredNorm());
+    bodies.velocity[i] += dv;
+  }
+  ledger_.integration -= kick;  // booked back as gravity's work over the displacement below
   bodies.update_world_inertia();
 }
 
@@ -420,7 +425,7 @@ void World::correct_positions() {
 void World::damp_and_integrate() {
   const double dt = settings.dt;
   const double f = 1.0 - settings.damping * dt;  // 2024 Eqs. 47-48, 0 <= xi dt <= 1 (Eq. 49)
-  double damped = 0.0;
+  double damped = 0.0, gravity_work = 0.0, rotation_gain = 0.0;
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_dynamic(i)) continue;
     Vec3& v = bodies.velocity[i];
@@ -432,6 +437,7 @@ void World::damp_and_integrate() {
       damped += before - bodies.kinetic_energy(i);
     }
     bodies.position[i] += dt * v;
+    gravity_work += bodies.mass[i] * settings.gravity.dot(v) * dt;
     const Quat q0 = bodies.orientation[i];
     bodies.orientation[i] = integrate_orientation(q0, w, dt);
     const Vec3& inertia = bodies.inertia[i];
@@ -441,10 +447,13 @@ void World::damp_and_integrate() {
       // rotation and recover w from the new orientation, so |L| and its direction are kept to
       // round-off for any inertia (F1).
       const Vec3 l = world_inertia(q0, inertia) * w;
+      const double before = 0.5 * w.dot(l);
       w = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]) * l;
+      rotation_gain += 0.5 * w.dot(l) - before;
     }
   }
   ledger_.damping += damped;
+  ledger_.integration += gravity_work - rotation_gain;
 }
 
 void World::update_ledger() {
