@@ -118,6 +118,13 @@ void World::apply_external_forces() {
   bodies.update_world_inertia();
 }
 
+Vec3 World::contact_velocity(const Contact& c) const {
+  Vec3 u = Vec3::Zero();
+  if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
+  if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
+  return u;
+}
+
 double World::speed_bound(int i) const {
   if (!bodies.is_dynamic(i)) return 0.0;
   return bodies.velocity[i].norm() +
@@ -226,9 +233,7 @@ void World::find_contacts() {
   for (int k = 0; k < static_cast<int>(contacts_.size()); ++k) {
     const Contact& c = contacts_[k];
     last_.max_penetration = std::max(last_.max_penetration, -c.gap);
-    Vec3 u = Vec3::Zero();
-    if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
-    if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
+    const Vec3 u = contact_velocity(c);
     // With the resting pass every reported contact joins the islands (speculative contacts);
     // the collision solver still only sees contacts that would close within the step.
     if (c.gap + c.normal.dot(u) * dt < 0.0 || resting_) candidates_.push_back(k);
@@ -311,9 +316,7 @@ void World::resolve_islands() {
     for (int pass = 0; pass < 2; ++pass)
       for (int s = islands_.contact_start[k]; s < islands_.contact_start[k + 1]; ++s) {
         Contact c = contacts_[islands_.contact_order[s]];
-        Vec3 u = Vec3::Zero();
-        if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
-        if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
+        const Vec3 u = contact_velocity(c);
         const bool closing = c.gap + c.normal.dot(u) * settings.dt < 0.0;
         const bool slow = (v_rest > 0.0 && c.normal.dot(u) > -v_rest) || !closing;
         if (resting_ && (slow != (pass == 1))) continue;

@@ -103,6 +103,7 @@ class World {
   void update_ledger();
   void check_finite() const;
   double speed_bound(int i) const;  // [m/s] fastest surface point of body i
+  Vec3 contact_velocity(const Contact& c) const;  // u = u_A - u_B, global body ids
 
   double time_ = 0.0;
   long steps_ = 0;
