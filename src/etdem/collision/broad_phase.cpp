@@ -64,17 +64,19 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
     for (int s = 0; s < m; ++s) {
       const int k = keys_[s].second;
       const auto c = coord(boxes[k].min);
+      // z is the least significant part of the key, so the three cells z-1..z+1 of one (x, y)
+      // column are one contiguous key range: nine searches instead of 27.
       for (int dx = -1; dx <= 1; ++dx)
-        for (int dy = -1; dy <= 1; ++dy)
-          for (int dz = -1; dz <= 1; ++dz) {
-            const std::uint64_t key = cell_key(c.x() + dx, c.y() + dy, c.z() + dz);
-            auto it = std::lower_bound(keys_.begin(), keys_.end(), std::make_pair(key, -1));
-            for (; it != keys_.end() && it->first == key; ++it) {
-              const int o = it->second;
-              if (ids[o] <= ids[k]) continue;  // each pair once
-              if (boxes[k].overlaps(boxes[o])) out.push_back({ids[k], ids[o]});
-            }
+        for (int dy = -1; dy <= 1; ++dy) {
+          const std::uint64_t first = cell_key(c.x() + dx, c.y() + dy, c.z() - 1);
+          const std::uint64_t last = cell_key(c.x() + dx, c.y() + dy, c.z() + 1);
+          auto it = std::lower_bound(keys_.begin(), keys_.end(), std::make_pair(first, -1));
+          for (; it != keys_.end() && it->first <= last; ++it) {
+            const int o = it->second;
+            if (ids[o] <= ids[k]) continue;  // each pair once
+            if (boxes[k].overlaps(boxes[o])) out.push_back({ids[k], ids[o]});
           }
+        }
     }
 #pragma omp single
     {

@@ -20,11 +20,14 @@
 namespace etdem {
 
 struct RestingSettings {
-  int iterations = 50;       // Gauss-Seidel sweeps per island and step (upper bound)
+  int iterations = 20;       // Gauss-Seidel sweeps per island and step (upper bound)
   double tolerance = 1e-3;   // stop when no impulse changed by more than this fraction of the
                              // largest accumulated normal impulse in a sweep
   double dt = 0.0;             // [s] time step: a contact with gap g > 0 may close at g / dt
                                // (speculative contact); set by the world
+  Vec3 down{0, 0, 0};          // unit gravity direction (zero: no shock propagation); set by
+                               // the world
+  bool shock_propagation = true;  // final bottom-up pass with the lower body fixed (with gravity)
   double warm_start = 1.0;     // fraction of last step's impulses applied first (0 = cold)
   double slip_velocity = 0.0;  // [m/s] above it a saturated friction impulse opposes the slip;
                                // the world sets it to the resting velocity
@@ -39,15 +42,18 @@ class RestingSolver final : public Solver {
 
  private:
   struct Scratch {
-    std::vector<Mat3> k;
     std::vector<double> normal_mass;        // 1 / n.K n [kg]
     std::vector<Vec3> t1, t2;               // tangent basis
-    std::vector<Eigen::Matrix2d> tangent_mass;  // inverse of K restricted to (t1, t2)
+    std::vector<Eigen::Matrix2d> tangent_k;     // K restricted to (t1, t2) [1/kg]
+    std::vector<Eigen::Matrix2d> tangent_mass;  // its inverse [kg]
     std::vector<double> pn;                 // accumulated normal impulse [N s]
     std::vector<Eigen::Vector2d> pt;        // accumulated tangential impulse [N s]
+    std::vector<int> order;                 // contacts from the bottom of the pile up
   };
+  void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
   RestingSettings settings_;
   std::vector<Scratch> scratch_;
+
 };
 
 }  // namespace etdem
