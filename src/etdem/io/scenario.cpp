@@ -78,8 +78,15 @@ class Parser {
       s.resting_solver.iterations = static_cast<int>(it);
       s.resting_solver.tolerance = pgs->number("tolerance", s.resting_solver.tolerance);
       if (s.resting_solver.tolerance < 0.0) pgs->fail("tolerance", "must be >= 0");
+      s.resting_solver.warm_start = pgs->number("warm_start", s.resting_solver.warm_start);
+      if (s.resting_solver.warm_start < 0.0 || s.resting_solver.warm_start > 1.0)
+        pgs->fail("warm_start", "must be in [0, 1]");
+      s.resting_solver.shock_propagation =
+          pgs->boolean("shock_propagation", s.resting_solver.shock_propagation);
       pgs->finish();
     }
+    s.contact_skin = r.number("contact_skin", s.contact_skin);
+    if (s.contact_skin < 0.0 || s.contact_skin > 1.0) r.fail("contact_skin", "must be in [0, 1]");
     s.projection = r.number("projection", s.projection);
     if (s.projection < 0.0 || s.projection >= 1.0) r.fail("projection", "must be in [0, 1)");
     s.penetration_slop = r.number("penetration_slop", s.penetration_slop);

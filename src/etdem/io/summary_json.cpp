@@ -60,7 +60,13 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                  {"iterations", t.solver.iterations},
                  {"rounds", t.solver.rounds},
                  {"guards_fired", t.solver.guards_fired},
-                 {"approaching_left", t.solver.approaching_left}};
+                 {"approaching_left", t.solver.approaching_left},
+                 {"collisions", t.collisions}};
+  j["resting"] = {{"treatment", world.settings.resting},
+                  {"impulses", t.resting.iterations},
+                  {"sweeps", t.resting.rounds},
+                  {"sweep_bound_reached", t.resting.guards_fired},
+                  {"approaching_left", t.resting.approaching_left}};
   j["max_penetration"] = {
       {"m", t.max_penetration},
       {"smallest_grain_diameter", std::isfinite(thinnest) ? thinnest : 0.0},

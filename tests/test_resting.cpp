@@ -1,0 +1,41 @@
+// Resting contact (F11): a poured pile comes to rest without jitter or creep, with bounded
+// penetration, and the energy ledger still closes.
+#include <gtest/gtest.h>
+
+#include "test_world_fixture.hpp"
+
+namespace etdem::test {
+namespace {
+
+TEST(Resting, PouredPileSettlesWithoutCreepAndWithSmallPenetration) {
+  TestWorld t(0.5, 0.5);
+  t.world.settings.gravity = Vec3(0, 0, -9.81);
+  const double r = 0.005, d = 2 * r;
+  t.add_container(Vec3(0, 0, 0), Vec3(0.12, 0.06, 1));
+  fill_spheres(t, 10, 5, 6, r, 0.012, Vec3(0, 0, 0), 0.0, 21, 0.3);
+  t.world.initialize();
+  t.simulate(3.0);  // fall and settle
+  std::vector<Vec3> settled = t.world.bodies.position;
+  double worst_pen = 0.0, worst_speed = 0.0;
+  for (int k = 0; k < 300; ++k) {  // 0.5 s at rest
+    t.world.step();
+    worst_pen = std::max(worst_pen, t.world.last_step().max_penetration);
+    for (int i = 0; i < t.world.bodies.count(); ++i)
+      if (t.world.bodies.is_dynamic(i))
+        worst_speed = std::max(worst_speed, t.world.bodies.velocity[i].norm());
+  }
+  double creep = 0.0;
+  for (int i = 0; i < t.world.bodies.count(); ++i)
+    if (t.world.bodies.is_dynamic(i)) creep = std::max(creep, (t.world.bodies.position[i] - settled[i]).norm());
+  std::printf("settled pile: max penetration %.3e m (%.2f %% of d), max speed %.3e m/s, creep %.3e m\n",
+              worst_pen, 100 * worst_pen / d, worst_speed, creep);
+  EXPECT_LT(worst_pen, 0.01 * d);  // issue target: below 1 % of the diameter (measured 0.11 %)
+  // Slow relaxation remains (measured 0.28 mm in 0.5 s after 3 s, 0.86 mm after 1.5 s: it
+  // decays); the bound catches jitter, which moves grains by g dt^2 ~ 3e-5 m every step.
+  EXPECT_LT(creep, 0.05 * d);
+  EXPECT_LT(worst_speed, 1e-3);  // m/s; g dt is 0.016 m/s
+  EXPECT_LT(std::abs(t.world.ledger().residual()), 1e-9 * t.world.ledger().initial);
+}
+
+}  // namespace
+}  // namespace etdem::test
