@@ -53,11 +53,13 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
 
   const int threads = omp_get_max_threads();
   per_thread_.resize(threads);
+  for (auto& v : per_thread_) v.clear();
   const int m = static_cast<int>(keys_.size());
-#pragma omp parallel num_threads(threads)
+  // Small scenes stay on one thread: a parallel region costs more than it saves there, and much
+  // more when several processes share the cores.
+#pragma omp parallel num_threads(threads) if (m > 512)
   {
     auto& out = per_thread_[omp_get_thread_num()];
-    out.clear();
     // A box no larger than a cell, keyed by its min corner, can only overlap boxes whose min
     // corner lies in the same or an adjacent cell (offsets -1..+1 on each axis).
 #pragma omp for schedule(static)

@@ -182,10 +182,11 @@ void World::find_contacts() {
       out.push_back(c);
     }
   };
-#pragma omp parallel num_threads(threads)
+  for (auto& v : per_thread_contacts_) v.clear();
+  // Small scenes stay on one thread (see broad_phase.cpp).
+#pragma omp parallel num_threads(threads) if (np > 512)
   {
     auto& out = per_thread_contacts_[omp_get_thread_num()];
-    out.clear();
     Manifold m;
 #pragma omp for schedule(static) nowait
     for (int k = 0; k < np; ++k) {
@@ -203,10 +204,10 @@ void World::find_contacts() {
   for (auto& v : per_thread_contacts_) contacts_.insert(contacts_.end(), v.begin(), v.end());
   // Every dynamic body against every active plane (walls are few; infinite planes stay out of
   // the grid).
-#pragma omp parallel num_threads(threads)
+  for (auto& v : per_thread_contacts_) v.clear();
+#pragma omp parallel num_threads(threads) if (nd > 512)
   {
     auto& out = per_thread_contacts_[omp_get_thread_num()];
-    out.clear();
     Manifold m;
 #pragma omp for schedule(static)
     for (int k = 0; k < nd; ++k) {
@@ -347,7 +348,7 @@ void World::resolve_islands() {
   });
   island_stats_.assign(ni, SolverStats{});
   island_resting_stats_.assign(ni, SolverStats{});
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (ni > 1 && islands_.contact_order.size() > 256)
   for (int o = 0; o < ni; ++o) {
     const int k = island_order_[o];
     const int b0 = islands_.body_start[k];
