@@ -33,7 +33,9 @@ TEST(Resting, PouredPileSettlesWithoutCreepAndWithSmallPenetration) {
   // Slow relaxation remains (measured 0.28 mm in 0.5 s after 3 s, 0.86 mm after 1.5 s: it
   // decays); the bound catches jitter, which moves grains by g dt^2 ~ 3e-5 m every step.
   EXPECT_LT(creep, 0.05 * d);
-  EXPECT_LT(worst_speed, 1e-3);  // m/s; g dt is 0.016 m/s
+  // Jitter would show as speeds of order g dt = 0.016 m/s every step; the slow relaxation above
+  // moves the fastest grain at 0.5-2 mm/s depending on round-off (measured).
+  EXPECT_LT(worst_speed, 5e-3);
   EXPECT_LT(std::abs(t.world.ledger().residual()), 1e-9 * t.world.ledger().initial);
 }
 

@@ -41,12 +41,14 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
                                              std::int64_t(std::floor((p.z() - lo.z()) / cell_)));
   };
   const std::int64_t limit = kBias - 2;
+  in_grid_.assign(n, 0);
   for (int k = 0; k < n; ++k) {
     const auto c = coord(boxes[k].min);
     if (extent[k] > cell_ || (c.array().abs() >= limit).any()) {
       large_.push_back(k);
     } else {
       keys_.push_back({cell_key(c.x(), c.y(), c.z()), k});
+      in_grid_[k] = 1;
     }
   }
   std::sort(keys_.begin(), keys_.end());
@@ -54,20 +56,21 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
   const int threads = omp_get_max_threads();
   per_thread_.resize(threads);
   for (auto& v : per_thread_) v.clear();
-  const int m = static_cast<int>(keys_.size());
   // Small scenes stay on one thread: a parallel region costs more than it saves there, and much
   // more when several processes share the cores.
-#pragma omp parallel num_threads(threads) if (m > 512)
+#pragma omp parallel num_threads(threads) if (n > 512)
   {
     auto& out = per_thread_[omp_get_thread_num()];
-    // A box no larger than a cell, keyed by its min corner, can only overlap boxes whose min
-    // corner lies in the same or an adjacent cell (offsets -1..+1 on each axis).
+    // Boxes in input order, so the pairs come out sorted by their first body when the ids
+    // ascend (the world's do): only each body's few partners need sorting.
 #pragma omp for schedule(static)
-    for (int s = 0; s < m; ++s) {
-      const int k = keys_[s].second;
+    for (int k = 0; k < n; ++k) {
+      if (!in_grid_[k]) continue;
+      const std::size_t begin = out.size();
       const auto c = coord(boxes[k].min);
-      // z is the least significant part of the key, so the three cells z-1..z+1 of one (x, y)
-      // column are one contiguous key range: nine searches instead of 27.
+      // A box no larger than a cell, keyed by its min corner, can only overlap boxes whose min
+      // corner lies in the same or an adjacent cell. z is the least significant part of the key,
+      // so the cells z-1..z+1 of one (x, y) column are one contiguous key range.
       for (int dx = -1; dx <= 1; ++dx)
         for (int dy = -1; dy <= 1; ++dy) {
           const std::uint64_t first = cell_key(c.x() + dx, c.y() + dy, c.z() - 1);
@@ -79,25 +82,24 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
             if (boxes[k].overlaps(boxes[o])) out.push_back({ids[k], ids[o]});
           }
         }
-    }
-#pragma omp single
-    {
-      // Large boxes against everything (walls and big blocks are few).
-      auto& lo_out = per_thread_[omp_get_thread_num()];
-      for (int a : large_)
-        for (int k = 0; k < n; ++k) {
-          if (k == a) continue;
-          const bool other_large = extent[k] > cell_;
-          if (other_large && ids[k] < ids[a]) continue;  // large-large pair once
-          if (boxes[a].overlaps(boxes[k]))
-            lo_out.push_back({std::min(ids[a], ids[k]), std::max(ids[a], ids[k])});
-        }
+      std::sort(out.begin() + begin, out.end());
     }
   }
   for (auto& v : per_thread_) pairs.insert(pairs.end(), v.begin(), v.end());
-  // Canonical order: independent of thread count and of the grid's cell order.
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  // Large boxes against everything (walls and big blocks are few).
+  for (int a : large_)
+    for (int k = 0; k < n; ++k) {
+      if (k == a) continue;
+      const bool other_large = !in_grid_[k];
+      if (other_large && ids[k] < ids[a]) continue;  // large-large pair once
+      if (boxes[a].overlaps(boxes[k]))
+        pairs.push_back({std::min(ids[a], ids[k]), std::max(ids[a], ids[k])});
+    }
+  // Canonical order, independent of thread count and of the grid's cell order.
+  if (!large_.empty() || !std::is_sorted(pairs.begin(), pairs.end())) {
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  }
 }
 
 }  // namespace etdem

@@ -34,6 +34,7 @@ class BroadPhase {
   std::vector<std::pair<std::uint64_t, int>> keys_;  // (cell key, slot), sorted
   std::vector<int> large_;                          // slots of boxes larger than a cell
   std::vector<double> extent_, sorted_;             // per box: largest side [m]
+  std::vector<char> in_grid_;                       // per box: 1 when in the grid
   std::vector<std::vector<std::pair<int, int>>> per_thread_;
 };
 

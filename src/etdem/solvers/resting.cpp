@@ -19,6 +19,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
   s.t2.resize(n);
   s.tangent_mass.resize(n);
   s.tangent_k.resize(n);
+  s.rows.resize(3 * n);
   s.pn.assign(n, 0.0);
   s.pt.assign(n, Eigen::Vector2d::Zero());
   for (std::size_t i = 0; i < n; ++i) {
@@ -32,20 +33,47 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
         s.t2[i].dot(k * s.t1[i]), s.t2[i].dot(k * s.t2[i]);
     s.tangent_k[i] = kt;
     s.tangent_mass[i] = kt.inverse();
+    const Vec3* dirs[3] = {&c.normal, &s.t1[i], &s.t2[i]};
+    for (int d = 0; d < 3; ++d) {
+      Row& row = s.rows[3 * i + d];
+      row.ra = c.ra.cross(*dirs[d]);
+      row.rb = c.rb.cross(*dirs[d]);
+      row.ia = c.a >= 0 ? Vec3(b.inv_inertia[c.a] * row.ra) : Vec3::Zero();
+      row.ib = c.b >= 0 ? Vec3(b.inv_inertia[c.b] * row.rb) : Vec3::Zero();
+    }
   }
+  // Relative velocity along a row's direction, and an impulse along it (the hot loop: no 3x3
+  // products, the same numbers as impulse::relative_velocity / impulse::apply).
+  auto speed = [&](const Contact& c, const Row& row, const Vec3& d) {
+    double u = 0.0;
+    if (c.a >= 0) u += d.dot(b.v[c.a]) + row.ra.dot(b.w[c.a]);
+    if (c.b >= 0) u -= d.dot(b.v[c.b]) + row.rb.dot(b.w[c.b]);
+    return u;
+  };
+  auto push = [&](const Contact& c, const Row& row, const Vec3& d, double m) {
+    if (c.a >= 0) {
+      b.v[c.a] += (b.inv_mass[c.a] * m) * d;
+      b.w[c.a] += m * row.ia;
+    }
+    if (c.b >= 0) {
+      b.v[c.b] -= (b.inv_mass[c.b] * m) * d;
+      b.w[c.b] -= m * row.ib;
+    }
+  };
   // Each update is either a normal or a tangential impulse; its whole work (Eq. 16, exactly the
   // change of kinetic energy) is booked to restitution (normal, e = 0) or friction (tangential).
   // The work is computed from the contact-space quantities, which is the same number as
   // impulse::work (1/2 (2u + K p).p) for p = dpn n or p = dt1 t1 + dt2 t2, at a fraction of the cost.
   auto book_normal = [&](const Contact& c, std::size_t i, double un, double dpn) {
     st.dissipated_restitution -= dpn * (un + 0.5 * dpn / s.normal_mass[i]);
-    impulse::apply(c, b, dpn * c.normal);
+    push(c, s.rows[3 * i], c.normal, dpn);
     ++st.iterations;
   };
   auto book_tangent = [&](const Contact& c, std::size_t i, const Eigen::Vector2d& ut,
                           const Eigen::Vector2d& dpt) {
     st.dissipated_friction -= dpt.dot(ut) + 0.5 * dpt.dot(s.tangent_k[i] * dpt);
-    impulse::apply(c, b, dpt.x() * s.t1[i] + dpt.y() * s.t2[i]);
+    push(c, s.rows[3 * i + 1], s.t1[i], dpt.x());
+    push(c, s.rows[3 * i + 2], s.t2[i], dpt.y());
     ++st.iterations;
   };
   // Warm start: last step's impulses of the same contacts, projected onto this step's tangent
@@ -73,8 +101,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
       // Normal: target u_n = 0 (e = 0), or for a contact still apart by g > 0 the speed that
       // closes the gap within the step, u_n = -g / dt (speculative contact: a grain pushed
       // towards a near neighbour stops at it instead of entering it). Accumulated impulse >= 0.
-      Vec3 u = impulse::relative_velocity(c, b);
-      const double un = c.normal.dot(u);
+      const double un = speed(c, s.rows[3 * i], c.normal);
       const double target = c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
       const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * (un - target));
       const double dpn = pn_new - s.pn[i];
@@ -86,8 +113,8 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
       largest_impulse = std::max(largest_impulse, s.pn[i]);
       // Tangential: target zero slip, accumulated impulse clamped to the Coulomb disc.
       if (c.friction <= 0.0) continue;
-      u = impulse::relative_velocity(c, b);
-      const Eigen::Vector2d ut(s.t1[i].dot(u), s.t2[i].dot(u));
+      const Eigen::Vector2d ut(speed(c, s.rows[3 * i + 1], s.t1[i]),
+                               speed(c, s.rows[3 * i + 2], s.t2[i]));
       Eigen::Vector2d pt_new = s.pt[i] - s.tangent_mass[i] * ut;
       const double limit = c.friction * s.pn[i];
       const double norm = pt_new.norm();

@@ -41,6 +41,12 @@ class RestingSolver final : public Solver {
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
 
  private:
+  /// One direction d of one contact in Jacobian form: u.d = d.(v_A - v_B) + ra.w_A - rb.w_B
+  /// with ra = r_A x d, rb = r_B x d; an impulse m d changes w_A by m ia and w_B by -m ib.
+  struct Row {
+    Vec3 ra, rb;  // r x d [m]
+    Vec3 ia, ib;  // I^-1 (r x d) [1/(kg m)]
+  };
   struct Scratch {
     std::vector<double> normal_mass;        // 1 / n.K n [kg]
     std::vector<Vec3> t1, t2;               // tangent basis
@@ -49,6 +55,7 @@ class RestingSolver final : public Solver {
     std::vector<double> pn;                 // accumulated normal impulse [N s]
     std::vector<Eigen::Vector2d> pt;        // accumulated tangential impulse [N s]
     std::vector<int> order;                 // contacts from the bottom of the pile up
+    std::vector<Row> rows;                  // 3 per contact: n, t1, t2
   };
   void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
   RestingSettings settings_;
