@@ -35,6 +35,8 @@ class BroadPhase {
   std::vector<int> large_;                          // slots of boxes larger than a cell
   std::vector<double> extent_, sorted_;             // per box: largest side [m]
   std::vector<char> in_grid_;                       // per box: 1 when in the grid
+  std::vector<std::int64_t> cell_start_;            // dense numbering: first item of each cell
+  std::vector<int> cell_items_;                     // dense numbering: boxes by cell
   std::vector<std::vector<std::pair<int, int>>> per_thread_;
 };
 

@@ -159,12 +159,11 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
   // the ground, as in a resting pile it does. Normal impulses only; their work is booked as
   // restitution.
   const Vec3 down = settings_.down;
+  // Lowest contact first; ties by index, so the order is deterministic.
   s.order.resize(cs.size());
-  for (std::size_t i = 0; i < cs.size(); ++i) s.order[i] = static_cast<int>(i);
-  std::stable_sort(s.order.begin(), s.order.end(), [&](int x, int y) {
-    return cs[x].point.dot(down) > cs[y].point.dot(down);  // lowest contact first
-  });
-  for (int i : s.order) {
+  for (std::size_t i = 0; i < cs.size(); ++i) s.order[i] = {-cs[i].point.dot(down), static_cast<int>(i)};
+  std::sort(s.order.begin(), s.order.end());
+  for (const auto& [height, i] : s.order) {
     const Contact& c = cs[i];
     const Vec3 u = impulse::relative_velocity(c, b);
     const double un = c.normal.dot(u);

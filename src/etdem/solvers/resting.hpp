@@ -13,6 +13,7 @@
 // impulse solver (ETM) first; this pass runs after it on the whole island.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "etdem/solvers/solver.hpp"
@@ -54,7 +55,7 @@ class RestingSolver final : public Solver {
     std::vector<Eigen::Matrix2d> tangent_mass;  // its inverse [kg]
     std::vector<double> pn;                 // accumulated normal impulse [N s]
     std::vector<Eigen::Vector2d> pt;        // accumulated tangential impulse [N s]
-    std::vector<int> order;                 // contacts from the bottom of the pile up
+    std::vector<std::pair<double, int>> order;  // (height, contact), bottom of the pile first
     std::vector<Row> rows;                  // 3 per contact: n, t1, t2
   };
   void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
