@@ -128,6 +128,28 @@ std::uint64_t pour_hash(int threads) {
   return t.state_hash();
 }
 
+// A pile large enough for the coloured (parallel) resting sweep: still bitwise identical.
+std::uint64_t big_pile_hash(int threads, long* resting_contacts) {
+  omp_set_num_threads(threads);
+  TestWorld t(0.5, 0.5);
+  t.world.settings.gravity = Vec3(0, 0, -9.81);
+  t.add_container(Vec3(0, 0, 0), Vec3(0.144, 0.144, 1));
+  fill_spheres(t, 12, 12, 8, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 5, 0.3);
+  t.world.initialize();
+  t.steps(150);
+  *resting_contacts = t.world.last_step().largest_island;
+  return t.state_hash();
+}
+
+TEST(Properties, LargeIslandDeterministicAcrossThreadCounts) {
+  const int saved = omp_get_max_threads();
+  long contacts = 0;
+  const std::uint64_t one = big_pile_hash(1, &contacts);
+  EXPECT_GE(contacts, 2048) << "the island must be large enough for the coloured sweep";
+  EXPECT_EQ(one, big_pile_hash(2, &contacts)) << "1 vs 2 threads";
+  omp_set_num_threads(saved);
+}
+
 TEST(Properties, DeterministicAcrossRunsAndThreadCounts) {
   const int saved = omp_get_max_threads();
   const std::uint64_t one = pour_hash(1);
