@@ -128,7 +128,7 @@ std::uint64_t pour_hash(int threads) {
   return t.state_hash();
 }
 
-// A pile large enough for the coloured (parallel) resting sweep: still bitwise identical.
+// A pile that forms one island of thousands of contacts: still bitwise identical.
 std::uint64_t big_pile_hash(int threads, long* resting_contacts) {
   omp_set_num_threads(threads);
   TestWorld t(0.5, 0.5);
@@ -145,7 +145,7 @@ TEST(Properties, LargeIslandDeterministicAcrossThreadCounts) {
   const int saved = omp_get_max_threads();
   long contacts = 0;
   const std::uint64_t one = big_pile_hash(1, &contacts);
-  EXPECT_GE(contacts, 2048) << "the island must be large enough for the coloured sweep";
+  EXPECT_GE(contacts, 2048) << "one large island";
   EXPECT_EQ(one, big_pile_hash(2, &contacts)) << "1 vs 2 threads";
   omp_set_num_threads(saved);
 }

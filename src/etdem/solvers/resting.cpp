@@ -1,8 +1,6 @@
 #include "etdem/solvers/resting.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <cstdint>
 #include <cmath>
 
 #include "etdem/solvers/impulse.hpp"
@@ -22,9 +20,6 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
   s.tangent_mass.resize(n);
   s.tangent_k.resize(n);
   s.rows.resize(3 * n);
-  s.lost_normal.assign(n, 0.0);
-  s.lost_tangent.assign(n, 0.0);
-  s.updates.assign(n, 0);
   s.pn.assign(n, 0.0);
   s.pt.assign(n, Eigen::Vector2d::Zero());
   for (std::size_t i = 0; i < n; ++i) {
@@ -69,19 +64,17 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
   // change of kinetic energy) is booked to restitution (normal, e = 0) or friction (tangential).
   // The work is computed from the contact-space quantities, which is the same number as
   // impulse::work (1/2 (2u + K p).p) for p = dpn n or p = dt1 t1 + dt2 t2, at a fraction of the cost.
-  // Booked per contact and summed in contact order at the end, so the totals do not depend on
-  // which thread updated which contact.
   auto book_normal = [&](const Contact& c, std::size_t i, double un, double dpn) {
-    s.lost_normal[i] -= dpn * (un + 0.5 * dpn / s.normal_mass[i]);
+    st.dissipated_restitution -= dpn * (un + 0.5 * dpn / s.normal_mass[i]);
     push(c, s.rows[3 * i], c.normal, dpn);
-    ++s.updates[i];
+    ++st.iterations;
   };
   auto book_tangent = [&](const Contact& c, std::size_t i, const Eigen::Vector2d& ut,
                           const Eigen::Vector2d& dpt) {
-    s.lost_tangent[i] -= dpt.dot(ut) + 0.5 * dpt.dot(s.tangent_k[i] * dpt);
+    st.dissipated_friction -= dpt.dot(ut) + 0.5 * dpt.dot(s.tangent_k[i] * dpt);
     push(c, s.rows[3 * i + 1], s.t1[i], dpt.x());
     push(c, s.rows[3 * i + 2], s.t2[i], dpt.y());
-    ++s.updates[i];
+    ++st.iterations;
   };
   // Warm start: last step's impulses of the same contacts, projected onto this step's tangent
   // plane and clipped to the friction disc, applied before the first sweep. Their work is booked
@@ -100,73 +93,53 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     u = impulse::relative_velocity(c, b);
     book_tangent(c, i, Eigen::Vector2d(s.t1[i].dot(u), s.t2[i].dot(u)), pt);
   }
-  // One Gauss-Seidel update of contact i (normal, then tangential); returns the largest impulse
-  // change [N s].
-  auto update = [&](std::size_t i) -> double {
-    const Contact& c = cs[i];
-    // Normal: target u_n = 0 (e = 0), or for a contact still apart by g > 0 the speed that
-    // closes the gap within the step, u_n = -g / dt (speculative contact: a grain pushed
-    // towards a near neighbour stops at it instead of entering it). Accumulated impulse >= 0.
-    const double un = speed(c, s.rows[3 * i], c.normal);
-    const double target = c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
-    const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * (un - target));
-    const double dpn = pn_new - s.pn[i];
-    if (dpn != 0.0) {
-      book_normal(c, i, un, dpn);
-      s.pn[i] = pn_new;
-    }
-    double change = std::abs(dpn);
-    // Tangential: target zero slip, accumulated impulse clamped to the Coulomb disc.
-    if (c.friction <= 0.0) return change;
-    const Eigen::Vector2d ut(speed(c, s.rows[3 * i + 1], s.t1[i]),
-                             speed(c, s.rows[3 * i + 2], s.t2[i]));
-    Eigen::Vector2d pt_new = s.pt[i] - s.tangent_mass[i] * ut;
-    const double limit = c.friction * s.pn[i];
-    const double norm = pt_new.norm();
-    if (norm > limit) {
-      // Sliding: the friction impulse opposes the slip (Coulomb), rather than lying along
-      // the coupled tangent-mass direction, which at a box corner leans sideways and loses
-      // friction (the same choice as ETM's friction direction, solvers/impulse.hpp).
-      // Near sticking (slip below the slip velocity) the usual projection onto the disc is
-      // kept, so a block that should stick converges to zero slip.
-      const double slip = ut.norm();
-      pt_new = slip > settings_.slip_velocity ? Eigen::Vector2d(-limit / slip * ut)
-                                              : Eigen::Vector2d(pt_new * (limit / norm));
-    }
-    const Eigen::Vector2d dpt = pt_new - s.pt[i];
-    if (dpt.x() != 0.0 || dpt.y() != 0.0) {
-      book_tangent(c, i, ut, dpt);
-      s.pt[i] = pt_new;
-    }
-    return std::max(change, dpt.norm());
-  };
-  // Islands of at least kColouredContacts contacts are swept colour by colour: contacts of one
-  // colour share no dynamic body, so they are updated in parallel and their order within the
-  // colour does not matter. The order depends only on the island, never on the thread count.
-  const bool coloured = n >= kColouredContacts && colour(cs, s);
   for (int sweep = 0; sweep < settings_.iterations; ++sweep) {
     ++st.rounds;
     double largest_change = 0.0, largest_impulse = 0.0;
-    if (coloured) {
-      for (std::size_t k = 0; k + 1 < s.colour_start.size(); ++k) {
-        const long first = s.colour_start[k], last = s.colour_start[k + 1];
-#pragma omp parallel for schedule(static) reduction(max : largest_change) if (last - first > 256)
-        for (long j = first; j < last; ++j) largest_change = std::max(largest_change, update(s.colour_order[j]));
+    for (std::size_t i = 0; i < n; ++i) {
+      const Contact& c = cs[i];
+      // Normal: target u_n = 0 (e = 0), or for a contact still apart by g > 0 the speed that
+      // closes the gap within the step, u_n = -g / dt (speculative contact: a grain pushed
+      // towards a near neighbour stops at it instead of entering it). Accumulated impulse >= 0.
+      const double un = speed(c, s.rows[3 * i], c.normal);
+      const double target = c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
+      const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * (un - target));
+      const double dpn = pn_new - s.pn[i];
+      if (dpn != 0.0) {
+        book_normal(c, i, un, dpn);
+        s.pn[i] = pn_new;
       }
-    } else {
-      for (std::size_t i = 0; i < n; ++i) largest_change = std::max(largest_change, update(i));
+      largest_change = std::max(largest_change, std::abs(dpn));
+      largest_impulse = std::max(largest_impulse, s.pn[i]);
+      // Tangential: target zero slip, accumulated impulse clamped to the Coulomb disc.
+      if (c.friction <= 0.0) continue;
+      const Eigen::Vector2d ut(speed(c, s.rows[3 * i + 1], s.t1[i]),
+                               speed(c, s.rows[3 * i + 2], s.t2[i]));
+      Eigen::Vector2d pt_new = s.pt[i] - s.tangent_mass[i] * ut;
+      const double limit = c.friction * s.pn[i];
+      const double norm = pt_new.norm();
+      if (norm > limit) {
+        // Sliding: the friction impulse opposes the slip (Coulomb), rather than lying along
+        // the coupled tangent-mass direction, which at a box corner leans sideways and loses
+        // friction (the same choice as ETM's friction direction, solvers/impulse.hpp).
+        // Near sticking (slip below the slip velocity) the usual projection onto the disc is
+        // kept, so a block that should stick converges to zero slip.
+        const double slip = ut.norm();
+        pt_new = slip > settings_.slip_velocity ? Eigen::Vector2d(-limit / slip * ut)
+                                                : Eigen::Vector2d(pt_new * (limit / norm));
+      }
+      const Eigen::Vector2d dpt = pt_new - s.pt[i];
+      if (dpt.x() != 0.0 || dpt.y() != 0.0) {
+        book_tangent(c, i, ut, dpt);
+        s.pt[i] = pt_new;
+      }
+      largest_change = std::max(largest_change, dpt.norm());
     }
-    for (std::size_t i = 0; i < n; ++i) largest_impulse = std::max(largest_impulse, s.pn[i]);
     if (largest_change <= settings_.tolerance * largest_impulse) break;
-    if (sweep + 1 == settings_.iterations)
+    if (sweep + 1 == settings_.iterations && largest_change > settings_.tolerance * largest_impulse)
       ++st.guards_fired;  // sweep bound reached before the tolerance: counted, not silent
   }
   if (settings_.shock_propagation && settings_.down.squaredNorm() > 0.0) shock_propagation(cs, b, s, st);
-  for (std::size_t i = 0; i < n; ++i) {
-    st.dissipated_restitution += s.lost_normal[i];
-    st.dissipated_friction += s.lost_tangent[i];
-    st.iterations += s.updates[i];
-  }
   for (std::size_t i = 0; i < n; ++i) {
     Contact& c = cs[i];
     c.normal_impulse = s.pn[i];
@@ -174,35 +147,6 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     if (c.normal.dot(impulse::relative_velocity(c, b)) < -1e-9) ++st.approaching_left;
   }
   return st;
-}
-
-bool RestingSolver::colour(std::span<const Contact> cs, Scratch& s) const {
-  // Greedy colouring in contact order: each contact takes the lowest colour that neither of its
-  // dynamic bodies has used yet (a 64-bit mask per body). Fails (serial sweep) beyond 64 colours.
-  int bodies = 0;
-  for (const Contact& c : cs) bodies = std::max({bodies, c.a + 1, c.b + 1});
-  s.body_colours.assign(bodies, 0);
-  s.colour_of.resize(cs.size());
-  int colours = 0;
-  for (std::size_t i = 0; i < cs.size(); ++i) {
-    const Contact& c = cs[i];
-    std::uint64_t used = 0;
-    if (c.a >= 0) used |= s.body_colours[c.a];
-    if (c.b >= 0) used |= s.body_colours[c.b];
-    if (~used == 0) return false;
-    const int k = std::countr_zero(~used);
-    if (c.a >= 0) s.body_colours[c.a] |= std::uint64_t{1} << k;
-    if (c.b >= 0) s.body_colours[c.b] |= std::uint64_t{1} << k;
-    s.colour_of[i] = k;
-    colours = std::max(colours, k + 1);
-  }
-  s.colour_start.assign(colours + 1, 0);
-  for (int k : s.colour_of) ++s.colour_start[k + 1];
-  for (int k = 0; k < colours; ++k) s.colour_start[k + 1] += s.colour_start[k];
-  s.colour_order.resize(cs.size());
-  s.cursor.assign(s.colour_start.begin(), s.colour_start.end() - 1);
-  for (std::size_t i = 0; i < cs.size(); ++i) s.colour_order[s.cursor[s.colour_of[i]]++] = static_cast<int>(i);
-  return true;
 }
 
 void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s,

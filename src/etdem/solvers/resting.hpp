@@ -13,7 +13,6 @@
 // impulse solver (ETM) first; this pass runs after it on the whole island.
 #pragma once
 
-#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -58,14 +57,7 @@ class RestingSolver final : public Solver {
     std::vector<Eigen::Vector2d> pt;        // accumulated tangential impulse [N s]
     std::vector<std::pair<double, int>> order;  // (height, contact), bottom of the pile first
     std::vector<Row> rows;                  // 3 per contact: n, t1, t2
-    std::vector<double> lost_normal, lost_tangent;  // energy removed per contact this step [J]
-    std::vector<long> updates;              // impulses applied per contact
-    // Colouring (large islands).
-    std::vector<std::uint64_t> body_colours;
-    std::vector<int> colour_of, colour_start, colour_order, cursor;
   };
-  static constexpr std::size_t kColouredContacts = 2048;
-  bool colour(std::span<const Contact> cs, Scratch& s) const;
   void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
   RestingSettings settings_;
   std::vector<Scratch> scratch_;

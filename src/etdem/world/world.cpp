@@ -348,7 +348,9 @@ void World::resolve_islands() {
   });
   island_stats_.assign(ni, SolverStats{});
   island_resting_stats_.assign(ni, SolverStats{});
-  auto solve = [&](int k) {
+#pragma omp parallel for schedule(dynamic, 1) if (ni > 1 && islands_.contact_order.size() > 256)
+  for (int o = 0; o < ni; ++o) {
+    const int k = island_order_[o];
     const int b0 = islands_.body_start[k];
     IslandBodies view;
     view.count = islands_.body_start[k + 1] - b0;
@@ -362,17 +364,7 @@ void World::resolve_islands() {
     if (island_collisions_[k] > 0)
       island_stats_[k] = solver_->resolve(all.first(island_collisions_[k]), view, thread);
     if (resting_) island_resting_stats_[k] = resting_->resolve(all, view, thread);
-  };
-  // A dominant island (a pile is one) is resolved alone first, so the resting pass can use the
-  // threads inside it; the others are then spread over the threads.
-  int first = 0;
-  const int biggest = island_order_[0];
-  if (islands_.contact_start[biggest + 1] - islands_.contact_start[biggest] >= 2048) {
-    solve(biggest);
-    first = 1;
   }
-#pragma omp parallel for schedule(dynamic, 1) if (ni - first > 1 && islands_.contact_order.size() > 256)
-  for (int o = first; o < ni; ++o) solve(island_order_[o]);
   // Scatter back and sum the statistics in island order (deterministic).
   for (Contact& c : contacts_) {
     c.normal_impulse = 0.0;
