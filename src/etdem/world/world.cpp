@@ -311,6 +311,7 @@ void World::resolve_islands() {
   // approach than v_rest) come first and go to the collision solver; the resting pass then sees
   // the whole island. Otherwise every contact goes to the collision solver, slow ones with e = 0.
   island_contacts_.resize(islands_.contact_order.size());
+  island_source_.resize(islands_.contact_order.size());
   island_collisions_.assign(ni, 0);
   for (int k = 0; k < ni; ++k) {
     int front = islands_.contact_start[k], back = islands_.contact_start[k + 1];
@@ -328,14 +329,13 @@ void World::resolve_islands() {
         if (slow) c.restitution = 0.0;
         c.a = dynamic_[c.a] ? local_index_[c.a] : -1;
         c.b = dynamic_[c.b] ? local_index_[c.b] : -1;
-        if (pass == 0) {
-          island_contacts_[front++] = c;
-          ++island_collisions_[k];
-        } else {
-          island_contacts_[--back] = c;  // filled from the back, reversed below
-        }
+        const int slot = pass == 0 ? front++ : --back;  // resting ones from the back, reversed below
+        island_contacts_[slot] = c;
+        island_source_[slot] = islands_.contact_order[s];
+        if (pass == 0) ++island_collisions_[k];
       }
     std::reverse(island_contacts_.begin() + front, island_contacts_.begin() + islands_.contact_start[k + 1]);
+    std::reverse(island_source_.begin() + front, island_source_.begin() + islands_.contact_start[k + 1]);
     if (!resting_) island_collisions_[k] = islands_.contact_start[k + 1] - islands_.contact_start[k];
   }
   // Largest islands first so one big island does not start last; the result of each island
@@ -371,8 +371,8 @@ void World::resolve_islands() {
     c.tangent_impulse = Vec3::Zero();
   }
   for (std::size_t s = 0; s < island_contacts_.size(); ++s) {
-    contacts_[islands_.contact_order[s]].normal_impulse = island_contacts_[s].normal_impulse;
-    contacts_[islands_.contact_order[s]].tangent_impulse = island_contacts_[s].tangent_impulse;
+    contacts_[island_source_[s]].normal_impulse = island_contacts_[s].normal_impulse;
+    contacts_[island_source_[s]].tangent_impulse = island_contacts_[s].tangent_impulse;
   }
   for (int s = 0; s < nb; ++s) {
     const int i = islands_.body_order[s];
