@@ -21,7 +21,7 @@
 namespace etdem {
 
 struct RestingSettings {
-  int iterations = 20;       // Gauss-Seidel sweeps per island and step (upper bound)
+  int iterations = 12;       // Gauss-Seidel sweeps per island and step (upper bound)
   double tolerance = 1e-3;   // stop when no impulse changed by more than this fraction of the
                              // largest accumulated normal impulse in a sweep
   double dt = 0.0;             // [s] time step: a contact with gap g > 0 may close at g / dt
