@@ -142,7 +142,7 @@ bool EtmSolver::separate(std::span<const Contact> cs, IslandBodies& b, Scratch& 
       st.dissipated_friction -= (wt - wn);
       impulse::apply(c, b, p);
       ++st.iterations;
-      if (std::abs(w) <= tol_w || w < 0.0 || (capped && w <= tol_w)) {
+      if (w <= tol_w) {  // released (|w| round-off) or overshot (w < 0)
         st.truncated += w;  // round-off (frictionless) or the friction cap's inexactness
         w = 0.0;
       }

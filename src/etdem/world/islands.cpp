@@ -15,7 +15,8 @@ void IslandBuilder::build(std::span<const Contact> contacts, std::span<const int
   const int nb = static_cast<int>(dynamic.size());
   parent_.resize(nb);
   for (int i = 0; i < nb; ++i) parent_[i] = i;
-  std::vector<char> touched(nb, 0);
+  touched_.assign(nb, 0);
+  std::vector<char>& touched = touched_;
   for (int ci : candidates) {
     const Contact& c = contacts[ci];
     const bool da = c.a >= 0 && dynamic[c.a], db = c.b >= 0 && dynamic[c.b];

@@ -313,30 +313,35 @@ void World::resolve_islands() {
   island_contacts_.resize(islands_.contact_order.size());
   island_source_.resize(islands_.contact_order.size());
   island_collisions_.assign(ni, 0);
+  // Classify each contact once: slow (resting) or a collision.
+  contact_slow_.resize(island_contacts_.size());
+  for (std::size_t s = 0; s < contact_slow_.size(); ++s) {
+    const Contact& c = contacts_[islands_.contact_order[s]];
+    const double un = c.normal.dot(contact_velocity(c));
+    const bool closing = c.gap + un * settings.dt < 0.0;
+    contact_slow_[s] = (v_rest > 0.0 && un > -v_rest) || !closing;
+  }
   for (int k = 0; k < ni; ++k) {
-    int front = islands_.contact_start[k], back = islands_.contact_start[k + 1];
-    // Two passes keep both groups in their original order.
-    for (int pass = 0; pass < 2; ++pass)
+    int slot = islands_.contact_start[k];
+    // Collisions first, then (with the resting pass) the slow ones, each group in its original
+    // order. Without the resting pass every contact goes to the collision solver.
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1 && !resting_) break;
       for (int s = islands_.contact_start[k]; s < islands_.contact_start[k + 1]; ++s) {
+        const bool slow = contact_slow_[s];
+        if (resting_ && slow != (pass == 1)) continue;
         Contact c = contacts_[islands_.contact_order[s]];
-        const Vec3 u = contact_velocity(c);
-        const bool closing = c.gap + c.normal.dot(u) * settings.dt < 0.0;
-        const bool slow = (v_rest > 0.0 && c.normal.dot(u) > -v_rest) || !closing;
-        if (resting_ && (slow != (pass == 1))) continue;
-        if (!resting_ && pass == 1) continue;
         // Resting contacts in the collision solver are resolved inelastically, so a pile does
         // not bounce on the g dt it gains every step. v_rest = 0 turns this off.
         if (slow) c.restitution = 0.0;
         c.a = dynamic_[c.a] ? local_index_[c.a] : -1;
         c.b = dynamic_[c.b] ? local_index_[c.b] : -1;
-        const int slot = pass == 0 ? front++ : --back;  // resting ones from the back, reversed below
         island_contacts_[slot] = c;
         island_source_[slot] = islands_.contact_order[s];
+        ++slot;
         if (pass == 0) ++island_collisions_[k];
       }
-    std::reverse(island_contacts_.begin() + front, island_contacts_.begin() + islands_.contact_start[k + 1]);
-    std::reverse(island_source_.begin() + front, island_source_.begin() + islands_.contact_start[k + 1]);
-    if (!resting_) island_collisions_[k] = islands_.contact_start[k + 1] - islands_.contact_start[k];
+    }
   }
   // Largest islands first so one big island does not start last; the result of each island
   // depends only on its own data, never on which thread resolves it.

@@ -131,6 +131,7 @@ class World {
   std::vector<Mat3> island_inv_inertia_;
   std::vector<Contact> island_contacts_;
   std::vector<int> island_source_;  // per island contact: its index in contacts_
+  std::vector<char> contact_slow_;  // per island contact (island order): resting, not collision
   std::vector<SolverStats> island_stats_, island_resting_stats_;
   std::vector<int> island_collisions_;  // per island: leading contacts that are collisions
   std::vector<Contact> previous_;      // last step's contacts with their impulses
