@@ -59,10 +59,17 @@ int World::add_plane(const Vec3& point, const Vec3& normal, int material, const 
                     name);
 }
 
+void World::set_solver(std::unique_ptr<Solver> solver) {
+  custom_solver_ = solver != nullptr;
+  solver_ = std::move(solver);
+}
+
 void World::initialize() {
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
-  solver_ = make_solver(settings);
+  if (!custom_solver_) solver_ = make_solver(settings);
   solver_->prepare(omp_get_max_threads());
+  previous_.clear();  // a fresh start carries no impulses from an earlier run
+  previous_order_.clear();
   resting_.reset();
   if (settings.resting == "pgs" && settings.effective_resting_velocity() > 0.0) {
     RestingSettings rs = settings.resting_solver;

@@ -79,6 +79,10 @@ class World {
   /// building, before the first step; calling again restarts the ledger.
   void initialize();
   void step();
+  /// Uses `solver` for the collisions instead of the one named in settings.solver (a solver of
+  /// the user's own, or a wrapper that records or measures one); nullptr returns to the named
+  /// solver. Takes effect at the next initialize().
+  void set_solver(std::unique_ptr<Solver> solver);
 
   double time() const { return time_; }
   long step_count() const { return steps_; }
@@ -108,6 +112,7 @@ class World {
   double time_ = 0.0;
   long steps_ = 0;
   std::unique_ptr<Solver> solver_;
+  bool custom_solver_ = false;       // solver_ was given by set_solver()
   std::unique_ptr<Solver> resting_;  // null when resting contacts go to solver_
   EnergyLedger ledger_;
   StepProfile profile_;
