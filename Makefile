@@ -23,7 +23,7 @@ test-long: deps
 	ctest --test-dir build/ci -L long --output-on-failure
 
 demo: build
-	./build/release/bin/etdem run examples/repose_spheres.toml -o $(DEMO_OUT)
+	./build/release/bin/etdem run examples/repose/spheres.toml -o $(DEMO_OUT)
 	./build/release/bin/etdem analyze repose $(DEMO_OUT)
 	@echo "results: $(DEMO_OUT)/ (energy.csv, state.csv, summary.json, repose.json; open $(DEMO_OUT)/particles.pvd in ParaView)"
 
