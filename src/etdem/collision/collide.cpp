@@ -40,7 +40,7 @@ bool has_collider(ShapeType a, ShapeType b) { return table().e[int(a)][int(b)].f
 
 void collide(const ShapeTable& shapes, int shape_a, const Pose& pose_a, int shape_b,
              const Pose& pose_b, double margin, Manifold& out) {
-  out.count = 0;
+  out.clear();
   const Entry& en = table().e[int(shapes.type[shape_a])][int(shapes.type[shape_b])];
   if (!en.fn)
     throw std::logic_error(std::string("no narrow phase for the shape pair ") +
@@ -50,7 +50,7 @@ void collide(const ShapeTable& shapes, int shape_a, const Pose& pose_a, int shap
     en.fn(shapes, shape_a, pose_a, shape_b, pose_b, margin, out);
   } else {
     en.fn(shapes, shape_b, pose_b, shape_a, pose_a, margin, out);
-    out.normal = -out.normal;
+    out.flip();
   }
 }
 

@@ -6,7 +6,7 @@ namespace etdem {
 
 void collide_box_plane(const ShapeTable& shapes, int sa, const Pose& pa, int /*sb*/, const Pose& pb,
                        double margin, Manifold& out) {
-  out.count = 0;
+  out.clear();
   const Vec3 h = shapes.box(sa).half_extents;
   const Vec3 n = pb.rotation.col(2);
   out.normal = n;

@@ -5,7 +5,7 @@ namespace etdem {
 
 void collide_sphere_sphere(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
                            const Pose& pb, double margin, Manifold& out) {
-  out.count = 0;
+  out.clear();
   const double ra = shapes.sphere(sa).radius, rb = shapes.sphere(sb).radius;
   const Vec3 d = pa.position - pb.position;
   const double dist = d.norm();
@@ -20,7 +20,7 @@ void collide_sphere_sphere(const ShapeTable& shapes, int sa, const Pose& pa, int
 
 void collide_sphere_plane(const ShapeTable& shapes, int sa, const Pose& pa, int /*sb*/,
                           const Pose& pb, double margin, Manifold& out) {
-  out.count = 0;
+  out.clear();
   const double r = shapes.sphere(sa).radius;
   const Vec3 n = pb.rotation.col(2);
   // One-sided: the signed distance is not taken in absolute value, so a sphere that tunnelled

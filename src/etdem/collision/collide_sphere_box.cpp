@@ -9,7 +9,7 @@ namespace etdem {
 
 void collide_sphere_box(const ShapeTable& shapes, int sa, const Pose& pa, int sb, const Pose& pb,
                         double margin, Manifold& out) {
-  out.count = 0;
+  out.clear();
   const double r = shapes.sphere(sa).radius;
   const Vec3 h = shapes.box(sb).half_extents;
   // Sphere centre in the box frame (rotation is orthonormal, so its transpose is its inverse).

@@ -16,21 +16,49 @@ struct Pose {
   Pose(const Vec3& p, const Quat& q) : position(p), orientation(q), rotation(q.toRotationMatrix()) {}
 };
 
-/// Result of one narrow-phase test: every contact point between two convex shapes, all with one
-/// normal. ETM needs every point of a face contact, so nothing is pruned.
+/// Result of one narrow-phase test: every contact point between two convex shapes. ETM needs
+/// every point of a face contact, so nothing is pruned. Usually all points share `normal`; a pair
+/// that reports two features at once (box-box: an edge-edge point and, while the bodies are
+/// apart, the face points a fast rotation may bring into contact within the step) gives each
+/// point its own normal and sets `mixed`. Read normals with normal_at(k).
 struct Manifold {
   static constexpr int kMaxPoints = 16;
   Vec3 normal{0, 0, 1};  // unit, from B to A
   int count = 0;
+  bool mixed = false;        // points carry their own normals (point_normal)
   Vec3 point[kMaxPoints];    // world, midway between the two surfaces
   double gap[kMaxPoints];    // m, signed distance along normal (negative = penetration)
+  Vec3 point_normal[kMaxPoints];
 
+  void clear() {
+    count = 0;
+    mixed = false;
+  }
+  /// A point on `normal` (which must be set first).
   void add(const Vec3& p, double g) {
     if (count < kMaxPoints) {
       point[count] = p;
       gap[count] = g;
+      point_normal[count] = normal;
       ++count;
     }
+  }
+  /// A point with a normal of its own.
+  void add(const Vec3& p, double g, const Vec3& n) {
+    if (count < kMaxPoints) {
+      point[count] = p;
+      gap[count] = g;
+      point_normal[count] = n;
+      mixed = true;
+      ++count;
+    }
+  }
+  const Vec3& normal_at(int k) const { return mixed ? point_normal[k] : normal; }
+  /// Swaps the roles of A and B: every normal flips.
+  void flip() {
+    normal = -normal;
+    if (mixed)
+      for (int k = 0; k < count; ++k) point_normal[k] = -point_normal[k];
   }
 };
 

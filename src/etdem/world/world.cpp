@@ -180,7 +180,7 @@ void World::find_contacts() {
       c.a = a;
       c.b = b;
       c.point = m.point[k];
-      c.normal = m.normal;
+      c.normal = m.normal_at(k);
       c.gap = m.gap[k];
       c.ra = c.point - bodies.position[a];
       c.rb = c.point - bodies.position[b];
