@@ -20,6 +20,9 @@
 //    No energy is stored between impulses, so `truncated` is always 0.
 //  - Tolerance: a contact approaches while u_n < -tol, tol = velocity_tolerance times the island's
 //    largest initial approach speed (as EtmSettings::velocity_tolerance).
+//  - Energy guard: where the collision matrix couples normal and tangential directions (a box
+//    corner), the one-shot frictional impulse can create energy (Kane's paradox); it is then
+//    replaced by the frictionless Newton impulse and a guard is counted.
 //  - Bound: at most max_iterations impulses per island and step; when an approaching contact is
 //    left at the cap the solver stops, counts a guard and reports the contacts still approaching.
 //  - SolverStats::rounds: the largest number of impulses any one contact of the island received
