@@ -113,4 +113,21 @@ rc=$?
 rc=$?
 [ "$rc" -eq 2 ] || fail "analyze of a missing directory: exit code $rc, expected 2"
 
+# 6. The other collision solvers run the same scenario (a few steps) and name themselves in
+#    summary.json; jolt refuses boxes before anything runs.
+for solver in sqm jolt; do
+  "$CLI" run "$TMP/tiny.toml" -o "$TMP/$solver" --set simulation.solver=$solver \
+    --set simulation.duration=0.02 --set output.every=0 > "$TMP/$solver.log" 2>&1 \
+    || fail "run with solver $solver exited with $?"
+  "$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['solver']['name'] == sys.argv[2], j['solver']" \
+    "$TMP/$solver/summary.json" "$solver" || fail "summary.json does not name solver $solver"
+  "$CLI" analyze energy "$TMP/$solver" > "$TMP/${solver}_energy.log" 2>&1 \
+    || fail "analyze energy of the $solver run exited with $?"
+done
+"$CLI" check "$SRC/examples/drop_box.toml" --set simulation.solver=jolt > "$TMP/jolt_box.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "jolt with a box: exit code $rc, expected 2"
+grep -q "simulation.solver: the jolt method handles spheres and planes only" "$TMP/jolt_box.log" \
+  || fail "jolt with a box: message does not say why"
+
 echo "script_cli_output: all checks hold"

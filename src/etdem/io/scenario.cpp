@@ -49,6 +49,7 @@ class Parser {
     for (auto& t : r.tables("shape")) shape(t);
     for (auto& t : r.tables("body")) body(t);
     for (auto& t : r.tables("fill")) fill(t);
+    solver_shapes(*sim);
     for (auto& t : r.tables("wall")) wall(t);
     for (auto& t : r.tables("event")) event(t);
     if (auto out = r.table("output")) output(*out);
@@ -100,12 +101,25 @@ class Parser {
     s.conserve_angular_momentum =
         r.boolean("conserve_angular_momentum", s.conserve_angular_momentum);
     if (auto etm = r.table("etm")) etm_settings(*etm);
+    if (auto sqm = r.table("sqm")) sqm_settings(*sqm);
+    if (auto jolt = r.table("jolt")) jolt_settings(*jolt);
     if (std::find(kSolverNames.begin(), kSolverNames.end(), s.solver) == kSolverNames.end())
       r.fail("solver", fmt::format("unknown solver (known: {})", fmt::join(kSolverNames, ", ")));
     try {
       (void)make_solver(s);
     } catch (const std::invalid_argument&) {
-      r.fail("solver", "this solver is not available yet (available: etm)");
+      std::vector<std::string> available;
+      for (const std::string& name : kSolverNames) {
+        WorldSettings probe = s;
+        probe.solver = name;
+        try {
+          (void)make_solver(probe);
+          available.push_back(name);
+        } catch (const std::invalid_argument&) {
+        }
+      }
+      r.fail("solver", fmt::format("this solver is not available yet (available: {})",
+                                   fmt::join(available, ", ")));
     }
     r.finish();
   }
@@ -125,6 +139,44 @@ class Parser {
     e.energy_tolerance = r.number("energy_tolerance", e.energy_tolerance);
     if (e.energy_tolerance < 0.0) r.fail("energy_tolerance", "must be >= 0");
     r.finish();
+  }
+
+  void sqm_settings(const TomlReader& r) {
+    SqmSettings& q = sc_.settings.sqm;
+    q.velocity_tolerance = r.number("velocity_tolerance", q.velocity_tolerance);
+    if (q.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
+    q.max_iterations = r.integer("max_iterations", q.max_iterations);
+    if (q.max_iterations < 1) r.fail("max_iterations", "must be >= 1");
+    r.finish();
+  }
+
+  void jolt_settings(const TomlReader& r) {
+    JoltSettings& j = sc_.settings.jolt;
+    const long sweeps = r.integer("max_sweeps", j.max_sweeps);
+    if (sweeps < 1 || sweeps > 1'000'000'000) r.fail("max_sweeps", "must be in [1, 1e9]");
+    j.max_sweeps = static_cast<int>(sweeps);
+    j.velocity_tolerance = r.number("velocity_tolerance", j.velocity_tolerance);
+    if (j.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
+    r.finish();
+  }
+
+  /// The jolt method treats grains as particles: every body and fill must use a sphere (walls
+  /// are planes). Checked here so the error names the file before anything is built.
+  void solver_shapes(const TomlReader& sim) {
+    if (sc_.settings.solver != "jolt") return;
+    auto check = [&](int shape, std::string_view what, int line) {
+      const ShapeSpec& sh = sc_.shapes[shape];
+      if (sh.type == ShapeType::Sphere) return;
+      const std::string where =
+          line > 0 ? fmt::format("{} (line {})", what, line) : std::string(what);
+      sim.fail("solver", fmt::format("the jolt method handles spheres and planes only; {} uses "
+                                     "shape '{}' of type {}",
+                                     where, sh.name, shape_type_name(sh.type)));
+    };
+    for (std::size_t i = 0; i < sc_.bodies.size(); ++i)
+      check(sc_.bodies[i].shape, fmt::format("body[{}]", i), sc_.bodies[i].line);
+    for (std::size_t i = 0; i < sc_.fills.size(); ++i)
+      check(sc_.fills[i].shape, fmt::format("fill[{}]", i), sc_.fills[i].line);
   }
 
   void material(const TomlReader& r) {

@@ -5,8 +5,10 @@
 #include <string>
 
 #include "etdem/core/math.hpp"
+#include "etdem/solvers/jolt.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/sqm.hpp"
 
 namespace etdem {
 
@@ -30,8 +32,10 @@ inline double pair_friction(const Material& a, const Material& b) {
 struct WorldSettings {
   double dt = 1.0 / 600.0;               // [s] time step (ETM 2014 uses 1/600 throughout)
   Vec3 gravity{0.0, 0.0, -9.81};         // [m/s^2]
-  std::string solver = "etm";            // etm (others follow the same interface)
+  std::string solver = "etm";            // etm, sqm, jolt (make_solver in world.cpp)
   EtmSettings etm;                       // parameters of the ETM solver
+  SqmSettings sqm;                       // parameters of the sequential impulse method
+  JoltSettings jolt;                     // parameters of the velocity-jolt method (spheres only)
   /// [m/s] contacts approaching slower than this are resolved inelastically (e = 0), so a
   /// resting pile does not bounce on the g*dt it gains each step. < 0: automatic, 2 |g| dt.
   double resting_velocity = -1.0;

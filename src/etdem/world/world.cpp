@@ -12,7 +12,9 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/impulse.hpp"
+#include "etdem/solvers/jolt.hpp"
 #include "etdem/solvers/resting.hpp"
+#include "etdem/solvers/sqm.hpp"
 
 namespace etdem {
 namespace {
@@ -31,6 +33,8 @@ class Timer {
 
 std::unique_ptr<Solver> make_solver(const WorldSettings& s) {
   if (s.solver == "etm") return std::make_unique<EtmSolver>(s.etm);
+  if (s.solver == "sqm") return std::make_unique<SqmSolver>(s.sqm);
+  if (s.solver == "jolt") return std::make_unique<JoltSolver>(s.jolt);
   throw std::invalid_argument(fmt::format("unknown solver '{}'", s.solver));
 }
 
@@ -67,6 +71,15 @@ void World::set_solver(std::unique_ptr<Solver> solver) {
 void World::initialize() {
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
   if (!custom_solver_) solver_ = make_solver(settings);
+  if (!custom_solver_ && settings.solver == "jolt")  // particles: spheres against spheres and planes only
+    for (int i = 0; i < bodies.count(); ++i) {
+      const ShapeType t = shapes.type[bodies.shape[i]];
+      if (t != ShapeType::Sphere && t != ShapeType::Plane)
+        throw std::invalid_argument(
+            fmt::format("solver 'jolt' handles spheres and planes only; body {} ('{}') has shape "
+                        "'{}' of type {}",
+                        i, bodies.name[i], shapes.name[bodies.shape[i]], shape_type_name(t)));
+    }
   solver_->prepare(omp_get_max_threads());
   previous_.clear();  // a fresh start carries no impulses from an earlier run
   previous_order_.clear();
