@@ -60,6 +60,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                  {"iterations", t.solver.iterations},
                  {"rounds", t.solver.rounds},
                  {"guards_fired", t.solver.guards_fired},
+                 {"friction_fallbacks", t.solver.friction_fallbacks},
                  {"approaching_left", t.solver.approaching_left},
                  {"collisions", t.collisions}};
   j["resting"] = {{"treatment", world.settings.resting},

@@ -28,6 +28,10 @@ struct SolverStats {
   long rounds = 0;           // compression/restitution/separation rounds (ETM), sweeps (others)
   long guards_fired = 0;     // bounds hit (round guard, iteration cap)
   long approaching_left = 0; // contacts still approaching when the solver stopped
+  /// Impulses whose Coulomb sliding form would have created energy (a coupled collision matrix,
+  /// e.g. a box corner with large mu: n.K(n + mu q) <= 0 or slip reversing within one impulse,
+  /// Kane's paradox) and were replaced by the frictionless impulse.
+  long friction_fallbacks = 0;
   double dissipated_restitution = 0.0;  // [J] energy removed by restitution (Stronge)
   double dissipated_friction = 0.0;     // [J] minus the work of tangential impulses
   double truncated = 0.0;  // [J] elastic energy left in contacts when the solver stopped
@@ -38,6 +42,7 @@ struct SolverStats {
     rounds += o.rounds;
     guards_fired += o.guards_fired;
     approaching_left += o.approaching_left;
+    friction_fallbacks += o.friction_fallbacks;
     dissipated_restitution += o.dissipated_restitution;
     dissipated_friction += o.dissipated_friction;
     truncated += o.truncated;

@@ -125,7 +125,7 @@ SolverStats SqmSolver::resolve(std::span<Contact> cs, IslandBodies& b, int threa
         p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du_n, 0.0);
         wn = impulse::normal_work(c.normal, s.k[i], u, p);
         w = impulse::work(s.k[i], u, p);
-        ++st.guards_fired;
+        ++st.friction_fallbacks;
       }
     }
     st.dissipated_restitution -= wn;   // Newton's loss, (1 - e^2) of the compression work
