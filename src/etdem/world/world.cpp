@@ -11,6 +11,7 @@
 
 #include "etdem/collision/collide.hpp"
 #include "etdem/solvers/etm.hpp"
+#include "etdem/solvers/etm_priority.hpp"
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/resting.hpp"
 
@@ -31,6 +32,7 @@ class Timer {
 
 std::unique_ptr<Solver> make_solver(const WorldSettings& s) {
   if (s.solver == "etm") return std::make_unique<EtmSolver>(s.etm);
+  if (s.solver == "etm-priority") return std::make_unique<EtmPrioritySolver>(s.etm_priority);
   throw std::invalid_argument(fmt::format("unknown solver '{}'", s.solver));
 }
 
