@@ -148,6 +148,22 @@ EtmPrioritySettings priority(double alpha, Ordering ordering) {
   return s;
 }
 
+/// Every ordering with every release, the rest at defaults.
+std::vector<EtmPrioritySettings> variants(double alpha) {
+  std::vector<EtmPrioritySettings> out;
+  for (const auto release :
+       {EtmPrioritySettings::Release::Full, EtmPrioritySettings::Release::Gradual})
+    for (const Ordering ord : kOrderings) {
+      out.push_back(priority(alpha, ord));
+      out.back().release = release;
+    }
+  return out;
+}
+
+std::string label(const EtmPrioritySettings& s) {
+  return std::string(setting_name(s.ordering)) + "/" + setting_name(s.release);
+}
+
 /// The ledger of SolverStats closes: kinetic before - after = restitution + friction + truncated.
 void expect_ledger_closes(const Outcome& o, const std::string& what) {
   const double booked = o.st.dissipated_restitution + o.st.dissipated_friction + o.st.truncated;
@@ -160,34 +176,35 @@ void expect_ledger_closes(const Outcome& o, const std::string& what) {
 class SingleContactAlpha : public ::testing::TestWithParam<int> {};
 
 TEST_P(SingleContactAlpha, OffCentreSpheresConserveEnergyAndReverseNormalVelocity) {
-  for (const Ordering ord : kOrderings) {
+  for (const EtmPrioritySettings& set : variants(GetParam())) {
     Island isl;
     isl.sphere(0.5, Vec3(0.1, -0.2, 0.79), Vec3(0, 0, -100), Vec3(5, 10, 3));
     isl.sphere(0.3, Vec3(0, 0, 0));
     isl.build_contacts(0.1, 1.0, 0.0);
     ASSERT_EQ(isl.contacts.size(), 1u);
     const double un0 = isl.un(0);
-    EtmPrioritySolver solver(priority(GetParam(), ord));
+    EtmPrioritySolver solver(set);
     const Outcome o = run(solver, isl);
     const double un1 = isl.un(0);
-    EXPECT_LE(std::abs(o.e1 - o.e0) / o.e0, 1e-13) << "alpha " << GetParam();
-    EXPECT_NEAR(un1, -un0, 1e-12 * std::abs(un0)) << "alpha " << GetParam();
+    EXPECT_LE(std::abs(o.e1 - o.e0) / o.e0, 1e-13) << label(set) << " alpha " << GetParam();
+    EXPECT_NEAR(un1, -un0, 1e-12 * std::abs(un0)) << label(set) << " alpha " << GetParam();
     EXPECT_NEAR((o.p1 - o.p0).norm(), 0.0, 1e-12 * o.p_scale);
     EXPECT_EQ(o.st.guards_fired, 0);
     EXPECT_EQ(o.st.approaching_left, 0);
     EXPECT_EQ(o.st.rounds, 1);
-    // Geometric compression: (1 - 1/alpha)^k below the tolerance 1e-4, plus one release.
-    const long expected =
-        GetParam() == 1
-            ? 2
-            : std::lround(std::ceil(std::log(1e-4) / std::log(1.0 - 1.0 / GetParam()))) + 1;
-    EXPECT_EQ(o.st.iterations, expected) << "alpha " << GetParam();
+    // Geometric compression: k steps until (1 - 1/alpha)^k is below the tolerance 1e-4 (then
+    // the rest to zero); the release in one step (full) or alpha steps (gradual).
+    const int alpha = GetParam();
+    const long k =
+        alpha == 1 ? 1 : std::lround(std::ceil(std::log(1e-4) / std::log(1.0 - 1.0 / alpha)));
+    const long release = set.release == EtmPrioritySettings::Release::Full ? 1 : alpha;
+    EXPECT_EQ(o.st.iterations, k + release) << label(set) << " alpha " << alpha;
     expect_ledger_closes(o, "spheres");
   }
 }
 
 TEST_P(SingleContactAlpha, BoxCornerOnPlaneConservesEnergyAndReverseNormalVelocity) {
-  for (const Ordering ord : kOrderings) {
+  for (const EtmPrioritySettings& set : variants(GetParam())) {
     Island isl;
     const Vec3 half(1.0, 0.5, 0.25);
     const int box = isl.shapes.add_box("box", half);
@@ -205,10 +222,10 @@ TEST_P(SingleContactAlpha, BoxCornerOnPlaneConservesEnergyAndReverseNormalVeloci
     ASSERT_EQ(isl.contacts.size(), 1u);
     const double un0 = isl.un(0);
     ASSERT_LT(un0, 0.0);
-    EtmPrioritySolver solver(priority(GetParam(), ord));
+    EtmPrioritySolver solver(set);
     const Outcome o = run(solver, isl);
-    EXPECT_LE(std::abs(o.e1 - o.e0) / o.e0, 1e-13) << "alpha " << GetParam();
-    EXPECT_NEAR(isl.un(0), -un0, 1e-12 * std::abs(un0)) << "alpha " << GetParam();
+    EXPECT_LE(std::abs(o.e1 - o.e0) / o.e0, 1e-13) << label(set) << " alpha " << GetParam();
+    EXPECT_NEAR(isl.un(0), -un0, 1e-12 * std::abs(un0)) << label(set) << " alpha " << GetParam();
     EXPECT_EQ(o.st.guards_fired, 0);
     expect_ledger_closes(o, "box corner");
   }
@@ -220,7 +237,7 @@ INSTANTIATE_TEST_SUITE_P(PaperAlphas, SingleContactAlpha,
 TEST(EtmPrioritySingle, RestitutionReversesNormalVelocityTimesE) {
   // Off-centre spheres (rotation couples in) and a central impact: u_n -> -e u_n, the energy
   // lost is (1 - e^2) of the compression work, momentum is kept.
-  for (const Ordering ord : kOrderings)
+  for (const EtmPrioritySettings& set : variants(30))
     for (double e : {0.0, 0.5}) {
       for (const bool central : {true, false}) {
         Island isl;
@@ -235,10 +252,11 @@ TEST(EtmPrioritySingle, RestitutionReversesNormalVelocityTimesE) {
         const Contact& c = isl.contacts[0];
         const double work =
             0.5 * un0 * un0 / c.normal.dot(impulse::collision_matrix(c, view) * c.normal);
-        EtmPrioritySolver solver(priority(30, ord));
+        EtmPrioritySolver solver(set);
         const Outcome o = run(solver, isl);
-        EXPECT_NEAR(isl.un(0), -e * un0, 1e-12 * std::abs(un0)) << "e " << e;
-        EXPECT_NEAR(o.st.dissipated_restitution, (1 - e * e) * work, 1e-12 * work) << "e " << e;
+        EXPECT_NEAR(isl.un(0), -e * un0, 1e-12 * std::abs(un0)) << label(set) << " e " << e;
+        EXPECT_NEAR(o.st.dissipated_restitution, (1 - e * e) * work, 1e-12 * work)
+            << label(set) << " e " << e;
         EXPECT_NEAR((o.p1 - o.p0).norm(), 0.0, 1e-12 * o.p_scale);
         EXPECT_EQ(o.st.approaching_left, 0);
         expect_ledger_closes(o, "restitution");
@@ -249,14 +267,14 @@ TEST(EtmPrioritySingle, RestitutionReversesNormalVelocityTimesE) {
 TEST(EtmPrioritySingle, SlidingFrictionOnPlaneRemovesMuTimesNormalImpulse) {
   // A sphere hits a plane obliquely, e = 0: the normal impulse is m |v_n|, and while sliding the
   // tangential impulse is mu times it (Coulomb, lines 13-15); the loss is booked as friction.
-  for (const Ordering ord : kOrderings) {
+  for (const EtmPrioritySettings& set : variants(30)) {
     Island isl;
     isl.sphere(0.1, Vec3(0, 0, 0.1), Vec3(5, 0, -1));
     isl.floor();
     const double mu = 0.2;
     isl.build_contacts(0.01, 0.0, mu);
     ASSERT_EQ(isl.contacts.size(), 1u);
-    EtmPrioritySolver solver(priority(30, ord));
+    EtmPrioritySolver solver(set);
     const Outcome o = run(solver, isl);
     EXPECT_NEAR(isl.v[0].z(), 0.0, 1e-4);  // the velocity tolerance: 1e-4 of 1 m/s
     EXPECT_GE(isl.v[0].z(), -1e-4);
@@ -305,13 +323,7 @@ Island box_row(unsigned seed, double e, double mu) {
 
 TEST(EtmPriorityIslands, MomentumKeptEnergyNeverCreatedLedgerCloses) {
   // Every ordering and release, and the island-wide grouping of line 9 read literally.
-  std::vector<EtmPrioritySettings> settings;
-  for (const auto release :
-       {EtmPrioritySettings::Release::Full, EtmPrioritySettings::Release::Gradual})
-    for (const Ordering ord : kOrderings) {
-      settings.push_back(priority(30, ord));
-      settings.back().release = release;
-    }
+  std::vector<EtmPrioritySettings> settings = variants(30);
   settings.push_back(priority(30, Ordering::Velocity));
   settings.back().grouping = EtmPrioritySettings::Grouping::Island;
   int islands = 0;
@@ -358,15 +370,7 @@ struct Config {
 
 std::vector<Config> configs() {
   std::vector<Config> out{{"etm", true, {}}};
-  for (const auto release :
-       {EtmPrioritySettings::Release::Full, EtmPrioritySettings::Release::Gradual})
-    for (const Ordering ord : kOrderings) {
-      Config c;
-      c.prio = priority(30, ord);
-      c.prio.release = release;
-      c.name = std::string(setting_name(ord)) + "/" + setting_name(release);
-      out.push_back(c);
-    }
+  for (const EtmPrioritySettings& set : variants(30)) out.push_back({label(set), false, set});
   return out;
 }
 
@@ -552,6 +556,37 @@ TEST(EtmPriorityMassRatio, SmallGrainSqueezedTerminatesForEtmAndBothOrderings) {
       }
 }
 
+// --- in the world pipeline ------------------------------------------------------------------
+
+TEST(EtmPriorityWorld, ZeroGravityCloudKeepsMomentumNeverCreatesEnergyLedgerCloses) {
+  for (const double e : {1.0, 0.5}) {
+    test::TestWorld t(e, 0.4);
+    t.world.settings.solver = "etm-priority";
+    t.world.settings.resting_velocity = 0.0;  // every contact in the collision solver
+    test::fill_spheres(t, 5, 5, 5, 0.04, 0.1, Vec3(0, 0, 0), 1.0, 3, 0.5);
+    std::mt19937_64 rng(4);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int k = 0; k < 10; ++k)
+      t.add_box(Vec3(0.03, 0.02, 0.015), Vec3(0.1 + 0.1 * (k % 5), 0.15 + 0.2 * (k / 5), 0.6),
+                Quat(Eigen::AngleAxisd(3 * u(rng), Vec3(u(rng), u(rng), 1).normalized())),
+                Vec3(u(rng), u(rng), -1.0), 5 * Vec3(u(rng), u(rng), u(rng)));
+    t.world.initialize();
+    const Vec3 p0 = t.linear_momentum();
+    double scale = 0;
+    for (int i = 0; i < t.world.bodies.count(); ++i)
+      scale += t.world.bodies.mass[i] * t.world.bodies.velocity[i].norm();
+    t.steps(200);
+    EXPECT_GT(t.world.totals().candidates, 100) << "it collided";
+    EXPECT_EQ(t.world.totals().solver.guards_fired, 0);
+    EXPECT_LT((t.linear_momentum() - p0).norm(), 1e-12 * scale) << "e " << e;
+    const EnergyLedger& l = t.world.ledger();
+    EXPECT_LT(std::abs(l.residual()), 1e-9 * l.initial) << "e " << e;
+    // Spheres and boxes tumble freely between collisions (no energy source): kinetic energy
+    // only falls, apart from the truncation the ledger books.
+    EXPECT_LE(t.kinetic(), l.initial * (1 + 1e-9)) << "e " << e;
+  }
+}
+
 // --- scenario wiring ------------------------------------------------------------------------
 
 const char* kScenario = R"([simulation]
@@ -563,6 +598,8 @@ solver = "etm-priority"
 alpha = 20
 beta = 0.02
 ordering = "velocity"
+grouping = "island"
+release = "full"
 max_rounds = 100
 velocity_tolerance = 1e-5
 
@@ -602,6 +639,8 @@ TEST(EtmPriorityScenario, LoadsAndRuns) {
   EXPECT_DOUBLE_EQ(sc.settings.etm_priority.alpha, 20.0);
   EXPECT_DOUBLE_EQ(sc.settings.etm_priority.beta, 0.02);
   EXPECT_EQ(sc.settings.etm_priority.ordering, Ordering::Velocity);
+  EXPECT_EQ(sc.settings.etm_priority.grouping, EtmPrioritySettings::Grouping::Island);
+  EXPECT_EQ(sc.settings.etm_priority.release, EtmPrioritySettings::Release::Full);
   EXPECT_EQ(sc.settings.etm_priority.max_rounds, 100);
   EXPECT_DOUBLE_EQ(sc.settings.etm_priority.velocity_tolerance, 1e-5);
   World world;
@@ -624,24 +663,34 @@ TEST(EtmPriorityScenario, LoadsAndRuns) {
 }
 
 TEST(EtmPriorityScenario, BadValuesNameKeyAndValue) {
-  const std::pair<const char*, const char*> cases[] = {
-      {"ordering = \"velocity\"", "ordering = \"mass\""},
-      {"alpha = 20", "alpha = 0.5"},
-      {"beta = 0.02", "beta = 1.5"},
-      {"max_rounds = 100", "max_rounds = 0"},
-      {"velocity_tolerance = 1e-5", "velocity_tolerance = -1.0"},
-      {"alpha = 20", "alpha = 20\nlambda = 30"},
+  struct Bad {
+    const char *find, *replace, *key, *value;
   };
-  for (const auto& [find, replace] : cases) {
+  const Bad cases[] = {
+      {"ordering = \"velocity\"", "ordering = \"mass\"", "ordering", "mass"},
+      {"grouping = \"island\"", "grouping = \"all\"", "grouping", "all"},
+      {"release = \"full\"", "release = 2", "release", "2"},
+      {"alpha = 20", "alpha = 0.5", "alpha", "0.5"},
+      {"beta = 0.02", "beta = 1.5", "beta", "1.5"},
+      {"max_rounds = 100", "max_rounds = 0", "max_rounds", "0"},
+      {"velocity_tolerance = 1e-5", "velocity_tolerance = -1.0", "velocity_tolerance", "-1.0"},
+      {"alpha = 20", "alpha = 20\nlambda = 30", "lambda", "30"},
+  };
+  for (const Bad& c : cases) {
     std::string text = kScenario;
-    text.replace(text.find(find), std::string(find).size(), replace);
+    text.replace(text.find(c.find), std::string(c.find).size(), c.replace);
     try {
       (void)parse_scenario(text, "bad.toml");
-      ADD_FAILURE() << "no error for " << replace;
+      ADD_FAILURE() << "no error for " << c.replace;
     } catch (const ScenarioError& err) {
       const std::string msg = err.what();
-      EXPECT_NE(msg.find("simulation.etm-priority."), std::string::npos) << msg;
       EXPECT_NE(msg.find("bad.toml"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(std::string("simulation.etm-priority.") + c.key), std::string::npos)
+          << msg;
+      EXPECT_NE(msg.find(std::string("(value ") +
+                         (c.value[0] == '-' || isdigit(c.value[0]) ? "" : "\"") + c.value),
+                std::string::npos)
+          << msg;
     }
   }
 }

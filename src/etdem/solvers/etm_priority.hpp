@@ -1,34 +1,44 @@
 // The modified energy tracking method of Tan, Wijesuriya & Sitar (2024), Algorithm 1 (§3.3) with
 // the weighted ordering of §4.3:
 //
-//   repeat (round r = 1 .. max_rounds, then e = 0: guard, counted) until no contact approaches:
+//   repeat (line 6; after max_rounds rounds e = 0: guard, counted) until no contact approaches:
 //     compression (lines 5-21): a priority queue of the approaching contacts keyed by u_n. Take
-//         the minimum u_n^min and every contact within a relative beta of it (the group Gamma,
+//         the minimum u_n^min and the contacts within a relative beta of it (the group Gamma,
 //         line 9); each gets du = |u_n^min| / (alpha |Gamma|) (line 10, ERRATA: positive, like
-//         ETM Eq. 62), capped at exactly zero, with friction (lines 12-16 = ETM 2014 Eqs. 50-55)
-//         and W += -dW_n (line 18, Eq. 29; W positive while compressed). Recompute, repeat.
+//         ETM Eq. 62), never past zero, with friction (lines 12-16, ETM 2014 Eqs. 50-55) and
+//         W += -dW_n (line 18, Eq. 29; W positive while compressed). Recompute, repeat.
 //     restitution (lines 23-25): W <- e^2 W (ERRATA: Stronge, Eq. 1; the printed eps W is a typo).
-//     separation (lines 27-41): a priority queue keyed by W (maximum first). The group of
-//         contacts within beta of W^max gets the increment that releases exactly W^max at its
-//         contact, du = -u_n + sqrt(u_n^2 + 2 W n.(K n)) (line 30 corrected to Eq. 33), each
-//         member capped at the increment that releases its own W. Repeat until no W is left.
+//     separation (lines 27-41): a priority queue keyed by W, maximum first. The group of
+//         contacts within beta of W^max gets the increment of Eq. 33 (line 30 with the energy
+//         restored, ERRATA), du = -u_n + sqrt(u_n^2 + 2 dW n.(K n)), which releases exactly dW
+//         at the head; each member is capped at the increment that releases its own W.
 //
-// §4.3 ("weighted relative velocity"): with ordering = mass-weighted the compression queue,
-// the group and the increment use u~_n = m_A m_B / (m_A + m_B) u_n instead of u_n (a static body
-// has infinite mass: m~ = m of the dynamic one), so contacts between large grains are resolved
-// first and every member of a group changes its approach momentum by the same amount.
+// §4.3 ("weighted relative velocity"): with ordering = mass-weighted the compression queue, the
+// group and the increment use u~_n = m_A m_B / (m_A + m_B) u_n instead of u_n (a static body has
+// infinite mass: the dynamic body's mass), so contacts between large grains are resolved first,
+// and the members of a group change their approach momentum by equal amounts.
 //
 // Choices where the paper is silent or ambiguous (docs/solvers.md, "etm-priority"):
-//  - The compression increment is a fraction of the current u_n^min (line 10 with line 20's
-//    recomputation), so a lone contact's approach decays geometrically; a step that would leave
+//  - Line 10 takes a fraction of the current u_n^min (line 20 recomputes it), so a lone
+//    contact's approach decays geometrically, (1 - 1/alpha) per impulse; a step that would leave
 //    less than the velocity tolerance goes to exactly zero (the "threshold to truncate small
-//    values" of §3.3), as does the last step of ETM Eq. 63.
+//    values" of §3.3), as the last step of ETM Eq. 63 does.
+//  - Groups: line 9 groups any contact with a similar u_n; §3.3 speaks of "adjacent contact
+//    points glued together and treated as a single contact". grouping = pair (default) groups
+//    the points of one body pair only: dividing the step by |Gamma| for unrelated contacts of a
+//    large island cost 2.6 to 13 times the impulses (measured), and only points of one pair share
+//    the load a glued contact implies.
+//  - Release: dW = W^max (release = full) is line 30 literally and releases a contact at once;
+//    the box landing flat (V3) then spins at 4.6 rad/s whatever alpha. release = gradual
+//    (default) releases at most 1/alpha of the W each contact held when the phase began, the
+//    last step exactly the rest; §3.3 says the elastic energy "gradually decreases to zero during
+//    the energy release phase", and Eq. 33 is written for an increment of work dW_n.
 //  - Line 12 as printed (P = du K^-1 n) keeps the tangential relative velocity unchanged, so a
 //    sphere sliding on a plane would feel no friction; the trial impulse is that of ETM 2014
 //    Eq. 50 (target u_t = 0), shared with etm through impulse::frictional_impulse.
 //  - With friction, the separation increment uses the effective normal compliance du_n / p_n of
-//    the frictional impulse (as etm does); what a step leaves in or takes from a contact beyond
-//    the energy tolerance is booked as truncated.
+//    the frictional impulse (as etm does), refined from a trial; what a step leaves in or takes
+//    from a contact beyond the energy tolerance is booked as truncated.
 #pragma once
 
 #include <string>
@@ -62,7 +72,7 @@ struct EtmPrioritySettings {
   double beta = 0.05;   // relative width of a group, lines 9 and 29 ("beta ~ 1-5 %")
   Ordering ordering = Ordering::MassWeighted;
   Grouping grouping = Grouping::Pair;
-  Release release = Release::Full;
+  Release release = Release::Gradual;
   int max_rounds = 300;  // round guard after which restitution is set to zero (ETM 2014 §6)
   long max_iterations = 50'000'000;  // cap on impulses per island per step (a guard, counted)
   /// A contact with u_n >= -tol no longer approaches, tol = velocity_tolerance times the largest
