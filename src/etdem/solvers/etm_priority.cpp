@@ -263,7 +263,8 @@ bool EtmPrioritySolver::separate(std::span<const Contact> cs, IslandBodies& b, S
         if (e.version == s.version[e.contact]) s.group.push_back(e.contact);
       }
     }
-    // Line 30 (Eq. 33): the increment that releases W^max at the contact holding it.
+    // Line 30 (Eq. 33): the increment that releases W^max (full) or the head's quantum
+    // (gradual) at the head; the members take it, capped at their own W.
     double du_group = 0.0;
     for (const int i : s.group) {
       const Contact& c = cs[i];
@@ -272,7 +273,8 @@ bool EtmPrioritySolver::separate(std::span<const Contact> cs, IslandBodies& b, S
       const double du_own = release_increment(i, u, un, s.elastic[i]);
       if (i == top.contact) {
         du_group = du_own;
-        if (gradual && s.quantum[i] < s.elastic[i])
+        // (A contact that held no energy when the phase began has no quantum: it goes at once.)
+        if (gradual && s.quantum[i] > tol_w && s.quantum[i] < s.elastic[i])
           du_group = release_increment(i, u, un, s.quantum[i]);
       }
       // Every member takes the group's increment, but never more than releases its own W.
