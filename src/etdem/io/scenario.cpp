@@ -103,6 +103,7 @@ class Parser {
     if (auto etm = r.table("etm")) etm_settings(*etm);
     if (auto sqm = r.table("sqm")) sqm_settings(*sqm);
     if (auto jolt = r.table("jolt")) jolt_settings(*jolt);
+    if (auto ep = r.table("etm-priority")) etm_priority_settings(*ep);
     if (std::find(kSolverNames.begin(), kSolverNames.end(), s.solver) == kSolverNames.end())
       r.fail("solver", fmt::format("unknown solver (known: {})", fmt::join(kSolverNames, ", ")));
     try {
@@ -177,6 +178,30 @@ class Parser {
       check(sc_.bodies[i].shape, fmt::format("body[{}]", i), sc_.bodies[i].line);
     for (std::size_t i = 0; i < sc_.fills.size(); ++i)
       check(sc_.fills[i].shape, fmt::format("fill[{}]", i), sc_.fills[i].line);
+  }
+
+  void etm_priority_settings(const TomlReader& r) {
+    EtmPrioritySettings& e = sc_.settings.etm_priority;
+    e.alpha = r.number("alpha", e.alpha);
+    if (e.alpha < 1.0 || e.alpha > 1e6) r.fail("alpha", "must be in [1, 1e6]");
+    e.beta = r.number("beta", e.beta);
+    if (e.beta < 0.0 || e.beta >= 1.0) r.fail("beta", "must be in [0, 1)");
+    if (!parse_setting(r.string("ordering", setting_name(e.ordering)), e.ordering))
+      r.fail("ordering", "must be \"velocity\" or \"mass-weighted\"");
+    if (!parse_setting(r.string("grouping", setting_name(e.grouping)), e.grouping))
+      r.fail("grouping", "must be \"pair\" or \"island\"");
+    if (!parse_setting(r.string("release", setting_name(e.release)), e.release))
+      r.fail("release", "must be \"full\" or \"gradual\"");
+    const long rounds = r.integer("max_rounds", e.max_rounds);
+    if (rounds < 1 || rounds > 1'000'000'000) r.fail("max_rounds", "must be in [1, 1e9]");
+    e.max_rounds = static_cast<int>(rounds);
+    e.max_iterations = r.integer("max_iterations", e.max_iterations);
+    if (e.max_iterations < 1) r.fail("max_iterations", "must be >= 1");
+    e.velocity_tolerance = r.number("velocity_tolerance", e.velocity_tolerance);
+    if (e.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
+    e.energy_tolerance = r.number("energy_tolerance", e.energy_tolerance);
+    if (e.energy_tolerance < 0.0) r.fail("energy_tolerance", "must be >= 0");
+    r.finish();
   }
 
   void material(const TomlReader& r) {

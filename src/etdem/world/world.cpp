@@ -11,6 +11,7 @@
 
 #include "etdem/collision/collide.hpp"
 #include "etdem/solvers/etm.hpp"
+#include "etdem/solvers/etm_priority.hpp"
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/jolt.hpp"
 #include "etdem/solvers/resting.hpp"
@@ -35,6 +36,7 @@ std::unique_ptr<Solver> make_solver(const WorldSettings& s) {
   if (s.solver == "etm") return std::make_unique<EtmSolver>(s.etm);
   if (s.solver == "sqm") return std::make_unique<SqmSolver>(s.sqm);
   if (s.solver == "jolt") return std::make_unique<JoltSolver>(s.jolt);
+  if (s.solver == "etm-priority") return std::make_unique<EtmPrioritySolver>(s.etm_priority);
   throw std::invalid_argument(fmt::format("unknown solver '{}'", s.solver));
 }
 

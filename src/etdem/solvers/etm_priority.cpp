@@ -1,0 +1,371 @@
+#include "etdem/solvers/etm_priority.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "etdem/solvers/impulse.hpp"
+
+namespace etdem {
+namespace {
+
+// Min-heap order on (key, contact id): ties broken by id so the order is deterministic.
+struct HeapGreater {
+  template <class E>
+  bool operator()(const E& x, const E& y) const {
+    return x.key > y.key || (x.key == y.key && x.contact > y.contact);
+  }
+};
+
+template <class E>
+void heap_push(std::vector<E>& heap, const E& e) {
+  heap.push_back(e);
+  std::push_heap(heap.begin(), heap.end(), HeapGreater{});
+}
+
+template <class E>
+E heap_pop(std::vector<E>& heap) {
+  std::pop_heap(heap.begin(), heap.end(), HeapGreater{});
+  const E e = heap.back();
+  heap.pop_back();
+  return e;
+}
+
+}  // namespace
+
+namespace {
+template <class E, std::size_t N>
+bool parse_named(const std::string& name, const std::pair<E, const char*> (&table)[N], E& out) {
+  for (const auto& [value, text] : table)
+    if (name == text) {
+      out = value;
+      return true;
+    }
+  return false;
+}
+template <class E, std::size_t N>
+const char* named(E v, const std::pair<E, const char*> (&table)[N]) {
+  for (const auto& [value, text] : table)
+    if (v == value) return text;
+  return "?";
+}
+using S = EtmPrioritySettings;
+constexpr std::pair<S::Ordering, const char*> kOrderingNames[] = {
+    {S::Ordering::Velocity, "velocity"}, {S::Ordering::MassWeighted, "mass-weighted"}};
+constexpr std::pair<S::Grouping, const char*> kGroupingNames[] = {{S::Grouping::Pair, "pair"},
+                                                                  {S::Grouping::Island, "island"}};
+constexpr std::pair<S::Release, const char*> kReleaseNames[] = {{S::Release::Full, "full"},
+                                                                {S::Release::Gradual, "gradual"}};
+}  // namespace
+
+bool parse_setting(const std::string& name, S::Ordering& out) {
+  return parse_named(name, kOrderingNames, out);
+}
+bool parse_setting(const std::string& name, S::Grouping& out) {
+  return parse_named(name, kGroupingNames, out);
+}
+bool parse_setting(const std::string& name, S::Release& out) {
+  return parse_named(name, kReleaseNames, out);
+}
+const char* setting_name(S::Ordering v) {
+  return named(v, kOrderingNames);
+}
+const char* setting_name(S::Grouping v) {
+  return named(v, kGroupingNames);
+}
+const char* setting_name(S::Release v) {
+  return named(v, kReleaseNames);
+}
+
+void EtmPrioritySolver::prepare(int threads) {
+  scratch_.resize(std::max(threads, 1));
+}
+
+void EtmPrioritySolver::setup(std::span<const Contact> cs, const IslandBodies& b,
+                              Scratch& s) const {
+  const std::size_t n = cs.size();
+  s.k.resize(n);
+  s.k_inv.resize(n);
+  s.un.resize(n);
+  s.weight.resize(n);
+  s.elastic.assign(n, 0.0);
+  s.restitution.resize(n);
+  s.version.assign(n, 0);
+  const bool weighted = settings_.ordering == EtmPrioritySettings::Ordering::MassWeighted;
+  double fastest = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Contact& c = cs[i];
+    s.k[i] = impulse::collision_matrix(c, b);
+    if (c.friction > 0.0) s.k_inv[i] = s.k[i].inverse();
+    s.un[i] = c.normal.dot(impulse::relative_velocity(c, b));
+    // §4.3: m_A m_B / (m_A + m_B) = 1 / (1/m_A + 1/m_B); a static body has 1/m = 0.
+    s.weight[i] = weighted ? 1.0 / (impulse::inv_mass(b, c.a) + impulse::inv_mass(b, c.b)) : 1.0;
+    s.restitution[i] = c.restitution;
+    fastest = std::max(fastest, -s.un[i]);
+  }
+  s.tolerance = settings_.velocity_tolerance * fastest;
+  // Body -> contact adjacency, so an impulse refreshes only the contacts it changes.
+  s.adj_start.assign(b.count + 1, 0);
+  for (const Contact& c : cs) {
+    if (c.a >= 0) ++s.adj_start[c.a + 1];
+    if (c.b >= 0) ++s.adj_start[c.b + 1];
+  }
+  for (int i = 0; i < b.count; ++i) s.adj_start[i + 1] += s.adj_start[i];
+  s.adj.resize(s.adj_start[b.count]);
+  s.cursor.assign(s.adj_start.begin(), s.adj_start.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (cs[i].a >= 0) s.adj[s.cursor[cs[i].a]++] = static_cast<int>(i);
+    if (cs[i].b >= 0) s.adj[s.cursor[cs[i].b]++] = static_cast<int>(i);
+  }
+}
+
+void EtmPrioritySolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b,
+                                           Scratch& s, int contact, bool push) const {
+  const double tol = s.tolerance;
+  auto refresh_body = [&](int body) {
+    if (body < 0) return;
+    for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
+      const int j = s.adj[k];
+      s.un[j] = cs[j].normal.dot(impulse::relative_velocity(cs[j], b));
+      ++s.version[j];
+      if (push && s.un[j] < -tol) heap_push(s.heap, {s.weight[j] * s.un[j], j, s.version[j]});
+    }
+  };
+  refresh_body(cs[contact].a);
+  refresh_body(cs[contact].b);
+}
+
+bool EtmPrioritySolver::compress(std::span<const Contact> cs, IslandBodies& b, Scratch& s,
+                                 SolverStats& st) const {
+  const double tol = s.tolerance;
+  const double beta = settings_.beta;
+  s.heap.clear();
+  // Line 5: the queue of approaching contacts keyed by (weighted) u_n, minimum first.
+  for (std::size_t i = 0; i < cs.size(); ++i)
+    if (s.un[i] < -tol)
+      s.heap.push_back({s.weight[i] * s.un[i], static_cast<int>(i), s.version[i]});
+  std::make_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
+  while (!s.heap.empty()) {
+    const HeapEntry top = heap_pop(s.heap);
+    if (top.version != s.version[top.contact]) continue;  // stale entry
+    // Line 9: the group of contacts within a relative beta of the minimum key (keys < 0).
+    const double key_min = top.key;
+    s.group.clear();
+    s.group.push_back(top.contact);
+    if (settings_.grouping == EtmPrioritySettings::Grouping::Pair) {
+      // The other contacts of the same two bodies within beta (their heap entries stay; an
+      // impulse makes them stale).
+      const Contact& h = cs[top.contact];
+      const int body = h.a >= 0 ? h.a : h.b;
+      for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
+        const int j = s.adj[k];
+        if (j == top.contact || cs[j].a != h.a || cs[j].b != h.b) continue;
+        const double key = s.weight[j] * s.un[j];
+        if (s.un[j] < -tol && key <= key_min * (1.0 - beta)) s.group.push_back(j);
+      }
+    } else {
+      while (!s.heap.empty() && s.heap.front().key <= key_min * (1.0 - beta)) {
+        const HeapEntry e = heap_pop(s.heap);
+        if (e.version == s.version[e.contact]) s.group.push_back(e.contact);
+      }
+    }
+    // Line 10 (ERRATA: positive): the increment of the key, shared by the group.
+    const double step = -key_min / (settings_.alpha * static_cast<double>(s.group.size()));
+    for (const int i : s.group) {
+      const Contact& c = cs[i];
+      const Vec3 u = impulse::relative_velocity(c, b);
+      const double un = c.normal.dot(u);
+      if (un >= -tol) continue;  // an earlier member's impulse already stopped it
+      double du = step / s.weight[i];
+      // Never beyond zero, and a remainder below the tolerance is truncated to zero.
+      if (un + du > -tol) du = -un;
+      // Lines 12-16: impulse with Coulomb friction (ETM 2014 Eqs. 50-55).
+      const Vec3 p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, c.friction);
+      const double wn = impulse::normal_work(c.normal, s.k[i], u, p);
+      const double wt = impulse::work(s.k[i], u, p);
+      s.elastic[i] -= wn;                   // line 18 (Eq. 29), W = - normal work
+      st.dissipated_friction -= (wt - wn);  // tangential work
+      impulse::apply(c, b, p);              // line 17
+      ++st.iterations;
+      refresh_neighbours(cs, b, s, i, true);  // line 20
+      if (st.iterations >= settings_.max_iterations) return false;
+    }
+    // Every impulse queues its neighbours again; drop the stale entries now and then so the
+    // heap stays O(contacts).
+    if (s.heap.size() > 4 * cs.size() + 64) {
+      std::erase_if(s.heap, [&](const HeapEntry& e) { return e.version != s.version[e.contact]; });
+      std::make_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
+    }
+  }
+  return true;
+}
+
+bool EtmPrioritySolver::separate(std::span<const Contact> cs, IslandBodies& b, Scratch& s,
+                                 SolverStats& st) const {
+  double peak = 0.0;
+  for (double w : s.elastic) peak = std::max(peak, w);
+  if (peak <= 0.0) return true;
+  const double tol_w = settings_.energy_tolerance * peak;
+  const double beta = settings_.beta;
+
+  // The normal increment that releases exactly the contact's W: Eq. 33 (line 30 corrected),
+  // with the effective compliance du_n / p_n of the frictional impulse (n.K n when mu = 0).
+  // The sticking impulse is affine in du_n, so the compliance is refined from a trial at the
+  // frictionless increment (three passes at most; the remaining mismatch is truncated energy).
+  // Written without cancellation for a separating contact (u_n > 0, small W), where the
+  // printed form rounds to zero and would stall the phase.
+  auto eq33 = [](double un, double w, double compliance) {
+    const double root = std::sqrt(un * un + 2.0 * w * compliance);
+    return un > 0.0 ? 2.0 * w * compliance / (un + root) : root - un;
+  };
+  auto release_increment = [&](int i, const Vec3& u, double un, double w) {
+    const Contact& c = cs[i];
+    double du = eq33(un, w, c.normal.dot(s.k[i] * c.normal));
+    if (c.friction <= 0.0) return du;
+    for (int pass = 0; pass < 3; ++pass) {
+      const Vec3 p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, c.friction);
+      const double pn = c.normal.dot(p);
+      if (!(pn > 0.0)) break;
+      du = eq33(un, w, du / pn);
+    }
+    return du;
+  };
+
+  const bool gradual = settings_.release == EtmPrioritySettings::Release::Gradual;
+  if (gradual) {
+    s.quantum.resize(cs.size());
+    for (std::size_t i = 0; i < cs.size(); ++i) s.quantum[i] = s.elastic[i] / settings_.alpha;
+  }
+
+  // Line 27: the queue of contacts holding energy keyed by -W (maximum W first).
+  s.heap.clear();
+  for (std::size_t i = 0; i < cs.size(); ++i)
+    if (s.elastic[i] > tol_w) s.heap.push_back({-s.elastic[i], static_cast<int>(i), s.version[i]});
+  std::make_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
+  while (!s.heap.empty()) {
+    const HeapEntry top = heap_pop(s.heap);
+    if (top.version != s.version[top.contact]) continue;
+    // Line 29: the group of contacts within a relative beta of W^max.
+    const double w_max = -top.key;
+    s.group.clear();
+    s.group.push_back(top.contact);
+    if (settings_.grouping == EtmPrioritySettings::Grouping::Pair) {
+      const Contact& h = cs[top.contact];
+      const int body = h.a >= 0 ? h.a : h.b;
+      for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
+        const int j = s.adj[k];
+        if (j == top.contact || cs[j].a != h.a || cs[j].b != h.b) continue;
+        if (s.elastic[j] > tol_w && s.elastic[j] >= w_max * (1.0 - beta)) s.group.push_back(j);
+      }
+    } else {
+      while (!s.heap.empty() && -s.heap.front().key >= w_max * (1.0 - beta)) {
+        const HeapEntry e = heap_pop(s.heap);
+        if (e.version == s.version[e.contact]) s.group.push_back(e.contact);
+      }
+    }
+    // Line 30 (Eq. 33): the increment that releases W^max (full) or the head's quantum
+    // (gradual) at the head; the members take it, capped at their own W.
+    double du_group = 0.0;
+    for (const int i : s.group) {
+      const Contact& c = cs[i];
+      const Vec3 u = impulse::relative_velocity(c, b);
+      const double un = c.normal.dot(u);
+      const double du_own = release_increment(i, u, un, s.elastic[i]);
+      if (i == top.contact) {
+        du_group = du_own;
+        // (A contact that held no energy when the phase began has no quantum: it goes at once.)
+        if (gradual && s.quantum[i] > tol_w && s.quantum[i] < s.elastic[i])
+          du_group = release_increment(i, u, un, s.quantum[i]);
+      }
+      // Every member takes the group's increment, but never more than releases its own W.
+      const double du = std::min(du_group, du_own);
+      const Vec3 p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, c.friction);
+      const double wn = impulse::normal_work(c.normal, s.k[i], u, p);
+      const double wt = impulse::work(s.k[i], u, p);
+      double& w = s.elastic[i];
+      w -= wn;  // line 38
+      st.dissipated_friction -= (wt - wn);
+      impulse::apply(c, b, p);  // line 37
+      ++st.iterations;
+      if (w <= tol_w) {     // released (|w| round-off) or overshot (w < 0)
+        st.truncated += w;  // round-off (frictionless) or the friction compliance's mismatch
+        w = 0.0;
+      }
+      ++s.version[i];  // line 40: only this contact's W changed
+      if (w > tol_w) heap_push(s.heap, {-w, i, s.version[i]});
+      if (st.iterations >= settings_.max_iterations) return false;
+    }
+  }
+  return true;
+}
+
+void EtmPrioritySolver::record(EtmPriorityPhase::Kind kind, long round, const IslandBodies& b,
+                               const Scratch& s, const SolverStats& st) const {
+  EtmPriorityPhase ph;
+  ph.kind = kind;
+  ph.round = round;
+  ph.iterations = st.iterations;
+  for (int i = 0; i < b.count; ++i) {
+    if (!(b.inv_mass[i] > 0.0)) continue;
+    ph.kinetic += 0.5 * b.v[i].squaredNorm() / b.inv_mass[i] +
+                  0.5 * b.w[i].dot(b.inv_inertia[i].inverse() * b.w[i]);
+  }
+  for (double w : s.elastic) ph.elastic += w;
+  trace_->push_back(ph);
+}
+
+SolverStats EtmPrioritySolver::resolve(std::span<Contact> cs, IslandBodies& b, int thread) {
+  SolverStats st;
+  if (cs.empty()) return st;
+  Scratch& s = scratch_[thread];
+  setup(cs, b, s);
+  if (trace_) record(EtmPriorityPhase::Kind::Start, 0, b, s, st);
+  const double tol = s.tolerance;
+  bool guard_rounds = false;
+  long round = 0;
+  // Rounds beyond the guard run with e = 0, which ends after one more compression; the hard
+  // bound below only protects against a broken invariant and is counted if it ever fires.
+  const long hard_bound = static_cast<long>(settings_.max_rounds) + 10;
+  bool ok = true;
+  for (; round < hard_bound && ok; ++round) {  // line 6
+    if (round == settings_.max_rounds && !guard_rounds) {
+      guard_rounds = true;
+      ++st.guards_fired;
+      std::fill(s.restitution.begin(), s.restitution.end(), 0.0);
+    }
+    ok = compress(cs, b, s, st);
+    if (trace_) record(EtmPriorityPhase::Kind::Compression, round + 1, b, s, st);
+    if (!ok) break;
+    // Lines 23-25, ERRATA: Stronge's hypothesis W <- e^2 W.
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      if (s.elastic[i] <= 0.0) continue;
+      const double e = s.restitution[i];
+      const double lost = s.elastic[i] * (1.0 - e * e);
+      st.dissipated_restitution += lost;
+      s.elastic[i] -= lost;
+    }
+    if (trace_) record(EtmPriorityPhase::Kind::Restitution, round + 1, b, s, st);
+    ok = separate(cs, b, s, st);
+    if (trace_) record(EtmPriorityPhase::Kind::Separation, round + 1, b, s, st);
+    if (!ok) break;
+    // Line 43: any contact approaching again starts another round.
+    bool approaching = false;
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      s.un[i] = cs[i].normal.dot(impulse::relative_velocity(cs[i], b));
+      approaching = approaching || s.un[i] < -tol;
+    }
+    if (!approaching) {
+      ++round;
+      break;
+    }
+  }
+  if (!ok || round >= hard_bound) ++st.guards_fired;
+  st.rounds = round;
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    st.truncated += s.elastic[i];  // only non-zero when a guard stopped the solver
+    if (cs[i].normal.dot(impulse::relative_velocity(cs[i], b)) < -tol) ++st.approaching_left;
+  }
+  return st;
+}
+
+}  // namespace etdem
