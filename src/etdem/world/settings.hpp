@@ -6,6 +6,7 @@
 
 #include "etdem/core/math.hpp"
 #include "etdem/solvers/resting.hpp"
+#include "etdem/solvers/smm.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -30,8 +31,9 @@ inline double pair_friction(const Material& a, const Material& b) {
 struct WorldSettings {
   double dt = 1.0 / 600.0;               // [s] time step (ETM 2014 uses 1/600 throughout)
   Vec3 gravity{0.0, 0.0, -9.81};         // [m/s^2]
-  std::string solver = "etm";            // etm (others follow the same interface)
+  std::string solver = "etm";            // etm, smm (others follow the same interface)
   EtmSettings etm;                       // parameters of the ETM solver
+  SmmSettings smm;                       // parameters of the simultaneous impulse method
   /// [m/s] contacts approaching slower than this are resolved inelastically (e = 0), so a
   /// resting pile does not bounce on the g*dt it gains each step. < 0: automatic, 2 |g| dt.
   double resting_velocity = -1.0;

@@ -13,6 +13,7 @@
 #include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/resting.hpp"
+#include "etdem/solvers/smm.hpp"
 
 namespace etdem {
 namespace {
@@ -31,6 +32,7 @@ class Timer {
 
 std::unique_ptr<Solver> make_solver(const WorldSettings& s) {
   if (s.solver == "etm") return std::make_unique<EtmSolver>(s.etm);
+  if (s.solver == "smm") return std::make_unique<SmmSolver>(s.smm);
   throw std::invalid_argument(fmt::format("unknown solver '{}'", s.solver));
 }
 
