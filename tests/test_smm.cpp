@@ -6,6 +6,7 @@
 // method creates energy, and the scenario wiring.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -46,8 +47,7 @@ struct Island {
   double energy() const {
     double e = 0;
     for (std::size_t i = 0; i < v.size(); ++i)
-      e += 0.5 * m[i] * v[i].squaredNorm() +
-           0.5 * w[i].dot(world_inertia(q[i], inertia[i]) * w[i]);
+      e += 0.5 * m[i] * v[i].squaredNorm() + 0.5 * w[i].dot(world_inertia(q[i], inertia[i]) * w[i]);
     return e;
   }
   Vec3 momentum() const {
@@ -95,8 +95,7 @@ SolverStats run_smm(std::vector<Contact>& cs, Island& isl, const SmmSettings& st
 
 /// KE before - after == restitution + friction + truncated, relative to the energy scale.
 void expect_ledger_closes(const SolverStats& st, double e0, double e1, double tol = 1e-12) {
-  EXPECT_NEAR(e0 - e1, st.dissipated_restitution + st.dissipated_friction + st.truncated,
-              tol * e0);
+  EXPECT_NEAR(e0 - e1, st.dissipated_restitution + st.dissipated_friction + st.truncated, tol * e0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,7 +112,8 @@ TEST_P(SingleContact, HeadOnSpheresFollowTheClosedForm) {
   collide(shapes, s1, Pose(xa, Quat::Identity()), s2, Pose(xb, Quat::Identity()), 0.1, mf);
   ASSERT_EQ(mf.count, 1);
   Island isl;
-  const MassProperties ma = sphere_mass_properties(0.5, 2650), mb = sphere_mass_properties(0.3, 2650);
+  const MassProperties ma = sphere_mass_properties(0.5, 2650),
+                       mb = sphere_mass_properties(0.3, 2650);
   isl.add(ma, xa, Quat::Identity(), Vec3(0, 0, -3));
   isl.add(mb, xb, Quat::Identity(), Vec3(0, 0, 1));
   std::vector<Contact> cs;
@@ -142,7 +142,8 @@ TEST_P(SingleContact, OffCentreSpinningSpheresReverseNormalVelocityTimesE) {
   collide(shapes, s1, Pose(xa, Quat::Identity()), s2, Pose(xb, Quat::Identity()), 0.1, mf);
   ASSERT_EQ(mf.count, 1);
   Island isl;
-  isl.add(sphere_mass_properties(0.5, 2650), xa, Quat::Identity(), Vec3(0, 0, -100), Vec3(5, 10, 3));
+  isl.add(sphere_mass_properties(0.5, 2650), xa, Quat::Identity(), Vec3(0, 0, -100),
+          Vec3(5, 10, 3));
   isl.add(sphere_mass_properties(0.3, 2650), xb, Quat::Identity(), Vec3(1, 2, 0), Vec3(-1, 0, 2));
   std::vector<Contact> cs;
   add_contacts(cs, mf, 0, 1, xa, xb, e, 0.0);
@@ -173,7 +174,8 @@ TEST_P(SingleContact, BoxCornerOnPlaneKeepsAngularMomentumAboutTheContact) {
   const int plane = shapes.add_plane("floor");
   const Quat q = Quat(Eigen::AngleAxisd(0.3, Vec3(1, 2, 0.5).normalized()));
   Manifold mf;
-  collide(shapes, box, Pose(Vec3::Zero(), q), plane, Pose(Vec3(0, 0, -10), Quat::Identity()), 100.0, mf);
+  collide(shapes, box, Pose(Vec3::Zero(), q), plane, Pose(Vec3(0, 0, -10), Quat::Identity()), 100.0,
+          mf);
   double lowest = 1e9;
   for (int k = 0; k < mf.count; ++k) lowest = std::min(lowest, mf.gap[k]);
   const Vec3 xa(0, 0, 10.0 - lowest + 1e-3);
@@ -245,7 +247,8 @@ struct FlatBox {
     const int box = shapes.add_box("box", half), plane = shapes.add_plane("floor");
     const Vec3 xa(0, 0, 0.5 - 1e-3);
     Manifold mf;
-    collide(shapes, box, Pose(xa, Quat::Identity()), plane, Pose(Vec3::Zero(), Quat::Identity()), 0.01, mf);
+    collide(shapes, box, Pose(xa, Quat::Identity()), plane, Pose(Vec3::Zero(), Quat::Identity()),
+            0.01, mf);
     isl.add(box_mass_properties(half, 2650), xa, Quat::Identity(), v);
     add_contacts(cs, mf, 0, -1, xa, Vec3::Zero(), e, mu);
   }
@@ -277,11 +280,12 @@ TEST(SmmRankDeficiency, DuplicateAndCoplanarContactsGiveTheSameVelocities) {
   FlatBox f(0.5, 0.0, Vec3(1, 1, -10));
   FlatBox g(0.5, 0.0, Vec3(1, 1, -10));
   for (int k = 0; k < 4; ++k) g.cs.push_back(g.cs[k]);  // every corner twice
-  g.cs.push_back(g.cs[0]);                                // one three times
+  g.cs.push_back(g.cs[0]);                              // one three times
   const SolverStats sf = run_smm(f.cs, f.isl), sg = run_smm(g.cs, g.isl);
   EXPECT_LT((g.isl.v[0] - f.isl.v[0]).norm(), 1e-12 * 10.0);
   EXPECT_LT(g.isl.w[0].norm(), 1e-9);
-  EXPECT_NEAR(sg.dissipated_restitution, sf.dissipated_restitution, 1e-12 * sf.dissipated_restitution);
+  EXPECT_NEAR(sg.dissipated_restitution, sf.dissipated_restitution,
+              1e-12 * sf.dissipated_restitution);
   EXPECT_EQ(sg.guards_fired, 0);
 }
 
@@ -345,8 +349,9 @@ TEST_P(Cradle, SimultaneousOutcome) {
   const double rest = (1.0 + e) * v / count;
   std::printf("cradle N = %d, e = %.1f: v =", count, e);
   for (int i = 0; i < count; ++i) std::printf(" %.15f", isl.v[i].x());
-  std::printf("; KE after / before = %.15f; solves %ld, active-set steps to add the contacts\n",
-              isl.energy() / e0, st.rounds);
+  std::printf(
+      "; KE after / before = %.15f; %ld solves (the active set adds one contact per solve)\n",
+      isl.energy() / e0, st.rounds);
   EXPECT_NEAR(isl.v[0].x(), rest - e * v, 1e-12 * v);
   for (int i = 1; i < count; ++i) EXPECT_NEAR(isl.v[i].x(), rest, 1e-12 * v) << i;
   EXPECT_LT((isl.momentum() - p0).norm(), 1e-12 * p0.norm());
@@ -410,11 +415,13 @@ TEST(SmmEnergy, SeparatingNeighbourAddedByTheActiveSetCreatesEnergy) {
   Island isl;
   const double vel[3] = {1.0, 0.0, 0.1};
   for (int i = 0; i < 3; ++i)
-    isl.add(sphere_mass_properties(r, 7800), Vec3(2 * r * i, 0, 0), Quat::Identity(), Vec3(vel[i], 0, 0));
+    isl.add(sphere_mass_properties(r, 7800), Vec3(2 * r * i, 0, 0), Quat::Identity(),
+            Vec3(vel[i], 0, 0));
   std::vector<Contact> cs;
   for (int i = 0; i < 2; ++i) {
     Manifold mf;
-    collide(shapes, s, Pose(isl.x[i + 1], Quat::Identity()), s, Pose(isl.x[i], Quat::Identity()), 1e-6, mf);
+    collide(shapes, s, Pose(isl.x[i + 1], Quat::Identity()), s, Pose(isl.x[i], Quat::Identity()),
+            1e-6, mf);
     add_contacts(cs, mf, i + 1, i, isl.x[i + 1], isl.x[i], 1.0, 0.0);
   }
   const double e0 = isl.energy(), m = isl.m[0];
@@ -445,7 +452,8 @@ struct ObliqueSphere {
     const int s = shapes.add_sphere("ball", r), plane = shapes.add_plane("floor");
     const Vec3 x(0, 0, r);  // touching: the lever arm is exactly r
     Manifold mf;
-    collide(shapes, s, Pose(x, Quat::Identity()), plane, Pose(Vec3::Zero(), Quat::Identity()), 0.01, mf);
+    collide(shapes, s, Pose(x, Quat::Identity()), plane, Pose(Vec3::Zero(), Quat::Identity()), 0.01,
+            mf);
     isl.add(sphere_mass_properties(r, 2650), x, Quat::Identity(), Vec3(vx, 0, -vz));
     add_contacts(cs, mf, 0, -1, x, Vec3::Zero(), e, mu);
   }
@@ -513,12 +521,14 @@ TEST(SmmFriction, FlatBoxSlidesWithoutSpin) {
 // spins, restitution and friction. Momentum to 1e-12, the ledger closes, every result finite.
 // Reports how often and by how much the kinetic energy rose (a property of the method).
 
-TEST(SmmProperties, RandomClustersConserveMomentumAndCloseTheLedger) {
+/// Radii log-uniform in [r_min, r_min * spread]; friction in every third cluster unless
+/// `frictionless`. Returns the number of clusters in which a guard fired.
+int random_clusters(int trials, double r_min, double spread, bool frictionless) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0), pos(0.0, 1.0);
   int created[2] = {0, 0}, cases = 0, guarded = 0;
   double worst[2] = {0.0, 0.0};
-  for (int trial = 0; trial < 200; ++trial) {
+  for (int trial = 0; trial < trials; ++trial) {
     ShapeTable shapes;
     Island isl;
     std::vector<double> radius;
@@ -527,22 +537,23 @@ TEST(SmmProperties, RandomClustersConserveMomentumAndCloseTheLedger) {
     // A chain of spheres, each touching the previous one, plus some side contacts found below.
     Vec3 x = Vec3::Zero();
     for (int i = 0; i < count; ++i) {
-      const double rr = 0.05 + 0.1 * pos(rng);
+      const double rr = r_min * std::pow(spread, pos(rng));
       // Touching the previous sphere, overlapping none of the others (up to 100 tries).
       for (int attempt = 0; i > 0 && attempt < 100; ++attempt) {
         const Vec3 dir = Vec3(u(rng), u(rng), u(rng)).normalized();
         x = isl.x[i - 1] + (radius[i - 1] + rr) * dir;
         bool clear = true;
-        for (int j = 0; j + 1 < i; ++j) clear = clear && (x - isl.x[j]).norm() > radius[j] + rr - 1e-3;
+        for (int j = 0; j + 1 < i; ++j)
+          clear = clear && (x - isl.x[j]).norm() > radius[j] + rr - 1e-3;
         if (clear) break;
       }
       radius.push_back(rr);
       shape.push_back(shapes.add_sphere("s", rr));
-      isl.add(sphere_mass_properties(rr, 2650), x, Quat::Identity(),
-              Vec3(u(rng), u(rng), u(rng)), 5.0 * Vec3(u(rng), u(rng), u(rng)));
+      isl.add(sphere_mass_properties(rr, 2650), x, Quat::Identity(), Vec3(u(rng), u(rng), u(rng)),
+              5.0 * Vec3(u(rng), u(rng), u(rng)));
     }
     std::vector<Contact> cs;
-    const double e = pos(rng), mu = trial % 3 == 0 ? 0.0 : pos(rng);
+    const double e = pos(rng), mu = frictionless || trial % 3 == 0 ? 0.0 : pos(rng);
     for (int i = 0; i < count; ++i)
       for (int j = 0; j < i; ++j) {
         Manifold mf;
@@ -553,9 +564,10 @@ TEST(SmmProperties, RandomClustersConserveMomentumAndCloseTheLedger) {
     const double e0 = isl.energy();
     const Vec3 p0 = isl.momentum();
     const SolverStats st = run_smm(cs, isl);
-    for (int i = 0; i < count; ++i) {
-      ASSERT_TRUE(all_finite(isl.v[i]) && all_finite(isl.w[i])) << "trial " << trial;
-    }
+    bool finite = true;
+    for (int i = 0; i < count; ++i) finite = finite && all_finite(isl.v[i]) && all_finite(isl.w[i]);
+    EXPECT_TRUE(finite) << "trial " << trial;
+    if (!finite) return trials;
     EXPECT_LT((isl.momentum() - p0).norm(), 1e-12 * (p0.norm() + std::sqrt(2 * e0 * isl.m[0])))
         << "trial " << trial;
     expect_ledger_closes(st, e0, isl.energy(), 1e-11);
@@ -571,10 +583,21 @@ TEST(SmmProperties, RandomClustersConserveMomentumAndCloseTheLedger) {
       EXPECT_LE(gain, 1e-12) << "trial " << trial;
     }
   }
-  std::printf("random clusters: %d cases, guards in %d; energy rose in %d frictionless (largest "
-              "+%.3e relative) and %d frictional (largest +%.3e)\n",
-              cases, guarded, created[0], worst[0], created[1], worst[1]);
-  EXPECT_EQ(guarded, 0);
+  std::printf(
+      "random clusters, radius ratio up to %g: %d cases, guards in %d; energy rose in %d "
+      "frictionless (largest +%.3e relative) and %d frictional (largest +%.3e)\n",
+      spread, cases, guarded, created[0], worst[0], created[1], worst[1]);
+  return guarded;
+}
+
+TEST(SmmProperties, RandomClustersConserveMomentumAndCloseTheLedger) {
+  EXPECT_EQ(random_clusters(200, 0.05, 3.0, false), 0);
+}
+
+// Mass ratios up to 10^6 (radius ratio 100): no guard without friction. (With friction such
+// clusters can reach the active-set bound, about 0.5 % of them: docs/solvers.md.)
+TEST(SmmProperties, FrictionlessClustersWithMassRatiosUpToAMillion) {
+  EXPECT_EQ(random_clusters(200, 0.001, 100.0, true), 0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -585,7 +608,8 @@ TEST(SmmWorld, V3BoxOntoGroundThroughTheEngine) {
   t.world.settings.solver = "smm";
   t.world.settings.resting_velocity = 0.0;
   t.add_floor();
-  const int box = t.add_box(Vec3(1, 1, 0.5), Vec3(0, 0, 0.5 + 0.1), Quat::Identity(), Vec3(1, 1, -10));
+  const int box =
+      t.add_box(Vec3(1, 1, 0.5), Vec3(0, 0, 0.5 + 0.1), Quat::Identity(), Vec3(1, 1, -10));
   t.world.initialize();
   const double e0 = t.kinetic();
   t.simulate(0.1);
@@ -668,8 +692,8 @@ TEST(SmmScenario, LoadsAndRuns) {
 TEST(SmmScenario, BadSettingsNameTheKey) {
   const std::string text(kScenario);
   for (const auto& [find, replace, key] :
-       {std::tuple<std::string, std::string, std::string>{"regularisation = 1e-10", "regularisation = 0.0",
-                                                          "simulation.smm.regularisation"},
+       {std::tuple<std::string, std::string, std::string>{
+            "regularisation = 1e-10", "regularisation = 0.0", "simulation.smm.regularisation"},
         {"max_refinements = 20", "max_refinements = 0", "simulation.smm.max_refinements"},
         {"tolerance = 1e-9", "tolerance = -1.0", "simulation.smm.tolerance"},
         {"tolerance = 1e-9", "tolerance = 1e-9\nlambda = 30", "simulation.smm.lambda"}}) {

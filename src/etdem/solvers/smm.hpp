@@ -23,15 +23,18 @@
 //  - Rank deficiency (four coplanar corners of a box on a plane, duplicate contacts) and
 //    inconsistent targets (e.g. two sticking contacts of one sphere): x is the least-squares
 //    solution of A x = b of least norm in the metric diag(A^T A), computed by iterated Tikhonov
-//    regularisation of the normal equations: x += (A^T A + eps diag(A^T A))^-1 A^T (b - A x),
-//    with Eigen::SimplicialLDLT, eps = `regularisation`. Null-space impulses move no body, so
-//    the velocities are those of every least-squares solution.
-//  - Which contacts enter: those approaching at s0 first; then an active-set loop (bounded,
-//    counted) drops contacts pulled by a tensile normal impulse and adds contacts whose normal
-//    velocity after the solve falls short of their target -e min(u_n(s0), 0) (a contact that was
-//    not approaching at s0 may not be driven into approach; it gets target 0, no bounce). At
+//    regularisation, x += (A^T A + eps diag(A^T A))^-1 A^T (b - A x), eps = `regularisation`,
+//    each step through the quasi-definite augmented system factored by Eigen::SimplicialLDLT.
+//    Null-space impulses move no body, so the velocities are those of every least-squares
+//    solution.
+//  - Which contacts enter: those approaching at s0 first; then an active-set loop (block
+//    principal pivoting with Murty's least-index rule as the fallback; bounded, counted) drops
+//    contacts pulled by a tensile normal impulse and adds contacts whose normal velocity after
+//    the solve falls short of their target -e min(u_n(s0), 0) (a contact that was not
+//    approaching at s0 may not be driven into approach; it gets target 0, no bounce). At
 //    convergence this is the linear complementarity problem p_n >= 0, u_n(s1) >= target,
-//    p_n (u_n(s1) - target) = 0.
+//    p_n (u_n(s1) - target) = 0. At the bound, of the solves without tensile impulses the one
+//    that left the fewest contacts short is applied (the last solve if there is none).
 //  - Stick or slip: every frictional contact first sticks (Eq. 73); a contact whose impulse
 //    leaves the cone (Eq. 74) slides from then on (Eq. 87), and the system is solved again until
 //    no sticking contact leaves its cone (at most once per frictional contact: sliding is never
@@ -76,30 +79,30 @@ class SmmSolver final : public Solver {
   using SparseMatrix = Eigen::SparseMatrix<double>;
   struct Scratch {
     // Per contact of the island.
-    std::vector<Vec3> u0;       // relative velocity at s0 [m/s]
-    std::vector<Vec3> u1;       // relative velocity after the latest solve [m/s]
-    std::vector<Vec3> t1, t2;   // tangent frame
-    std::vector<double> target; // target normal velocity -e min(u_n(s0), 0) [m/s]
-    std::vector<Vec3> q;        // friction direction of a sliding contact
-    std::vector<Vec3> p;        // impulse of the latest solve, on A [N s]
+    std::vector<Vec3> u0;        // relative velocity at s0 [m/s]
+    std::vector<Vec3> u1;        // relative velocity after the latest solve [m/s]
+    std::vector<Vec3> t1, t2;    // tangent frame
+    std::vector<double> target;  // target normal velocity -e min(u_n(s0), 0) [m/s]
+    std::vector<Vec3> q;         // friction direction of a sliding contact
+    std::vector<Vec3> p;         // impulse of the latest solve, on A [N s]
     std::vector<char> active, sliding, flip;
-    std::vector<int> column;    // first unknown of an active contact, -1 if inactive
+    std::vector<int> column;  // first unknown of an active contact, -1 if inactive
     // Island bodies after the latest solve.
     std::vector<Vec3> v1, w1;
     // The solve applied if the active-set bound is reached.
     std::vector<Vec3> fallback_v, fallback_w, fallback_p, fallback_u;
     // Linear system.
     std::vector<Eigen::Triplet<double>> triplets;
-    SparseMatrix jr, g, a, normal;   // R^T J, M^-1 J^T C, A = R^T J M^-1 J^T C, A^T A + eps D
-    Eigen::VectorXd b, x, r, dx, dv;
+    SparseMatrix jr, g, a;   // R^T J, M^-1 J^T C, A = R^T J M^-1 J^T C (columns scaled)
+    SparseMatrix augmented;  // [1 A; A^T -eps 1]
+    Eigen::VectorXd b, x, r, dx, dv, scale, rhs;
     Eigen::SimplicialLDLT<SparseMatrix> ldlt;
   };
 
   /// Assembles and solves the system for the active contacts and their stick/slide state;
   /// fills p, v1, w1 and u1. Returns false when the factorisation failed or the result was not
   /// finite (nothing usable).
-  bool solve(std::span<const Contact> cs, const IslandBodies& b, Scratch& s,
-             SolverStats& st) const;
+  bool solve(std::span<const Contact> cs, const IslandBodies& b, Scratch& s, SolverStats& st) const;
 
   SmmSettings settings_;
   std::vector<std::unique_ptr<Scratch>> scratch_;  // per thread (the factorisation is not movable)
