@@ -104,6 +104,7 @@ class Parser {
     if (auto sqm = r.table("sqm")) sqm_settings(*sqm);
     if (auto jolt = r.table("jolt")) jolt_settings(*jolt);
     if (auto ep = r.table("etm-priority")) etm_priority_settings(*ep);
+    if (auto smm = r.table("smm")) smm_settings(*smm);
     if (std::find(kSolverNames.begin(), kSolverNames.end(), s.solver) == kSolverNames.end())
       r.fail("solver", fmt::format("unknown solver (known: {})", fmt::join(kSolverNames, ", ")));
     try {
@@ -201,6 +202,23 @@ class Parser {
     if (e.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
     e.energy_tolerance = r.number("energy_tolerance", e.energy_tolerance);
     if (e.energy_tolerance < 0.0) r.fail("energy_tolerance", "must be >= 0");
+    r.finish();
+  }
+
+  void smm_settings(const TomlReader& r) {
+    SmmSettings& m = sc_.settings.smm;
+    m.regularisation = r.number("regularisation", m.regularisation);
+    if (!(m.regularisation > 0.0 && m.regularisation < 1.0))
+      r.fail("regularisation", "must be in (0, 1)");
+    const long refine = r.integer("max_refinements", m.max_refinements);
+    if (refine < 1 || refine > 1000) r.fail("max_refinements", "must be in [1, 1000]");
+    m.max_refinements = static_cast<int>(refine);
+    const long outer = r.integer("max_active_set_iterations", m.max_active_set_iterations);
+    if (outer < 1 || outer > 1'000'000)
+      r.fail("max_active_set_iterations", "must be in [1, 1e6]");
+    m.max_active_set_iterations = static_cast<int>(outer);
+    m.tolerance = r.number("tolerance", m.tolerance);
+    if (!(m.tolerance >= 0.0 && m.tolerance < 1.0)) r.fail("tolerance", "must be in [0, 1)");
     r.finish();
   }
 

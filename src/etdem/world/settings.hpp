@@ -8,6 +8,7 @@
 #include "etdem/solvers/jolt.hpp"
 #include "etdem/solvers/etm_priority.hpp"
 #include "etdem/solvers/resting.hpp"
+#include "etdem/solvers/smm.hpp"
 #include "etdem/solvers/solver.hpp"
 #include "etdem/solvers/sqm.hpp"
 
@@ -33,11 +34,12 @@ inline double pair_friction(const Material& a, const Material& b) {
 struct WorldSettings {
   double dt = 1.0 / 600.0;               // [s] time step (ETM 2014 uses 1/600 throughout)
   Vec3 gravity{0.0, 0.0, -9.81};         // [m/s^2]
-  std::string solver = "etm";            // etm, etm-priority, sqm, jolt (make_solver, world.cpp)
+  std::string solver = "etm";            // etm, etm-priority, sqm, smm, jolt (make_solver)
   EtmSettings etm;                       // parameters of the ETM solver
   EtmPrioritySettings etm_priority;      // parameters of the modified ETM (2024)
   SqmSettings sqm;                       // parameters of the sequential impulse method
   JoltSettings jolt;                     // parameters of the velocity-jolt method (spheres only)
+  SmmSettings smm;                       // parameters of the simultaneous impulse method
   /// [m/s] contacts approaching slower than this are resolved inelastically (e = 0), so a
   /// resting pile does not bounce on the g*dt it gains each step. < 0: automatic, 2 |g| dt.
   double resting_velocity = -1.0;

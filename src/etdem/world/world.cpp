@@ -16,6 +16,7 @@
 #include "etdem/solvers/jolt.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/sqm.hpp"
+#include "etdem/solvers/smm.hpp"
 
 namespace etdem {
 namespace {
@@ -37,6 +38,7 @@ std::unique_ptr<Solver> make_solver(const WorldSettings& s) {
   if (s.solver == "sqm") return std::make_unique<SqmSolver>(s.sqm);
   if (s.solver == "jolt") return std::make_unique<JoltSolver>(s.jolt);
   if (s.solver == "etm-priority") return std::make_unique<EtmPrioritySolver>(s.etm_priority);
+  if (s.solver == "smm") return std::make_unique<SmmSolver>(s.smm);
   throw std::invalid_argument(fmt::format("unknown solver '{}'", s.solver));
 }
 
