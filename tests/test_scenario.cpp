@@ -133,7 +133,6 @@ const BadCase kBadCases[] = {
     {"gravity_short", "gravity = [0.0, 0.0, -9.81]", "gravity = [0.0, -9.81]", "simulation.gravity",
      "-9.81"},
     {"solver_unknown", "solver = \"etm\"", "solver = \"magic\"", "simulation.solver", "magic"},
-    {"solver_unknown", "solver = \"etm\"", "solver = \"pgs\"", "simulation.solver", "pgs"},
     {"jolt_with_a_box", "solver = \"etm\"",
      "solver = \"jolt\"\n\n[[body]]\nshape = \"brick\"\nmaterial = \"rock\"\nposition = [0.02, "
      "0.02, 0.16]",
