@@ -100,12 +100,13 @@ class Parser {
     s.conserve_angular_momentum =
         r.boolean("conserve_angular_momentum", s.conserve_angular_momentum);
     if (auto etm = r.table("etm")) etm_settings(*etm);
+    if (auto lzb = r.table("lzb")) lzb_settings(*lzb);
     if (std::find(kSolverNames.begin(), kSolverNames.end(), s.solver) == kSolverNames.end())
       r.fail("solver", fmt::format("unknown solver (known: {})", fmt::join(kSolverNames, ", ")));
     try {
       (void)make_solver(s);
     } catch (const std::invalid_argument&) {
-      r.fail("solver", "this solver is not available yet (available: etm)");
+      r.fail("solver", "this solver is not available yet (available: etm, lzb)");
     }
     r.finish();
   }
@@ -127,6 +128,30 @@ class Parser {
     r.finish();
   }
 
+  void lzb_settings(const TomlReader& r) {
+    LzbSettings& l = sc_.settings.lzb;
+    l.eta = r.number("eta", l.eta);
+    if (!(l.eta > 0.0 && l.eta <= 10.0)) r.fail("eta", "must be in (0, 10] (1 linear, 1.5 Hertz)");
+    if (r.has("model")) {
+      const std::string model = r.string("model");
+      if (model == "mono")
+        l.model = LzbSettings::Model::Mono;
+      else if (model == "bi")
+        l.model = LzbSettings::Model::Bi;
+      else
+        r.fail("model", "must be \"mono\" (mono-stiffness) or \"bi\" (bi-stiffness)");
+    }
+    const long steps = r.integer("steps", l.steps);
+    if (steps < 1 || steps > 100'000'000) r.fail("steps", "must be in [1, 1e8]");
+    l.steps = static_cast<int>(steps);
+    l.max_steps = r.integer("max_steps", l.max_steps);
+    if (l.max_steps < 1) r.fail("max_steps", "must be >= 1");
+    l.velocity_tolerance = r.number("velocity_tolerance", l.velocity_tolerance);
+    if (l.velocity_tolerance < 0.0 || l.velocity_tolerance >= 1.0)
+      r.fail("velocity_tolerance", "must be in [0, 1)");
+    r.finish();
+  }
+
   void material(const TomlReader& r) {
     Material m;
     m.name = unique_name(r, "name", materials_seen_, "material");
@@ -136,6 +161,8 @@ class Parser {
     if (m.restitution < 0.0 || m.restitution > 1.0) r.fail("restitution", "must be in [0, 1]");
     m.friction = r.number("friction", m.friction);
     if (m.friction < 0.0) r.fail("friction", "must be >= 0");
+    m.stiffness = r.number("stiffness", m.stiffness);
+    if (!(m.stiffness > 0.0)) r.fail("stiffness", "must be > 0");
     r.finish();
     sc_.materials.push_back(m);
   }

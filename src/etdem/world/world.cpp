@@ -12,6 +12,7 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/impulse.hpp"
+#include "etdem/solvers/lzb.hpp"
 #include "etdem/solvers/resting.hpp"
 
 namespace etdem {
@@ -31,6 +32,7 @@ class Timer {
 
 std::unique_ptr<Solver> make_solver(const WorldSettings& s) {
   if (s.solver == "etm") return std::make_unique<EtmSolver>(s.etm);
+  if (s.solver == "lzb") return std::make_unique<LzbSolver>(s.lzb);
   throw std::invalid_argument(fmt::format("unknown solver '{}'", s.solver));
 }
 
@@ -179,6 +181,7 @@ void World::find_contacts() {
       c.rb = c.point - bodies.position[b];
       c.restitution = pair_restitution(ma, mb);
       c.friction = pair_friction(ma, mb);
+      c.stiffness = pair_stiffness(ma, mb);
       out.push_back(c);
     }
   };
