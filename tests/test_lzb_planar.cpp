@@ -1,13 +1,17 @@
 // LZB (Liu, Zhao & Brogliato 2009) on planar ball systems: Bernoulli's problem (§4a-b, Table 6,
 // the closed form Eq. 4.2, the fully plastic and the mixed cases) and the four-ball systems of
-// §4c (cases A and B). All balls 1 kg, Hertz contacts (eta = 3/2), v = 1 m/s. The paper's
-// numbers are asserted; where a printed number contradicts momentum or the symmetric analytic
-// solution the physics is asserted and the comment says so.
+// §4c (cases A and B); first the builders are checked against the paper's impulsive equations.
+// All balls 1 kg, Hertz contacts (eta = 3/2), v = 1 m/s. The paper's numbers are asserted;
+// where a printed number contradicts momentum or the symmetric analytic solution the physics is
+// asserted and the comment says so.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <random>
+#include <vector>
 
 #include "chains.hpp"
 #include "compliant_reference.hpp"
@@ -51,6 +55,78 @@ Balls compliant(Balls b, bool bi = false) {
   cs.dt_fraction = 2e-4;
   EXPECT_TRUE(test::compliant_impact(b, cs).finished);
   return b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The builders against the paper's impulsive equations. Velocity change of every ball per unit
+// impulse at each contact, and each contact's approach rate delta_dot = -u_n for arbitrary
+// velocities, compared with Eqs. 4.3-4.4 (Bernoulli) and 4.6-4.7 (four balls), with the ERRATA's
+// corrections: in Eq. 4.3 B3's y-impulse is -dP2 sin a (printed -dP1), and in Eq. 4.4 the x-term
+// of delta_dot_23 is (x2 - x3) cos a (printed x3 - x2). Eqs. 4.6-4.7 hold as printed.
+
+/// Columns of `jac` are the velocity changes [x1, y1, x2, y2, ...] per unit impulse at each
+/// contact; `rates` gives delta_dot of each contact for velocities [x1, y1, ...].
+void expect_equations(Balls b, const std::vector<std::vector<double>>& jac,
+                      const std::function<std::vector<double>(const std::vector<double>&)>& rates) {
+  const int nb = b.count();
+  for (std::size_t k = 0; k < b.contacts.size(); ++k) {
+    for (int i = 0; i < nb; ++i) b.v[i] = Vec3::Zero();
+    IslandBodies view = b.view();
+    impulse::apply(b.contacts[k], view, b.contacts[k].normal);
+    for (int i = 0; i < nb; ++i) {
+      EXPECT_NEAR(b.v[i].x(), jac[2 * i][k], 1e-12) << "ball " << i << " contact " << k;
+      EXPECT_NEAR(b.v[i].y(), jac[2 * i + 1][k], 1e-12) << "ball " << i << " contact " << k;
+    }
+  }
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> q(2 * nb);
+  for (double& x : q) x = u(rng);
+  for (int i = 0; i < nb; ++i) b.v[i] = Vec3(q[2 * i], q[2 * i + 1], 0.0);
+  const std::vector<double> expected = rates(q);
+  for (std::size_t k = 0; k < b.contacts.size(); ++k)
+    EXPECT_NEAR(-b.normal_velocity(static_cast<int>(k)), expected[k], 1e-12) << "contact " << k;
+}
+
+TEST(LzbEquations, BernoulliBuilderIsEq43And44Corrected) {
+  const double a = 0.6, c = std::cos(a), s = std::sin(a);
+  // Eq. 4.3 (m = 1), columns dP1, dP2; B3's y-row uses dP2 (ERRATA).
+  const std::vector<std::vector<double>> jac = {{c, 0}, {s, 0}, {-c, -c}, {-s, s}, {0, c}, {0, -s}};
+  expect_equations(test::bernoulli(a, 1.0, 1.0), jac, [&](const std::vector<double>& q) {
+    const double x1 = q[0], y1 = q[1], x2 = q[2], y2 = q[3], x3 = q[4], y3 = q[5];
+    return std::vector<double>{(x2 - x1) * c + (y2 - y1) * s,   // Eq. 4.4
+                               (x2 - x3) * c + (y3 - y2) * s};  // Eq. 4.4, x-term corrected
+  });
+}
+
+TEST(LzbEquations, FourBallBuildersAreEq46To49) {
+  {
+    const double a = kPi / 5, c = std::cos(a), s = std::sin(a);
+    // Eq. 4.6, columns dP1..dP4.
+    const std::vector<std::vector<double>> jac = {{c, 0, 0, -c}, {s, 0, 0, s},  {-c, -c, 0, 0},
+                                                  {-s, s, 0, 0}, {0, c, -c, 0}, {0, -s, -s, 0},
+                                                  {0, 0, c, c},  {0, 0, s, -s}};
+    expect_equations(test::four_balls(a, 1.0, 0.0), jac, [&](const std::vector<double>& q) {
+      const double x1 = q[0], y1 = q[1], x2 = q[2], y2 = q[3], x3 = q[4], y3 = q[5], x4 = q[6],
+                   y4 = q[7];
+      return std::vector<double>{(x2 - x1) * c + (y2 - y1) * s, -(x3 - x2) * c + (y3 - y2) * s,
+                                 -(x4 - x3) * c + (y3 - y4) * s, (x1 - x4) * c + (y4 - y1) * s};
+    });
+  }
+  {
+    const double h = std::sqrt(3.0) / 2.0;
+    // Eq. 4.8 (alpha = pi/3), columns dP1..dP5.
+    const std::vector<std::vector<double>> jac = {
+        {0.5, 0, 0, -0.5, 0}, {h, 0, 0, h, 0},   {-0.5, -0.5, 0, 0, -1}, {-h, h, 0, 0, 0},
+        {0, 0.5, -0.5, 0, 0}, {0, -h, -h, 0, 0}, {0, 0, 0.5, 0.5, 1},    {0, 0, h, -h, 0}};
+    expect_equations(test::four_balls(kPi / 3, 1.0, 0.0), jac, [&](const std::vector<double>& q) {
+      const double x1 = q[0], y1 = q[1], x2 = q[2], y2 = q[3], x3 = q[4], y3 = q[5], x4 = q[6],
+                   y4 = q[7];
+      return std::vector<double>{(x2 - x1) / 2 + h * (y2 - y1), -(x3 - x2) / 2 + h * (y3 - y2),
+                                 -(x4 - x3) / 2 + h * (y3 - y4), (x1 - x4) / 2 + h * (y4 - y1),
+                                 x2 - x4};  // Eq. 4.9
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
