@@ -29,9 +29,9 @@ namespace etdem::test {
 
 struct CompliantSettings {
   double eta = 1.5;
-  bool bi = false;            // bi-stiffness unloading (else mono-stiffness with Eq. 2.13)
-  double dt_fraction = 2e-5;  // time step as a fraction of the contact time scale t*
-  long max_steps = 200'000'000;
+  bool bi = false;              // bi-stiffness unloading (else mono-stiffness with Eq. 2.13)
+  double dt_fraction = 2e-5;    // time step as a fraction of the contact time scale t*
+  long max_steps = 20'000'000;  // bound on time steps; reaching it leaves finished = false
 };
 
 struct CompliantOutcome {
@@ -47,11 +47,10 @@ inline CompliantOutcome compliant_impact(Balls& balls, const CompliantSettings& 
   enum class Phase { Open, Loading, Unloading };
   struct State {
     Phase phase = Phase::Open;
-    double delta = 0.0;   // indentation [m]
-    double s = 0.0;       // origin of the loading curve
-    double r = 0.0;       // origin of the bi-stiffness unloading curve
-    double peak = 0.0;    // delta_m of the current loading
-    double work_c = 0.0;  // W_c of the current cycle (mono)
+    double delta = 0.0;  // indentation [m]
+    double s = 0.0;      // origin of the loading curve
+    double r = 0.0;      // origin of the bi-stiffness unloading curve
+    double peak = 0.0;   // delta_m of the current loading
   };
   std::vector<Contact>& cs = balls.contacts;
   const int n = static_cast<int>(cs.size());
@@ -97,8 +96,7 @@ inline CompliantOutcome compliant_impact(Balls& balls, const CompliantSettings& 
             c.phase = Phase::Unloading;
             c.r = c.peak - e * e * (c.peak - c.s);
           } else {
-            c.phase = Phase::Unloading;
-            c.work_c = kj * std::pow(c.peak - c.s, eta + 1.0) / (eta + 1.0);
+            c.phase = Phase::Unloading;  // W_c = K (delta_m - s)^(eta+1) / (eta+1)
           }
         }
         break;
@@ -113,6 +111,7 @@ inline CompliantOutcome compliant_impact(Balls& balls, const CompliantSettings& 
             c.peak = c.delta;
           }
         } else {
+          // E = (1 - e^2) W_c at delta - s = (1 - e^2)^(1/(eta+1)) (delta_m - s).
           const double end = c.s + std::pow(1.0 - e * e, 1.0 / (eta + 1.0)) * (c.peak - c.s);
           if (c.delta <= end) {
             c.phase = Phase::Open;
