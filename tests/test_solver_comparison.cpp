@@ -28,8 +28,8 @@ namespace {
 
 // Solvers that resolve general rigid-body islands (lzb is frictionless and compared on chains in
 // its own tests; jolt is for spheres only and joins the sphere cases).
-const std::vector<std::string> kRigidSolvers = {"etm", "sqm"};
-const std::vector<std::string> kSphereSolvers = {"etm", "sqm", "jolt"};
+const std::vector<std::string> kRigidSolvers = {"etm", "etm-priority", "sqm", "smm"};
+const std::vector<std::string> kSphereSolvers = {"etm", "etm-priority", "sqm", "smm", "lzb", "jolt"};
 
 WorldSettings settings_for(const std::string& solver) {
   WorldSettings s;
@@ -38,6 +38,20 @@ WorldSettings settings_for(const std::string& solver) {
   s.resting_velocity = 0.0;  // every contact is a collision: the solver alone decides
   s.projection = 0.0;
   return s;
+}
+
+TEST(SolverFamily, EveryNamedSolverIsBuiltAndReportsItsName) {
+  ASSERT_EQ(solver_names().size(), 6u);
+  for (const std::string& name : solver_names()) {
+    WorldSettings s;
+    s.solver = name;
+    const std::unique_ptr<Solver> solver = make_solver(s);
+    ASSERT_NE(solver, nullptr) << name;
+    EXPECT_EQ(std::string(solver->name()), name);
+  }
+  WorldSettings bad;
+  bad.solver = "pgs";
+  EXPECT_THROW((void)make_solver(bad), std::invalid_argument);
 }
 
 // ---------------------------------------------------------------------------------------------

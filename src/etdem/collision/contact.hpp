@@ -73,6 +73,7 @@ struct Contact {
   Vec3 rb{0, 0, 0};      // from B's centre of mass to the point, m
   double restitution = 0.0;  // normal restitution e of the pair (Stronge, energetic)
   double friction = 0.0;     // Coulomb coefficient mu of the pair
+  double stiffness = 1.0;    // contact stiffness K of the pair (LZB 2009; only ratios matter)
   // Impulses of the resting-contact pass, applied +to A / -to B [N s]. On input the values the
   // same contact carried last step (warm start), on output this step's.
   double normal_impulse = 0.0;

@@ -18,8 +18,6 @@
 namespace etdem {
 namespace {
 
-// Solvers the scenario format knows; those make_solver() cannot build yet are reported as such.
-const std::vector<std::string> kSolverNames = {"etm", "etm-priority", "sqm", "smm", "lzb", "jolt"};
 
 /// Looks a name up in a list of named things; an unknown name is an error that lists the known.
 template <class T>
@@ -105,24 +103,10 @@ class Parser {
     if (auto jolt = r.table("jolt")) jolt_settings(*jolt);
     if (auto ep = r.table("etm-priority")) etm_priority_settings(*ep);
     if (auto smm = r.table("smm")) smm_settings(*smm);
-    if (std::find(kSolverNames.begin(), kSolverNames.end(), s.solver) == kSolverNames.end())
-      r.fail("solver", fmt::format("unknown solver (known: {})", fmt::join(kSolverNames, ", ")));
-    try {
-      (void)make_solver(s);
-    } catch (const std::invalid_argument&) {
-      std::vector<std::string> available;
-      for (const std::string& name : kSolverNames) {
-        WorldSettings probe = s;
-        probe.solver = name;
-        try {
-          (void)make_solver(probe);
-          available.push_back(name);
-        } catch (const std::invalid_argument&) {
-        }
-      }
-      r.fail("solver", fmt::format("this solver is not available yet (available: {})",
-                                   fmt::join(available, ", ")));
-    }
+    if (auto lzb = r.table("lzb")) lzb_settings(*lzb);
+    const std::vector<std::string>& known = solver_names();
+    if (std::find(known.begin(), known.end(), s.solver) == known.end())
+      r.fail("solver", fmt::format("unknown solver (known: {})", fmt::join(known, ", ")));
     r.finish();
   }
 
@@ -222,6 +206,30 @@ class Parser {
     r.finish();
   }
 
+  void lzb_settings(const TomlReader& r) {
+    LzbSettings& l = sc_.settings.lzb;
+    l.eta = r.number("eta", l.eta);
+    if (!(l.eta > 0.0 && l.eta <= 10.0)) r.fail("eta", "must be in (0, 10] (1 linear, 1.5 Hertz)");
+    if (r.has("model")) {
+      const std::string model = r.string("model");
+      if (model == "mono")
+        l.model = LzbSettings::Model::Mono;
+      else if (model == "bi")
+        l.model = LzbSettings::Model::Bi;
+      else
+        r.fail("model", "must be \"mono\" (mono-stiffness) or \"bi\" (bi-stiffness)");
+    }
+    const long steps = r.integer("steps", l.steps);
+    if (steps < 1 || steps > 100'000'000) r.fail("steps", "must be in [1, 1e8]");
+    l.steps = static_cast<int>(steps);
+    l.max_steps = r.integer("max_steps", l.max_steps);
+    if (l.max_steps < 1) r.fail("max_steps", "must be >= 1");
+    l.velocity_tolerance = r.number("velocity_tolerance", l.velocity_tolerance);
+    if (l.velocity_tolerance < 0.0 || l.velocity_tolerance >= 1.0)
+      r.fail("velocity_tolerance", "must be in [0, 1)");
+    r.finish();
+  }
+
   void material(const TomlReader& r) {
     Material m;
     m.name = unique_name(r, "name", materials_seen_, "material");
@@ -231,6 +239,8 @@ class Parser {
     if (m.restitution < 0.0 || m.restitution > 1.0) r.fail("restitution", "must be in [0, 1]");
     m.friction = r.number("friction", m.friction);
     if (m.friction < 0.0) r.fail("friction", "must be >= 0");
+    m.stiffness = r.number("stiffness", m.stiffness);
+    if (!(m.stiffness > 0.0)) r.fail("stiffness", "must be > 0");
     r.finish();
     sc_.materials.push_back(m);
   }

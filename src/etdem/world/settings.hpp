@@ -7,6 +7,7 @@
 #include "etdem/core/math.hpp"
 #include "etdem/solvers/jolt.hpp"
 #include "etdem/solvers/etm_priority.hpp"
+#include "etdem/solvers/lzb.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/smm.hpp"
 #include "etdem/solvers/solver.hpp"
@@ -19,6 +20,7 @@ struct Material {
   double density = 2650.0;    // [kg/m^3]
   double restitution = 0.5;   // normal restitution e in [0, 1] (energetic, Stronge)
   double friction = 0.5;      // Coulomb mu >= 0
+  double stiffness = 1.0;     // contact stiffness K > 0 (LZB solver; only ratios matter)
 };
 
 /// Values of a material pair. The pair restitution is the smaller of the two (the more
@@ -30,16 +32,21 @@ inline double pair_restitution(const Material& a, const Material& b) {
 inline double pair_friction(const Material& a, const Material& b) {
   return std::sqrt(a.friction * b.friction);
 }
+/// Pair stiffness: the two materials' springs in series, k_A k_B / (k_A + k_B).
+inline double pair_stiffness(const Material& a, const Material& b) {
+  return a.stiffness * b.stiffness / (a.stiffness + b.stiffness);
+}
 
 struct WorldSettings {
   double dt = 1.0 / 600.0;               // [s] time step (ETM 2014 uses 1/600 throughout)
   Vec3 gravity{0.0, 0.0, -9.81};         // [m/s^2]
-  std::string solver = "etm";            // etm, etm-priority, sqm, smm, jolt (make_solver)
+  std::string solver = "etm";            // etm, etm-priority, sqm, smm, lzb, jolt (make_solver)
   EtmSettings etm;                       // parameters of the ETM solver
   EtmPrioritySettings etm_priority;      // parameters of the modified ETM (2024)
   SqmSettings sqm;                       // parameters of the sequential impulse method
   JoltSettings jolt;                     // parameters of the velocity-jolt method (spheres only)
   SmmSettings smm;                       // parameters of the simultaneous impulse method
+  LzbSettings lzb;                       // parameters of the LZB solver
   /// [m/s] contacts approaching slower than this are resolved inelastically (e = 0), so a
   /// resting pile does not bounce on the g*dt it gains each step. < 0: automatic, 2 |g| dt.
   double resting_velocity = -1.0;

@@ -14,6 +14,7 @@
 #include "etdem/solvers/etm_priority.hpp"
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/jolt.hpp"
+#include "etdem/solvers/lzb.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/sqm.hpp"
 #include "etdem/solvers/smm.hpp"
@@ -33,12 +34,18 @@ class Timer {
 
 }  // namespace
 
+const std::vector<std::string>& solver_names() {
+  static const std::vector<std::string> names = {"etm", "etm-priority", "sqm", "smm", "lzb", "jolt"};
+  return names;
+}
+
 std::unique_ptr<Solver> make_solver(const WorldSettings& s) {
   if (s.solver == "etm") return std::make_unique<EtmSolver>(s.etm);
   if (s.solver == "sqm") return std::make_unique<SqmSolver>(s.sqm);
   if (s.solver == "jolt") return std::make_unique<JoltSolver>(s.jolt);
   if (s.solver == "etm-priority") return std::make_unique<EtmPrioritySolver>(s.etm_priority);
   if (s.solver == "smm") return std::make_unique<SmmSolver>(s.smm);
+  if (s.solver == "lzb") return std::make_unique<LzbSolver>(s.lzb);
   throw std::invalid_argument(fmt::format("unknown solver '{}'", s.solver));
 }
 
@@ -203,6 +210,7 @@ void World::find_contacts() {
       c.rb = c.point - bodies.position[b];
       c.restitution = pair_restitution(ma, mb);
       c.friction = pair_friction(ma, mb);
+      c.stiffness = pair_stiffness(ma, mb);
       out.push_back(c);
     }
   };

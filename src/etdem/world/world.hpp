@@ -148,4 +148,7 @@ class World {
 /// Creates the solver named in the settings; throws std::invalid_argument for an unknown name.
 std::unique_ptr<Solver> make_solver(const WorldSettings& settings);
 
+/// The names make_solver() knows, in the order of docs/solvers.md.
+const std::vector<std::string>& solver_names();
+
 }  // namespace etdem
