@@ -164,8 +164,7 @@ TEST(ValidationV1, TwoTetrahedraSinglePointImpactConservesEnergyForEveryLambda) 
 
 std::vector<Vec3> cube_vertices(double h) {
   std::vector<Vec3> p;
-  for (int k = 0; k < 8; ++k)
-    p.emplace_back((k & 1) ? h : -h, (k & 2) ? h : -h, (k & 4) ? h : -h);
+  for (int k = 0; k < 8; ++k) p.emplace_back((k & 1) ? h : -h, (k & 2) ? h : -h, (k & 4) ? h : -h);
   return p;
 }
 
@@ -216,6 +215,7 @@ V2Result run_v2(int lambda, bool free_lower, std::vector<int> order = {}) {
 /// |omega| over the 24 orders.
 struct Spread {
   double wy_min = 1e300, wy_max = -1e300, w_min = 1e300, w_max = 0.0;
+  int pitching = 0;  // orders with omega_y > 1e-9
 };
 Spread all_orders(int lambda, bool free_lower) {
   Spread sp;
@@ -236,6 +236,7 @@ Spread all_orders(int lambda, bool free_lower) {
       EXPECT_LT(r.dp.norm(), 1e-12 * scale) << "lambda " << lambda;
       EXPECT_LT(r.dl.norm(), 1e-12 * scale) << "lambda " << lambda;
     }
+    sp.pitching += r.w.y() > 1e-9;
     sp.wy_min = std::min(sp.wy_min, r.w.y());
     sp.wy_max = std::max(sp.wy_max, r.w.y());
     sp.w_min = std::min(sp.w_min, r.w.norm());
@@ -250,12 +251,13 @@ TEST(ValidationV2, HalfOffsetCubeOnAStaticCubeIsTurnedAndKeepsItsEnergy) {
   // points. Every order is run; omega_y is 0 when the points under A's centre line (x = 0.5) win
   // every tie, else positive.
   std::printf("static lower cube: omega [rad/s] in the narrow phase's order; over all 24 orders\n");
-  std::printf("lambda  omega_x  omega_y  v_z     | omega_y min..max   |omega| min..max\n");
+  std::printf(
+      "lambda  omega_x  omega_y  v_z     | omega_y min..max   |omega| min..max  pitching\n");
   for (int lambda : {1, 5, 10, 30, 100, 200}) {
     const V2Result r = run_v2(lambda, false);
     const Spread sp = all_orders(lambda, false);
-    std::printf("%6d  %.4f  %.4f  %.5f | %.4f .. %.4f   %.4f .. %.4f\n", lambda, r.w.x(), r.w.y(),
-                r.v.z(), sp.wy_min, sp.wy_max, sp.w_min, sp.w_max);
+    std::printf("%6d  %.4f  %.4f  %.5f | %.4f .. %.4f   %.4f .. %.4f  %d of 24\n", lambda, r.w.x(),
+                r.w.y(), r.v.z(), sp.wy_min, sp.wy_max, sp.w_min, sp.w_max, sp.pitching);
     EXPECT_GT(sp.wy_max, 0.1) << "lambda " << lambda;
     EXPECT_GT(r.v.z(), 0.0);  // it bounces
   }
@@ -284,8 +286,8 @@ TEST(ValidationV2, FullStepsInTheWorldMatchTheDirectSolve) {
     const int cube = t.world.shapes.add_polyhedron("cube", cube_vertices(0.5));
     const int a = t.world.add_body(cube, t.material, Vec3(0.5, 0.0, 1.0 + 1e-3), Quat::Identity(),
                                    Vec3(0, 0, -10));
-    t.world.add_body(cube, t.material, Vec3::Zero(), Quat::Identity(), Vec3::Zero(),
-                     Vec3::Zero(), true);
+    t.world.add_body(cube, t.material, Vec3::Zero(), Quat::Identity(), Vec3::Zero(), Vec3::Zero(),
+                     true);
     t.world.initialize();
     const double e0 = t.kinetic();
     t.steps(6);  // 1 mm at 10 m/s closes within the first step (dt = 1/600 s)

@@ -34,6 +34,9 @@ constexpr double kAbsTol = 1e-4;
 
 struct Scratch {
   std::vector<Vec3> normals_b;  // B's face normals in A's frame
+  std::vector<Vec3> arcs_b;     // per edge of B: d x c of its face normals c, d (A's frame)
+  std::vector<double> side_b;   // per face of B: its normal . (b x a) for the current edge of A
+  std::vector<int> edges_b;     // edges of B that may beat the best face axis
   std::vector<Vec3> poly, clipped;
   ContactCollector points;
 };
@@ -60,13 +63,26 @@ void clip(const std::vector<Vec3>& in, const Vec3& s, double offset, std::vector
   }
 }
 
-/// Gauss-map test: do the arcs a-b (edge of A) and c-d (edge of B, normals already negated) cross?
-/// bxa = b x a, dxc = d x c (Gregorius 2013).
-bool is_minkowski_face(const Vec3& a, const Vec3& b, const Vec3& bxa, const Vec3& c, const Vec3& d,
-                       const Vec3& dxc) {
-  const double cba = c.dot(bxa), dba = d.dot(bxa);
+/// Gauss-map test (Gregorius 2013): does the arc a-b of an edge of A cross the arc -c..-d of an
+/// edge of B (B's normals negated: the Minkowski difference)? With bxa = b x a, dxc = d x c,
+/// C = -c, D = -d, the published test C.(BxA) * D.(BxA) < 0, A.(DxC) * B.(DxC) < 0,
+/// C.(BxA) * B.(DxC) > 0 reads as below, given cb = c.bxa and db = d.bxa (computed once per face
+/// of B for each edge of A, as most pairs fail on their signs alone).
+bool is_minkowski_face(double cb, double db, const Vec3& a, const Vec3& b, const Vec3& dxc) {
+  if (cb * db >= 0.0) return false;
   const double adc = a.dot(dxc), bdc = b.dot(dxc);
-  return cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0;
+  return adc * bdc < 0.0 && cb * bdc < 0.0;
+}
+
+/// Largest w.u over unit u on the shorter great arc from unit a to unit b (adjacent face normals,
+/// not parallel): |w'| when the projection w' of w on the plane of a and b falls between them,
+/// else the larger end.
+double arc_max(const Vec3& a, const Vec3& b, const Vec3& w) {
+  const double aw = a.dot(w), bw = b.dot(w), c = a.dot(b);
+  const double det = 1.0 - c * c;
+  const double alpha = aw - c * bw, beta = bw - c * aw;  // w' = (alpha a + beta b) / det
+  if (alpha >= 0.0 && beta >= 0.0 && det > 0.0) return std::sqrt((alpha * aw + beta * bw) / det);
+  return std::max(aw, bw);
 }
 
 /// Closest points of segments p1-q1 and p2-q2 (Ericson 5.1.9); not parallel (checked by caller).
@@ -150,21 +166,39 @@ void collide_hull_hull(const ConvexPolyhedron& A, const Pose& pa, const ConvexPo
 
   // Edge axes: pairs whose Gauss-map arcs cross. The axis u points out of A at its edge (A's
   // centre of mass is the origin); the separation is u.(edge of B - edge of A).
+  // An edge axis is used only if it beats the best face axis, so edges that cannot are skipped
+  // (exact pruning): A holds a ball of its inner radius about its centre, so along u its support
+  // is at least r_A, and B's lowest point along u is at most u.t - r_B; with u confined to the
+  // edge's arc of face normals this bounds the separation of every pair of that edge.
+  const double best_face = std::max(sep_a, sep_b);
+  s.arcs_b.resize(B.edge_count());
+  s.edges_b.clear();
+  for (int j = 0; j < B.edge_count(); ++j) {
+    const ConvexPolyhedron::Edge& eb = B.edges[j];
+    const Vec3& c = s.normals_b[eb.f0];
+    const Vec3& d = s.normals_b[eb.f1];
+    // -u lies on B's arc c-d and B's edge is its support there: separation <= u.pb - r_A.
+    if (arc_max(c, d, -b_at(eb.v0)) - A.inner_radius <= best_face) continue;
+    s.arcs_b[j] = d.cross(c);
+    s.edges_b.push_back(j);
+  }
   double sep_e = -std::numeric_limits<double>::infinity();
   int edge_a = -1, edge_b = -1;
   Vec3 axis_e = Vec3::UnitZ();
-  for (int i = 0; i < A.edge_count(); ++i) {
+  s.side_b.resize(B.face_count());
+  for (int i = 0; i < A.edge_count() && !s.edges_b.empty(); ++i) {
     const ConvexPolyhedron::Edge& ea = A.edges[i];
     const Vec3& a = A.faces[ea.f0].normal;
     const Vec3& b = A.faces[ea.f1].normal;
-    const Vec3 bxa = b.cross(a);
     const Vec3& pa0 = A.vertices[ea.v0];
+    // u on A's arc a-b, A's edge its support there: separation <= u.(t - pa) - r_B.
+    if (arc_max(a, b, rel.t - pa0) - B.inner_radius <= best_face) continue;
+    const Vec3 bxa = b.cross(a);
+    for (int g = 0; g < B.face_count(); ++g) s.side_b[g] = s.normals_b[g].dot(bxa);
     const Vec3 da = A.vertices[ea.v1] - pa0;
-    for (int j = 0; j < B.edge_count(); ++j) {
+    for (int j : s.edges_b) {
       const ConvexPolyhedron::Edge& eb = B.edges[j];
-      const Vec3& c = s.normals_b[eb.f0];
-      const Vec3& d = s.normals_b[eb.f1];
-      if (!is_minkowski_face(a, b, bxa, -c, -d, d.cross(c))) continue;
+      if (!is_minkowski_face(s.side_b[eb.f0], s.side_b[eb.f1], a, b, s.arcs_b[j])) continue;
       const Vec3 pb0 = b_at(eb.v0);
       const Vec3 db = rel.r * (B.vertices[eb.v1] - B.vertices[eb.v0]);
       Vec3 u = da.cross(db);
@@ -180,7 +214,6 @@ void collide_hull_hull(const ConvexPolyhedron& A, const Pose& pa, const ConvexPo
 
   const double abs_tol = kAbsTol * std::min(A.inner_radius, B.inner_radius);
   const bool use_b = sep_b > sep_a + kFaceRelTol * std::abs(sep_a) + abs_tol;
-  const double best_face = std::max(sep_a, sep_b);
   s.points.clear();
   Vec3 normal;  // from B to A, A's frame
   if (edge_a >= 0 && sep_e > best_face + kEdgeRelTol * std::abs(best_face) + abs_tol) {
