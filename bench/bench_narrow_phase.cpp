@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
+#include <vector>
 
 #include "etdem/collision/collide.hpp"
 
@@ -24,13 +26,34 @@ constexpr double kR = 0.005;      // grain radius of the pour [m]
 constexpr double kH = 0.05;       // box half extent [m]
 constexpr double kMargin = 1e-3;  // speculative margin [m]
 
+/// Convex hull of `n` points on an ellipsoid with semi-axes kH (1, 0.8, 0.6), fixed seed: a
+/// generic rock-like grain with triangular faces.
+std::vector<Vec3> rock(int n) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<Vec3> p;
+  for (int k = 0; k < n; ++k)
+    p.push_back(kH * Vec3(g(rng), g(rng), g(rng)).normalized().cwiseProduct(Vec3(1.0, 0.8, 0.6)));
+  return p;
+}
+
 struct Shapes {
   ShapeTable t;
-  int sphere, plane, box;
+  int sphere, plane, box, pcube, tet, rock20;
   Shapes() {
     sphere = t.add_sphere("sphere", kR);
     plane = t.add_plane("plane");
     box = t.add_box("box", Vec3(kH, kH, kH));
+    std::vector<Vec3> corners;
+    for (int k = 0; k < 8; ++k)
+      corners.emplace_back((k & 1) ? kH : -kH, (k & 2) ? kH : -kH, (k & 4) ? kH : -kH);
+    pcube = t.add_polyhedron("cube", corners);
+    // Regular tetrahedron of edge 2 kH, one face down (z = -h/4 of its height h).
+    const double a = 2.0 * kH, r = a / std::sqrt(3.0), h = a * std::sqrt(2.0 / 3.0);
+    tet = t.add_polyhedron(
+        "tet", std::vector<Vec3>{Vec3(r, 0, -0.25 * h), Vec3(-0.5 * r, 0.5 * a, -0.25 * h),
+                                 Vec3(-0.5 * r, -0.5 * a, -0.25 * h), Vec3(0, 0, 0.75 * h)});
+    rock20 = t.add_polyhedron("rock20", rock(20));
   }
 };
 
@@ -136,6 +159,112 @@ void BM_box_box_apart(benchmark::State& state) {
       Pose(Vec3(0, 0, 0), Quat::Identity()), false);
 }
 BENCHMARK(BM_box_box_apart)->Name("box_box/apart");
+
+// Polyhedra. The cube as a polyhedron repeats the box configurations above, so the price of the
+// general code against the box code can be read off directly.
+
+void BM_sphere_poly_face(benchmark::State& state) {
+  const auto& s = shapes();
+  run(state, s.sphere, Pose(Vec3(0.01, -0.02, kH + kR - 1e-5), Quat::Identity()), s.pcube,
+      Pose(Vec3(0, 0, 0), Quat::Identity()), true);
+}
+BENCHMARK(BM_sphere_poly_face)->Name("sphere_poly/cube_face");
+
+void BM_sphere_poly_edge(benchmark::State& state) {
+  const auto& s = shapes();
+  const double d = (kR - 1e-5) / std::numbers::sqrt2;
+  run(state, s.sphere, Pose(Vec3(kH + d, 0.0, kH + d), Quat::Identity()), s.pcube,
+      Pose(Vec3(0, 0, 0), Quat::Identity()), true);
+}
+BENCHMARK(BM_sphere_poly_edge)->Name("sphere_poly/cube_edge");
+
+void BM_sphere_poly_rock(benchmark::State& state) {
+  // Sphere resting on the top of the 20-point rock.
+  const auto& s = shapes();
+  const auto& h = s.t.polyhedron(s.rock20);
+  const Vec3 top = h.support(Vec3::UnitZ());
+  run(state, s.sphere, Pose(top + Vec3(0, 0, kR - 1e-5), Quat::Identity()), s.rock20,
+      Pose(Vec3(0, 0, 0), Quat::Identity()), true);
+}
+BENCHMARK(BM_sphere_poly_rock)->Name("sphere_poly/rock20_top");
+
+void BM_poly_plane_face(benchmark::State& state) {
+  const auto& s = shapes();
+  run(state, s.pcube, Pose(Vec3(0, 0, kH - 1e-5), Quat::Identity()), s.plane,
+      Pose(Vec3(0, 0, 0), Quat::Identity()), true);
+}
+BENCHMARK(BM_poly_plane_face)->Name("poly_plane/cube_face");
+
+void BM_poly_plane_rock(benchmark::State& state) {
+  const auto& s = shapes();
+  const auto& h = s.t.polyhedron(s.rock20);
+  const double low = -h.support(-Vec3::UnitZ()).z();
+  run(state, s.rock20, Pose(Vec3(0, 0, low - 1e-5), Quat::Identity()), s.plane,
+      Pose(Vec3(0, 0, 0), Quat::Identity()), true);
+}
+BENCHMARK(BM_poly_plane_rock)->Name("poly_plane/rock20_vertex");
+
+void BM_poly_poly_face(benchmark::State& state) {
+  // The box_box/resting_face configuration with both cubes as polyhedra: 8 clipped points.
+  const auto& s = shapes();
+  run(state, s.pcube, Pose(Vec3(0.3 * kH, 0.2 * kH, 2 * kH - 1e-5), about(Vec3::UnitZ(), 0.3)),
+      s.pcube, Pose(Vec3(0, 0, 0), Quat::Identity()), true);
+}
+BENCHMARK(BM_poly_poly_face)->Name("poly_poly/cube_face");
+
+void BM_poly_poly_edge(benchmark::State& state) {
+  // The box_box/edge_edge configuration with both cubes as polyhedra.
+  const auto& s = shapes();
+  const double reach = kH * std::numbers::sqrt2;
+  run(state, s.pcube,
+      Pose(Vec3(0, 0, 2 * reach - 1e-5), about(Vec3::UnitX(), std::numbers::pi / 4)), s.pcube,
+      Pose(Vec3(0, 0, 0), about(Vec3::UnitY(), std::numbers::pi / 4)), true);
+}
+BENCHMARK(BM_poly_poly_edge)->Name("poly_poly/cube_edge_edge");
+
+void BM_poly_poly_apart(benchmark::State& state) {
+  const auto& s = shapes();
+  run(state, s.pcube, Pose(Vec3(0, 0, 2 * kH + 0.01), about(Vec3::UnitZ(), 0.3)), s.pcube,
+      Pose(Vec3(0, 0, 0), Quat::Identity()), false);
+}
+BENCHMARK(BM_poly_poly_apart)->Name("poly_poly/cube_apart");
+
+void BM_poly_poly_tet_face(benchmark::State& state) {
+  // Tetrahedron on its face on the cube.
+  const auto& s = shapes();
+  const auto& h = s.t.polyhedron(s.tet);
+  const double low =
+      -(h.input_rotation * h.support(h.input_rotation.conjugate() * -Vec3::UnitZ())).z();
+  run(state, s.tet, Pose(Vec3(0.1 * kH, 0, kH + low - 1e-5), h.input_rotation), s.pcube,
+      Pose(Vec3(0, 0, 0), Quat::Identity()), true);
+}
+BENCHMARK(BM_poly_poly_tet_face)->Name("poly_poly/tet_face_on_cube");
+
+void BM_poly_poly_rock(benchmark::State& state) {
+  // Two 20-point rocks, the upper turned, touching (a generic contact).
+  const auto& s = shapes();
+  const Quat q = about(Vec3(1, 2, 3).normalized(), 0.8);
+  // Place by bisection on the contact so the pair just touches.
+  double lo = 0.0, hi = 4 * kH;
+  Manifold m;
+  for (int it = 0; it < 60; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    etdem::collide(s.t, s.rock20, Pose(Vec3(0, 0, mid), q), s.rock20,
+                   Pose(Vec3::Zero(), Quat::Identity()), 0.0, m);
+    (m.count > 0 ? lo : hi) = mid;
+  }
+  run(state, s.rock20, Pose(Vec3(0, 0, lo - 1e-5), q), s.rock20,
+      Pose(Vec3(0, 0, 0), Quat::Identity()), true);
+}
+BENCHMARK(BM_poly_poly_rock)->Name("poly_poly/rock20_rock20");
+
+void BM_box_poly_face(benchmark::State& state) {
+  // Box against the cube polyhedron, resting face.
+  const auto& s = shapes();
+  run(state, s.box, Pose(Vec3(0.3 * kH, 0.2 * kH, 2 * kH - 1e-5), about(Vec3::UnitZ(), 0.3)),
+      s.pcube, Pose(Vec3(0, 0, 0), Quat::Identity()), true);
+}
+BENCHMARK(BM_box_poly_face)->Name("box_poly/cube_face");
 
 }  // namespace
 

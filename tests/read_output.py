@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Reads an etdem run directory back with independent tools and checks it.
 
-    /usr/bin/python3 tests/read_output.py DIR [--spheres N] [--boxes N] [--steps N] [--every N]
-                                              [--container]
+    /usr/bin/python3 tests/read_output.py DIR [--spheres N] [--boxes N] [--polyhedra N] [--steps N]
+                                              [--every N] [--container]
 
 Frames (frames/*.vtu) are read with meshio (Debian python3-meshio); when VTK's Python module is
 importable (python3-paraview / python3-vtk9) one frame of each part is also read with
@@ -47,11 +47,13 @@ def check_frames(d, args):
     spheres = sorted(glob.glob(os.path.join(d, "frames", "particles_*.vtu")))
     boxes = sorted(glob.glob(os.path.join(d, "frames", "boxes_*.vtu")))
     walls = sorted(glob.glob(os.path.join(d, "frames", "walls_*.vtu")))
+    polys = sorted(glob.glob(os.path.join(d, "frames", "polyhedra_*.vtu")))
     if args.every:
         expected = list(range(0, args.steps + 1, args.every))
         if expected[-1] != args.steps:
             expected.append(args.steps)
-        for name, files, count in (("particles", spheres, args.spheres), ("boxes", boxes, args.boxes)):
+        for name, files, count in (("particles", spheres, args.spheres), ("boxes", boxes, args.boxes),
+                                   ("polyhedra", polys, args.polyhedra)):
             if count:
                 check([frame_step(f) for f in files] == expected,
                       f"{name} frames at steps {[frame_step(f) for f in files]}, expected {expected}")
@@ -83,15 +85,30 @@ def check_frames(d, args):
     for f in walls:
         m = meshio.read(f)
         check(all(c.type == "quad" for c in m.cells), f"{f}: walls must be quads")
+    for f in polys:
+        # One polygon cell per face (meshio groups polygons by vertex count); cell data id names
+        # the body, so the distinct ids count the polyhedra.
+        m = meshio.read(f)
+        check(all(c.type == "polygon" for c in m.cells), f"{f}: polyhedron faces must be polygons")
+        check(np.all(np.isfinite(m.points)), f"{f}: non-finite vertices")
+        ids = np.concatenate([np.asarray(b).reshape(-1) for b in m.cell_data["id"]])
+        check(len(np.unique(ids)) == args.polyhedra,
+              f"{f}: faces of {len(np.unique(ids))} bodies, expected {args.polyhedra} polyhedra")
+        check(len(ids) >= 4 * args.polyhedra, f"{f}: fewer than 4 faces per polyhedron")
+        v = np.concatenate([np.asarray(b).reshape(-1, 3) for b in m.cell_data["velocity"]])
+        check(v.shape == (len(ids), 3) and np.all(np.isfinite(v)), f"{f}: bad velocity data")
+        for block in m.cells:
+            check(np.all(block.data < len(m.points)), f"{f}: face refers to a missing vertex")
     check(args.spheres == 0 or spheres, "no particle frames")
     check(args.boxes == 0 or boxes, "no box frames")
+    check(args.polyhedra == 0 or polys, "no polyhedron frames")
     check(not args.container or walls, "no wall frames although the run has a container")
     try:
         import vtk  # noqa: optional, the reader ParaView uses
     except ImportError:
         vtk = None
     if vtk is not None:
-        for files in (spheres, boxes, walls):
+        for files in (spheres, boxes, walls, polys):
             if files:
                 r = vtk.vtkXMLUnstructuredGridReader()
                 r.SetFileName(files[-1])
@@ -99,7 +116,7 @@ def check_frames(d, args):
                 out = r.GetOutput()
                 check(out is not None and out.GetNumberOfPoints() == len(meshio.read(files[-1]).points),
                       f"{files[-1]}: VTK's reader disagrees with meshio")
-    return spheres + boxes + walls
+    return spheres + boxes + walls + polys
 
 
 def check_pvd(d, frame_files):
@@ -109,7 +126,7 @@ def check_pvd(d, frame_files):
     listed = [s.get("file") for s in sets]
     for s in sets:
         check(os.path.isfile(os.path.join(d, s.get("file"))), f"particles.pvd lists missing {s.get('file')}")
-        check(s.get("part") in ("0", "1", "2"), f"particles.pvd: bad part {s.get('part')}")
+        check(s.get("part") in ("0", "1", "2", "3"), f"particles.pvd: bad part {s.get('part')}")
         float(s.get("timestep"))
     rel = sorted(os.path.relpath(f, d) for f in frame_files)
     check(sorted(listed) == rel, f"particles.pvd lists {len(listed)} files, frames/ has {len(rel)}")
@@ -155,7 +172,8 @@ def check_summary(d, args, rows):
     for key in ["initial", "final_total", "residual", "relative_residual"] + DISSIPATED:
         check(key in s["energy"], f"summary.json: energy.{key} missing")
     check(s["steps"] == args.steps, f"summary.json: steps {s['steps']}, expected {args.steps}")
-    check(s["bodies"]["dynamic"] == args.spheres + args.boxes, "summary.json: wrong body count")
+    check(s["bodies"]["dynamic"] == args.spheres + args.boxes + args.polyhedra,
+          "summary.json: wrong body count")
     check(abs(s["energy"]["final_total"] - rows[-1]["total"]) <= 1e-12 * max(1.0, abs(rows[-1]["total"])),
           "summary.json: final energy differs from the last row of energy.csv")
     check(abs(s["energy"]["initial"] - rows[0]["total"]) <= 1e-12 * max(1.0, abs(rows[0]["total"])),
@@ -171,13 +189,13 @@ def check_state(d, args):
         reader = csv.DictReader(fh)
         check(reader.fieldnames == STATE_COLUMNS, f"state.csv: columns {reader.fieldnames}")
         rows = list(reader)
-    check(len(rows) == args.spheres + args.boxes, f"state.csv: {len(rows)} rows")
+    check(len(rows) == args.spheres + args.boxes + args.polyhedra, f"state.csv: {len(rows)} rows")
     for r in rows:
         values = [float(r[k]) for k in STATE_COLUMNS if k != "shape"]
         check(all(math.isfinite(v) for v in values), f"state.csv: non-finite values in body {r['id']}")
         q = math.sqrt(sum(float(r[k]) ** 2 for k in ("qw", "qx", "qy", "qz")))
         check(abs(q - 1.0) < 1e-9, f"state.csv: body {r['id']} quaternion norm {q}")
-        check(r["shape"] in ("sphere", "box"), f"state.csv: shape {r['shape']}")
+        check(r["shape"] in ("sphere", "box", "polyhedron"), f"state.csv: shape {r['shape']}")
 
 
 def main():
@@ -185,6 +203,7 @@ def main():
     p.add_argument("dir")
     p.add_argument("--spheres", type=int, default=0)
     p.add_argument("--boxes", type=int, default=0)
+    p.add_argument("--polyhedra", type=int, default=0)
     p.add_argument("--steps", type=int, required=True)
     p.add_argument("--every", type=int, default=0)
     p.add_argument("--container", action="store_true")

@@ -79,6 +79,12 @@ grep -q "max relative residual" "$TMP/energy.log" || fail "analyze energy printe
   || fail "read_output.py rejected the box run's output"
 [ -f "$TMP/box/state_000015.csv" ] && [ -f "$TMP/box/state_000030.csv" ] || fail "state_every files missing"
 
+# 3b. The two-tetrahedra example (V1) for the polyhedron frames.
+"$CLI" run "$SRC/examples/tetrahedra_v1.toml" -o "$TMP/tet" --set output.every=5 > "$TMP/tet.log" 2>&1 \
+  || fail "tetrahedra_v1 run exited with $?"
+"$PY" "$SRC/tests/read_output.py" "$TMP/tet" --polyhedra 2 --steps 30 --every 5 > "$TMP/read_tet.log" 2>&1 \
+  || fail "read_output.py rejected the polyhedron run's output"
+
 # 4. check: exit 0 and a one-line summary.
 "$CLI" check "$TMP/tiny.toml" > "$TMP/check.log" 2>&1 || fail "etdem check exited with $?"
 grep -q "50 bodies" "$TMP/check.log" || fail "check summary does not count the bodies"

@@ -193,6 +193,39 @@ const BadCase kBadCases[] = {
     {"event_table_not_array", "[[event]]", "[event]", "event", "remove"},
     {"output_every_negative", "every = 5", "every = -5", "output.every", "-5"},
     {"syntax_error", "lambda = 30", "lambda = = 30", "syntax", ""},
+    // Polyhedra: a third [[shape]] inserted before the bodies.
+    {"poly_three_vertices", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"tet\"\ntype = \"polyhedron\"\nvertices = [[0, 0, 0], [1, 0, 0], [0, 1, "
+     "0]]\n\n[[body]]\nname = \"ball\"",
+     "shape[2].vertices", "[[0, 0, 0], [1, 0, 0], [0, 1, 0]]"},
+    {"poly_coplanar", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"tet\"\ntype = \"polyhedron\"\nvertices = [[0, 0, 0], [1, 0, 0], [0, 1, "
+     "0], [1, 1, 0], [0.5, 0.2, 0]]\n\n[[body]]\nname = \"ball\"",
+     "shape[2].vertices", "lie in one plane"},
+    {"poly_nan", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"tet\"\ntype = \"polyhedron\"\nvertices = [[0, 0, 0], [1, 0, 0], [0, 1, "
+     "0], [0.0, nan, 1.0]]\n\n[[body]]\nname = \"ball\"",
+     "shape[2].vertices", "[0.0, nan, 1.0]"},
+    {"poly_not_triples", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"tet\"\ntype = \"polyhedron\"\nvertices = [[0, 0, 0], [1, 0], [0, 1, 0], "
+     "[0, 0, 1]]\n\n[[body]]\nname = \"ball\"",
+     "shape[2].vertices", "element 1 must be an array of 3 numbers, not [1, 0]"},
+    {"poly_string", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"tet\"\ntype = \"polyhedron\"\nvertices = \"cube\"\n\n[[body]]\nname = "
+     "\"ball\"",
+     "shape[2].vertices", "\"cube\""},
+    {"poly_missing", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"tet\"\ntype = \"polyhedron\"\n\n\n[[body]]\nname = \"ball\"",
+     "shape[2].vertices", ""},
+    {"poly_radius_key", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"tet\"\ntype = \"polyhedron\"\nvertices = [[0, 0, 0], [0.01, 0, 0], [0, "
+     "0.01, 0], [0, 0, 0.01]]\nradius = 0.1\n\n[[body]]\nname = \"ball\"",
+     "shape[2].radius", "0.1"},
+    {"poly_in_floor", "[[fill]]",
+     "[[shape]]\nname = \"tet\"\ntype = \"polyhedron\"\nvertices = [[0, 0, 0], [0.01, 0, 0], "
+     "[0, 0.01, 0], [0, 0, 0.01]]\n\n[[body]]\nshape = \"tet\"\nmaterial = \"rock\"\n"
+     "position = [0.05, 0.05, 0.001]\n\n[[fill]]",
+     "body[1].position", "0.001"},
 };
 
 // Readable test names in failures instead of a byte dump.
@@ -395,6 +428,47 @@ TEST(scenario, HundredThousandGrainsAreCheckedQuickly) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(sc.grain_count(), 100001);
   std::printf("100k grains loaded and checked in %.3f s\n", seconds);
+}
+
+TEST(scenario, PolyhedronBodyIsPlacedAtItsCentreOfMassWithItsVerticesFrame) {
+  // A brick-like hexahedron given off-centre and turned: the body's position is where its centre
+  // of mass goes, and its orientation turns the frame the vertices were written in.
+  const std::string shape =
+      "[[shape]]\nname = \"slab\"\ntype = \"polyhedron\"\n"
+      "vertices = [[1.0, 2.0, 3.0], [1.04, 2.0, 3.0], [1.0, 2.02, 3.0], [1.04, 2.02, 3.0],\n"
+      "            [1.0, 2.0, 3.01], [1.04, 2.0, 3.01], [1.0, 2.02, 3.01], [1.04, 2.02, 3.01],\n"
+      "            [1.02, 2.01, 3.005]]\n\n";  // the last point is interior: dropped
+  std::string text = edit("[[body]]\nname = \"ball\"", shape + "[[body]]\nname = \"ball\"");
+  text += "\n[[body]]\nname = \"slab\"\nshape = \"slab\"\nmaterial = \"rock\"\n"
+          "position = [0.05, 0.05, 0.17]\norientation = [0.9238795325112867, 0.0, 0.0, "
+          "0.3826834323650898]\nvelocity = [0.0, 0.0, -1.0]\n";
+  const Scenario sc = parse_scenario(text, "slab.toml");
+  ASSERT_EQ(sc.shapes[2].type, ShapeType::Polyhedron);
+  EXPECT_NEAR(sc.shapes[2].bounding_diameter(), std::sqrt(0.04 * 0.04 + 0.02 * 0.02 + 0.0001),
+              1e-15);
+  EXPECT_NEAR(sc.shapes[2].min_thickness(), 0.01, 1e-15);
+  World world;
+  build_world(sc, world);
+  int slab = -1;
+  for (int i = 0; i < world.bodies.count(); ++i)
+    if (world.bodies.name[i] == "slab") slab = i;
+  ASSERT_GE(slab, 0);
+  const ConvexPolyhedron& h = world.shapes.polyhedron(world.bodies.shape[slab]);
+  EXPECT_EQ(h.vertex_count(), 8);
+  EXPECT_NEAR((h.input_centre - Vec3(1.02, 2.01, 3.005)).norm(), 0.0, 1e-14);
+  EXPECT_EQ(world.bodies.position[slab], Vec3(0.05, 0.05, 0.17));
+  const Quat user(0.9238795325112867, 0.0, 0.0, 0.3826834323650898);  // 45 deg about z
+  // Each input vertex v lands at position + user (v - centre of mass).
+  for (const Vec3& v : h.vertices) {
+    const Vec3 world_v = world.bodies.position[slab] + world.bodies.orientation[slab] * v;
+    const Vec3 input_v = h.input_centre + h.input_rotation * v;
+    const Vec3 expected = Vec3(0.05, 0.05, 0.17) + user * (input_v - h.input_centre);
+    EXPECT_NEAR((world_v - expected).norm(), 0.0, 1e-15);
+  }
+  // Mass and principal inertia from the density: a 0.04 x 0.02 x 0.01 m box of rock.
+  const MassProperties mp = box_mass_properties(Vec3(0.02, 0.01, 0.005), 2650.0);
+  EXPECT_NEAR(world.bodies.mass[slab], mp.mass, 1e-15);
+  EXPECT_NEAR((world.bodies.inertia[slab] - mp.inertia).norm(), 0.0, 1e-18);
 }
 
 TEST(scenario, EveryExampleIsValid) {

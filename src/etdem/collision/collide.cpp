@@ -26,6 +26,10 @@ struct Table {
     add(ShapeType::Box, ShapeType::Plane, collide_box_plane);
     add(ShapeType::Sphere, ShapeType::Box, collide_sphere_box);
     add(ShapeType::Box, ShapeType::Box, collide_box_box);
+    add(ShapeType::Sphere, ShapeType::Polyhedron, collide_sphere_polyhedron);
+    add(ShapeType::Polyhedron, ShapeType::Plane, collide_polyhedron_plane);
+    add(ShapeType::Box, ShapeType::Polyhedron, collide_box_polyhedron);
+    add(ShapeType::Polyhedron, ShapeType::Polyhedron, collide_polyhedron_polyhedron);
   }
 };
 

@@ -26,5 +26,13 @@ void collide_sphere_plane(const ShapeTable&, int, const Pose&, int, const Pose&,
 void collide_box_plane(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
 void collide_sphere_box(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
 void collide_box_box(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_sphere_polyhedron(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                               Manifold&);
+void collide_polyhedron_plane(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                              Manifold&);
+void collide_box_polyhedron(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                            Manifold&);
+void collide_polyhedron_polyhedron(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                                   Manifold&);
 
 }  // namespace etdem

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -258,10 +259,19 @@ class Parser {
       s.type = ShapeType::Box;
       s.half_extents = r.vec3("half_extents");
       if (!(s.half_extents.array() > 0.0).all()) r.fail("half_extents", "must all be > 0");
-    } else if (type == "polyhedron" || type == "compound" || type == "mesh" || type == "levelset") {
-      r.fail("type", "this shape type is not available yet (available: sphere, box)");
+    } else if (type == "polyhedron") {
+      s.type = ShapeType::Polyhedron;
+      s.vertices = r.vec3_list("vertices");
+      try {
+        s.polyhedron =
+            std::make_shared<const ConvexPolyhedron>(ConvexPolyhedron::from_points(s.vertices));
+      } catch (const std::invalid_argument& e) {
+        r.fail("vertices", e.what());
+      }
+    } else if (type == "compound" || type == "mesh" || type == "levelset") {
+      r.fail("type", "this shape type is not available yet (available: sphere, box, polyhedron)");
     } else {
-      r.fail("type", "unknown shape type (known: sphere, box)");
+      r.fail("type", "unknown shape type (known: sphere, box, polyhedron)");
     }
     r.finish();
     sc_.shapes.push_back(s);
@@ -415,10 +425,12 @@ Scenario parse_tree(toml::table& root, const std::string& file,
 }  // namespace
 
 double ShapeSpec::bounding_diameter() const {
+  if (type == ShapeType::Polyhedron) return 2.0 * polyhedron->bounding_radius;
   return type == ShapeType::Box ? 2.0 * half_extents.norm() : 2.0 * radius;
 }
 
 double ShapeSpec::min_thickness() const {
+  if (type == ShapeType::Polyhedron) return polyhedron->min_width;
   return type == ShapeType::Box ? 2.0 * half_extents.minCoeff() : 2.0 * radius;
 }
 
@@ -466,16 +478,28 @@ void build_world(const Scenario& sc, World& world) {
   world.settings = sc.settings;
   std::vector<int> material_id, shape_id;
   for (const Material& m : sc.materials) material_id.push_back(world.add_material(m));
-  for (const ShapeSpec& s : sc.shapes)
-    shape_id.push_back(s.type == ShapeType::Box ? world.shapes.add_box(s.name, s.half_extents)
-                                                : world.shapes.add_sphere(s.name, s.radius));
+  // A polyhedron's body frame is its principal frame; the orientation given in the scenario turns
+  // the frame its vertices were written in, so the body's is that times the input rotation.
+  std::vector<Quat> frame;
+  for (const ShapeSpec& s : sc.shapes) {
+    frame.push_back(s.type == ShapeType::Polyhedron ? s.polyhedron->input_rotation
+                                                    : Quat::Identity());
+    if (s.type == ShapeType::Polyhedron)
+      shape_id.push_back(world.shapes.add_polyhedron(s.name, *s.polyhedron));
+    else
+      shape_id.push_back(s.type == ShapeType::Box ? world.shapes.add_box(s.name, s.half_extents)
+                                                  : world.shapes.add_sphere(s.name, s.radius));
+  }
+  auto turn = [&](const Quat& q, int shape) {
+    return sc.shapes[shape].type == ShapeType::Polyhedron ? (q * frame[shape]).normalized() : q;
+  };
   for (const BodySpec& b : sc.bodies)
-    world.add_body(shape_id[b.shape], material_id[b.material], b.position, b.orientation,
-                   b.velocity, b.angular_velocity, b.fixed, b.name);
+    world.add_body(shape_id[b.shape], material_id[b.material], b.position,
+                   turn(b.orientation, b.shape), b.velocity, b.angular_velocity, b.fixed, b.name);
   for (const FillSpec& f : sc.fills)
     for (const Placement& p : generate_fill(f, sc.shapes[f.shape].bounding_diameter()))
-      world.add_body(shape_id[f.shape], material_id[f.material], p.position, p.orientation,
-                     f.velocity);
+      world.add_body(shape_id[f.shape], material_id[f.material], p.position,
+                     turn(p.orientation, f.shape), f.velocity);
   std::map<std::string, std::vector<int>> by_name;  // event targets
   for (int i = 0; i < world.bodies.count(); ++i)
     if (!world.bodies.name[i].empty()) by_name[world.bodies.name[i]].push_back(i);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,11 +22,14 @@ struct ShapeSpec {
   ShapeType type = ShapeType::Sphere;
   double radius = 0.0;         // [m] sphere
   Vec3 half_extents{0, 0, 0};  // [m] box
+  std::vector<Vec3> vertices;  // [m] polyhedron, as given
+  std::shared_ptr<const ConvexPolyhedron> polyhedron;  // polyhedron: the hull, built and checked
   int line = 0;                // line of the [[shape]] table in the file (0 = unknown)
 
   /// [m] diameter of the smallest sphere about the centre that holds the shape.
   double bounding_diameter() const;
-  /// [m] smallest thickness (sphere: diameter; box: twice the smallest half extent).
+  /// [m] smallest thickness (sphere: diameter; box: twice the smallest half extent; polyhedron:
+  /// smallest extent along a face normal).
   double min_thickness() const;
 };
 
@@ -33,7 +37,7 @@ struct BodySpec {
   int shape = 0;                        // index into Scenario::shapes
   int material = 0;                     // index into Scenario::materials
   Vec3 position{0, 0, 0};               // [m] centre of mass
-  Quat orientation = Quat::Identity();  // body -> world
+  Quat orientation = Quat::Identity();  // body -> world (polyhedron: the frame of its vertices)
   Vec3 velocity{0, 0, 0};               // [m/s]
   Vec3 angular_velocity{0, 0, 0};       // [rad/s] world frame
   bool fixed = false;

@@ -27,7 +27,8 @@ void write_state_csv(const std::string& path, const World& world) {
     const Vec3& w = b.angular_velocity[i];
     const bool box = shapes.type[s] == ShapeType::Box;
     const Vec3 h = box ? shapes.box(s).half_extents : Vec3::Zero();
-    const double r = box ? shapes.bounding_radius[s] : shapes.sphere(s).radius;
+    const double r = shapes.type[s] == ShapeType::Sphere ? shapes.sphere(s).radius
+                                                         : shapes.bounding_radius[s];
     fmt::format_to(std::back_inserter(out),
                    "{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},"
                    "{:.17g},{:.17g},{:.17g},{:.17g},{},{:.17g},{:.17g},{:.17g},{:.17g}\n",

@@ -1,9 +1,10 @@
 // state.csv: the state of every dynamic body, one row each, full precision (%.17g), so a run can
 // be analysed (angle of repose, runout) or compared bit for bit. Columns:
 //   id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,shape,radius,hx,hy,hz
-// id is the body index in the world; shape is the shape type (sphere | box); radius is the
-// sphere radius or, for a box, its bounding radius; hx, hy, hz are a box's half extents (0 for a
-// sphere). Fixed and removed bodies are not listed.
+// id is the body index in the world; shape is the shape type (sphere | box | polyhedron); radius
+// is the sphere radius or, for a box or polyhedron, its bounding radius about the centre of mass;
+// hx, hy, hz are a box's half extents (0 for other shapes). Fixed and removed bodies are not
+// listed.
 #pragma once
 
 #include <string>
@@ -27,13 +28,14 @@ struct StateTable {
   std::vector<Quat> orientation;
   std::vector<Vec3> velocity;          // [m/s]
   std::vector<Vec3> angular_velocity;  // [rad/s]
-  std::vector<std::string> shape;      // sphere | box
+  std::vector<std::string> shape;      // sphere | box | polyhedron
   std::vector<double> radius;          // [m]
   std::vector<Vec3> half_extents;      // [m], zero for spheres
 
   std::size_t size() const { return id.size(); }
   /// Height of each grain's highest point above its centre [m]: the radius of a sphere, the
-  /// support of the rotated box along +z for a box.
+  /// support of the rotated box along +z for a box, the bounding radius (an upper bound) for a
+  /// polyhedron.
   std::vector<double> top_offsets() const;
 };
 

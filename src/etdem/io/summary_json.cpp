@@ -31,10 +31,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
     if (world.shapes.type[s] == ShapeType::Plane) ++planes;
     if (!b.is_dynamic(i)) continue;
     ++dynamic;
-    const double d = world.shapes.type[s] == ShapeType::Box
-                         ? 2.0 * world.shapes.box(s).half_extents.minCoeff()
-                         : 2.0 * world.shapes.sphere(s).radius;
-    thinnest = std::min(thinnest, d);
+    thinnest = std::min(thinnest, world.shapes.min_thickness(s));
   }
 
   const EnergyLedger& l = world.ledger();

@@ -242,6 +242,32 @@ Vec3 TomlReader::vec3(std::string_view key, const Vec3& fallback) const {
   return get(key) ? vec3(key) : fallback;
 }
 
+std::vector<Vec3> TomlReader::vec3_list(std::string_view key) const {
+  const toml::node* n = get(key);
+  if (!n) fail(key, "required key is missing");
+  const toml::array* a = n->as_array();
+  if (!a) fail(key, fmt::format("expected an array of [x, y, z] arrays, got {}", type_name(*n)));
+  if (a->empty()) fail(key, "must not be empty");
+  std::vector<Vec3> out(a->size());
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    const toml::node& e = *a->get(i);
+    const toml::array* xyz = e.as_array();
+    if (!xyz || xyz->size() != 3)
+      fail(key, fmt::format("element {} must be an array of 3 numbers, not {}", i,
+                            toml_value_text(e)));
+    for (std::size_t c = 0; c < 3; ++c) {
+      const toml::node& x = *xyz->get(c);
+      if (!x.is_number())
+        fail(key, fmt::format("element {} {} must hold numbers only", i, toml_value_text(e)));
+      out[i][c] =
+          x.is_integer() ? static_cast<double>(x.as_integer()->get()) : x.as_floating_point()->get();
+      if (!std::isfinite(out[i][c]))
+        fail(key, fmt::format("element {} {} must hold finite numbers", i, toml_value_text(e)));
+    }
+  }
+  return out;
+}
+
 std::optional<TomlReader> TomlReader::table(std::string_view key) const {
   const toml::node* n = get(key);
   if (!n) return std::nullopt;

@@ -12,7 +12,7 @@ namespace {
 
 using Buffer = fmt::memory_buffer;
 
-constexpr int kVtkVertex = 1, kVtkQuad = 9, kVtkHexahedron = 12;
+constexpr int kVtkVertex = 1, kVtkPolygon = 7, kVtkQuad = 9, kVtkHexahedron = 12;
 
 void write_file(const std::string& path, const Buffer& b) {
   std::FILE* f = std::fopen(path.c_str(), "w");
@@ -83,12 +83,13 @@ VtkWriter::VtkWriter(std::string directory, std::vector<WallQuad> walls)
 void VtkWriter::write_frame(const World& world) {
   const Bodies& bodies = world.bodies;
   const ShapeTable& shapes = world.shapes;
-  std::vector<int> spheres, boxes;
+  std::vector<int> spheres, boxes, polyhedra;
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_active(i)) continue;
     const ShapeType t = shapes.type[bodies.shape[i]];
     if (t == ShapeType::Sphere) spheres.push_back(i);
     if (t == ShapeType::Box) boxes.push_back(i);
+    if (t == ShapeType::Polyhedron) polyhedra.push_back(i);
   }
   const long step = world.step_count();
   const double time = world.time();
@@ -98,6 +99,7 @@ void VtkWriter::write_frame(const World& world) {
     has_spheres_ = !spheres.empty();
     has_boxes_ = !boxes.empty();
     has_walls_ = !walls_.empty();
+    has_polyhedra_ = !polyhedra.empty();
   }
 
   if (has_spheres_) {
@@ -155,6 +157,45 @@ void VtkWriter::write_frame(const World& world) {
     const std::string file = fmt::format("frames/boxes_{:06d}.vtu", step);
     write_file(directory_ + "/" + file, b);
     entries_.push_back({time, 1, file});
+  }
+
+  if (has_polyhedra_) {
+    // One polygon cell per face; each body's vertices once, its faces pointing at them.
+    std::vector<Vec3> p;
+    std::vector<long> connectivity, offsets;
+    std::vector<int> owner;  // body of each cell
+    for (int i : polyhedra) {
+      const ConvexPolyhedron& h = shapes.polyhedron(bodies.shape[i]);
+      const Mat3 r = bodies.orientation[i].toRotationMatrix();
+      const long first = static_cast<long>(p.size());
+      for (const Vec3& v : h.vertices) p.push_back(bodies.position[i] + r * v);
+      for (int f = 0; f < h.face_count(); ++f) {
+        for (int v : h.face(f)) connectivity.push_back(first + v);
+        offsets.push_back(static_cast<long>(connectivity.size()));
+        owner.push_back(i);
+      }
+    }
+    Buffer b;
+    const std::size_t n = owner.size();
+    begin(b, p.size(), n);
+    fmt::format_to(std::back_inserter(b), "<CellData Vectors=\"velocity\">\n");
+    int_array(b, "Int64", "id", n, [&](std::size_t k) { return owner[k]; });
+    float_array(b, "velocity", 3, n,
+                [&](std::size_t k, int c) { return bodies.velocity[owner[k]][c]; });
+    float_array(b, "angular_velocity", 3, n,
+                [&](std::size_t k, int c) { return bodies.angular_velocity[owner[k]][c]; });
+    fmt::format_to(std::back_inserter(b), "</CellData>\n");
+    points(b, p);
+    fmt::format_to(std::back_inserter(b), "<Cells>\n");
+    int_array(b, "Int64", "connectivity", connectivity.size(),
+              [&](std::size_t k) { return connectivity[k]; });
+    int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return offsets[k]; });
+    int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkPolygon; });
+    fmt::format_to(std::back_inserter(b), "</Cells>\n");
+    end(b);
+    const std::string file = fmt::format("frames/polyhedra_{:06d}.vtu", step);
+    write_file(directory_ + "/" + file, b);
+    entries_.push_back({time, 3, file});
   }
 
   if (has_walls_) {

@@ -1,5 +1,6 @@
 // ParaView output: one VTK XML file per part and frame in DIR/frames/ plus DIR/particles.pvd,
-// a Collection listing every file with its time (part 0 spheres, 1 boxes, 2 container walls).
+// a Collection listing every file with its time (part 0 spheres, 1 boxes, 2 container walls,
+// 3 polyhedra).
 //
 // Format choice: VTK XML *UnstructuredGrid* (.vtu), ASCII. DESIGN.md names PolyData (.vtp);
 // ParaView reads both alike, but the independent reader the tests use (meshio, Debian
@@ -10,6 +11,9 @@
 //   boxes_SSSSSS.vtu      boxes as hexahedra (8 points each) with cell data id, velocity,
 //                         angular_velocity
 //   walls_SSSSSS.vtu      the faces of box containers still present, as quads, cell data id
+//   polyhedra_SSSSSS.vtu  every face of every polyhedron as a polygon cell (VTK_POLYGON), each
+//                         body's vertices listed once; cell data id, velocity, angular_velocity
+//                         (of the face's body)
 // SSSSSS is the step number. Fixed bodies are included; removed ones are not.
 #pragma once
 
@@ -50,7 +54,7 @@ class VtkWriter {
   std::vector<WallQuad> walls_;
   std::vector<Entry> entries_;
   int frames_ = 0;
-  bool has_spheres_ = false, has_boxes_ = false, has_walls_ = false;
+  bool has_spheres_ = false, has_boxes_ = false, has_walls_ = false, has_polyhedra_ = false;
 };
 
 }  // namespace etdem

@@ -10,6 +10,7 @@ const char* shape_type_name(ShapeType t) {
     case ShapeType::Sphere: return "sphere";
     case ShapeType::Plane: return "plane";
     case ShapeType::Box: return "box";
+    case ShapeType::Polyhedron: return "polyhedron";
     default: return "unknown";
   }
 }
@@ -27,6 +28,7 @@ int ShapeTable::add_box(const std::string& nm, const Vec3& half_extents) {
   type.push_back(ShapeType::Box);
   index.push_back(static_cast<int>(boxes.size()));
   boxes.push_back({half_extents});
+  box_hulls.push_back(ConvexPolyhedron::box(half_extents));
   name.push_back(nm);
   bounding_radius.push_back(half_extents.norm());
   return size() - 1;
@@ -41,6 +43,19 @@ int ShapeTable::add_plane(const std::string& nm) {
   return size() - 1;
 }
 
+int ShapeTable::add_polyhedron(const std::string& nm, ConvexPolyhedron p) {
+  type.push_back(ShapeType::Polyhedron);
+  index.push_back(static_cast<int>(polyhedra.size()));
+  name.push_back(nm);
+  bounding_radius.push_back(p.bounding_radius);
+  polyhedra.push_back(std::move(p));
+  return size() - 1;
+}
+
+int ShapeTable::add_polyhedron(const std::string& nm, std::span<const Vec3> vertices) {
+  return add_polyhedron(nm, ConvexPolyhedron::from_points(vertices));
+}
+
 int ShapeTable::find(const std::string& nm) const {
   for (int i = 0; i < size(); ++i)
     if (name[i] == nm) return i;
@@ -51,7 +66,17 @@ MassProperties ShapeTable::mass_properties(int s, double density) const {
   switch (type[s]) {
     case ShapeType::Sphere: return sphere_mass_properties(sphere(s).radius, density);
     case ShapeType::Box: return box_mass_properties(box(s).half_extents, density);
+    case ShapeType::Polyhedron: return polyhedron(s).mass_properties(density);
     default: throw std::logic_error("a plane has no mass properties; planes are static walls");
+  }
+}
+
+double ShapeTable::min_thickness(int s) const {
+  switch (type[s]) {
+    case ShapeType::Sphere: return 2.0 * sphere(s).radius;
+    case ShapeType::Box: return 2.0 * box(s).half_extents.minCoeff();
+    case ShapeType::Polyhedron: return polyhedron(s).min_width;
+    default: return std::numeric_limits<double>::infinity();
   }
 }
 
