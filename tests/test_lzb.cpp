@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <memory>
 #include <string>
 
 #include "chains.hpp"
+#include "etdem/world/world.hpp"
 #include "compliant_reference.hpp"
 #include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/lzb.hpp"
@@ -140,32 +143,56 @@ TEST(LzbThreeBalls, Table3BiStiffness) {
 }
 
 // Table 2 (left): the outcomes Ceanga & Hurmuzlu's experiments give through their impulse
-// correlation ratio. The paper finds LZB "fairly" close (at most 0.057 apart in its table); ETM,
-// resolving the contacts one velocity increment at a time, is further from the experiments for
-// every ball type (the chains helper runs any solver).
-TEST(LzbThreeBalls, Table2ExperimentsCloserThanEtm) {
+// correlation ratio. The paper finds LZB "fairly" close (at most 0.057 apart in its table); the
+// impulse methods without wave effects: ETM (one velocity increment at a time), the modified
+// ETM, SQM (the velocity handed down the chain, Newton's cradle) and SMM (both contacts at
+// once). For the nearly elastic balls (A, e = 0.97; D, e = 0.85), where the dispersion of the
+// wave decides the outcome, LZB is the closest by a factor of 3 or more; for the dissipative
+// balls B and C (e = 0.36, 0.27) SQM is as close (0.068 and 0.059 against LZB's 0.070 and
+// 0.055). Over the four types LZB has the smallest mean distance. Distances are printed for
+// docs/validation.md ("Multiple impacts", the comparison table).
+TEST(LzbThreeBalls, Table2ExperimentsClosestWithLzb) {
+  std::map<std::string, double> mean;
   const double icr[4][3] = {
       {-0.075, 0.112, 0.963}, {0.195, 0.313, 0.492}, {0.236, 0.323, 0.441}, {0.036, 0.106, 0.857}};
   for (int t = 0; t < 4; ++t) {
     SCOPED_TRACE(std::string("ball type ") + kBalls[t].name);
     Balls lz = three_balls(kBalls[t]);
     solve_checked(lz, lzb(1.5));
-    Balls et = three_balls(kBalls[t]);
-    EtmSettings es;
-    es.lambda = 30;
-    EtmSolver etm(es);
-    et.solve(etm);
-    EXPECT_LE((et.momentum() - Vec3(kBalls[t].mass, 0, 0)).norm(), 1e-12 * kBalls[t].mass);
-    double d_lzb = 0.0, d_etm = 0.0;
+    double d_lzb = 0.0;
     for (int i = 0; i < 3; ++i) {
       EXPECT_NEAR(lz.v[i].x(), icr[t][i], 0.06) << "ball " << i;
       d_lzb += std::pow(lz.v[i].x() - icr[t][i], 2);
-      d_etm += std::pow(et.v[i].x() - icr[t][i], 2);
     }
-    EXPECT_LT(std::sqrt(d_lzb), std::sqrt(d_etm));
-    std::printf("ball %c: distance to experiment LZB %.4f ETM %.4f; ETM v = (%.4f, %.4f, %.4f)\n",
-                kBalls[t].name, std::sqrt(d_lzb), std::sqrt(d_etm), et.v[0].x(), et.v[1].x(),
-                et.v[2].x());
+    d_lzb = std::sqrt(d_lzb);
+    mean["lzb"] += d_lzb / 4;
+    std::printf("ball %c: lzb v = (%.3f, %.3f, %.3f) distance %.3f\n", kBalls[t].name,
+                lz.v[0].x(), lz.v[1].x(), lz.v[2].x(), d_lzb);
+    for (const char* name : {"etm", "etm-priority", "sqm", "smm"}) {
+      WorldSettings ws;
+      ws.solver = name;
+      const std::unique_ptr<Solver> solver = make_solver(ws);
+      solver->prepare(1);
+      Balls b = three_balls(kBalls[t]);
+      b.solve(*solver);
+      EXPECT_LE((b.momentum() - Vec3(kBalls[t].mass, 0, 0)).norm(), 1e-12 * kBalls[t].mass)
+          << name;
+      double d = 0.0;
+      for (int i = 0; i < 3; ++i) d += std::pow(b.v[i].x() - icr[t][i], 2);
+      d = std::sqrt(d);
+      mean[name] += d / 4;
+      if (kBalls[t].name == 'A' || kBalls[t].name == 'D') {
+        EXPECT_LT(3.0 * d_lzb, d) << name;
+      }
+      std::printf("ball %c: %s v = (%.3f, %.3f, %.3f) distance %.3f\n", kBalls[t].name, name,
+                  b.v[0].x(), b.v[1].x(), b.v[2].x(), d);
+    }
+  }
+  for (const auto& [name, d] : mean) {
+    std::printf("mean distance to the experiments: %s %.3f\n", name.c_str(), d);
+    if (name != "lzb") {
+      EXPECT_LT(mean["lzb"], d) << name;
+    }
   }
 }
 
