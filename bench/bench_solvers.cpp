@@ -1,6 +1,6 @@
 // Solver benchmark (a plain program): the same pile snapshots resolved by every solver.
 //
-//   bench_solvers [N=10000] [STEPS=30] [THREADS=1]
+//   bench_solvers [N=10000] [STEPS=30] [THREADS=1] [MODES=collisions,all]
 //
 // Three snapshots of the pour of bench_pour (N spheres falling into a closed box, dt = 1/600 s):
 //   pour     t = 0.15 s, the lower layers are landing on the floor and on each other;
@@ -128,14 +128,18 @@ struct Snapshot {
 };
 
 [[noreturn]] void usage(const char* argv0) {
-  std::fprintf(stderr, "usage: %s [N=10000] [STEPS=30] [THREADS=1]\n", argv0);
+  std::fprintf(stderr, "usage: %s [N=10000] [STEPS=30] [THREADS=1] [MODES=collisions,all]\n",
+               argv0);
   std::exit(2);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
-  if (argc > 4) usage(argv[0]);
+  if (argc > 5) usage(argv[0]);
+  const std::string modes = argc > 4 ? argv[4] : "collisions,all";
+  const bool want_all = modes.find("all") != std::string::npos;
+  const bool want_collisions = modes.find("collisions") != std::string::npos;
   const long n = argc > 1 ? std::strtol(argv[1], nullptr, 10) : 10000;
   const long steps = argc > 2 ? std::strtol(argv[2], nullptr, 10) : 30;
   const int threads = argc > 3 ? static_cast<int>(std::strtol(argv[3], nullptr, 10)) : 1;
@@ -162,6 +166,7 @@ int main(int argc, char** argv) try {
     s.bodies = world.bodies;
     const double t = world.time();
     for (const char* mode : {"etm", "pgs"}) {
+      if (!(std::string(mode) == "etm" ? want_all : want_collisions)) continue;
       world.bodies = s.bodies;
       world.settings.resting = mode;
       world.initialize();
@@ -182,6 +187,7 @@ int main(int argc, char** argv) try {
   // Every solver on the recorded islands.
   for (const Snapshot& s : snaps) {
     for (const char* mode : {"collisions", "all"}) {
+      if (!(std::string(mode) == "all" ? want_all : want_collisions)) continue;
       const std::vector<Problem>& problems = std::string(mode) == "all" ? s.all : s.collisions;
       for (const char* name : kSolvers) {
         etdem::WorldSettings ws = world.settings;

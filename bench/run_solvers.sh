@@ -2,21 +2,26 @@
 # Runs bench_solvers (every solver on the same pile snapshots, see bench/bench_solvers.cpp) and
 # appends its measurements to bench/results/solvers.csv, one row per snapshot, mode and solver.
 #
-#   bench/run_solvers.sh [--n 10000] [--steps 30] [--no-build] [--no-csv]
+#   bench/run_solvers.sh [--n 10000] [--steps 30] [--modes collisions,all] [--no-build] [--no-csv]
+#                        [--from FILE]   (append an earlier run's printed output instead of running)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N=10000
 STEPS=30
+MODES=collisions,all
 BUILD=1
 CSV=1
+FROM=
 while [ $# -gt 0 ]; do
   case "$1" in
     --n) N=$2; shift 2 ;;
     --steps) STEPS=$2; shift 2 ;;
+    --modes) MODES=$2; shift 2 ;;
     --no-build) BUILD=0; shift ;;
     --no-csv) CSV=0; shift ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    --from) FROM=$2; BUILD=0; shift 2 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -27,11 +32,14 @@ if [ "$BUILD" = 1 ]; then
   cmake --build build/release -j2 --target bench_solvers >/dev/null
 fi
 BENCH=build/release/bench/bench_solvers
-[ -x "$BENCH" ] || { echo "missing $BENCH (build it or drop --no-build)" >&2; exit 1; }
-
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT
-"$BENCH" "$N" "$STEPS" 1 | tee "$OUT"
+if [ -n "$FROM" ]; then
+  cp "$FROM" "$OUT"
+else
+  [ -x "$BENCH" ] || { echo "missing $BENCH (build it or drop --no-build)" >&2; exit 1; }
+  "$BENCH" "$N" "$STEPS" 1 "$MODES" | tee "$OUT"
+fi
 
 [ "$CSV" = 1 ] || exit 0
 CSVFILE=bench/results/solvers.csv
