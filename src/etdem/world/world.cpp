@@ -22,6 +22,10 @@
 namespace etdem {
 namespace {
 
+/// Relative to the smaller bounding radius: the reach added to every contact margin so that
+/// bodies exactly touching at rest are reported (see find_contacts).
+constexpr double kTouch = 1e-9;
+
 class Timer {
  public:
   explicit Timer(double& sink) : sink_(sink), t0_(std::chrono::steady_clock::now()) {}
@@ -224,9 +228,11 @@ void World::find_contacts() {
     for (int k = 0; k < np; ++k) {
       const auto [a, b] = pairs_[k];
       if (!dynamic_[a] && !dynamic_[b]) continue;
+      // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow
+      // phase's strict `gap < margin` from dropping them when nothing moves.
       const double margin = (speed_bound(a) + speed_bound(b)) * dt +
-                            skin * std::min(shapes.bounding_radius[bodies.shape[a]],
-                                            shapes.bounding_radius[bodies.shape[b]]);
+                            (skin + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
+                                                       shapes.bounding_radius[bodies.shape[b]]);
       collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
               bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
       emit(a, b, m, out);
@@ -253,14 +259,15 @@ void World::find_contacts() {
         if ((pa.position - bodies.position[b]).dot(n) >= reach) continue;
         collide(shapes, bodies.shape[a], pa, bodies.shape[b],
                 Pose(bodies.position[b], bodies.orientation[b]),
-                speed_bound(a) * dt + skin * shapes.bounding_radius[bodies.shape[a]], m);
+                speed_bound(a) * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);
         emit(a, b, m, out);
       }
     }
   }
   for (auto& v : per_thread_contacts_) contacts_.insert(contacts_.end(), v.begin(), v.end());
 
-  // Collision candidates: contacts that would close within the step, g + u_n dt < 0.
+  // Collision candidates: contacts closed or closing within the step, g + u_n dt <= 0 (a chain
+  // of exactly touching balls struck at one end is one multiple impact).
   candidates_.clear();
   last_ = StepStats{};
   last_.contacts = static_cast<long>(contacts_.size());
@@ -270,7 +277,7 @@ void World::find_contacts() {
     const Vec3 u = contact_velocity(c);
     // With the resting pass every reported contact joins the islands (speculative contacts);
     // the collision solver still only sees contacts that would close within the step.
-    if (c.gap + c.normal.dot(u) * dt < 0.0 || resting_) candidates_.push_back(k);
+    if (c.gap + c.normal.dot(u) * dt <= 0.0 || resting_) candidates_.push_back(k);
   }
   last_.candidates = static_cast<long>(candidates_.size());
 }
@@ -350,7 +357,7 @@ void World::resolve_islands() {
   for (std::size_t s = 0; s < contact_slow_.size(); ++s) {
     const Contact& c = contacts_[islands_.contact_order[s]];
     const double un = c.normal.dot(contact_velocity(c));
-    const bool closing = c.gap + un * settings.dt < 0.0;
+    const bool closing = c.gap + un * settings.dt <= 0.0;
     contact_slow_[s] = (v_rest > 0.0 && un > -v_rest) || !closing;
   }
   for (int k = 0; k < ni; ++k) {
