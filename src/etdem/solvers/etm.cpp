@@ -54,19 +54,7 @@ void EtmSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratc
   for (std::size_t i = 0; i < n; ++i) fastest = std::max(fastest, -s.un[i]);
   s.tolerance = settings_.velocity_tolerance * fastest;
   // Body -> contact adjacency, so an impulse refreshes only the contacts it changes.
-  s.adj_start.assign(b.count + 1, 0);
-  for (const Contact& c : cs) {
-    if (c.a >= 0) ++s.adj_start[c.a + 1];
-    if (c.b >= 0) ++s.adj_start[c.b + 1];
-  }
-  for (int i = 0; i < b.count; ++i) s.adj_start[i + 1] += s.adj_start[i];
-  s.adj.resize(s.adj_start[b.count]);
-  s.cursor.assign(s.adj_start.begin(), s.adj_start.end() - 1);
-  std::vector<int>& cursor = s.cursor;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (cs[i].a >= 0) s.adj[cursor[cs[i].a]++] = static_cast<int>(i);
-    if (cs[i].b >= 0) s.adj[cursor[cs[i].b]++] = static_cast<int>(i);
-  }
+  s.graph.build(cs, b.count);
 }
 
 void EtmSolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b, Scratch& s,
@@ -74,8 +62,7 @@ void EtmSolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodi
   const double tol = s.tolerance;
   auto refresh_body = [&](int body) {
     if (body < 0) return;
-    for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
-      const int j = s.adj[k];
+    for (const int j : s.graph.of(body)) {
       s.un[j] = cs[j].normal.dot(impulse::relative_velocity(cs[j], b));
       ++s.version[j];
       if (push && s.un[j] < -tol) {

@@ -26,6 +26,7 @@
 
 #include <vector>
 
+#include "etdem/solvers/body_contacts.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -51,8 +52,7 @@ class EtmSolver final : public Solver {
     std::vector<double> elastic;       // W, elastic energy stored at the contact [J]
     std::vector<double> restitution;   // e used this step (0 after the round guard)
     std::vector<int> version;          // heap staleness counter
-    // Body -> contacts adjacency (CSR), island-local bodies.
-    std::vector<int> adj_start, adj, cursor;
+    BodyContacts graph;  // body -> contacts
     std::vector<HeapEntry> heap;
     double tolerance = 0.0;  // [m/s] absolute velocity tolerance of this island
   };

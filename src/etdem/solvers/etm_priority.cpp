@@ -105,18 +105,7 @@ void EtmPrioritySolver::setup(std::span<const Contact> cs, const IslandBodies& b
   }
   s.tolerance = settings_.velocity_tolerance * fastest;
   // Body -> contact adjacency, so an impulse refreshes only the contacts it changes.
-  s.adj_start.assign(b.count + 1, 0);
-  for (const Contact& c : cs) {
-    if (c.a >= 0) ++s.adj_start[c.a + 1];
-    if (c.b >= 0) ++s.adj_start[c.b + 1];
-  }
-  for (int i = 0; i < b.count; ++i) s.adj_start[i + 1] += s.adj_start[i];
-  s.adj.resize(s.adj_start[b.count]);
-  s.cursor.assign(s.adj_start.begin(), s.adj_start.end() - 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (cs[i].a >= 0) s.adj[s.cursor[cs[i].a]++] = static_cast<int>(i);
-    if (cs[i].b >= 0) s.adj[s.cursor[cs[i].b]++] = static_cast<int>(i);
-  }
+  s.graph.build(cs, b.count);
 }
 
 void EtmPrioritySolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b,
@@ -124,8 +113,7 @@ void EtmPrioritySolver::refresh_neighbours(std::span<const Contact> cs, const Is
   const double tol = s.tolerance;
   auto refresh_body = [&](int body) {
     if (body < 0) return;
-    for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
-      const int j = s.adj[k];
+    for (const int j : s.graph.of(body)) {
       s.un[j] = cs[j].normal.dot(impulse::relative_velocity(cs[j], b));
       ++s.version[j];
       if (push && s.un[j] < -tol) heap_push(s.heap, {s.weight[j] * s.un[j], j, s.version[j]});
@@ -157,8 +145,7 @@ bool EtmPrioritySolver::compress(std::span<const Contact> cs, IslandBodies& b, S
       // impulse makes them stale).
       const Contact& h = cs[top.contact];
       const int body = h.a >= 0 ? h.a : h.b;
-      for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
-        const int j = s.adj[k];
+      for (const int j : s.graph.of(body)) {
         if (j == top.contact || cs[j].a != h.a || cs[j].b != h.b) continue;
         const double key = s.weight[j] * s.un[j];
         if (s.un[j] < -tol && key <= key_min * (1.0 - beta)) s.group.push_back(j);
@@ -252,8 +239,7 @@ bool EtmPrioritySolver::separate(std::span<const Contact> cs, IslandBodies& b, S
     if (settings_.grouping == EtmPrioritySettings::Grouping::Pair) {
       const Contact& h = cs[top.contact];
       const int body = h.a >= 0 ? h.a : h.b;
-      for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
-        const int j = s.adj[k];
+      for (const int j : s.graph.of(body)) {
         if (j == top.contact || cs[j].a != h.a || cs[j].b != h.b) continue;
         if (s.elastic[j] > tol_w && s.elastic[j] >= w_max * (1.0 - beta)) s.group.push_back(j);
       }

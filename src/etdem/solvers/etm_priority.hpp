@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "etdem/solvers/body_contacts.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -127,8 +128,7 @@ class EtmPrioritySolver final : public Solver {
     std::vector<double> restitution;  // e used this step (0 after the round guard)
     std::vector<int> version;         // heap staleness counter
     std::vector<int> group;           // members of the current group
-    // Body -> contacts adjacency (CSR), island-local bodies.
-    std::vector<int> adj_start, adj, cursor;
+    BodyContacts graph;  // body -> contacts
     std::vector<HeapEntry> heap;
     double tolerance = 0.0;  // [m/s] absolute velocity tolerance of this island
   };

@@ -50,18 +50,7 @@ void LzbSolver::prepare(int threads) {
 void LzbSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const {
   const int n = static_cast<int>(cs.size());
   // Body -> contacts adjacency.
-  s.adj_start.assign(b.count + 1, 0);
-  for (const Contact& c : cs) {
-    if (c.a >= 0) ++s.adj_start[c.a + 1];
-    if (c.b >= 0) ++s.adj_start[c.b + 1];
-  }
-  for (int i = 0; i < b.count; ++i) s.adj_start[i + 1] += s.adj_start[i];
-  s.adj.resize(s.adj_start[b.count]);
-  s.cursor.assign(s.adj_start.begin(), s.adj_start.end() - 1);
-  for (int j = 0; j < n; ++j) {
-    if (cs[j].a >= 0) s.adj[s.cursor[cs[j].a]++] = j;
-    if (cs[j].b >= 0) s.adj[s.cursor[cs[j].b]++] = j;
-  }
+  s.graph.build(cs, b.count);
   // Delassus rows D_jk = sum over the bodies shared by j and k of
   //   s_j s_k (1/m n_j.n_k + (r_j x n_j) . I^-1 (r_k x n_k)),
   // s = +1 where the body is A of the contact, -1 where it is B: the change of contact j's u_n
@@ -70,7 +59,7 @@ void LzbSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratc
   s.col.clear();
   s.val.clear();
   s.diag.assign(n, 0.0);
-  s.cursor.assign(n, -1);  // reused: position of column k in the current row, or -1
+  s.cursor.assign(n, -1);  // position of column k in the current row, or -1
   for (int j = 0; j < n; ++j) {
     const Contact& cj = cs[j];
     const int row0 = static_cast<int>(s.col.size());
@@ -80,8 +69,7 @@ void LzbSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratc
       const double sj = side == 0 ? 1.0 : -1.0;
       const Vec3 tj = (side == 0 ? cj.ra : cj.rb).cross(cj.normal);
       const Vec3 itj = b.inv_inertia[body] * tj;
-      for (int q = s.adj_start[body]; q < s.adj_start[body + 1]; ++q) {
-        const int k = s.adj[q];
+      for (const int k : s.graph.of(body)) {
         const Contact& ck = cs[k];
         // Contact k may touch this body as A, as B, or (degenerate) both; sum both sides.
         double d = 0.0;
@@ -99,7 +87,7 @@ void LzbSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratc
           s.val[s.cursor[k]] += d;
         }
       }
-      // A body listed twice in adj (contact with itself as A and B) is summed twice above and
+      // A body listed twice in its contact list (contact with itself as A and B) is summed twice above and
       // over both sides: such a contact cannot occur (the narrow phase never pairs a body with
       // itself).
     }

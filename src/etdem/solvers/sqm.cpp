@@ -42,18 +42,7 @@ void SqmSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratc
     if (cs[i].friction > 0.0) s.k_inv[i] = s.k[i].inverse();
   }
   // Body -> contact adjacency, so an impulse re-keys only the contacts it changes.
-  s.adj_start.assign(b.count + 1, 0);
-  for (const Contact& c : cs) {
-    if (c.a >= 0) ++s.adj_start[c.a + 1];
-    if (c.b >= 0) ++s.adj_start[c.b + 1];
-  }
-  for (int i = 0; i < b.count; ++i) s.adj_start[i + 1] += s.adj_start[i];
-  s.adj.resize(s.adj_start[b.count]);
-  s.cursor.assign(s.adj_start.begin(), s.adj_start.end() - 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (cs[i].a >= 0) s.adj[s.cursor[cs[i].a]++] = static_cast<int>(i);
-    if (cs[i].b >= 0) s.adj[s.cursor[cs[i].b]++] = static_cast<int>(i);
-  }
+  s.graph.build(cs, b.count);
 }
 
 SolverStats SqmSolver::resolve(std::span<Contact> cs, IslandBodies& b, int thread) {
@@ -82,8 +71,7 @@ SolverStats SqmSolver::resolve(std::span<Contact> cs, IslandBodies& b, int threa
   // Re-keys every contact of `body`, skipping those that also touch `skip` (already re-keyed).
   auto rekey = [&](int body, int skip) {
     if (body < 0) return;
-    for (int k = s.adj_start[body]; k < s.adj_start[body + 1]; ++k) {
-      const int j = s.adj[k];
+    for (const int j : s.graph.of(body)) {
       if (skip >= 0 && (cs[j].a == skip || cs[j].b == skip)) continue;
       ++s.version[j];
       const double un = normal_velocity(cs[j], b);

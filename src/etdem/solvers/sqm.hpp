@@ -31,6 +31,7 @@
 
 #include <vector>
 
+#include "etdem/solvers/body_contacts.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -62,7 +63,7 @@ class SqmSolver final : public Solver {
     std::vector<Mat3> k, k_inv;  // collision matrix and its inverse (inverse only if mu > 0)
     std::vector<int> version;    // heap staleness counter per contact
     std::vector<long> impulses;  // impulses applied per contact
-    std::vector<int> adj_start, adj, cursor;  // body -> contacts (CSR), island-local bodies
+    BodyContacts graph;  // body -> contacts
     std::vector<HeapEntry> heap;
   };
 
