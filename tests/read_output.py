@@ -195,7 +195,7 @@ def check_state(d, args):
         check(all(math.isfinite(v) for v in values), f"state.csv: non-finite values in body {r['id']}")
         q = math.sqrt(sum(float(r[k]) ** 2 for k in ("qw", "qx", "qy", "qz")))
         check(abs(q - 1.0) < 1e-9, f"state.csv: body {r['id']} quaternion norm {q}")
-        check(r["shape"] in ("sphere", "box", "polyhedron"), f"state.csv: shape {r['shape']}")
+        check(r["shape"] in ("sphere", "box", "polyhedron", "compound"), f"state.csv: shape {r['shape']}")
 
 
 def main():

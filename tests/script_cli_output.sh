@@ -85,6 +85,12 @@ grep -q "max relative residual" "$TMP/energy.log" || fail "analyze energy printe
 "$PY" "$SRC/tests/read_output.py" "$TMP/tet" --polyhedra 2 --steps 30 --every 5 > "$TMP/read_tet.log" 2>&1 \
   || fail "read_output.py rejected the polyhedron run's output"
 
+# 3c. The crosses example (compound grains: each part's faces carry its body's id), 30 steps.
+"$CLI" run "$SRC/examples/repose/crosses.toml" -o "$TMP/cross" --set simulation.duration=0.05 \
+  --set output.every=10 > "$TMP/cross.log" 2>&1 || fail "crosses run exited with $?"
+"$PY" "$SRC/tests/read_output.py" "$TMP/cross" --polyhedra 300 --steps 30 --every 10 \
+  > "$TMP/read_cross.log" 2>&1 || fail "read_output.py rejected the compound run's output"
+
 # 4. check: exit 0 and a one-line summary.
 "$CLI" check "$TMP/tiny.toml" > "$TMP/check.log" 2>&1 || fail "etdem check exited with $?"
 grep -q "50 bodies" "$TMP/check.log" || fail "check summary does not count the bodies"

@@ -226,6 +226,31 @@ const BadCase kBadCases[] = {
      "[0, 0.01, 0], [0, 0, 0.01]]\n\n[[body]]\nshape = \"tet\"\nmaterial = \"rock\"\n"
      "position = [0.05, 0.05, 0.001]\n\n[[fill]]",
      "body[1].position", "0.001"},
+    // Compounds: a third [[shape]] made of the brick and the grain.
+    {"compound_unknown_part", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\nparts = [{ shape = \"nope\", position = "
+     "[0, 0, 0] }]\n\n[[body]]\nname = \"ball\"",
+     "shape[2].parts[0].shape", "\"nope\""},
+    {"compound_no_parts", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\nparts = []\n\n[[body]]\nname = \"ball\"",
+     "shape[2].parts", "[]"},
+    {"compound_missing_parts", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\n\n[[body]]\nname = \"ball\"", "shape[2].parts",
+     ""},
+    {"compound_overlap", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\nparts = [{ shape = \"brick\", position = "
+     "[0, 0, 0] }, { shape = \"grain\", position = [0.0, 0.0, 0.02] }]\n\n[[body]]\nname = "
+     "\"ball\"",
+     "shape[2].parts", "overlap by 0.005 m"},
+    {"compound_nested", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\nparts = [{ shape = \"brick\", position = "
+     "[0, 0, 0] }]\n\n[[shape]]\nname = \"y\"\ntype = \"compound\"\nparts = [{ shape = \"x\", "
+     "position = [0, 0, 0] }]\n\n[[body]]\nname = \"ball\"",
+     "shape[3].parts[0].shape", "not a compound"},
+    {"compound_part_orientation", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\nparts = [{ shape = \"brick\", position = "
+     "[0, 0, 0], orientation = [2, 0, 0, 0] }]\n\n[[body]]\nname = \"ball\"",
+     "shape[2].parts[0].orientation", "[2, 0, 0, 0]"},
 };
 
 // Readable test names in failures instead of a byte dump.
@@ -439,9 +464,10 @@ TEST(scenario, PolyhedronBodyIsPlacedAtItsCentreOfMassWithItsVerticesFrame) {
       "            [1.0, 2.0, 3.01], [1.04, 2.0, 3.01], [1.0, 2.02, 3.01], [1.04, 2.02, 3.01],\n"
       "            [1.02, 2.01, 3.005]]\n\n";  // the last point is interior: dropped
   std::string text = edit("[[body]]\nname = \"ball\"", shape + "[[body]]\nname = \"ball\"");
-  text += "\n[[body]]\nname = \"slab\"\nshape = \"slab\"\nmaterial = \"rock\"\n"
-          "position = [0.05, 0.05, 0.17]\norientation = [0.9238795325112867, 0.0, 0.0, "
-          "0.3826834323650898]\nvelocity = [0.0, 0.0, -1.0]\n";
+  text +=
+      "\n[[body]]\nname = \"slab\"\nshape = \"slab\"\nmaterial = \"rock\"\n"
+      "position = [0.05, 0.05, 0.17]\norientation = [0.9238795325112867, 0.0, 0.0, "
+      "0.3826834323650898]\nvelocity = [0.0, 0.0, -1.0]\n";
   const Scenario sc = parse_scenario(text, "slab.toml");
   ASSERT_EQ(sc.shapes[2].type, ShapeType::Polyhedron);
   EXPECT_NEAR(sc.shapes[2].bounding_diameter(), std::sqrt(0.04 * 0.04 + 0.02 * 0.02 + 0.0001),
@@ -480,6 +506,45 @@ TEST(scenario, EveryExampleIsValid) {
     ++n;
   }
   EXPECT_GE(n, 3);
+}
+
+TEST(scenario, CompoundBodyIsPlacedAtItsCentreOfMassWithItsPartsFrame) {
+  // A brick (0.02 x 0.02 x 0.04 m) with a ball on top, given off-centre: the body's position is
+  // the compound's centre of mass and its orientation turns the frame the parts were given in.
+  const std::string shape =
+      "[[shape]]\nname = \"lolly\"\ntype = \"compound\"\n"
+      "parts = [{ shape = \"brick\", position = [1.0, 2.0, 3.0] },\n"
+      "         { shape = \"grain\", position = [1.0, 2.0, 3.025] }]\n\n";
+  std::string text = edit("[[body]]\nname = \"ball\"", shape + "[[body]]\nname = \"ball\"");
+  text +=
+      "\n[[body]]\nname = \"lolly\"\nshape = \"lolly\"\nmaterial = \"rock\"\n"
+      "position = [0.05, 0.05, 0.17]\norientation = [0.7071067811865476, 0.7071067811865476, "
+      "0.0, 0.0]\n";
+  const Scenario sc = parse_scenario(text, "lolly.toml");
+  ASSERT_EQ(sc.shapes[2].type, ShapeType::Compound);
+  EXPECT_NEAR(sc.shapes[2].bounding_diameter(),
+              2 * (0.025 + 0.005 - sc.shapes[2].compound->input_centre.z() + 3.0), 1e-12);
+  EXPECT_DOUBLE_EQ(sc.shapes[2].min_thickness(), 0.01);
+  World world;
+  build_world(sc, world);
+  int body = -1;
+  for (int i = 0; i < world.bodies.count(); ++i)
+    if (world.bodies.name[i] == "lolly") body = i;
+  ASSERT_GE(body, 0);
+  const int s = world.bodies.shape[body];
+  ASSERT_EQ(world.shapes.type[s], ShapeType::Compound);
+  const Compound& c = world.shapes.compound(s);
+  // Centre of mass along z: (V_brick 3.0 + V_ball 3.025) / (V_brick + V_ball).
+  const double vb = 0.02 * 0.02 * 0.04, vs = 4.0 / 3.0 * M_PI * 0.005 * 0.005 * 0.005;
+  EXPECT_NEAR((c.input_centre - Vec3(1.0, 2.0, (vb * 3.0 + vs * 3.025) / (vb + vs))).norm(), 0.0,
+              1e-14);
+  EXPECT_EQ(world.shapes.type[c.parts[1].shape], ShapeType::Sphere);
+  EXPECT_EQ(world.shapes.name[c.parts[1].shape], "grain");
+  // The ball, above the brick in the input frame, ends up along -y after the quarter turn about x.
+  const Vec3 ball =
+      world.bodies.position[body] + world.bodies.orientation[body] * c.parts[1].position;
+  EXPECT_NEAR((ball - Vec3(0.05, 0.05 - (3.025 - c.input_centre.z()), 0.17)).norm(), 0.0, 1e-14);
+  EXPECT_NEAR(world.bodies.mass[body], 2650.0 * (vb + vs), 1e-12);
 }
 
 }  // namespace

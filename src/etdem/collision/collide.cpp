@@ -30,6 +30,9 @@ struct Table {
     add(ShapeType::Polyhedron, ShapeType::Plane, collide_polyhedron_plane);
     add(ShapeType::Box, ShapeType::Polyhedron, collide_box_polyhedron);
     add(ShapeType::Polyhedron, ShapeType::Polyhedron, collide_polyhedron_polyhedron);
+    for (ShapeType t : {ShapeType::Sphere, ShapeType::Plane, ShapeType::Box, ShapeType::Polyhedron,
+                        ShapeType::Compound})
+      add(ShapeType::Compound, t, collide_compound_any);
   }
 };
 
@@ -40,7 +43,9 @@ const Table& table() {
 
 }  // namespace
 
-bool has_collider(ShapeType a, ShapeType b) { return table().e[int(a)][int(b)].fn != nullptr; }
+bool has_collider(ShapeType a, ShapeType b) {
+  return table().e[int(a)][int(b)].fn != nullptr;
+}
 
 void collide(const ShapeTable& shapes, int shape_a, const Pose& pose_a, int shape_b,
              const Pose& pose_b, double margin, Manifold& out) {

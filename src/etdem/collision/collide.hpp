@@ -21,7 +21,8 @@ void collide(const ShapeTable& shapes, int shape_a, const Pose& pose_a, int shap
 bool has_collider(ShapeType a, ShapeType b);
 
 // The pair functions (normal from the second to the first argument).
-void collide_sphere_sphere(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_sphere_sphere(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                           Manifold&);
 void collide_sphere_plane(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
 void collide_box_plane(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
 void collide_sphere_box(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
@@ -34,5 +35,8 @@ void collide_box_polyhedron(const ShapeTable&, int, const Pose&, int, const Pose
                             Manifold&);
 void collide_polyhedron_polyhedron(const ShapeTable&, int, const Pose&, int, const Pose&, double,
                                    Manifold&);
+/// A compound (first) against any shape, a compound included: loops over the
+/// compound's parts (collide_compound.cpp). Points carry their own normals (Manifold::mixed).
+void collide_compound_any(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
 
 }  // namespace etdem

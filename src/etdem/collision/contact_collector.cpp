@@ -9,7 +9,7 @@ void ContactCollector::emit(Manifold& out) {
   const int n = size();
   const int room = Manifold::kMaxPoints - out.count;
   if (n <= room) {
-    for (int k = 0; k < n; ++k) out.add(point_[k], gap_[k]);
+    for (int k = 0; k < n; ++k) put(out, k);
     return;
   }
   if (room <= 0) return;
@@ -18,7 +18,7 @@ void ContactCollector::emit(Manifold& out) {
     if (gap_[k] < gap_[pick]) pick = k;
   dist2_.assign(n, std::numeric_limits<double>::infinity());
   for (int kept = 0; kept < room; ++kept) {
-    out.add(point_[pick], gap_[pick]);
+    put(out, pick);
     int next = -1;
     double far = -1.0;
     for (int k = 0; k < n; ++k) {

@@ -4,7 +4,8 @@
 // kept when they fit. Otherwise kMaxPoints of them are kept: the deepest first, then repeatedly
 // the candidate farthest from those already kept (farthest-point sampling), which keeps the
 // extent of the contact patch (so its support against tipping) and its deepest point.
-// Deterministic: ties go to the lower candidate index.
+// Deterministic: ties go to the lower candidate index. Points may carry normals of their own (a
+// compound's parts touch along different normals); they are then emitted with add(p, g, n).
 #pragma once
 
 #include <vector>
@@ -18,10 +19,19 @@ class ContactCollector {
   void clear() {
     point_.clear();
     gap_.clear();
+    normal_.clear();
+    with_normals_ = false;
   }
   void add(const Vec3& p, double g) {
     point_.push_back(p);
     gap_.push_back(g);
+    normal_.push_back(Vec3::Zero());
+  }
+  void add(const Vec3& p, double g, const Vec3& n) {
+    point_.push_back(p);
+    gap_.push_back(g);
+    normal_.push_back(n);
+    with_normals_ = true;
   }
   int size() const { return static_cast<int>(point_.size()); }
   /// Appends the kept points to `out` (see above).
@@ -30,6 +40,14 @@ class ContactCollector {
  private:
   std::vector<Vec3> point_;
   std::vector<double> gap_;
+  std::vector<Vec3> normal_;
+  bool with_normals_ = false;
+  void put(Manifold& out, int k) const {
+    if (with_normals_)
+      out.add(point_[k], gap_[k], normal_[k]);
+    else
+      out.add(point_[k], gap_[k]);
+  }
   std::vector<double> dist2_;  // farthest-point sampling: squared distance to the kept set
 };
 

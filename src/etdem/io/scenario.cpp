@@ -19,7 +19,6 @@
 namespace etdem {
 namespace {
 
-
 /// Looks a name up in a list of named things; an unknown name is an error that lists the known.
 template <class T>
 int find_named(const TomlReader& r, std::string_view key, const std::vector<T>& items,
@@ -199,8 +198,7 @@ class Parser {
     if (refine < 1 || refine > 1000) r.fail("max_refinements", "must be in [1, 1000]");
     m.max_refinements = static_cast<int>(refine);
     const long outer = r.integer("max_active_set_iterations", m.max_active_set_iterations);
-    if (outer < 1 || outer > 1'000'000)
-      r.fail("max_active_set_iterations", "must be in [1, 1e6]");
+    if (outer < 1 || outer > 1'000'000) r.fail("max_active_set_iterations", "must be in [1, 1e6]");
     m.max_active_set_iterations = static_cast<int>(outer);
     m.tolerance = r.number("tolerance", m.tolerance);
     if (!(m.tolerance >= 0.0 && m.tolerance < 1.0)) r.fail("tolerance", "must be in [0, 1)");
@@ -268,13 +266,54 @@ class Parser {
       } catch (const std::invalid_argument& e) {
         r.fail("vertices", e.what());
       }
-    } else if (type == "compound" || type == "mesh" || type == "levelset") {
-      r.fail("type", "this shape type is not available yet (available: sphere, box, polyhedron)");
+    } else if (type == "compound") {
+      s.type = ShapeType::Compound;
+      compound(r, s);
+    } else if (type == "mesh" || type == "levelset") {
+      r.fail("type",
+             "this shape type is not available yet (available: sphere, box, polyhedron, compound)");
     } else {
-      r.fail("type", "unknown shape type (known: sphere, box, polyhedron)");
+      r.fail("type", "unknown shape type (known: sphere, box, polyhedron, compound)");
     }
     r.finish();
     sc_.shapes.push_back(s);
+    // The same shape in a table of its own, indexed like sc_.shapes, for building compounds.
+    if (s.type == ShapeType::Sphere) table_.add_sphere(s.name, s.radius);
+    if (s.type == ShapeType::Box) table_.add_box(s.name, s.half_extents);
+    if (s.type == ShapeType::Polyhedron) table_.add_polyhedron(s.name, *s.polyhedron);
+    if (s.type == ShapeType::Compound) table_.add_compound(s.name, *s.compound);
+  }
+
+  /// parts = [{ shape = "NAME", position = [x, y, z], orientation = [w, x, y, z] }, ...]: earlier
+  /// spheres, boxes or polyhedra placed in the compound's input frame (orientation optional).
+  void compound(const TomlReader& r, ShapeSpec& s) {
+    if (!r.has("parts")) r.fail("parts", "required key is missing (an array of parts)");
+    const auto tables = r.tables("parts");
+    if (tables.empty()) r.fail("parts", "a compound needs at least one part");
+    std::vector<CompoundPart> parts;
+    for (const TomlReader& t : tables) {
+      CompoundPart p;
+      p.shape = find_named(t, "shape", sc_.shapes, "shape");
+      const ShapeType pt = sc_.shapes[p.shape].type;
+      if (pt != ShapeType::Sphere && pt != ShapeType::Box && pt != ShapeType::Polyhedron)
+        t.fail("shape", fmt::format("a part must be a sphere, box or polyhedron, not a {}",
+                                    shape_type_name(pt)));
+      p.position = t.vec3("position");
+      if (t.has("orientation")) {
+        const auto q = t.numbers("orientation", 4);
+        p.orientation = Quat(q[0], q[1], q[2], q[3]);
+        if (std::abs(p.orientation.norm() - 1.0) > 1e-3)
+          t.fail("orientation", "must be a unit quaternion [w, x, y, z] (|q| within 1e-3 of 1)");
+        p.orientation.normalize();
+      }
+      t.finish();
+      parts.push_back(p);
+    }
+    try {
+      s.compound = std::make_shared<const Compound>(make_compound(table_, parts));
+    } catch (const std::invalid_argument& e) {
+      r.fail("parts", e.what());
+    }
   }
 
   void body(const TomlReader& r) {
@@ -406,6 +445,7 @@ class Parser {
   Scenario& sc_;
   const TomlSource& src_;
   std::set<std::string> materials_seen_, shapes_seen_, bodies_seen_;
+  ShapeTable table_;  // the shapes parsed so far, as built (compound parts refer to them)
   int boxes_ = 0;
 };
 
@@ -425,11 +465,13 @@ Scenario parse_tree(toml::table& root, const std::string& file,
 }  // namespace
 
 double ShapeSpec::bounding_diameter() const {
+  if (type == ShapeType::Compound) return 2.0 * compound->bounding_radius;
   if (type == ShapeType::Polyhedron) return 2.0 * polyhedron->bounding_radius;
   return type == ShapeType::Box ? 2.0 * half_extents.norm() : 2.0 * radius;
 }
 
 double ShapeSpec::min_thickness() const {
+  if (type == ShapeType::Compound) return compound->min_thickness;
   if (type == ShapeType::Polyhedron) return polyhedron->min_width;
   return type == ShapeType::Box ? 2.0 * half_extents.minCoeff() : 2.0 * radius;
 }
@@ -478,21 +520,26 @@ void build_world(const Scenario& sc, World& world) {
   world.settings = sc.settings;
   std::vector<int> material_id, shape_id;
   for (const Material& m : sc.materials) material_id.push_back(world.add_material(m));
-  // A polyhedron's body frame is its principal frame; the orientation given in the scenario turns
-  // the frame its vertices were written in, so the body's is that times the input rotation.
+  // A polyhedron's or compound's body frame is its principal frame; the orientation given in the
+  // scenario turns the frame its vertices or parts were written in, so the body's is that times
+  // the input rotation.
   std::vector<Quat> frame;
   for (const ShapeSpec& s : sc.shapes) {
     frame.push_back(s.type == ShapeType::Polyhedron ? s.polyhedron->input_rotation
+                    : s.type == ShapeType::Compound ? s.compound->input_rotation
                                                     : Quat::Identity());
-    if (s.type == ShapeType::Polyhedron)
+    if (s.type == ShapeType::Polyhedron) {
       shape_id.push_back(world.shapes.add_polyhedron(s.name, *s.polyhedron));
-    else
+    } else if (s.type == ShapeType::Compound) {
+      Compound c = *s.compound;
+      for (CompoundPart& p : c.parts) p.shape = shape_id[p.shape];
+      shape_id.push_back(world.shapes.add_compound(s.name, std::move(c)));
+    } else {
       shape_id.push_back(s.type == ShapeType::Box ? world.shapes.add_box(s.name, s.half_extents)
                                                   : world.shapes.add_sphere(s.name, s.radius));
+    }
   }
-  auto turn = [&](const Quat& q, int shape) {
-    return sc.shapes[shape].type == ShapeType::Polyhedron ? (q * frame[shape]).normalized() : q;
-  };
+  auto turn = [&](const Quat& q, int shape) { return (q * frame[shape]).normalized(); };
   for (const BodySpec& b : sc.bodies)
     world.add_body(shape_id[b.shape], material_id[b.material], b.position,
                    turn(b.orientation, b.shape), b.velocity, b.angular_velocity, b.fixed, b.name);

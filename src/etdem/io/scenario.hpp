@@ -25,11 +25,14 @@ struct ShapeSpec {
   std::vector<Vec3> vertices;  // [m] polyhedron, as given
   std::shared_ptr<const ConvexPolyhedron> polyhedron;  // polyhedron: the hull, built and checked
   int line = 0;                // line of the [[shape]] table in the file (0 = unknown)
+  /// compound: built and checked, parts in its body frame; a part's shape is an index into
+  /// Scenario::shapes (an earlier sphere, box or polyhedron).
+  std::shared_ptr<const Compound> compound;
 
   /// [m] diameter of the smallest sphere about the centre that holds the shape.
   double bounding_diameter() const;
   /// [m] smallest thickness (sphere: diameter; box: twice the smallest half extent; polyhedron:
-  /// smallest extent along a face normal).
+  /// smallest extent along a face normal; compound: that of its thinnest part).
   double min_thickness() const;
 };
 
@@ -37,7 +40,7 @@ struct BodySpec {
   int shape = 0;                        // index into Scenario::shapes
   int material = 0;                     // index into Scenario::materials
   Vec3 position{0, 0, 0};               // [m] centre of mass
-  Quat orientation = Quat::Identity();  // body -> world (polyhedron: the frame of its vertices)
+  Quat orientation = Quat::Identity();  // body -> world (polyhedron, compound: the input frame)
   Vec3 velocity{0, 0, 0};               // [m/s]
   Vec3 angular_velocity{0, 0, 0};       // [rad/s] world frame
   bool fixed = false;

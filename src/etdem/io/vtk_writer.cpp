@@ -83,13 +83,42 @@ VtkWriter::VtkWriter(std::string directory, std::vector<WallQuad> walls)
 void VtkWriter::write_frame(const World& world) {
   const Bodies& bodies = world.bodies;
   const ShapeTable& shapes = world.shapes;
-  std::vector<int> spheres, boxes, polyhedra;
+  // Spheres (a sphere body or a compound's sphere part) go to the particles file, convex hulls
+  // (a polyhedron body or a compound's box or polyhedron part) to the polyhedra file, each piece
+  // carrying the id of its body.
+  struct SpherePiece {
+    int body;
+    Vec3 centre;
+    double radius;
+  };
+  struct HullPiece {
+    int body;
+    const ConvexPolyhedron* hull;
+    Vec3 position;
+    Mat3 rotation;
+  };
+  std::vector<int> boxes;
+  std::vector<SpherePiece> spheres;
+  std::vector<HullPiece> polyhedra;
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_active(i)) continue;
-    const ShapeType t = shapes.type[bodies.shape[i]];
-    if (t == ShapeType::Sphere) spheres.push_back(i);
+    const int s = bodies.shape[i];
+    const ShapeType t = shapes.type[s];
+    if (t == ShapeType::Sphere) spheres.push_back({i, bodies.position[i], shapes.sphere(s).radius});
     if (t == ShapeType::Box) boxes.push_back(i);
-    if (t == ShapeType::Polyhedron) polyhedra.push_back(i);
+    if (t == ShapeType::Polyhedron)
+      polyhedra.push_back(
+          {i, &shapes.polyhedron(s), bodies.position[i], bodies.orientation[i].toRotationMatrix()});
+    if (t == ShapeType::Compound) {
+      const Mat3 r = bodies.orientation[i].toRotationMatrix();
+      for (const CompoundPart& p : shapes.compound(s).parts) {
+        const Vec3 x = bodies.position[i] + r * p.position;
+        if (shapes.type[p.shape] == ShapeType::Sphere)
+          spheres.push_back({i, x, shapes.sphere(p.shape).radius});
+        else
+          polyhedra.push_back({i, &shapes.hull(p.shape), x, r * p.rotation});
+      }
+    }
   }
   const long step = world.step_count();
   const double time = world.time();
@@ -107,20 +136,24 @@ void VtkWriter::write_frame(const World& world) {
     const std::size_t n = spheres.size();
     begin(b, n, n);
     fmt::format_to(std::back_inserter(b), "<PointData Scalars=\"radius\" Vectors=\"velocity\">\n");
-    float_array(b, "radius", 1, n,
-                [&](std::size_t k, int) { return shapes.sphere(bodies.shape[spheres[k]]).radius; });
-    float_array(b, "velocity", 3, n,
-                [&](std::size_t k, int c) { return bodies.velocity[spheres[k]][c]; });
+    float_array(b, "radius", 1, n, [&](std::size_t k, int) { return spheres[k].radius; });
+    // Velocity of the sphere's centre (a compound part's includes the body's rotation).
+    float_array(b, "velocity", 3, n, [&](std::size_t k, int c) {
+      const int i = spheres[k].body;
+      const Vec3 v = bodies.velocity[i] +
+                     bodies.angular_velocity[i].cross(spheres[k].centre - bodies.position[i]);
+      return v[c];
+    });
     float_array(b, "angular_velocity", 3, n,
-                [&](std::size_t k, int c) { return bodies.angular_velocity[spheres[k]][c]; });
+                [&](std::size_t k, int c) { return bodies.angular_velocity[spheres[k].body][c]; });
     float_array(b, "orientation", 4, n, [&](std::size_t k, int c) {
-      const Quat& q = bodies.orientation[spheres[k]];
+      const Quat& q = bodies.orientation[spheres[k].body];
       return c == 0 ? q.w() : q.vec()[c - 1];
     });
-    int_array(b, "Int64", "id", n, [&](std::size_t k) { return spheres[k]; });
+    int_array(b, "Int64", "id", n, [&](std::size_t k) { return spheres[k].body; });
     fmt::format_to(std::back_inserter(b), "</PointData>\n");
     std::vector<Vec3> p(n);
-    for (std::size_t k = 0; k < n; ++k) p[k] = bodies.position[spheres[k]];
+    for (std::size_t k = 0; k < n; ++k) p[k] = spheres[k].centre;
     points(b, p);
     cells(b, n, 1, kVtkVertex);
     end(b);
@@ -164,15 +197,14 @@ void VtkWriter::write_frame(const World& world) {
     std::vector<Vec3> p;
     std::vector<long> connectivity, offsets;
     std::vector<int> owner;  // body of each cell
-    for (int i : polyhedra) {
-      const ConvexPolyhedron& h = shapes.polyhedron(bodies.shape[i]);
-      const Mat3 r = bodies.orientation[i].toRotationMatrix();
+    for (const HullPiece& piece : polyhedra) {
+      const ConvexPolyhedron& h = *piece.hull;
       const long first = static_cast<long>(p.size());
-      for (const Vec3& v : h.vertices) p.push_back(bodies.position[i] + r * v);
+      for (const Vec3& v : h.vertices) p.push_back(piece.position + piece.rotation * v);
       for (int f = 0; f < h.face_count(); ++f) {
         for (int v : h.face(f)) connectivity.push_back(first + v);
         offsets.push_back(static_cast<long>(connectivity.size()));
-        owner.push_back(i);
+        owner.push_back(piece.body);
       }
     }
     Buffer b;

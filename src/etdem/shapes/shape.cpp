@@ -7,11 +7,18 @@ namespace etdem {
 
 const char* shape_type_name(ShapeType t) {
   switch (t) {
-    case ShapeType::Sphere: return "sphere";
-    case ShapeType::Plane: return "plane";
-    case ShapeType::Box: return "box";
-    case ShapeType::Polyhedron: return "polyhedron";
-    default: return "unknown";
+    case ShapeType::Sphere:
+      return "sphere";
+    case ShapeType::Plane:
+      return "plane";
+    case ShapeType::Box:
+      return "box";
+    case ShapeType::Polyhedron:
+      return "polyhedron";
+    case ShapeType::Compound:
+      return "compound";
+    default:
+      return "unknown";
   }
 }
 
@@ -56,6 +63,15 @@ int ShapeTable::add_polyhedron(const std::string& nm, std::span<const Vec3> vert
   return add_polyhedron(nm, ConvexPolyhedron::from_points(vertices));
 }
 
+int ShapeTable::add_compound(const std::string& nm, Compound c) {
+  type.push_back(ShapeType::Compound);
+  index.push_back(static_cast<int>(compounds.size()));
+  name.push_back(nm);
+  bounding_radius.push_back(c.bounding_radius);
+  compounds.push_back(std::move(c));
+  return size() - 1;
+}
+
 int ShapeTable::find(const std::string& nm) const {
   for (int i = 0; i < size(); ++i)
     if (name[i] == nm) return i;
@@ -64,19 +80,33 @@ int ShapeTable::find(const std::string& nm) const {
 
 MassProperties ShapeTable::mass_properties(int s, double density) const {
   switch (type[s]) {
-    case ShapeType::Sphere: return sphere_mass_properties(sphere(s).radius, density);
-    case ShapeType::Box: return box_mass_properties(box(s).half_extents, density);
-    case ShapeType::Polyhedron: return polyhedron(s).mass_properties(density);
-    default: throw std::logic_error("a plane has no mass properties; planes are static walls");
+    case ShapeType::Sphere:
+      return sphere_mass_properties(sphere(s).radius, density);
+    case ShapeType::Box:
+      return box_mass_properties(box(s).half_extents, density);
+    case ShapeType::Polyhedron:
+      return polyhedron(s).mass_properties(density);
+    case ShapeType::Compound: {
+      const Compound& c = compound(s);
+      return {c.volume, density * c.volume, density * c.unit_inertia};
+    }
+    default:
+      throw std::logic_error("a plane has no mass properties; planes are static walls");
   }
 }
 
 double ShapeTable::min_thickness(int s) const {
   switch (type[s]) {
-    case ShapeType::Sphere: return 2.0 * sphere(s).radius;
-    case ShapeType::Box: return 2.0 * box(s).half_extents.minCoeff();
-    case ShapeType::Polyhedron: return polyhedron(s).min_width;
-    default: return std::numeric_limits<double>::infinity();
+    case ShapeType::Sphere:
+      return 2.0 * sphere(s).radius;
+    case ShapeType::Box:
+      return 2.0 * box(s).half_extents.minCoeff();
+    case ShapeType::Polyhedron:
+      return polyhedron(s).min_width;
+    case ShapeType::Compound:
+      return compound(s).min_thickness;
+    default:
+      return std::numeric_limits<double>::infinity();
   }
 }
 

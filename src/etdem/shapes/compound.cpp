@@ -1,0 +1,88 @@
+#include "etdem/shapes/compound.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "etdem/collision/collide.hpp"
+#include "etdem/core/polyhedron_mass.hpp"
+#include "etdem/shapes/shape.hpp"
+
+namespace etdem {
+
+Compound make_compound(const ShapeTable& shapes, std::span<const CompoundPart> in) {
+  if (in.empty()) throw std::invalid_argument("a compound needs at least one part");
+  std::vector<CompoundPart> parts(in.begin(), in.end());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    CompoundPart& p = parts[i];
+    if (p.shape < 0 || p.shape >= shapes.size())
+      throw std::invalid_argument(fmt::format("part {}: no such shape", i));
+    const ShapeType t = shapes.type[p.shape];
+    if (t != ShapeType::Sphere && t != ShapeType::Box && t != ShapeType::Polyhedron)
+      throw std::invalid_argument(
+          fmt::format("part {} ('{}') is a {}; parts must be spheres, boxes or polyhedra", i,
+                      shapes.name[p.shape], shape_type_name(t)));
+    if (!p.position.allFinite() || !p.orientation.coeffs().allFinite() ||
+        std::abs(p.orientation.norm() - 1.0) > 1e-3)
+      throw std::invalid_argument(
+          fmt::format("part {}: position must be finite and orientation a unit quaternion", i));
+    p.orientation.normalize();
+    p.rotation = p.orientation.toRotationMatrix();
+  }
+  // Parts must not overlap, or the sums below would count the common volume twice.
+  Manifold m;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    for (std::size_t j = i + 1; j < parts.size(); ++j) {
+      const double ri = shapes.bounding_radius[parts[i].shape];
+      const double rj = shapes.bounding_radius[parts[j].shape];
+      if ((parts[i].position - parts[j].position).norm() > ri + rj) continue;
+      collide(shapes, parts[i].shape, Pose(parts[i].position, parts[i].orientation), parts[j].shape,
+              Pose(parts[j].position, parts[j].orientation), 0.0, m);
+      double deepest = 0.0;
+      for (int k = 0; k < m.count; ++k) deepest = std::min(deepest, m.gap[k]);
+      if (deepest < -1e-9 * std::max(ri, rj))
+        throw std::invalid_argument(fmt::format(
+            "parts {} ('{}') and {} ('{}') overlap by {:.6g} m; parts must not overlap (the mass "
+            "properties are the sums of the parts'): split them into disjoint pieces",
+            i, shapes.name[parts[i].shape], j, shapes.name[parts[j].shape], -deepest));
+    }
+  // Sums of the parts' volume, first moment and inertia (density 1), then the principal frame.
+  double volume = 0.0;
+  Vec3 moment = Vec3::Zero();
+  for (const CompoundPart& p : parts) {
+    const double v = shapes.mass_properties(p.shape, 1.0).volume;
+    volume += v;
+    moment += v * p.position;
+  }
+  const Vec3 centre = moment / volume;
+  Mat3 inertia = Mat3::Zero();
+  for (const CompoundPart& p : parts) {
+    const MassProperties mp = shapes.mass_properties(p.shape, 1.0);
+    const Vec3 d = p.position - centre;
+    inertia += p.rotation * mp.inertia.asDiagonal() * p.rotation.transpose() +
+               mp.volume * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+  }
+  const PrincipalFrame pf = principal_frame(inertia);
+  Compound c;
+  c.volume = volume;
+  c.unit_inertia = pf.moments;
+  c.input_centre = centre;
+  c.input_rotation = Quat(pf.rotation).normalized();
+  c.min_thickness = std::numeric_limits<double>::infinity();
+  const Mat3 rt = pf.rotation.transpose();
+  for (CompoundPart& p : parts) {
+    p.position = rt * (p.position - centre);
+    p.orientation = (c.input_rotation.conjugate() * p.orientation).normalized();
+    p.rotation = p.orientation.toRotationMatrix();
+    c.bounding_radius =
+        std::max(c.bounding_radius, p.position.norm() + shapes.bounding_radius[p.shape]);
+    c.min_thickness = std::min(c.min_thickness, shapes.min_thickness(p.shape));
+  }
+  c.parts = std::move(parts);
+  return c;
+}
+
+}  // namespace etdem

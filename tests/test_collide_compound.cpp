@@ -1,0 +1,207 @@
+// Compound shapes: exact mass properties of disjoint parts against closed forms, rejection of
+// overlapping or unsupported parts, and the narrow phase of a compound against planes, convex
+// shapes and other compounds (points from every part, per-point normals, both argument orders).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "etdem/collision/collide.hpp"
+#include "etdem/shapes/shape.hpp"
+
+namespace etdem {
+namespace {
+
+/// The cross of ETM 2014 §7.4: three orthogonal 3a x a x a bars, as one centre cube of side a and
+/// six arm cubes that touch it face to face.
+int add_cross(ShapeTable& t, double a) {
+  const int cube = t.add_box("cube", Vec3::Constant(0.5 * a));
+  std::vector<CompoundPart> parts{{cube, Vec3::Zero()}};
+  for (int axis = 0; axis < 3; ++axis)
+    for (double s : {-1.0, 1.0}) parts.push_back({cube, s * a * Vec3::Unit(axis)});
+  return t.add_compound("cross", make_compound(t, parts));
+}
+
+TEST(CompoundMass, CrossOfSevenCubesMatchesTheClosedForm) {
+  // Each cube: rho a^5 / 6 about its own centre. About the x axis the centre cube and the two x
+  // arms add nothing more; the four y and z arms add a^3 a^2 each: I = (7/6 + 4) rho a^5 = 31/6.
+  ShapeTable t;
+  const double a = 0.02, rho = 2400.0;
+  const int s = add_cross(t, a);
+  const MassProperties mp = t.mass_properties(s, rho);
+  EXPECT_NEAR(mp.volume, 7 * a * a * a, 1e-14 * a * a * a);
+  EXPECT_NEAR(mp.mass, 7 * rho * a * a * a, 1e-12 * rho * a * a * a);
+  for (int k = 0; k < 3; ++k)
+    EXPECT_NEAR(mp.inertia[k], 31.0 / 6.0 * rho * std::pow(a, 5), 1e-12 * rho * std::pow(a, 5));
+  const Compound& c = t.compound(s);
+  EXPECT_NEAR(c.input_centre.norm(), 0.0, 1e-15);
+  EXPECT_NEAR(c.bounding_radius, a + std::sqrt(0.75) * a, 1e-15);
+  EXPECT_DOUBLE_EQ(c.min_thickness, a);
+}
+
+TEST(CompoundMass, TwoBoxesSideBySideAreOneBox) {
+  // Two 2 x 1 x 0.6 boxes end to end make a 4 x 1 x 0.6 box; the second is given as a
+  // 1 x 2 x 0.6 box turned a quarter turn about z, and the pair sits off the origin.
+  ShapeTable t;
+  const int b1 = t.add_box("b1", Vec3(1.0, 0.5, 0.3));
+  const int b2 = t.add_box("b2", Vec3(0.5, 1.0, 0.3));
+  const Quat quarter(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitZ()));
+  const std::vector<CompoundPart> parts{{b1, Vec3(2, 1, 1)}, {b2, Vec3(4, 1, 1), quarter}};
+  const int s = t.add_compound("pair", make_compound(t, parts));
+  const MassProperties mp = t.mass_properties(s, 3.0);
+  const MassProperties box = box_mass_properties(Vec3(2.0, 0.5, 0.3), 3.0);
+  EXPECT_NEAR(mp.mass, box.mass, 1e-12 * box.mass);
+  for (int k = 0; k < 3; ++k)
+    EXPECT_NEAR(mp.inertia[k], box.inertia[k], 1e-12 * box.inertia.norm());
+  const Compound& c = t.compound(s);
+  EXPECT_NEAR((c.input_centre - Vec3(3, 1, 1)).norm(), 0.0, 1e-14);
+  EXPECT_NEAR(c.input_rotation.angularDistance(Quat::Identity()), 0.0, 1e-12);
+  EXPECT_NEAR((c.parts[0].position - Vec3(-1, 0, 0)).norm(), 0.0, 1e-14);
+  EXPECT_NEAR(c.bounding_radius, 1.0 + Vec3(1.0, 0.5, 0.3).norm(), 1e-14);
+}
+
+TEST(CompoundMass, OnePolyhedronEqualsThePolyhedron) {
+  ShapeTable t;
+  const std::vector<Vec3> v{Vec3(0, 0, 0), Vec3(2, 0, 0), Vec3(0, 1, 0), Vec3(0, 0, 0.5),
+                            Vec3(0.7, 0.6, 0.4)};
+  const int p = t.add_polyhedron("p", v);
+  const Quat q = Quat(0.9, 0.2, -0.3, 0.1).normalized();
+  const std::vector<CompoundPart> parts{{p, Vec3(0.3, -0.2, 5.0), q}};
+  const int s = t.add_compound("one", make_compound(t, parts));
+  const MassProperties a = t.mass_properties(s, 2.0), b = t.mass_properties(p, 2.0);
+  EXPECT_NEAR(a.mass, b.mass, 1e-13 * b.mass);
+  Vec3 ia = a.inertia, ib = b.inertia;
+  std::sort(ia.data(), ia.data() + 3);
+  std::sort(ib.data(), ib.data() + 3);
+  EXPECT_NEAR((ia - ib).norm(), 0.0, 1e-12 * ib.norm());
+  EXPECT_NEAR(t.compound(s).parts[0].position.norm(), 0.0, 1e-14);
+  EXPECT_NEAR(t.bounding_radius[s], t.bounding_radius[p], 1e-14);
+}
+
+TEST(CompoundMass, RejectsOverlapsPlanesNestingAndNoParts) {
+  ShapeTable t;
+  const int bar = t.add_box("bar", Vec3(1.5, 0.5, 0.5));
+  const int plane = t.add_plane("plane");
+  const Quat q(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitZ()));
+  // Two bars of a cross share the centre cube.
+  EXPECT_THROW(
+      make_compound(t, std::vector<CompoundPart>{{bar, Vec3::Zero()}, {bar, Vec3::Zero(), q}}),
+      std::invalid_argument);
+  EXPECT_THROW(make_compound(t, std::vector<CompoundPart>{{plane, Vec3::Zero()}}),
+               std::invalid_argument);
+  EXPECT_THROW(make_compound(t, std::vector<CompoundPart>{}), std::invalid_argument);
+  const int one =
+      t.add_compound("one", make_compound(t, std::vector<CompoundPart>{{bar, Vec3::Zero()}}));
+  EXPECT_THROW(make_compound(t, std::vector<CompoundPart>{{one, Vec3::Zero()}}),
+               std::invalid_argument);
+  // Touching face to face is not an overlap.
+  EXPECT_NO_THROW(
+      make_compound(t, std::vector<CompoundPart>{{bar, Vec3::Zero()}, {bar, Vec3(0, 1, 0)}}));
+}
+
+TEST(CollideCompound, CrossStandingOnAPlaneTouchesWithItsLowerArmFace) {
+  ShapeTable t;
+  const double a = 0.02;
+  const int s = add_cross(t, a);
+  const int plane = t.add_plane("floor");
+  const double dz = -1e-4;  // penetration
+  Manifold m;
+  collide(t, s, Pose(Vec3(0.1, 0.2, 1.5 * a + dz), Quat::Identity()), plane, Pose(), 0.0, m);
+  ASSERT_EQ(m.count, 4);  // the four corners of the lower arm's end face
+  for (int k = 0; k < m.count; ++k) {
+    EXPECT_NEAR(m.gap[k], dz, 1e-15);
+    EXPECT_NEAR((m.normal_at(k) - Vec3::UnitZ()).norm(), 0.0, 1e-15);
+    EXPECT_NEAR(std::abs(m.point[k].x() - 0.1), 0.5 * a, 1e-15);
+  }
+  // Lying on its side (a quarter turn about x): three arms and the centre cube touch the floor,
+  // 4 parts x 4 corners = 16 points; the arm pointing up is a bar's length above.
+  const Quat side(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));
+  collide(t, s, Pose(Vec3(0, 0, 0.5 * a + dz), side), plane, Pose(), 0.0, m);
+  EXPECT_EQ(m.count, 16);
+  // With a margin above the upper faces every part's eight corners are candidates (7 x 8 = 56
+  // > 16): the deepest point and the spread of the patch are kept.
+  collide(t, s, Pose(Vec3(0, 0, 1.5 * a + dz), Quat::Identity()), plane, Pose(), 3.5 * a, m);
+  EXPECT_EQ(m.count, Manifold::kMaxPoints);
+  double deepest = 1.0, highest = -1.0;
+  for (int k = 0; k < m.count; ++k) {
+    deepest = std::min(deepest, m.gap[k]);
+    highest = std::max(highest, m.gap[k]);
+  }
+  EXPECT_NEAR(deepest, dz, 1e-15);
+  EXPECT_NEAR(highest, 3 * a + dz, 1e-15);
+}
+
+/// Points, gaps and normals of two manifolds agree as sets (normals of `b` flipped when `flip`).
+void expect_same(const Manifold& a, const Manifold& b, bool flip, double tol) {
+  ASSERT_EQ(a.count, b.count);
+  for (int k = 0; k < a.count; ++k) {
+    bool found = false;
+    for (int j = 0; j < b.count && !found; ++j)
+      found = (a.point[k] - b.point[j]).norm() < tol && std::abs(a.gap[k] - b.gap[j]) < tol &&
+              (a.normal_at(k) - (flip ? -1.0 : 1.0) * b.normal_at(j)).norm() < 1e-12;
+    EXPECT_TRUE(found) << "point " << k << " at " << a.point[k].transpose();
+  }
+}
+
+TEST(CollideCompound, InterlockedCrossesTouchOnBothFacesOfTheCorner) {
+  // B's centre sits at (2a - dx, a - dy, 0): A's +x arm lies in the corner of B between B's -y arm
+  // (beyond the arm's end: normal -x on A, penetration dx) and B's -x arm (along the arm's side:
+  // normal -y, penetration dy), and B's -x arm lies in A's corner against A's +y arm (normal -x,
+  // dx). Where a corner of one cube dips into a corner of the other (dx by dy), the shallower
+  // axis, x, wins. dy > dx keeps the two axes apart.
+  ShapeTable t;
+  const double a = 0.02, dx = 1e-4, dy = 2e-4;
+  const int s = add_cross(t, a);
+  const Pose pa(Vec3::Zero(), Quat::Identity());
+  const Pose pb(Vec3(2 * a - dx, a - dy, 0), Quat::Identity());
+  Manifold ab, ba;
+  collide(t, s, pa, s, pb, 0.0, ab);
+  collide(t, s, pb, s, pa, 0.0, ba);
+  int minus_x = 0, minus_y = 0;
+  for (int k = 0; k < ab.count; ++k) {
+    const Vec3& n = ab.normal_at(k);
+    if ((n + Vec3::UnitX()).norm() < 1e-12) {
+      ++minus_x;
+      EXPECT_NEAR(ab.gap[k], -dx, 1e-12);
+    }
+    if ((n + Vec3::UnitY()).norm() < 1e-12) {
+      ++minus_y;
+      EXPECT_NEAR(ab.gap[k], -dy, 1e-12);
+    }
+  }
+  std::printf("cross-cross: %d points, %d on -x, %d on -y\n", ab.count, minus_x, minus_y);
+  EXPECT_EQ(minus_x + minus_y, ab.count);  // no other normal
+  EXPECT_EQ(minus_y, 4);                   // the side face of A's +x arm on B's -x arm
+  EXPECT_GE(minus_x, 8);                   // the two end faces, plus the corner patches
+  expect_same(ab, ba, true, 1e-12);
+}
+
+TEST(CollideCompound, CompoundOfOnePartEqualsThePart) {
+  ShapeTable t;
+  const int box = t.add_box("box", Vec3(0.02, 0.01, 0.005));
+  const int tet = t.add_polyhedron(
+      "tet", std::vector<Vec3>{Vec3(0.01, 0.01, 0.01), Vec3(0.01, -0.01, -0.01),
+                               Vec3(-0.01, 0.01, -0.01), Vec3(-0.01, -0.01, 0.01)});
+  const int ball = t.add_sphere("ball", 0.008);
+  const int plane = t.add_plane("plane");
+  const int one =
+      t.add_compound("one", make_compound(t, std::vector<CompoundPart>{{box, Vec3::Zero()}}));
+  const Pose pa(Vec3(0.001, 0.002, 0.0), Quat(0.95, 0.1, 0.2, -0.1).normalized());
+  for (const auto& [other, pose] :
+       {std::pair{tet, Pose(Vec3(0.004, 0.001, 0.014), Quat(0.8, -0.3, 0.1, 0.4).normalized())},
+        std::pair{ball, Pose(Vec3(0.0, 0.003, 0.015), Quat::Identity())},
+        std::pair{box, Pose(Vec3(0.01, 0.0, 0.0095), Quat::Identity())},
+        std::pair{plane, Pose(Vec3(0, 0, -0.012), Quat::Identity())}}) {
+    Manifold part, comp, rev;
+    collide(t, box, pa, other, pose, 1e-3, part);
+    collide(t, one, pa, other, pose, 1e-3, comp);
+    collide(t, other, pose, one, pa, 1e-3, rev);
+    ASSERT_GT(part.count, 0) << t.name[other];
+    expect_same(part, comp, false, 1e-14);
+    expect_same(part, rev, true, 1e-14);
+  }
+}
+
+}  // namespace
+}  // namespace etdem
