@@ -1,6 +1,8 @@
 // Solver benchmark (a plain program): the same pile snapshots resolved by every solver.
 //
-//   bench_solvers [N=10000] [STEPS=30] [THREADS=1] [MODES=collisions,all]
+//   bench_solvers [N=10000] [STEPS=30] [THREADS=1] [MODES=collisions,all] [SOLVERS=all]
+//
+// SOLVERS: a comma-separated subset of the solver names (default every solver).
 //
 // Three snapshots of the pour of bench_pour (N spheres falling into a closed box, dt = 1/600 s):
 //   pour     t = 0.15 s, the lower layers are landing on the floor and on each other;
@@ -128,7 +130,8 @@ struct Snapshot {
 };
 
 [[noreturn]] void usage(const char* argv0) {
-  std::fprintf(stderr, "usage: %s [N=10000] [STEPS=30] [THREADS=1] [MODES=collisions,all]\n",
+  std::fprintf(stderr,
+               "usage: %s [N=10000] [STEPS=30] [THREADS=1] [MODES=collisions,all] [SOLVERS=all]\n",
                argv0);
   std::exit(2);
 }
@@ -136,7 +139,13 @@ struct Snapshot {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  if (argc > 5) usage(argv[0]);
+  if (argc > 6) usage(argv[0]);
+  const std::string only = argc > 5 ? argv[5] : "all";
+  auto wanted = [&](const std::string& name) {
+    if (only == "all") return true;
+    const std::string list = "," + only + ",";
+    return list.find("," + name + ",") != std::string::npos;
+  };
   const std::string modes = argc > 4 ? argv[4] : "collisions,all";
   const bool want_all = modes.find("all") != std::string::npos;
   const bool want_collisions = modes.find("collisions") != std::string::npos;
@@ -190,6 +199,7 @@ int main(int argc, char** argv) try {
       if (!(std::string(mode) == "all" ? want_all : want_collisions)) continue;
       const std::vector<Problem>& problems = std::string(mode) == "all" ? s.all : s.collisions;
       for (const char* name : kSolvers) {
+        if (!wanted(name)) continue;
         etdem::WorldSettings ws = world.settings;
         ws.solver = name;
         std::unique_ptr<Solver> solver;
@@ -222,6 +232,7 @@ int main(int argc, char** argv) try {
   world.set_solver(nullptr);
   for (const Snapshot& s : snaps) {
     for (const char* name : kSolvers) {
+      if (!wanted(name)) continue;
       world.settings.solver = name;
       world.settings.resting = "pgs";
       world.bodies = s.bodies;

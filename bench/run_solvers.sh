@@ -2,7 +2,7 @@
 # Runs bench_solvers (every solver on the same pile snapshots, see bench/bench_solvers.cpp) and
 # appends its measurements to bench/results/solvers.csv, one row per snapshot, mode and solver.
 #
-#   bench/run_solvers.sh [--n 10000] [--steps 30] [--modes collisions,all] [--no-build] [--no-csv]
+#   bench/run_solvers.sh [--n 10000] [--steps 30] [--modes collisions,all] [--solvers all] [--no-build] [--no-csv]
 #                        [--from FILE]   (append an earlier run's printed output instead of running)
 set -euo pipefail
 
@@ -10,6 +10,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N=10000
 STEPS=30
 MODES=collisions,all
+SOLVERS=all
 BUILD=1
 CSV=1
 FROM=
@@ -18,6 +19,7 @@ while [ $# -gt 0 ]; do
     --n) N=$2; shift 2 ;;
     --steps) STEPS=$2; shift 2 ;;
     --modes) MODES=$2; shift 2 ;;
+    --solvers) SOLVERS=$2; shift 2 ;;
     --no-build) BUILD=0; shift ;;
     --no-csv) CSV=0; shift ;;
     --from) FROM=$2; BUILD=0; shift 2 ;;
@@ -38,7 +40,7 @@ if [ -n "$FROM" ]; then
   cp "$FROM" "$OUT"
 else
   [ -x "$BENCH" ] || { echo "missing $BENCH (build it or drop --no-build)" >&2; exit 1; }
-  "$BENCH" "$N" "$STEPS" 1 "$MODES" | tee "$OUT"
+  "$BENCH" "$N" "$STEPS" 1 "$MODES" "$SOLVERS" | tee "$OUT"
 fi
 
 [ "$CSV" = 1 ] || exit 0
