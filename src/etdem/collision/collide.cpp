@@ -30,6 +30,9 @@ struct Table {
     add(ShapeType::Polyhedron, ShapeType::Plane, collide_polyhedron_plane);
     add(ShapeType::Box, ShapeType::Polyhedron, collide_box_polyhedron);
     add(ShapeType::Polyhedron, ShapeType::Polyhedron, collide_polyhedron_polyhedron);
+    add(ShapeType::Sphere, ShapeType::Mesh, collide_sphere_mesh);
+    add(ShapeType::Box, ShapeType::Mesh, collide_box_mesh);
+    add(ShapeType::Polyhedron, ShapeType::Mesh, collide_polyhedron_mesh);
   }
 };
 

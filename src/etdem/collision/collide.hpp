@@ -34,5 +34,10 @@ void collide_box_polyhedron(const ShapeTable&, int, const Pose&, int, const Pose
                             Manifold&);
 void collide_polyhedron_polyhedron(const ShapeTable&, int, const Pose&, int, const Pose&, double,
                                    Manifold&);
+// Against a static triangle mesh (always B).
+void collide_sphere_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_box_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_polyhedron_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                             Manifold&);
 
 }  // namespace etdem

@@ -11,6 +11,7 @@ const char* shape_type_name(ShapeType t) {
     case ShapeType::Plane: return "plane";
     case ShapeType::Box: return "box";
     case ShapeType::Polyhedron: return "polyhedron";
+    case ShapeType::Mesh: return "mesh";
     default: return "unknown";
   }
 }
@@ -56,6 +57,15 @@ int ShapeTable::add_polyhedron(const std::string& nm, std::span<const Vec3> vert
   return add_polyhedron(nm, ConvexPolyhedron::from_points(vertices));
 }
 
+int ShapeTable::add_mesh(const std::string& nm, TriangleMesh m) {
+  type.push_back(ShapeType::Mesh);
+  index.push_back(static_cast<int>(meshes.size()));
+  name.push_back(nm);
+  bounding_radius.push_back(m.bounding_radius);
+  meshes.push_back(std::move(m));
+  return size() - 1;
+}
+
 int ShapeTable::find(const std::string& nm) const {
   for (int i = 0; i < size(); ++i)
     if (name[i] == nm) return i;
@@ -67,7 +77,9 @@ MassProperties ShapeTable::mass_properties(int s, double density) const {
     case ShapeType::Sphere: return sphere_mass_properties(sphere(s).radius, density);
     case ShapeType::Box: return box_mass_properties(box(s).half_extents, density);
     case ShapeType::Polyhedron: return polyhedron(s).mass_properties(density);
-    default: throw std::logic_error("a plane has no mass properties; planes are static walls");
+    default:
+      throw std::logic_error(std::string("a ") + shape_type_name(type[s]) +
+                             " has no mass properties here; planes and meshes are static walls");
   }
 }
 

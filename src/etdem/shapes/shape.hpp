@@ -9,10 +9,11 @@
 #include "etdem/core/mass_properties.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/shapes/polyhedron.hpp"
+#include "etdem/shapes/triangle_mesh.hpp"
 
 namespace etdem {
 
-enum class ShapeType : int { Sphere = 0, Plane = 1, Box = 2, Polyhedron = 3, Count = 4 };
+enum class ShapeType : int { Sphere = 0, Plane = 1, Box = 2, Polyhedron = 3, Compound = 4, Mesh = 5, Count = 6 };
 
 const char* shape_type_name(ShapeType t);
 
@@ -41,6 +42,7 @@ struct ShapeTable {
   std::vector<Plane> planes;
   std::vector<ConvexPolyhedron> polyhedra;
   std::vector<ConvexPolyhedron> box_hulls;  // per box: the same box as a polyhedron
+  std::vector<TriangleMesh> meshes;          // static walls only
 
   int add_sphere(const std::string& nm, double radius);
   int add_box(const std::string& nm, const Vec3& half_extents);
@@ -51,18 +53,22 @@ struct ShapeTable {
   /// axes; polyhedron(s).input_centre / input_rotation give the frame the vertices were in.
   /// Throws std::invalid_argument for a point set without volume (see from_points).
   int add_polyhedron(const std::string& nm, std::span<const Vec3> vertices);
+  /// A triangle mesh (static walls only; see triangle_mesh.hpp).
+  int add_mesh(const std::string& nm, TriangleMesh m);
   int size() const { return static_cast<int>(type.size()); }
   int find(const std::string& nm) const;  // -1 when absent
 
   const Sphere& sphere(int s) const { return spheres[index[s]]; }
   const Box& box(int s) const { return boxes[index[s]]; }
   const ConvexPolyhedron& polyhedron(int s) const { return polyhedra[index[s]]; }
+  const TriangleMesh& mesh(int s) const { return meshes[index[s]]; }
   /// The shape as a convex polyhedron: a polyhedron itself, or a box's hull.
   const ConvexPolyhedron& hull(int s) const {
     return type[s] == ShapeType::Box ? box_hulls[index[s]] : polyhedra[index[s]];
   }
 
-  /// Mass properties of a solid shape at the given density (planes are always static).
+  /// Mass properties of a solid shape at the given density (planes and meshes are always static;
+  /// a closed mesh's own mass properties are TriangleMesh::mass_properties).
   MassProperties mass_properties(int s, double density) const;
   /// [m] smallest thickness of a solid shape (sphere: diameter; box: smallest edge; polyhedron:
   /// smallest extent along a face normal).
