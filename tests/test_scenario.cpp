@@ -520,10 +520,9 @@ TEST(scenario, PolyhedronBodyIsPlacedAtItsCentreOfMassWithItsVerticesFrame) {
       "            [1.0, 2.0, 3.01], [1.04, 2.0, 3.01], [1.0, 2.02, 3.01], [1.04, 2.02, 3.01],\n"
       "            [1.02, 2.01, 3.005]]\n\n";  // the last point is interior: dropped
   std::string text = edit("[[body]]\nname = \"ball\"", shape + "[[body]]\nname = \"ball\"");
-  text +=
-      "\n[[body]]\nname = \"slab\"\nshape = \"slab\"\nmaterial = \"rock\"\n"
-      "position = [0.05, 0.05, 0.17]\norientation = [0.9238795325112867, 0.0, 0.0, "
-      "0.3826834323650898]\nvelocity = [0.0, 0.0, -1.0]\n";
+  text += "\n[[body]]\nname = \"slab\"\nshape = \"slab\"\nmaterial = \"rock\"\n"
+          "position = [0.05, 0.05, 0.17]\norientation = [0.9238795325112867, 0.0, 0.0, "
+          "0.3826834323650898]\nvelocity = [0.0, 0.0, -1.0]\n";
   const Scenario sc = parse_scenario(text, "slab.toml");
   ASSERT_EQ(sc.shapes[2].type, ShapeType::Polyhedron);
   EXPECT_NEAR(sc.shapes[2].bounding_diameter(), std::sqrt(0.04 * 0.04 + 0.02 * 0.02 + 0.0001),

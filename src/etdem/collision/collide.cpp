@@ -43,9 +43,7 @@ const Table& table() {
 
 }  // namespace
 
-bool has_collider(ShapeType a, ShapeType b) {
-  return table().e[int(a)][int(b)].fn != nullptr;
-}
+bool has_collider(ShapeType a, ShapeType b) { return table().e[int(a)][int(b)].fn != nullptr; }
 
 void collide(const ShapeTable& shapes, int shape_a, const Pose& pose_a, int shape_b,
              const Pose& pose_b, double margin, Manifold& out) {

@@ -21,8 +21,7 @@ void collide(const ShapeTable& shapes, int shape_a, const Pose& pose_a, int shap
 bool has_collider(ShapeType a, ShapeType b);
 
 // The pair functions (normal from the second to the first argument).
-void collide_sphere_sphere(const ShapeTable&, int, const Pose&, int, const Pose&, double,
-                           Manifold&);
+void collide_sphere_sphere(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
 void collide_sphere_plane(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
 void collide_box_plane(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
 void collide_sphere_box(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);

@@ -20,6 +20,7 @@
 namespace etdem {
 namespace {
 
+
 /// Looks a name up in a list of named things; an unknown name is an error that lists the known.
 template <class T>
 int find_named(const TomlReader& r, std::string_view key, const std::vector<T>& items,
@@ -199,7 +200,8 @@ class Parser {
     if (refine < 1 || refine > 1000) r.fail("max_refinements", "must be in [1, 1000]");
     m.max_refinements = static_cast<int>(refine);
     const long outer = r.integer("max_active_set_iterations", m.max_active_set_iterations);
-    if (outer < 1 || outer > 1'000'000) r.fail("max_active_set_iterations", "must be in [1, 1e6]");
+    if (outer < 1 || outer > 1'000'000)
+      r.fail("max_active_set_iterations", "must be in [1, 1e6]");
     m.max_active_set_iterations = static_cast<int>(outer);
     m.tolerance = r.number("tolerance", m.tolerance);
     if (!(m.tolerance >= 0.0 && m.tolerance < 1.0)) r.fail("tolerance", "must be in [0, 1)");

@@ -25,7 +25,7 @@ struct ShapeSpec {
   std::vector<Vec3> vertices;  // [m] polyhedron, as given (or read from `file`)
   std::string file;            // polyhedron: mesh file whose vertices' hull is the shape
   std::shared_ptr<const ConvexPolyhedron> polyhedron;  // polyhedron: the hull, built and checked
-  int line = 0;  // line of the [[shape]] table in the file (0 = unknown)
+  int line = 0;                // line of the [[shape]] table in the file (0 = unknown)
 
   /// [m] diameter of the smallest sphere about the centre that holds the shape.
   double bounding_diameter() const;

@@ -7,18 +7,12 @@ namespace etdem {
 
 const char* shape_type_name(ShapeType t) {
   switch (t) {
-    case ShapeType::Sphere:
-      return "sphere";
-    case ShapeType::Plane:
-      return "plane";
-    case ShapeType::Box:
-      return "box";
-    case ShapeType::Polyhedron:
-      return "polyhedron";
-    case ShapeType::Mesh:
-      return "mesh";
-    default:
-      return "unknown";
+    case ShapeType::Sphere: return "sphere";
+    case ShapeType::Plane: return "plane";
+    case ShapeType::Box: return "box";
+    case ShapeType::Polyhedron: return "polyhedron";
+    case ShapeType::Mesh: return "mesh";
+    default: return "unknown";
   }
 }
 
@@ -80,12 +74,9 @@ int ShapeTable::find(const std::string& nm) const {
 
 MassProperties ShapeTable::mass_properties(int s, double density) const {
   switch (type[s]) {
-    case ShapeType::Sphere:
-      return sphere_mass_properties(sphere(s).radius, density);
-    case ShapeType::Box:
-      return box_mass_properties(box(s).half_extents, density);
-    case ShapeType::Polyhedron:
-      return polyhedron(s).mass_properties(density);
+    case ShapeType::Sphere: return sphere_mass_properties(sphere(s).radius, density);
+    case ShapeType::Box: return box_mass_properties(box(s).half_extents, density);
+    case ShapeType::Polyhedron: return polyhedron(s).mass_properties(density);
     default:
       throw std::logic_error(std::string("a ") + shape_type_name(type[s]) +
                              " has no mass properties here; planes and meshes are static walls");
@@ -94,14 +85,10 @@ MassProperties ShapeTable::mass_properties(int s, double density) const {
 
 double ShapeTable::min_thickness(int s) const {
   switch (type[s]) {
-    case ShapeType::Sphere:
-      return 2.0 * sphere(s).radius;
-    case ShapeType::Box:
-      return 2.0 * box(s).half_extents.minCoeff();
-    case ShapeType::Polyhedron:
-      return polyhedron(s).min_width;
-    default:
-      return std::numeric_limits<double>::infinity();
+    case ShapeType::Sphere: return 2.0 * sphere(s).radius;
+    case ShapeType::Box: return 2.0 * box(s).half_extents.minCoeff();
+    case ShapeType::Polyhedron: return polyhedron(s).min_width;
+    default: return std::numeric_limits<double>::infinity();
   }
 }
 

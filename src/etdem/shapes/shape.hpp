@@ -13,15 +13,7 @@
 
 namespace etdem {
 
-enum class ShapeType : int {
-  Sphere = 0,
-  Plane = 1,
-  Box = 2,
-  Polyhedron = 3,
-  Compound = 4,
-  Mesh = 5,
-  Count = 6
-};
+enum class ShapeType : int { Sphere = 0, Plane = 1, Box = 2, Polyhedron = 3, Compound = 4, Mesh = 5, Count = 6 };
 
 const char* shape_type_name(ShapeType t);
 
@@ -50,7 +42,7 @@ struct ShapeTable {
   std::vector<Plane> planes;
   std::vector<ConvexPolyhedron> polyhedra;
   std::vector<ConvexPolyhedron> box_hulls;  // per box: the same box as a polyhedron
-  std::vector<TriangleMesh> meshes;         // static walls only
+  std::vector<TriangleMesh> meshes;          // static walls only
 
   int add_sphere(const std::string& nm, double radius);
   int add_box(const std::string& nm, const Vec3& half_extents);

@@ -16,8 +16,8 @@
 #include "etdem/solvers/jolt.hpp"
 #include "etdem/solvers/lzb.hpp"
 #include "etdem/solvers/resting.hpp"
-#include "etdem/solvers/smm.hpp"
 #include "etdem/solvers/sqm.hpp"
+#include "etdem/solvers/smm.hpp"
 
 namespace etdem {
 namespace {
@@ -25,9 +25,7 @@ namespace {
 class Timer {
  public:
   explicit Timer(double& sink) : sink_(sink), t0_(std::chrono::steady_clock::now()) {}
-  ~Timer() {
-    sink_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  }
+  ~Timer() { sink_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
 
  private:
   double& sink_;
@@ -37,8 +35,7 @@ class Timer {
 }  // namespace
 
 const std::vector<std::string>& solver_names() {
-  static const std::vector<std::string> names = {"etm", "etm-priority", "sqm",
-                                                 "smm", "lzb",          "jolt"};
+  static const std::vector<std::string> names = {"etm", "etm-priority", "sqm", "smm", "lzb", "jolt"};
   return names;
 }
 
@@ -96,8 +93,7 @@ void World::set_solver(std::unique_ptr<Solver> solver) {
 void World::initialize() {
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
   if (!custom_solver_) solver_ = make_solver(settings);
-  if (!custom_solver_ &&
-      settings.solver == "jolt")  // particles: spheres against spheres and planes only
+  if (!custom_solver_ && settings.solver == "jolt")  // particles: spheres against spheres and planes only
     for (int i = 0; i < bodies.count(); ++i) {
       const ShapeType t = shapes.type[bodies.shape[i]];
       if (t != ShapeType::Sphere && t != ShapeType::Plane)
@@ -114,8 +110,7 @@ void World::initialize() {
     RestingSettings rs = settings.resting_solver;
     rs.slip_velocity = settings.effective_resting_velocity();
     rs.dt = settings.dt;
-    rs.down =
-        settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
+    rs.down = settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
     resting_ = std::make_unique<RestingSolver>(rs);
     resting_->prepare(omp_get_max_threads());
   } else if (settings.resting != "pgs" && settings.resting != "etm") {
@@ -133,40 +128,14 @@ void World::initialize() {
 void World::step() {
   if (!solver_) initialize();
   process_events();
-  {
-    Timer t(profile_.forces);
-    apply_external_forces();
-  }  // 1. v += dt F/m
-  {
-    Timer t(profile_.broad);
-    find_pairs();
-  }  // 2. swept boxes, uniform grid
-  {
-    Timer t(profile_.narrow);
-    find_contacts();
-    warm_start_contacts();
-  }  // 3. points, candidates
-  {
-    Timer t(profile_.islands);
-    build_islands();
-  }  // 4. union-find
-  {
-    Timer t(profile_.solve);
-    resolve_islands();
-  }  // 5. solver per island
-  {
-    Timer t(profile_.correct);
-    correct_positions();
-  }  // 6. position projection
-  {
-    Timer t(profile_.integrate);
-    damp_and_integrate();
-  }  // 7. damping, x += dt v, rotation
-  {
-    Timer t(profile_.ledger);
-    update_ledger();
-    remember_contacts();
-  }  // 8. ledger
+  { Timer t(profile_.forces); apply_external_forces(); }   // 1. v += dt F/m
+  { Timer t(profile_.broad); find_pairs(); }                // 2. swept boxes, uniform grid
+  { Timer t(profile_.narrow); find_contacts(); warm_start_contacts(); }  // 3. points, candidates
+  { Timer t(profile_.islands); build_islands(); }           // 4. union-find
+  { Timer t(profile_.solve); resolve_islands(); }           // 5. solver per island
+  { Timer t(profile_.correct); correct_positions(); }       // 6. position projection
+  { Timer t(profile_.integrate); damp_and_integrate(); }    // 7. damping, x += dt v, rotation
+  { Timer t(profile_.ledger); update_ledger(); remember_contacts(); }  // 8. ledger
   time_ += settings.dt;
   ++steps_;
   check_finite();
@@ -257,7 +226,7 @@ void World::find_contacts() {
     }
   };
   for (auto& v : per_thread_contacts_) v.clear();
-    // Small scenes stay on one thread (see broad_phase.cpp).
+  // Small scenes stay on one thread (see broad_phase.cpp).
 #pragma omp parallel num_threads(threads) if (np > 512)
   {
     auto& out = per_thread_contacts_[omp_get_thread_num()];
@@ -332,8 +301,7 @@ void World::warm_start_contacts() {
     const double rb = shapes.bounding_radius[bodies.shape[c.b]];
     double best = 0.0625 * std::min(ra, rb) * std::min(ra, rb);
     const Contact* match = nullptr;
-    for (; it != previous_order_.end() && previous_[*it].a == c.a && previous_[*it].b == c.b;
-         ++it) {
+    for (; it != previous_order_.end() && previous_[*it].a == c.a && previous_[*it].b == c.b; ++it) {
       const double d2 = (previous_[*it].point - c.point).squaredNorm();
       if (d2 < best) {
         best = d2;
@@ -353,8 +321,7 @@ void World::remember_contacts() {
   previous_order_.resize(previous_.size());
   for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
   std::sort(previous_order_.begin(), previous_order_.end(), [&](int x, int y) {
-    return std::make_pair(previous_[x].a, previous_[x].b) <
-           std::make_pair(previous_[y].a, previous_[y].b);
+    return std::make_pair(previous_[x].a, previous_[x].b) < std::make_pair(previous_[y].a, previous_[y].b);
   });
 }
 
@@ -464,8 +431,8 @@ void World::resolve_islands() {
     last_.solver.add(island_stats_[k]);
     last_.resting.add(island_resting_stats_[k]);
     last_.collisions += island_collisions_[k];
-    last_.largest_island = std::max<long>(
-        last_.largest_island, islands_.contact_start[k + 1] - islands_.contact_start[k]);
+    last_.largest_island =
+        std::max<long>(last_.largest_island, islands_.contact_start[k + 1] - islands_.contact_start[k]);
   }
 }
 

@@ -22,20 +22,18 @@ namespace etdem {
 struct StepProfile {
   double forces = 0, broad = 0, narrow = 0, islands = 0, solve = 0, correct = 0, integrate = 0,
          ledger = 0;
-  double total() const {
-    return forces + broad + narrow + islands + solve + correct + integrate + ledger;
-  }
+  double total() const { return forces + broad + narrow + islands + solve + correct + integrate + ledger; }
 };
 
 /// What happened in one step, and the running maxima over the run.
 struct StepStats {
-  long contacts = 0;    // contact points from the narrow phase
-  long candidates = 0;  // of which would close within the step
+  long contacts = 0;      // contact points from the narrow phase
+  long candidates = 0;    // of which would close within the step
   long islands = 0;
-  long largest_island = 0;       // contacts
-  SolverStats solver;            // collision solver (ETM)
-  SolverStats resting;           // resting-contact pass
-  long collisions = 0;           // candidates approaching faster than the resting velocity
+  long largest_island = 0;  // contacts
+  SolverStats solver;   // collision solver (ETM)
+  SolverStats resting;  // resting-contact pass
+  long collisions = 0;  // candidates approaching faster than the resting velocity
   double max_penetration = 0.0;  // [m] deepest contact this step (before projection)
 };
 
@@ -103,15 +101,15 @@ class World {
   void apply_external_forces();
   void find_pairs();
   void find_contacts();
-  void warm_start_contacts();  // last step's impulses onto matching contacts
-  void remember_contacts();    // keep this step's impulses for the next
+  void warm_start_contacts();   // last step's impulses onto matching contacts
+  void remember_contacts();     // keep this step's impulses for the next
   void build_islands();
   void resolve_islands();
   void correct_positions();
   void damp_and_integrate();
   void update_ledger();
   void check_finite() const;
-  double speed_bound(int i) const;                // [m/s] fastest surface point of body i
+  double speed_bound(int i) const;  // [m/s] fastest surface point of body i
   Vec3 contact_velocity(const Contact& c) const;  // u = u_A - u_B, global body ids
 
   double time_ = 0.0;
@@ -144,8 +142,8 @@ class World {
   std::vector<char> contact_slow_;  // per island contact (island order): resting, not collision
   std::vector<SolverStats> island_stats_, island_resting_stats_;
   std::vector<int> island_collisions_;  // per island: leading contacts that are collisions
-  std::vector<Contact> previous_;       // last step's contacts with their impulses
-  std::vector<int> previous_order_;     // previous_ sorted by (a, b)
+  std::vector<Contact> previous_;      // last step's contacts with their impulses
+  std::vector<int> previous_order_;    // previous_ sorted by (a, b)
   std::vector<Vec3> correction_;
   std::vector<int> correction_count_;
 };
