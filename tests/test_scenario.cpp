@@ -388,6 +388,20 @@ TEST(scenario, MeshWallIsReadRelativeToTheScenarioScaledOffsetAndRemovable) {
   EXPECT_EQ(world.events[0].body, bin);
 }
 
+TEST(scenario, MeshWallWithTheJoltSolverIsAnError) {
+  write_cube_stl("jolt_bin.stl");
+  std::string text = kBase;
+  text.replace(text.find("solver = \"etm\""), 14, "solver = \"jolt\"");
+  text.replace(text.find("type = \"plane\""), 14, "type = \"mesh\"\nfile = \"jolt_bin.stl\"");
+  try {
+    (void)parse_scenario(text, (temp_dir() / "jolt_mesh.toml").string());
+    FAIL() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("wall[1].type"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("jolt"), std::string::npos) << e.what();
+  }
+}
+
 TEST(scenario, PolyhedronShapeFromAMeshFileTakesTheHullOfItsVertices) {
   write_cube_stl("rock.stl");
   std::string text = kBase;
