@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -75,7 +76,10 @@ struct TriangleMesh {
       if ((n.lo.array() > qhi.array()).any() || (n.hi.array() < qlo.array()).any()) continue;
       if (n.left < 0) {
         for (int k = 0; k < n.count; ++k) f(order[n.first + k]);
-      } else if (top + 2 <= 64) {
+      } else {
+        // Depth-first holds at most one pending sibling per level; median splits keep the depth
+        // near log2(n / 4), so 64 levels are never reached.
+        if (top + 2 > 64) throw std::logic_error("triangle mesh tree deeper than 62 levels");
         stack[top++] = n.left;
         stack[top++] = n.right;
       }
