@@ -52,7 +52,8 @@ void MeshContacts::emit(const Pose& pose, double tol, Manifold& out) {
   if (n == 0) return;
   const int room = Manifold::kMaxPoints - out.count;
   if (room <= 0) return;
-  std::vector<int> pick;
+  std::vector<int>& pick = pick_;
+  pick.clear();
   if (n <= room) {
     for (int k = 0; k < n; ++k) pick.push_back(k);
   } else {

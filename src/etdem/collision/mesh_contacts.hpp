@@ -38,6 +38,7 @@ class MeshContacts {
   };
   std::vector<Candidate> c_, kept_;
   std::vector<double> dist2_;
+  std::vector<int> pick_;
 };
 
 }  // namespace etdem

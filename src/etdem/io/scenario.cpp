@@ -370,8 +370,9 @@ class Parser {
     } else if (type == "mesh") {
       w.type = WallSpec::Type::Mesh;
       if (sc_.settings.solver == "jolt")
-        r.fail("type", "the jolt method handles spheres and planes only; a mesh wall needs "
-                       "another solver");
+        r.fail("type",
+               "the jolt method handles spheres and planes only; a mesh wall needs another "
+               "solver");
       w.file = r.string("file");
       w.scale = r.number("scale", w.scale);
       if (!(w.scale > 0.0 && std::isfinite(w.scale))) r.fail("scale", "must be finite and > 0");
