@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include <unistd.h>
 #include <vector>
 
 #include "etdem/core/math.hpp"
@@ -49,7 +51,9 @@ inline SimpleMesh floor_mesh(double lo, double hi, int n, double h = 0.0) {
 }
 
 inline std::string temp_path(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "etdem_mesh_tests";
+  // One directory per process: ctest runs test programs side by side.
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("etdem_mesh_tests_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }
