@@ -48,6 +48,7 @@ def check_frames(d, args):
     boxes = sorted(glob.glob(os.path.join(d, "frames", "boxes_*.vtu")))
     walls = sorted(glob.glob(os.path.join(d, "frames", "walls_*.vtu")))
     polys = sorted(glob.glob(os.path.join(d, "frames", "polyhedra_*.vtu")))
+    meshes = sorted(glob.glob(os.path.join(d, "frames", "meshes_*.vtu")))
     if args.every:
         expected = list(range(0, args.steps + 1, args.every))
         if expected[-1] != args.steps:
@@ -85,6 +86,13 @@ def check_frames(d, args):
     for f in walls:
         m = meshio.read(f)
         check(all(c.type == "quad" for c in m.cells), f"{f}: walls must be quads")
+    check(len(meshes) <= 1, f"mesh walls written {len(meshes)} times, expected once")
+    for f in meshes:
+        m = meshio.read(f)
+        check(all(c.type == "triangle" for c in m.cells), f"{f}: mesh walls must be triangles")
+        check(np.all(np.isfinite(m.points)), f"{f}: non-finite vertices")
+        for block in m.cells:
+            check(np.all(block.data < len(m.points)), f"{f}: triangle refers to a missing vertex")
     for f in polys:
         # One polygon cell per face (meshio groups polygons by vertex count); cell data id names
         # the body, so the distinct ids count the polyhedra.
@@ -108,7 +116,7 @@ def check_frames(d, args):
     except ImportError:
         vtk = None
     if vtk is not None:
-        for files in (spheres, boxes, walls, polys):
+        for files in (spheres, boxes, walls, polys, meshes):
             if files:
                 r = vtk.vtkXMLUnstructuredGridReader()
                 r.SetFileName(files[-1])
@@ -116,7 +124,7 @@ def check_frames(d, args):
                 out = r.GetOutput()
                 check(out is not None and out.GetNumberOfPoints() == len(meshio.read(files[-1]).points),
                       f"{files[-1]}: VTK's reader disagrees with meshio")
-    return spheres + boxes + walls + polys
+    return spheres + boxes + walls + polys + meshes
 
 
 def check_pvd(d, frame_files):
@@ -126,7 +134,7 @@ def check_pvd(d, frame_files):
     listed = [s.get("file") for s in sets]
     for s in sets:
         check(os.path.isfile(os.path.join(d, s.get("file"))), f"particles.pvd lists missing {s.get('file')}")
-        check(s.get("part") in ("0", "1", "2", "3"), f"particles.pvd: bad part {s.get('part')}")
+        check(s.get("part") in ("0", "1", "2", "3", "4"), f"particles.pvd: bad part {s.get('part')}")
         float(s.get("timestep"))
     rel = sorted(os.path.relpath(f, d) for f in frame_files)
     check(sorted(listed) == rel, f"particles.pvd lists {len(listed)} files, frames/ has {len(rel)}")

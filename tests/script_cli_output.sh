@@ -90,6 +90,12 @@ grep -q "max relative residual" "$TMP/energy.log" || fail "analyze energy printe
   --set output.every=10 > "$TMP/cross.log" 2>&1 || fail "crosses run exited with $?"
 "$PY" "$SRC/tests/read_output.py" "$TMP/cross" --polyhedra 300 --steps 30 --every 10 \
   > "$TMP/read_cross.log" 2>&1 || fail "read_output.py rejected the compound run's output"
+# 3c. The mesh chute example: the mesh wall is drawn once, as triangles.
+"$CLI" run "$SRC/examples/mesh_chute.toml" -o "$TMP/chute" --set simulation.duration=0.05 \
+  --set output.every=10 > "$TMP/chute.log" 2>&1 || fail "mesh_chute run exited with $?"
+"$PY" "$SRC/tests/read_output.py" "$TMP/chute" --spheres 100 --steps 30 --every 10 --container \
+  > "$TMP/read_chute.log" 2>&1 || fail "read_output.py rejected the mesh run's output"
+[ -f "$TMP/chute/frames/meshes_000000.vtu" ] || fail "the mesh wall frame is missing"
 
 # 4. check: exit 0 and a one-line summary.
 "$CLI" check "$TMP/tiny.toml" > "$TMP/check.log" 2>&1 || fail "etdem check exited with $?"

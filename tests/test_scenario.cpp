@@ -3,6 +3,7 @@
 // file); good input gives deterministic fills, working overrides and named container planes.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -188,6 +189,24 @@ const BadCase kBadCases[] = {
     {"wall_zero_normal", "normal = [0.0, 0.0, 1.0]", "normal = [0.0, 0.0, 0.0]", "wall[1].normal",
      "0.0"},
     {"wall_duplicate", "name = \"ground\"", "name = \"box.floor\"", "wall[1].name", "box.floor"},
+    {"wall_mesh_missing_file",
+     "name = \"ground\"\ntype = \"plane\"\npoint = [0.0, 0.0, -0.5]\nnormal = [0.0, 0.0, 1.0]",
+     "name = \"ground\"\ntype = \"mesh\"\nfile = \"no_such.stl\"", "wall[1].file", "no_such.stl"},
+    {"wall_mesh_not_a_mesh",
+     "name = \"ground\"\ntype = \"plane\"\npoint = [0.0, 0.0, -0.5]\nnormal = [0.0, 0.0, 1.0]",
+     "name = \"ground\"\ntype = \"mesh\"\nfile = \"bad_wall_mesh_not_a_mesh.toml\"", "wall[1].file",
+     "bad_wall_mesh_not_a_mesh.toml"},
+    {"wall_mesh_no_file",
+     "name = \"ground\"\ntype = \"plane\"\npoint = [0.0, 0.0, -0.5]\nnormal = [0.0, 0.0, 1.0]",
+     "name = \"ground\"\ntype = \"mesh\"", "wall[1].file", ""},
+    {"wall_mesh_bad_scale",
+     "name = \"ground\"\ntype = \"plane\"\npoint = [0.0, 0.0, -0.5]\nnormal = [0.0, 0.0, 1.0]",
+     "name = \"ground\"\ntype = \"mesh\"\nfile = \"x.stl\"\nscale = -2.0", "wall[1].scale", "-2"},
+    {"shape_mesh_is_a_wall", "type = \"box\"\nhalf", "type = \"mesh\"\nhalf", "shape[1].type",
+     "mesh"},
+    {"poly_file_missing", "name = \"brick\"\ntype = \"box\"\nhalf_extents = [0.01, 0.01, 0.02]",
+     "name = \"brick\"\ntype = \"polyhedron\"\nfile = \"no_rock.stl\"", "shape[1].file",
+     "no_rock.stl"},
     {"event_unknown_target", "remove = \"box.right\"", "remove = \"lid\"", "event[0].remove",
      "lid"},
     {"event_table_not_array", "[[event]]", "[event]", "event", "remove"},
@@ -343,6 +362,82 @@ TEST(scenario, BadOverridesAreErrors) {
   EXPECT_NE(m.find("--set simulation.dt"), std::string::npos) << m;
   EXPECT_NE(m.find("(value -1)"), std::string::npos) << m;
   EXPECT_NE(message("material[3].density=1").find("material[3]"), std::string::npos);
+}
+
+/// The unit cube [0, 1]^3 as an ASCII STL, normals outward.
+std::string write_cube_stl(const std::string& name) {
+  const int q[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
+                       {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+  auto v = [](int k) { return Vec3(k & 1, (k >> 1) & 1, (k >> 2) & 1); };
+  std::string text = "solid cube\n";
+  for (const auto& f : q)
+    for (const auto& t :
+         {std::array<int, 3>{f[0], f[1], f[2]}, std::array<int, 3>{f[0], f[2], f[3]}}) {
+      text += "facet normal 0 0 0\nouter loop\n";
+      for (int k : t)
+        text += "vertex " + std::to_string(v(k).x()) + " " + std::to_string(v(k).y()) + " " +
+                std::to_string(v(k).z()) + "\n";
+      text += "endloop\nendfacet\n";
+    }
+  return write_file(name, text + "endsolid cube\n");
+}
+
+TEST(scenario, MeshWallIsReadRelativeToTheScenarioScaledOffsetAndRemovable) {
+  write_cube_stl("bin.stl");
+  std::string text = kBase;
+  const std::string ground =
+      "name = \"ground\"\ntype = \"plane\"\npoint = [0.0, 0.0, -0.5]\nnormal = [0.0, 0.0, 1.0]";
+  text.replace(text.find(ground), ground.size(),
+               "name = \"bin\"\ntype = \"mesh\"\nfile = \"bin.stl\"\nscale = 0.5\n"
+               "offset = [1.0, 0.0, -1.0]\ninward = true");
+  text.replace(text.find("remove = \"box.right\""), 20, "remove = \"bin\"");
+  const Scenario sc = load_scenario(write_file("mesh_wall.toml", text));
+  ASSERT_EQ(sc.walls.size(), 2u);
+  const WallSpec& w = sc.walls[1];
+  ASSERT_EQ(w.type, WallSpec::Type::Mesh);
+  ASSERT_TRUE(w.mesh);
+  EXPECT_TRUE(w.mesh->closed);
+  EXPECT_NEAR(w.mesh->volume, -0.125, 1e-15);  // faces inwards: a closed bin
+  EXPECT_TRUE(w.mesh->lo.isApprox(Vec3(1, 0, -1)));
+  EXPECT_TRUE(w.mesh->hi.isApprox(Vec3(1.5, 0.5, -0.5)));
+  World world;
+  build_world(sc, world);
+  int bin = -1;
+  for (int i = 0; i < world.bodies.count(); ++i)
+    if (world.bodies.name[i] == "bin") bin = i;
+  ASSERT_GE(bin, 0);
+  EXPECT_EQ(world.shapes.type[world.bodies.shape[bin]], ShapeType::Mesh);
+  EXPECT_FALSE(world.bodies.is_dynamic(bin));
+  EXPECT_TRUE(world.bodies.position[bin].isApprox(Vec3(1.25, 0.25, -0.75)));
+  ASSERT_EQ(world.events.size(), 1u);
+  EXPECT_EQ(world.events[0].body, bin);
+}
+
+TEST(scenario, MeshWallWithTheJoltSolverIsAnError) {
+  write_cube_stl("jolt_bin.stl");
+  std::string text = kBase;
+  text.replace(text.find("solver = \"etm\""), 14, "solver = \"jolt\"");
+  text.replace(text.find("type = \"plane\""), 14, "type = \"mesh\"\nfile = \"jolt_bin.stl\"");
+  try {
+    (void)parse_scenario(text, (temp_dir() / "jolt_mesh.toml").string());
+    FAIL() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("wall[1].type"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("jolt"), std::string::npos) << e.what();
+  }
+}
+
+TEST(scenario, PolyhedronShapeFromAMeshFileTakesTheHullOfItsVertices) {
+  write_cube_stl("rock.stl");
+  std::string text = kBase;
+  text.replace(text.find("type = \"box\"\nhalf_extents = [0.01, 0.01, 0.02]"), 47,
+               "type = \"polyhedron\"\nfile = \"rock.stl\"\nscale = 0.02");
+  const Scenario sc = load_scenario(write_file("rock.toml", text));
+  const ShapeSpec& s = sc.shapes[1];
+  ASSERT_EQ(s.type, ShapeType::Polyhedron);
+  EXPECT_EQ(s.vertices.size(), 8u);
+  EXPECT_NEAR(s.polyhedron->volume, 0.02 * 0.02 * 0.02, 1e-18);
+  EXPECT_EQ(s.polyhedron->face_count(), 6);
 }
 
 TEST(scenario, ContainerCreatesNamedPlanesWithInwardNormals) {

@@ -39,9 +39,18 @@ void print_ledger(const EnergyLedger& l) {
       relative_residual(l));
 }
 
+/// What the loader changed in mesh walls (dropped degenerate triangles, turned normals).
+void print_mesh_notes(const Scenario& sc) {
+  for (std::size_t w = 0; w < sc.walls.size(); ++w)
+    if (sc.walls[w].mesh)
+      for (const std::string& note : sc.walls[w].mesh->notes)
+        fmt::print("{}: note: wall[{}].file: {}: {}\n", sc.file, w, sc.walls[w].file, note);
+}
+
 int run(const std::string& file, const std::vector<std::string>& sets, const std::string& dir,
         int threads) {
   Scenario sc = load_scenario(file, sets);
+  print_mesh_notes(sc);
   if (threads >= 0) sc.settings.threads = threads;
   RunOptions opt;
   opt.directory = dir;
@@ -76,6 +85,7 @@ int check(const std::string& file, const std::vector<std::string>& sets) {
       "({:.6g} s), solver {}\n",
       file, sc.grain_count(), sc.grain_count() - fixed, sc.plane_count(), sc.events.size(),
       sc.steps(), sc.settings.dt, sc.duration, sc.settings.solver);
+  print_mesh_notes(sc);
   return kExitOk;
 }
 

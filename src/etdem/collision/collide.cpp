@@ -31,8 +31,11 @@ struct Table {
     add(ShapeType::Box, ShapeType::Polyhedron, collide_box_polyhedron);
     add(ShapeType::Polyhedron, ShapeType::Polyhedron, collide_polyhedron_polyhedron);
     for (ShapeType t : {ShapeType::Sphere, ShapeType::Plane, ShapeType::Box, ShapeType::Polyhedron,
-                        ShapeType::Compound})
+                        ShapeType::Compound, ShapeType::Mesh})
       add(ShapeType::Compound, t, collide_compound_any);
+    add(ShapeType::Sphere, ShapeType::Mesh, collide_sphere_mesh);
+    add(ShapeType::Box, ShapeType::Mesh, collide_box_mesh);
+    add(ShapeType::Polyhedron, ShapeType::Mesh, collide_polyhedron_mesh);
   }
 };
 

@@ -38,5 +38,10 @@ void collide_polyhedron_polyhedron(const ShapeTable&, int, const Pose&, int, con
 /// A compound (first) against any shape, a compound included: loops over the
 /// compound's parts (collide_compound.cpp). Points carry their own normals (Manifold::mixed).
 void collide_compound_any(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+// Against a static triangle mesh (always B).
+void collide_sphere_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_box_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double, Manifold&);
+void collide_polyhedron_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                             Manifold&);
 
 }  // namespace etdem

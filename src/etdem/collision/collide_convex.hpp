@@ -6,6 +6,7 @@
 
 #include "etdem/collision/contact.hpp"
 #include "etdem/shapes/polyhedron.hpp"
+#include "etdem/shapes/triangle_mesh.hpp"
 
 namespace etdem {
 
@@ -20,5 +21,13 @@ void collide_hull_plane(const ConvexPolyhedron& a, const Pose& pa, const Pose& p
 /// Polyhedron `a` against polyhedron `b`.
 void collide_hull_hull(const ConvexPolyhedron& a, const Pose& pa, const ConvexPolyhedron& b,
                        const Pose& pb, double margin, Manifold& out);
+
+/// Sphere of this radius at pose `pa` against the static triangle mesh `b`.
+void collide_sphere_trimesh(double radius, const Pose& pa, const TriangleMesh& b, const Pose& pb,
+                            double margin, Manifold& out);
+
+/// Polyhedron `a` against the static triangle mesh `b`.
+void collide_hull_trimesh(const ConvexPolyhedron& a, const Pose& pa, const TriangleMesh& b,
+                          const Pose& pb, double margin, Manifold& out);
 
 }  // namespace etdem

@@ -60,7 +60,7 @@ void remove_stale_outputs(const fs::path& dir) {
   std::error_code ec;
   if (fs::is_directory(dir / "frames", ec))
     for (const auto& e : fs::directory_iterator(dir / "frames", ec))
-      if (stale(e.path(), {"particles_", "boxes_", "walls_", "polyhedra_"}, ".vtu"))
+      if (stale(e.path(), {"particles_", "boxes_", "walls_", "polyhedra_", "meshes_"}, ".vtu"))
         fs::remove(e.path(), ec);
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (stale(e.path(), {"state_"}, ".csv")) fs::remove(e.path(), ec);

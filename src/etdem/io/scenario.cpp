@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "etdem/io/fill.hpp"
+#include "etdem/io/mesh_import.hpp"
 #include "etdem/io/scenario_check.hpp"
 #include "etdem/io/toml_reader.hpp"
 #include "etdem/world/world.hpp"
@@ -259,17 +260,36 @@ class Parser {
       if (!(s.half_extents.array() > 0.0).all()) r.fail("half_extents", "must all be > 0");
     } else if (type == "polyhedron") {
       s.type = ShapeType::Polyhedron;
-      s.vertices = r.vec3_list("vertices");
+      // The hull of the given vertices, or of the vertices of a mesh file.
+      const bool from_file = r.has("file");
+      if (from_file && r.has("vertices")) r.fail("file", "give either vertices or file, not both");
+      if (from_file) {
+        s.file = r.string("file");
+        MeshImportOptions o;
+        o.scale = r.number("scale", 1.0);
+        if (!(o.scale > 0.0 && std::isfinite(o.scale))) r.fail("scale", "must be finite and > 0");
+        try {
+          s.vertices = import_mesh(resolve(s.file), o).vertices;
+        } catch (const std::runtime_error& e) {
+          r.fail("file", e.what());
+        }
+      } else {
+        s.vertices = r.vec3_list("vertices");
+      }
       try {
         s.polyhedron =
             std::make_shared<const ConvexPolyhedron>(ConvexPolyhedron::from_points(s.vertices));
       } catch (const std::invalid_argument& e) {
-        r.fail("vertices", e.what());
+        r.fail(from_file ? "file" : "vertices", e.what());
       }
     } else if (type == "compound") {
       s.type = ShapeType::Compound;
       compound(r, s);
-    } else if (type == "mesh" || type == "levelset") {
+    } else if (type == "mesh") {
+      r.fail("type",
+             "a mesh is a static wall: use [[wall]] type = \"mesh\" (a body can take the "
+             "hull of a mesh file: type = \"polyhedron\", file = ...)");
+    } else if (type == "levelset") {
       r.fail("type",
              "this shape type is not available yet (available: sphere, box, polyhedron, compound)");
     } else {
@@ -387,9 +407,32 @@ class Parser {
       if (!(w.min.array() < w.max.array()).all()) r.fail("max", "must exceed min on every axis");
       w.closed = r.boolean("closed", false);
     } else if (type == "mesh") {
-      r.fail("type", "this wall type is not available yet (available: plane, box)");
+      w.type = WallSpec::Type::Mesh;
+      if (sc_.settings.solver == "jolt")
+        r.fail("type",
+               "the jolt method handles spheres and planes only; a mesh wall needs another "
+               "solver");
+      w.file = r.string("file");
+      w.scale = r.number("scale", w.scale);
+      if (!(w.scale > 0.0 && std::isfinite(w.scale))) r.fail("scale", "must be finite and > 0");
+      w.offset = r.vec3("offset", w.offset);
+      w.inward = r.boolean("inward", w.inward);
+      const std::string path = resolve(w.file);
+      MeshData data;
+      try {
+        data = import_mesh(path, {w.scale, w.offset});
+      } catch (const std::runtime_error& e) {
+        r.fail("file", e.what());
+      }
+      try {
+        w.mesh = std::make_shared<const TriangleMesh>(TriangleMesh::build(
+            data.vertices, data.triangles,
+            w.inward ? TriangleMesh::Facing::Inward : TriangleMesh::Facing::Outward));
+      } catch (const std::invalid_argument& e) {
+        r.fail("file", fmt::format("{}: {}", path, e.what()));
+      }
     } else {
-      r.fail("type", "unknown wall type (known: plane, box)");
+      r.fail("type", "unknown wall type (known: plane, box, mesh)");
     }
     w.material = find_named(r, "material", sc_.materials, "material");
     const std::string fallback =
@@ -432,6 +475,13 @@ class Parser {
     if (o.energy_every < 1) r.fail("energy_every", "must be >= 1");
     o.vtk = r.boolean("vtk", o.vtk);
     r.finish();
+  }
+
+  /// A file named in the scenario: relative paths are relative to the scenario file's directory.
+  std::string resolve(const std::string& file) const {
+    const std::filesystem::path p(file);
+    if (p.is_absolute()) return file;
+    return (std::filesystem::path(src_.file).parent_path() / p).string();
   }
 
   std::string unique_name(const TomlReader& r, std::string_view key, std::set<std::string>& seen,
@@ -497,7 +547,7 @@ int Scenario::plane_count() const {
 }
 
 std::vector<std::string> wall_plane_names(const WallSpec& w) {
-  if (w.type == WallSpec::Type::Plane) return {w.name};
+  if (w.type != WallSpec::Type::Box) return {w.name};
   std::vector<std::string> out;
   for (const char* side : {"floor", "left", "right", "front", "back"})
     out.push_back(w.name + "." + side);
@@ -555,6 +605,10 @@ void build_world(const Scenario& sc, World& world) {
     const auto names = wall_plane_names(w);
     if (w.type == WallSpec::Type::Plane) {
       by_name[w.name].push_back(world.add_plane(w.point, w.normal, m, w.name));
+      continue;
+    }
+    if (w.type == WallSpec::Type::Mesh) {
+      by_name[w.name].push_back(world.add_mesh(*w.mesh, m, w.name));
       continue;
     }
     const Vec3 lo = w.min, hi = w.max;

@@ -22,7 +22,8 @@ struct ShapeSpec {
   ShapeType type = ShapeType::Sphere;
   double radius = 0.0;         // [m] sphere
   Vec3 half_extents{0, 0, 0};  // [m] box
-  std::vector<Vec3> vertices;  // [m] polyhedron, as given
+  std::vector<Vec3> vertices;  // [m] polyhedron, as given (or read from `file`)
+  std::string file;            // polyhedron: mesh file whose vertices' hull is the shape
   std::shared_ptr<const ConvexPolyhedron> polyhedron;  // polyhedron: the hull, built and checked
   int line = 0;                // line of the [[shape]] table in the file (0 = unknown)
   /// compound: built and checked, parts in its body frame; a part's shape is an index into
@@ -63,13 +64,18 @@ struct FillSpec {
 };
 
 struct WallSpec {
-  enum class Type { Plane, Box };
+  enum class Type { Plane, Box, Mesh };
   Type type = Type::Plane;
   std::string name;  // plane: its name; box: prefix of its planes NAME.floor, NAME.left, ...
   int material = 0;
   Vec3 point{0, 0, 0}, normal{0, 0, 1};  // plane; the normal is unit and points to the free side
   Vec3 min{0, 0, 0}, max{0, 0, 0};       // box container [m]
   bool closed = false;                   // box: add NAME.top
+  std::string file;                      // mesh: as given (relative to the scenario file)
+  double scale = 1.0;                    // mesh: x -> scale x + offset
+  Vec3 offset{0, 0, 0};                  // mesh [m]
+  bool inward = false;                   // mesh: a closed mesh faces inwards (a closed bin)
+  std::shared_ptr<const TriangleMesh> mesh;  // mesh: read and checked, world coordinates
   int line = 0;
 };
 
@@ -105,7 +111,7 @@ struct Scenario {
   long steps() const;
   /// Bodies that are not walls: explicit bodies plus every filled grain.
   long grain_count() const;
-  /// Planes the walls create (a box makes 5, or 6 when closed).
+  /// Bodies the walls create (a plane or a mesh makes 1, a box 5, or 6 when closed).
   int plane_count() const;
 };
 
@@ -124,7 +130,8 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
 /// then the planes of the walls in file order (a box: floor, left, right, front, back, top).
 void build_world(const Scenario& scenario, World& world);
 
-/// Names of the planes a wall creates, in the order build_world adds them.
+/// Names of the bodies a wall creates (planes, or the one mesh), in the order build_world adds
+/// them.
 std::vector<std::string> wall_plane_names(const WallSpec& wall);
 
 }  // namespace etdem

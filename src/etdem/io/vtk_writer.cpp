@@ -1,5 +1,7 @@
 #include "etdem/io/vtk_writer.hpp"
 
+#include <array>
+#include <cstdint>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -12,7 +14,7 @@ namespace {
 
 using Buffer = fmt::memory_buffer;
 
-constexpr int kVtkVertex = 1, kVtkPolygon = 7, kVtkQuad = 9, kVtkHexahedron = 12;
+constexpr int kVtkVertex = 1, kVtkTriangle = 5, kVtkPolygon = 7, kVtkQuad = 9, kVtkHexahedron = 12;
 
 void write_file(const std::string& path, const Buffer& b) {
   std::FILE* f = std::fopen(path.c_str(), "w");
@@ -228,6 +230,43 @@ void VtkWriter::write_frame(const World& world) {
     const std::string file = fmt::format("frames/polyhedra_{:06d}.vtu", step);
     write_file(directory_ + "/" + file, b);
     entries_.push_back({time, 3, file});
+  }
+
+  if (first) {
+    // Mesh walls are static: written once, with the first frame.
+    std::vector<Vec3> p;
+    std::vector<std::array<std::int64_t, 3>> tri;
+    std::vector<int> id;
+    for (int i = 0; i < bodies.count(); ++i) {
+      if (!bodies.is_active(i) || shapes.type[bodies.shape[i]] != ShapeType::Mesh) continue;
+      const TriangleMesh& m = shapes.mesh(bodies.shape[i]);
+      const Mat3 r = bodies.orientation[i].toRotationMatrix();
+      const std::int64_t base = static_cast<std::int64_t>(p.size());
+      for (const Vec3& v : m.vertices) p.push_back(bodies.position[i] + r * v);
+      for (const auto& t : m.triangles) {
+        tri.push_back({base + t[0], base + t[1], base + t[2]});
+        id.push_back(i);
+      }
+    }
+    if (!tri.empty()) {
+      Buffer b;
+      const std::size_t n = tri.size();
+      begin(b, p.size(), n);
+      fmt::format_to(std::back_inserter(b), "<CellData>\n");
+      int_array(b, "Int64", "id", n, [&](std::size_t k) { return id[k]; });
+      fmt::format_to(std::back_inserter(b), "</CellData>\n");
+      points(b, p);
+      fmt::format_to(std::back_inserter(b), "<Cells>\n");
+      int_array(b, "Int64", "connectivity", 3 * n,
+                [&](std::size_t k) { return tri[k / 3][k % 3]; });
+      int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
+      int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
+      fmt::format_to(std::back_inserter(b), "</Cells>\n");
+      end(b);
+      const std::string file = fmt::format("frames/meshes_{:06d}.vtu", step);
+      write_file(directory_ + "/" + file, b);
+      entries_.push_back({time, 4, file});
+    }
   }
 
   if (has_walls_) {

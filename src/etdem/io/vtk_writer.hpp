@@ -1,6 +1,6 @@
 // ParaView output: one VTK XML file per part and frame in DIR/frames/ plus DIR/particles.pvd,
 // a Collection listing every file with its time (part 0 spheres, 1 boxes, 2 container walls,
-// 3 polyhedra).
+// 3 polyhedra, 4 mesh walls).
 //
 // Format choice: VTK XML *UnstructuredGrid* (.vtu), ASCII. DESIGN.md names PolyData (.vtp);
 // ParaView reads both alike, but the independent reader the tests use (meshio, Debian
@@ -14,6 +14,9 @@
 //   polyhedra_SSSSSS.vtu  every face of every polyhedron as a polygon cell (VTK_POLYGON), each
 //                         body's vertices listed once; cell data id, velocity, angular_velocity
 //                         (of the face's body)
+//   meshes_SSSSSS.vtu     the triangles of every mesh wall (VTK_TRIANGLE), cell data id; meshes
+//                         are static, so this file is written once, with the first frame (a mesh
+//                         removed by an event stays drawn)
 // SSSSSS is the step number. Fixed bodies are included; removed ones are not.
 #pragma once
 

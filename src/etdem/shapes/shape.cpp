@@ -17,6 +17,8 @@ const char* shape_type_name(ShapeType t) {
       return "polyhedron";
     case ShapeType::Compound:
       return "compound";
+    case ShapeType::Mesh:
+      return "mesh";
     default:
       return "unknown";
   }
@@ -72,6 +74,15 @@ int ShapeTable::add_compound(const std::string& nm, Compound c) {
   return size() - 1;
 }
 
+int ShapeTable::add_mesh(const std::string& nm, TriangleMesh m) {
+  type.push_back(ShapeType::Mesh);
+  index.push_back(static_cast<int>(meshes.size()));
+  name.push_back(nm);
+  bounding_radius.push_back(m.bounding_radius);
+  meshes.push_back(std::move(m));
+  return size() - 1;
+}
+
 int ShapeTable::find(const std::string& nm) const {
   for (int i = 0; i < size(); ++i)
     if (name[i] == nm) return i;
@@ -91,7 +102,8 @@ MassProperties ShapeTable::mass_properties(int s, double density) const {
       return {c.volume, density * c.volume, density * c.unit_inertia};
     }
     default:
-      throw std::logic_error("a plane has no mass properties; planes are static walls");
+      throw std::logic_error(std::string("a ") + shape_type_name(type[s]) +
+                             " has no mass properties here; planes and meshes are static walls");
   }
 }
 

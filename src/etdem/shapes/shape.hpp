@@ -10,10 +10,11 @@
 #include "etdem/core/math.hpp"
 #include "etdem/shapes/compound.hpp"
 #include "etdem/shapes/polyhedron.hpp"
+#include "etdem/shapes/triangle_mesh.hpp"
 
 namespace etdem {
 
-enum class ShapeType : int { Sphere = 0, Plane, Box, Polyhedron, Compound, Count };
+enum class ShapeType : int { Sphere = 0, Plane, Box, Polyhedron, Compound, Mesh, Count };
 
 const char* shape_type_name(ShapeType t);
 
@@ -43,6 +44,7 @@ struct ShapeTable {
   std::vector<ConvexPolyhedron> polyhedra;
   std::vector<ConvexPolyhedron> box_hulls;  // per box: the same box as a polyhedron
   std::vector<Compound> compounds;
+  std::vector<TriangleMesh> meshes;          // static walls only
 
   int add_sphere(const std::string& nm, double radius);
   int add_box(const std::string& nm, const Vec3& half_extents);
@@ -55,6 +57,8 @@ struct ShapeTable {
   int add_polyhedron(const std::string& nm, std::span<const Vec3> vertices);
   /// A compound already in its body frame (see make_compound).
   int add_compound(const std::string& nm, Compound c);
+  /// A triangle mesh (static walls only; see triangle_mesh.hpp).
+  int add_mesh(const std::string& nm, TriangleMesh m);
   int size() const { return static_cast<int>(type.size()); }
   int find(const std::string& nm) const;  // -1 when absent
 
@@ -62,12 +66,14 @@ struct ShapeTable {
   const Box& box(int s) const { return boxes[index[s]]; }
   const ConvexPolyhedron& polyhedron(int s) const { return polyhedra[index[s]]; }
   const Compound& compound(int s) const { return compounds[index[s]]; }
+  const TriangleMesh& mesh(int s) const { return meshes[index[s]]; }
   /// The shape as a convex polyhedron: a polyhedron itself, or a box's hull.
   const ConvexPolyhedron& hull(int s) const {
     return type[s] == ShapeType::Box ? box_hulls[index[s]] : polyhedra[index[s]];
   }
 
-  /// Mass properties of a solid shape at the given density (planes are always static).
+  /// Mass properties of a solid shape at the given density (planes and meshes are always static;
+  /// a closed mesh's own mass properties are TriangleMesh::mass_properties).
   MassProperties mass_properties(int s, double density) const;
   /// [m] smallest thickness of a solid shape (sphere: diameter; box: smallest edge; polyhedron:
   /// smallest extent along a face normal; compound: its thinnest part).

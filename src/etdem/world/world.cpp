@@ -78,6 +78,17 @@ int World::add_plane(const Vec3& point, const Vec3& normal, int material, const 
                     name);
 }
 
+int World::add_mesh(const TriangleMesh& mesh, int material, const std::string& name) {
+  const Vec3 centre = 0.5 * (mesh.lo + mesh.hi);
+  std::vector<Vec3> local(mesh.vertices);
+  for (Vec3& v : local) v -= centre;
+  TriangleMesh m = TriangleMesh::build(local, mesh.triangles, TriangleMesh::Facing::AsGiven);
+  m.notes = mesh.notes;
+  const int shape = shapes.add_mesh(name.empty() ? "mesh" : name, std::move(m));
+  return bodies.add(centre, Quat::Identity(), Vec3::Zero(), Vec3::Zero(), 0.0, Vec3::Zero(), shape,
+                    material, true, name);
+}
+
 void World::set_solver(std::unique_ptr<Solver> solver) {
   custom_solver_ = solver != nullptr;
   solver_ = std::move(solver);

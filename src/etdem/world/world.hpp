@@ -74,6 +74,9 @@ class World {
                const std::string& name = "");
   /// A fixed one-sided plane through `point` whose normal points into the free side.
   int add_plane(const Vec3& point, const Vec3& normal, int material, const std::string& name = "");
+  /// A fixed triangle-mesh wall whose vertices are in world coordinates. The mesh is stored about
+  /// the centre of its bounding box (where its body is placed), so its bounding radius is small.
+  int add_mesh(const TriangleMesh& mesh, int material, const std::string& name = "");
 
   /// Creates the solver, sizes scratch space and records the initial energy. Call once after
   /// building, before the first step; calling again restarts the ledger.

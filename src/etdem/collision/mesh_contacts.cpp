@@ -1,0 +1,88 @@
+#include "etdem/collision/mesh_contacts.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace etdem {
+
+Vec3 closest_point_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c,
+                            TriangleFeature& feature) {
+  const Vec3 ab = b - a, ac = c - a, ap = p - a;
+  const double d1 = ab.dot(ap), d2 = ac.dot(ap);
+  if (d1 <= 0.0 && d2 <= 0.0) return feature = TriangleFeature::Vertex0, a;
+  const Vec3 bp = p - b;
+  const double d3 = ab.dot(bp), d4 = ac.dot(bp);
+  if (d3 >= 0.0 && d4 <= d3) return feature = TriangleFeature::Vertex1, b;
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+    feature = TriangleFeature::Edge0;
+    return a + (d1 / (d1 - d3)) * ab;
+  }
+  const Vec3 cp = p - c;
+  const double d5 = ab.dot(cp), d6 = ac.dot(cp);
+  if (d6 >= 0.0 && d5 <= d6) return feature = TriangleFeature::Vertex2, c;
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+    feature = TriangleFeature::Edge2;
+    return a + (d2 / (d2 - d6)) * ac;
+  }
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
+    feature = TriangleFeature::Edge1;
+    return b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b);
+  }
+  const double denom = 1.0 / (va + vb + vc);
+  feature = TriangleFeature::Face;
+  return a + ab * (vb * denom) + ac * (vc * denom);
+}
+
+void MeshContacts::emit(const Pose& pose, double tol, Manifold& out) {
+  kept_.clear();
+  for (const Candidate& x : c_) {
+    bool dup = false;
+    for (Candidate& k : kept_)
+      if ((k.p - x.p).squaredNorm() <= tol * tol && k.n.dot(x.n) > 1.0 - 1e-9) {
+        k.gap = std::min(k.gap, x.gap);
+        dup = true;
+        break;
+      }
+    if (!dup) kept_.push_back(x);
+  }
+  const int n = static_cast<int>(kept_.size());
+  if (n == 0) return;
+  const int room = Manifold::kMaxPoints - out.count;
+  if (room <= 0) return;
+  std::vector<int>& pick = pick_;
+  pick.clear();
+  if (n <= room) {
+    for (int k = 0; k < n; ++k) pick.push_back(k);
+  } else {
+    int p = 0;
+    for (int k = 1; k < n; ++k)
+      if (kept_[k].gap < kept_[p].gap) p = k;
+    dist2_.assign(n, std::numeric_limits<double>::infinity());
+    while (static_cast<int>(pick.size()) < room) {
+      pick.push_back(p);
+      int next = -1;
+      double far = -1.0;
+      for (int k = 0; k < n; ++k) {
+        dist2_[k] = std::min(dist2_[k], (kept_[k].p - kept_[p].p).squaredNorm());
+        if (dist2_[k] > far) far = dist2_[k], next = k;
+      }
+      if (next < 0 || far <= 0.0) break;
+      p = next;
+    }
+  }
+  bool same = true;
+  for (int k : pick) same = same && kept_[k].n == kept_[pick[0]].n;
+  if (out.count == 0) out.normal = pose.rotation * kept_[pick[0]].n;
+  for (int k : pick) {
+    const Vec3 p = pose.position + pose.rotation * kept_[k].p;
+    if (same && !out.mixed)
+      out.add(p, kept_[k].gap);
+    else
+      out.add(p, kept_[k].gap, pose.rotation * kept_[k].n);
+  }
+}
+
+}  // namespace etdem

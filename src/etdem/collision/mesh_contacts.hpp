@@ -1,0 +1,44 @@
+// Shared pieces of the narrow phase against a triangle mesh: the closest point of a triangle with
+// the feature it lies on, and the list of candidate points (each with its own normal) that goes
+// into a Manifold with duplicates merged and at most Manifold::kMaxPoints kept.
+#pragma once
+
+#include <vector>
+
+#include "etdem/collision/contact.hpp"
+
+namespace etdem {
+
+/// Where the closest point of a triangle lies: its interior, edge k (vertices k -> k+1), or
+/// vertex k.
+enum class TriangleFeature { Face, Edge0, Edge1, Edge2, Vertex0, Vertex1, Vertex2 };
+
+/// Closest point of triangle (a, b, c) to p (Ericson, Real-Time Collision Detection, 5.1.5), with
+/// the feature it lies on.
+Vec3 closest_point_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c,
+                            TriangleFeature& feature);
+
+/// Candidate contact points in the mesh's body frame, each with its normal (mesh to body).
+class MeshContacts {
+ public:
+  void clear() { c_.clear(); }
+  void add(const Vec3& p, double gap, const Vec3& n) { c_.push_back({p, gap, n}); }
+  int size() const { return static_cast<int>(c_.size()); }
+  /// Merges points that coincide (within `tol` m, same normal), keeps at most kMaxPoints (the
+  /// deepest, then farthest-point sampling as ContactCollector), turns them into world
+  /// coordinates with the mesh's pose and appends them to `out`. One shared normal is stored as
+  /// the manifold normal; differing normals are stored per point.
+  void emit(const Pose& mesh_pose, double tol, Manifold& out);
+
+ private:
+  struct Candidate {
+    Vec3 p;
+    double gap;
+    Vec3 n;
+  };
+  std::vector<Candidate> c_, kept_;
+  std::vector<double> dist2_;
+  std::vector<int> pick_;
+};
+
+}  // namespace etdem
