@@ -15,6 +15,7 @@ With --check it also asserts the paper's findings and exits 1 if one fails:
 
   tools/repose_sweep.py [--etdem build/release/bin/etdem] [--shapes spheres cubes crosses]
                         [--mu 0 0.2 0.3 0.4 0.5 0.6] [--jobs 2] [--out DIR] [--check]
+                        [--replot]   (only redraw table and plot from OUT/results.csv)
 """
 import argparse
 import concurrent.futures
@@ -110,7 +111,20 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "repose-sweep"))
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--replot", action="store_true")
     args = ap.parse_args()
+    if args.replot:
+        with open(os.path.join(args.out, "results.csv")) as f:
+            rows = [{k: (v if k == "shape" else float(v)) for k, v in r.items()}
+                    for r in csv.DictReader(f)]
+        plot(rows, args.shapes, os.path.join(args.out, "repose.png"))
+        print(f"repose_sweep: redrew {args.out}/repose.png")
+        if args.check:
+            failures = check(rows, args.shapes)
+            for msg in failures:
+                print("repose_sweep: CHECK FAILED: " + msg, file=sys.stderr)
+            sys.exit(1 if failures else 0)
+        return
     if not os.access(args.etdem, os.X_OK):
         sys.exit(f"repose_sweep: {args.etdem} is not an executable (build it first)")
     for shape in args.shapes:
