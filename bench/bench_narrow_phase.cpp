@@ -13,13 +13,18 @@
 #include <vector>
 
 #include "etdem/collision/collide.hpp"
+#include "etdem/shapes/compound.hpp"
+#include "etdem/shapes/triangle_mesh.hpp"
 
 namespace {
 
+using etdem::CompoundPart;
+using etdem::ConvexPolyhedron;
 using etdem::Manifold;
 using etdem::Pose;
 using etdem::Quat;
 using etdem::ShapeTable;
+using etdem::TriangleMesh;
 using etdem::Vec3;
 
 constexpr double kR = 0.005;      // grain radius of the pour [m]
@@ -39,7 +44,7 @@ std::vector<Vec3> rock(int n) {
 
 struct Shapes {
   ShapeTable t;
-  int sphere, plane, box, pcube, tet, rock20;
+  int sphere, plane, box, pcube, tet, rock20, cell, cross, floor;
   Shapes() {
     sphere = t.add_sphere("sphere", kR);
     plane = t.add_plane("plane");
@@ -54,6 +59,28 @@ struct Shapes {
         "tet", std::vector<Vec3>{Vec3(r, 0, -0.25 * h), Vec3(-0.5 * r, 0.5 * a, -0.25 * h),
                                  Vec3(-0.5 * r, -0.5 * a, -0.25 * h), Vec3(0, 0, 0.75 * h)});
     rock20 = t.add_polyhedron("rock20", rock(20));
+    // The repose cross: a centre cube and six arm cubes of side 2 kH / 3 (overall extent 2 kH).
+    const double c = kH / 3.0;
+    cell = t.add_box("cell", Vec3(c, c, c));
+    std::vector<CompoundPart> parts(7);
+    for (int k = 0; k < 7; ++k) parts[k].shape = cell;
+    for (int a = 0; a < 3; ++a) {
+      parts[1 + 2 * a].position[a] = 2.0 * c;
+      parts[2 + 2 * a].position[a] = -2.0 * c;
+    }
+    cross = t.add_compound("cross", etdem::make_compound(t, parts));
+    // A flat floor of 8 x 8 squares (128 triangles) of side kH in z = 0, normals +z.
+    std::vector<Vec3> v;
+    std::vector<std::array<int, 3>> tri;
+    for (int j = 0; j <= 8; ++j)
+      for (int i = 0; i <= 8; ++i) v.emplace_back((i - 4) * kH, (j - 4) * kH, 0.0);
+    for (int j = 0; j < 8; ++j)
+      for (int i = 0; i < 8; ++i) {
+        const int q = j * 9 + i;
+        tri.push_back({q, q + 1, q + 10});
+        tri.push_back({q, q + 10, q + 9});
+      }
+    floor = t.add_mesh("floor", TriangleMesh::build(v, tri, TriangleMesh::Facing::AsGiven));
   }
 };
 
@@ -265,6 +292,50 @@ void BM_box_poly_face(benchmark::State& state) {
       s.pcube, Pose(Vec3(0, 0, 0), Quat::Identity()), true);
 }
 BENCHMARK(BM_box_poly_face)->Name("box_poly/cube_face");
+
+void BM_compound_plane(benchmark::State& state) {
+  // The cross lying on a plane, turned about z: arm faces on the floor.
+  const auto& s = shapes();
+  run(state, s.cross, Pose(Vec3(0, 0, kH / 3.0 - 1e-5), about(Vec3::UnitZ(), 0.3)), s.plane,
+      Pose(Vec3::Zero(), Quat::Identity()), true);
+}
+BENCHMARK(BM_compound_plane)->Name("compound_plane/cross_lying");
+
+void BM_compound_compound(benchmark::State& state) {
+  // Two crosses, the upper shifted and turned so that its arms rest on the lower one's.
+  const auto& s = shapes();
+  const double c = kH / 3.0;
+  run(state, s.cross, Pose(Vec3(0.5 * c, 0.3 * c, 2.0 * kH - 1e-5), about(Vec3::UnitZ(), 0.2)),
+      s.cross, Pose(Vec3::Zero(), Quat::Identity()), true);
+}
+BENCHMARK(BM_compound_compound)->Name("compound_compound/cross_on_cross");
+
+void BM_sphere_mesh(benchmark::State& state) {
+  // A sphere on the tessellated floor, over a shared edge.
+  const auto& s = shapes();
+  run(state, s.sphere, Pose(Vec3(0.5 * kH, 0.5 * kH, kR - 1e-5), Quat::Identity()), s.floor,
+      Pose(Vec3::Zero(), Quat::Identity()), true);
+}
+BENCHMARK(BM_sphere_mesh)->Name("sphere_mesh/floor_edge");
+
+void BM_box_mesh(benchmark::State& state) {
+  // A box resting on the tessellated floor, turned about z: 4 corners over 4 triangles.
+  const auto& s = shapes();
+  run(state, s.box, Pose(Vec3(0.2 * kH, 0.1 * kH, kH - 1e-5), about(Vec3::UnitZ(), 0.3)),
+      s.floor, Pose(Vec3::Zero(), Quat::Identity()), true);
+}
+BENCHMARK(BM_box_mesh)->Name("box_mesh/resting_face");
+
+void BM_poly_mesh(benchmark::State& state) {
+  // The 20-point rock on the floor, lowest vertex touching.
+  const auto& s = shapes();
+  const ConvexPolyhedron& h = s.t.polyhedron(s.rock20);
+  double lowest = 0.0;
+  for (const Vec3& x : h.vertices) lowest = std::min(lowest, x.z());
+  run(state, s.rock20, Pose(Vec3(0.1 * kH, 0.2 * kH, -lowest - 1e-5), Quat::Identity()),
+      s.floor, Pose(Vec3::Zero(), Quat::Identity()), true);
+}
+BENCHMARK(BM_poly_mesh)->Name("poly_mesh/rock20_vertex");
 
 }  // namespace
 
