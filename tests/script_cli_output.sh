@@ -88,9 +88,9 @@ grep -q "max relative residual" "$TMP/energy.log" || fail "analyze energy printe
 # 3c. The crosses example (compound grains: each part's faces carry its body's id), 30 steps.
 "$CLI" run "$SRC/examples/repose/crosses.toml" -o "$TMP/cross" --set simulation.duration=0.05 \
   --set output.every=10 > "$TMP/cross.log" 2>&1 || fail "crosses run exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/cross" --polyhedra 300 --steps 30 --every 10 \
+"$PY" "$SRC/tests/read_output.py" "$TMP/cross" --polyhedra 600 --steps 30 --every 10 \
   > "$TMP/read_cross.log" 2>&1 || fail "read_output.py rejected the compound run's output"
-# 3c. The mesh chute example: the mesh wall is drawn once, as triangles.
+# 3d. The mesh chute example: the mesh wall is drawn once, as triangles.
 "$CLI" run "$SRC/examples/mesh_chute.toml" -o "$TMP/chute" --set simulation.duration=0.05 \
   --set output.every=10 > "$TMP/chute.log" 2>&1 || fail "mesh_chute run exited with $?"
 "$PY" "$SRC/tests/read_output.py" "$TMP/chute" --spheres 100 --steps 30 --every 10 --container \
