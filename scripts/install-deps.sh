@@ -4,7 +4,7 @@
 set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libeigen3-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libqhull-dev libassimp-dev
+  libeigen3-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libqhull-dev libassimp-dev libgmsh-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-meshio python3-matplotlib
 )

@@ -27,7 +27,7 @@ ENERGY_COLUMNS = ["time", "kinetic_translational", "kinetic_rotational", "potent
                   "residual"]
 DISSIPATED = ["restitution", "friction", "damping", "correction", "truncation", "integration"]
 STATE_COLUMNS = ["id", "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz",
-                 "shape", "radius", "hx", "hy", "hz"]
+                 "shape", "radius", "hx", "hy", "hz", "shape_name"]
 
 
 class CheckFailed(Exception):
@@ -199,11 +199,31 @@ def check_state(d, args):
         rows = list(reader)
     check(len(rows) == args.spheres + args.boxes + args.polyhedra, f"state.csv: {len(rows)} rows")
     for r in rows:
-        values = [float(r[k]) for k in STATE_COLUMNS if k != "shape"]
+        values = [float(r[k]) for k in STATE_COLUMNS if k not in ("shape", "shape_name")]
         check(all(math.isfinite(v) for v in values), f"state.csv: non-finite values in body {r['id']}")
         q = math.sqrt(sum(float(r[k]) ** 2 for k in ("qw", "qx", "qy", "qz")))
         check(abs(q - 1.0) < 1e-9, f"state.csv: body {r['id']} quaternion norm {q}")
         check(r["shape"] in ("sphere", "box", "polyhedron", "compound"), f"state.csv: shape {r['shape']}")
+    # shapes.json: every grain's shape by name, with its body-frame nodes (a box has 8 corners
+    # at its half extents, a sphere one ball of its radius).
+    with open(os.path.join(d, "shapes.json")) as fh:
+        shapes = json.load(fh)["shapes"]
+    for r in rows:
+        sh = shapes.get(r["shape_name"])
+        check(sh is not None and sh["type"] == r["shape"],
+              f"shapes.json: no {r['shape']} named '{r['shape_name']}' (body {r['id']})")
+        if r["shape"] == "box":
+            h = [float(r[k]) for k in ("hx", "hy", "hz")]
+            check(len(sh["nodes"]) == 8 and all(
+                abs(abs(n[a]) - h[a]) <= 1e-12 * max(h) for n in sh["nodes"] for a in range(3)),
+                f"shapes.json: box '{r['shape_name']}' nodes are not its corners")
+        if r["shape"] == "sphere":
+            check(len(sh["spheres"]) == 1 and abs(sh["spheres"][0][3] - float(r["radius"])) <= 1e-12 * float(r["radius"]),
+                  f"shapes.json: sphere '{r['shape_name']}' radius")
+        if r["shape"] in ("polyhedron", "compound"):
+            far = max(math.sqrt(sum(c * c for c in n)) for n in sh["nodes"]) if sh["nodes"] else 0.0
+            check(len(sh["nodes"]) >= 4 and far <= float(r["radius"]) * (1 + 1e-9),
+                  f"shapes.json: '{r['shape_name']}' nodes beyond the bounding radius")
 
 
 def main():

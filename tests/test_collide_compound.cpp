@@ -36,7 +36,7 @@ TEST(CompoundMass, CrossOfSevenCubesMatchesTheClosedForm) {
     EXPECT_NEAR(mp.inertia[k], 31.0 / 6.0 * rho * std::pow(a, 5), 1e-12 * rho * std::pow(a, 5));
   const Compound& c = t.compound(s);
   EXPECT_NEAR(c.input_centre.norm(), 0.0, 1e-15);
-  EXPECT_NEAR(c.bounding_radius, a + std::sqrt(0.75) * a, 1e-15);
+  EXPECT_NEAR(c.bounding_radius, std::sqrt(2.75) * a, 1e-15);  // a bar's end corner (1.5, 0.5, 0.5) a
   EXPECT_DOUBLE_EQ(c.min_thickness, a);
 }
 
@@ -58,7 +58,7 @@ TEST(CompoundMass, TwoBoxesSideBySideAreOneBox) {
   EXPECT_NEAR((c.input_centre - Vec3(3, 1, 1)).norm(), 0.0, 1e-14);
   EXPECT_NEAR(c.input_rotation.angularDistance(Quat::Identity()), 0.0, 1e-12);
   EXPECT_NEAR((c.parts[0].position - Vec3(-1, 0, 0)).norm(), 0.0, 1e-14);
-  EXPECT_NEAR(c.bounding_radius, 1.0 + Vec3(1.0, 0.5, 0.3).norm(), 1e-14);
+  EXPECT_NEAR(c.bounding_radius, Vec3(2.0, 0.5, 0.3).norm(), 1e-14);  // the pair's far corners
 }
 
 TEST(CompoundMass, OnePolyhedronEqualsThePolyhedron) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "etdem/analysis/repose.hpp"
+#include "etdem/io/shape_nodes.hpp"
 
 namespace etdem {
 namespace {
@@ -121,6 +122,38 @@ TEST(repose, GrainsOutsideTheContainerAndSparseRowsAreLeftOut) {
   EXPECT_EQ(r.rows_used, 1);
   EXPECT_NEAR(r.mean, 10.0, 1e-9);
   EXPECT_NEAR(r.spread, 0.0, 1e-12);
+}
+
+TEST(repose, SurfaceNodesCoverTheCellsAGrainSpans) {
+  // Bars two cells long lying along a 30 degree slope, their centres over every other cell: one
+  // node per grain (its top over its centre) leaves half the cells empty; the bars' corners
+  // (io/shape_nodes) reach every cell, and all top corners lie on a plane parallel to the slope.
+  const double w = 0.3 / 16, theta = 30.0 * kDeg, slope = -std::tan(theta);
+  ShapeNodes bar;
+  bar.type = "box";
+  const Vec3 h(w / std::cos(theta) * 0.999, 0.4 * 0.1 / 8, 0.002);
+  for (int k = 0; k < 8; ++k)
+    bar.nodes.emplace_back(k & 1 ? h.x() : -h.x(), k & 2 ? h.y() : -h.y(), k & 4 ? h.z() : -h.z());
+  const Quat q(Eigen::AngleAxisd(theta, Vec3::UnitY()));  // +x turned down: descends along +x
+  std::vector<Vec3> nodes, centres;
+  std::vector<double> tops;
+  for (int row = 0; row < 8; ++row)
+    for (int c = 0; c < 16; c += 2) {
+      const double x = (c + 1.0) * w, y = (row + 0.5) * 0.1 / 8;
+      const Vec3 centre(x, y, 0.2 + slope * x);
+      append_surface_points(bar, centre, q, nodes);
+      centres.push_back(centre);
+      tops.push_back(h.z() / std::cos(theta) + h.x() * std::sin(theta));
+    }
+  const ReposeResult by_nodes = repose_angle_of_nodes(nodes, kMin, kMax);
+  const ReposeResult by_centres = repose_angle(centres, tops, kMin, kMax);
+  for (int row = 0; row < 8; ++row) {
+    EXPECT_EQ(by_nodes.points[row], 16);
+    EXPECT_EQ(by_centres.points[row], 8);
+    // The highest node of a cell is a top corner, at most a cell from the cell's centre, so the
+    // fit is exact up to that shift (the same for every cell): 30 degrees.
+    EXPECT_NEAR(by_nodes.angles[row], 30.0, 0.5) << row;
+  }
 }
 
 TEST(repose, NoGrainsGivesNoAngle) {

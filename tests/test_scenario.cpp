@@ -270,6 +270,23 @@ const BadCase kBadCases[] = {
      "[[shape]]\nname = \"x\"\ntype = \"compound\"\nparts = [{ shape = \"brick\", position = "
      "[0, 0, 0], orientation = [2, 0, 0, 0] }]\n\n[[body]]\nname = \"ball\"",
      "shape[2].parts[0].orientation", "[2, 0, 0, 0]"},
+    // Compounds from tetrahedral meshes.
+    {"compound_file_missing", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\nfile = \"no_such_mesh.msh\"\n\n[[body]]\n"
+     "name = \"ball\"",
+     "shape[2].file", "no such file"},
+    {"compound_file_and_parts", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\nfile = \"a.msh\"\nparts = [{ shape = "
+     "\"brick\", position = [0, 0, 0] }]\n\n[[body]]\nname = \"ball\"",
+     "shape[2].file", "either parts or file"},
+    {"compound_merge_without_file", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\nmerge = false\nparts = [{ shape = "
+     "\"brick\", position = [0, 0, 0] }]\n\n[[body]]\nname = \"ball\"",
+     "shape[2].merge", "only with file"},
+    {"compound_file_bad_scale", "[[body]]\nname = \"ball\"",
+     "[[shape]]\nname = \"x\"\ntype = \"compound\"\nfile = \"a.msh\"\nscale = -1.0\n\n"
+     "[[body]]\nname = \"ball\"",
+     "shape[2].scale", "-1"},
 };
 
 // Readable test names in failures instead of a byte dump.

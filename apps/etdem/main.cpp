@@ -1,12 +1,15 @@
 // The etdem command line (docs/scenario.md):
 //   etdem run SCENARIO.toml [-o DIR] [--threads N] [--set key=value ...]
 //   etdem check SCENARIO.toml [--set key=value ...]
-//   etdem analyze repose DIR
+//   etdem analyze repose DIR [--series]
 //   etdem analyze energy DIR
 // Exit codes: 0 success, 2 bad input (scenario, override, command line, unreadable run
 // directory), 1 failure while running (e.g. a non-finite state).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,7 @@
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/run.hpp"
 #include "etdem/io/scenario.hpp"
+#include "etdem/io/shape_nodes.hpp"
 #include "etdem/io/state_csv.hpp"
 #include "etdem/io/summary_json.hpp"
 
@@ -39,8 +43,12 @@ void print_ledger(const EnergyLedger& l) {
       relative_residual(l));
 }
 
-/// What the loader changed in mesh walls (dropped degenerate triangles, turned normals).
+/// What the loader did with mesh files: mesh walls (dropped degenerate triangles, turned
+/// normals), compounds from tetrahedral meshes (tetrahedralised, merged into convex parts).
 void print_mesh_notes(const Scenario& sc) {
+  for (const ShapeSpec& s : sc.shapes)
+    for (const std::string& note : s.notes)
+      fmt::print("{}: note: shape '{}': {}: {}\n", sc.file, s.name, s.file, note);
   for (std::size_t w = 0; w < sc.walls.size(); ++w)
     if (sc.walls[w].mesh)
       for (const std::string& note : sc.walls[w].mesh->notes)
@@ -93,22 +101,86 @@ nlohmann::json number_or_null(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nullptr;
 }
 
-int analyze_repose(const std::string& dir) {
-  const StateTable state = read_state_csv(dir + "/state.csv");
+/// Grains whose centre lies over the container's floor: how many, and how fast the fastest and
+/// the mean one move (a heap still creeping has not reached its angle of repose).
+struct FloorMotion {
+  long grains = 0;
+  double max_speed = 0.0, mean_speed = 0.0;  // [m/s]
+};
+
+FloorMotion floor_motion(const StateTable& state, const ContainerExtents& c) {
+  FloorMotion m;
+  double sum = 0.0;
+  for (std::size_t k = 0; k < state.size(); ++k) {
+    const Vec3& p = state.position[k];
+    if (!(p.x() >= c.min.x() && p.x() <= c.max.x() && p.y() >= c.min.y() && p.y() <= c.max.y()))
+      continue;
+    const double v = state.velocity[k].norm();
+    ++m.grains;
+    sum += v;
+    m.max_speed = std::max(m.max_speed, v);
+  }
+  if (m.grains > 0) m.mean_speed = sum / static_cast<double>(m.grains);
+  return m;
+}
+
+ContainerExtents require_container(const std::string& dir) {
   const auto container = read_container(dir + "/summary.json");
   if (!container)
     throw InputError(dir +
                      "/summary.json: container: the run has no box container; the "
                      "repose analysis needs one ([[wall]] type = \"box\")");
-  const std::vector<double> tops = state.top_offsets();
-  const ReposeResult r = repose_angle(state.position, tops, container->min, container->max);
+  return *container;
+}
+
+/// The heap's surface nodes (shapes.json with state.csv's shape names), or, for runs written
+/// without shapes.json, one node per grain at its top over its centre.
+struct HeapNodes {
+  std::vector<Vec3> nodes;
+  bool from_shapes = false;
+};
+
+HeapNodes heap_nodes(const std::string& dir, const StateTable& state) {
+  HeapNodes h;
+  const std::string path = dir + "/shapes.json";
+  if (std::filesystem::exists(path)) {
+    const auto shapes = read_shapes_json(path);
+    h.from_shapes = true;
+    for (std::size_t k = 0; k < state.size(); ++k) {
+      const auto it = shapes.find(state.shape_name[k]);
+      if (it == shapes.end()) {
+        h.from_shapes = false;
+        break;
+      }
+      append_surface_points(it->second, state.position[k], state.orientation[k], h.nodes);
+    }
+  }
+  if (!h.from_shapes) {
+    h.nodes.clear();
+    const std::vector<double> tops = state.top_offsets();
+    for (std::size_t k = 0; k < state.size(); ++k)
+      h.nodes.push_back(state.position[k] + Vec3(0, 0, tops[k]));
+  }
+  return h;
+}
+
+int analyze_repose(const std::string& dir) {
+  const StateTable state = read_state_csv(dir + "/state.csv");
+  const ContainerExtents container = require_container(dir);
+  const HeapNodes heap = heap_nodes(dir, state);
+  const ReposeResult r = repose_angle_of_nodes(heap.nodes, container.min, container.max);
+  const FloorMotion motion = floor_motion(state, container);
   nlohmann::json j;
   j["method"] = "ETM 2014 section 7.4: 8 x 16 grid, least-squares line per row";
-  j["container"] = {{"name", container->name},
-                    {"min", {container->min.x(), container->min.y(), container->min.z()}},
-                    {"max", {container->max.x(), container->max.y(), container->max.z()}}};
+  j["heights_from"] = heap.from_shapes ? "surface nodes (shapes.json)" : "grain tops over centres";
+  j["container"] = {{"name", container.name},
+                    {"min", {container.min.x(), container.min.y(), container.min.z()}},
+                    {"max", {container.max.x(), container.max.y(), container.max.z()}}};
   j["long_axis"] = r.long_axis == 0 ? "x" : "y";
   j["grains"] = state.size();
+  j["grains_over_floor"] = motion.grains;
+  j["max_speed_over_floor"] = motion.max_speed;
+  j["mean_speed_over_floor"] = motion.mean_speed;
   j["angles_deg"] = nlohmann::json::array();
   j["slopes"] = nlohmann::json::array();
   for (std::size_t k = 0; k < r.angles.size(); ++k) {
@@ -128,14 +200,61 @@ int analyze_repose(const std::string& dir) {
     j["heights_m"].push_back(jr);
   }
   write_json(dir + "/repose.json", j);
-  fmt::print("angle of repose ({} grains, container '{}', rows along {}):\n", state.size(),
-             container->name, r.long_axis == 0 ? "x" : "y");
+  fmt::print("angle of repose ({} grains, container '{}', rows along {}, heights of {}):\n",
+             state.size(), container.name, r.long_axis == 0 ? "x" : "y",
+             heap.from_shapes ? "surface nodes" : "grain tops");
   for (std::size_t k = 0; k < r.angles.size(); ++k)
     fmt::print("  row {}: {} ({} cells)\n", k,
                std::isfinite(r.angles[k]) ? fmt::format("{:.2f} deg", r.angles[k]) : "n/a",
                r.points[k]);
   fmt::print("mean {:.2f} deg, spread {:.2f} deg ({} rows); written to {}/repose.json\n", r.mean,
              r.spread, r.rows_used, dir);
+  fmt::print("{} grains over the floor, fastest {:.3g} m/s, mean {:.3g} m/s\n", motion.grains,
+             motion.max_speed, motion.mean_speed);
+  return kExitOk;
+}
+
+/// The angle over time from the run's state_SSSSSS.csv snapshots (output.state_every), so one
+/// can see whether the heap has stopped: repose_series.csv, one row per snapshot.
+int analyze_repose_series(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const ContainerExtents container = require_container(dir);
+  const nlohmann::json summary = read_json(dir + "/summary.json");
+  const double dt = summary.value("dt", 0.0);
+  std::vector<std::pair<long, std::string>> snapshots;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() == 16 && name.rfind("state_", 0) == 0 && name.substr(12) == ".csv" &&
+        name.find_first_not_of("0123456789", 6) == 12)
+      snapshots.emplace_back(std::stol(name.substr(6, 6)), e.path().string());
+  }
+  if (ec) throw InputError(fmt::format("{}: cannot list the directory: {}", dir, ec.message()));
+  if (snapshots.empty())
+    throw InputError(dir +
+                     ": no state_SSSSSS.csv snapshots; run with output.state_every = N to "
+                     "follow the angle over time");
+  std::sort(snapshots.begin(), snapshots.end());
+  const std::string path = dir + "/repose_series.csv";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw InputError(path + ": cannot be written");
+  fmt::print(f,
+             "step,time,mean_deg,spread_deg,min_deg,max_deg,rows_used,grains_over_floor,"
+             "max_speed,mean_speed\n");
+  fmt::print("{:>8} {:>9} {:>9} {:>9} {:>7} {:>11} {:>11}\n", "step", "time [s]", "mean deg",
+             "spread", "grains", "max [m/s]", "mean [m/s]");
+  for (const auto& [step, file] : snapshots) {
+    const StateTable state = read_state_csv(file);
+    const ReposeResult r =
+        repose_angle_of_nodes(heap_nodes(dir, state).nodes, container.min, container.max);
+    const FloorMotion m = floor_motion(state, container);
+    fmt::print(f, "{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{:.9g}\n", step, step * dt,
+               r.mean, r.spread, r.min, r.max, r.rows_used, m.grains, m.max_speed, m.mean_speed);
+    fmt::print("{:>8} {:>9.4f} {:>9.2f} {:>9.2f} {:>7} {:>11.3g} {:>11.3g}\n", step, step * dt,
+               r.mean, r.spread, m.grains, m.max_speed, m.mean_speed);
+  }
+  if (std::fclose(f) != 0) throw InputError(path + ": cannot be written");
+  fmt::print("written to {}\n", path);
   return kExitOk;
 }
 
@@ -179,6 +298,9 @@ int main(int argc, char** argv) {
   analyze_cmd->require_subcommand(1);
   auto* repose_cmd = analyze_cmd->add_subcommand("repose", "angle of repose (ETM 2014 7.4)");
   repose_cmd->add_option("dir", analyze_dir, "run directory")->required();
+  bool series = false;
+  repose_cmd->add_flag("--series", series,
+                       "the angle at every state_SSSSSS.csv snapshot, to repose_series.csv");
   auto* energy_cmd = analyze_cmd->add_subcommand("energy", "final energy ledger and residual");
   energy_cmd->add_option("dir", analyze_dir, "run directory")->required();
 
@@ -191,7 +313,8 @@ int main(int argc, char** argv) {
   try {
     if (run_cmd->parsed()) return run(file, sets, dir, threads);
     if (check_cmd->parsed()) return check(file, sets);
-    if (repose_cmd->parsed()) return analyze_repose(analyze_dir);
+    if (repose_cmd->parsed())
+      return series ? analyze_repose_series(analyze_dir) : analyze_repose(analyze_dir);
     if (energy_cmd->parsed()) return analyze_energy(analyze_dir);
   } catch (const InputError& e) {
     std::fflush(stdout);

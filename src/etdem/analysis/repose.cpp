@@ -11,6 +11,14 @@ ReposeResult repose_angle(std::span<const Vec3> positions, std::span<const doubl
                           const Vec3& lo, const Vec3& hi, const ReposeSettings& st) {
   if (positions.size() != top_offsets.size())
     throw std::invalid_argument("repose_angle: positions and top_offsets differ in length");
+  std::vector<Vec3> tops(positions.size());
+  for (std::size_t k = 0; k < positions.size(); ++k)
+    tops[k] = positions[k] + Vec3(0, 0, top_offsets[k]);
+  return repose_angle_of_nodes(tops, lo, hi, st);
+}
+
+ReposeResult repose_angle_of_nodes(std::span<const Vec3> nodes, const Vec3& lo, const Vec3& hi,
+                                   const ReposeSettings& st) {
   if (!(hi.x() > lo.x() && hi.y() > lo.y()))
     throw std::invalid_argument("repose_angle: empty container floor");
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -20,14 +28,12 @@ ReposeResult repose_angle(std::span<const Vec3> positions, std::span<const doubl
   const int nl = st.long_cells, ns = st.short_cells;
   const double wl = (hi[la] - lo[la]) / nl, ws = (hi[sa] - lo[sa]) / ns;
   r.heights.assign(ns, std::vector<double>(nl, nan));
-  for (std::size_t k = 0; k < positions.size(); ++k) {
-    const Vec3& p = positions[k];
+  for (const Vec3& p : nodes) {
     if (!(p[la] >= lo[la] && p[la] <= hi[la] && p[sa] >= lo[sa] && p[sa] <= hi[sa])) continue;
     const int cl = std::min(nl - 1, static_cast<int>((p[la] - lo[la]) / wl));
     const int cs = std::min(ns - 1, static_cast<int>((p[sa] - lo[sa]) / ws));
     double& h = r.heights[cs][cl];
-    const double top = p.z() + top_offsets[k];
-    if (std::isnan(h) || top > h) h = top;
+    if (std::isnan(h) || p.z() > h) h = p.z();
   }
   r.min = std::numeric_limits<double>::infinity();
   r.max = -std::numeric_limits<double>::infinity();

@@ -1,13 +1,16 @@
 // Angle of repose by the grid method of ETM 2014 §7.4. The container floor is divided into
 // 8 x 16 cells, the longer horizontal side into 16 (the paper's pile runs along it), the shorter
-// into 8. Each cell's height is the highest grain top (centre z + the grain's top offset) among
-// the grains whose centre lies over the cell. Each of the 8 rows gives a least-squares line
+// into 8. Each cell's height is that of the highest surface node over the cell: "the highest
+// nodes identified in each of the sixteen cells" (the paper's grains are tetrahedral meshes; here
+// the nodes are a box's corners, a polyhedron's vertices, a compound's parts' nodes and a sphere's
+// top point, io/shape_nodes.hpp). Without the shapes, a grain stands for one node, its top
+// (centre z + the grain's top offset) over its centre. Each of the 8 rows gives a least-squares line
 // through the (cell centre along the long side, height) points of its non-empty cells, and the
 // row's angle is atan(|slope|). The result is the 8 angles, their mean and the paper's spread:
 // the mean of (max - mean) and (mean - min). A pure function of arrays, so it is unit-tested on
 // synthetic piles.
 //
-// Choices where the paper is silent: grains whose centre lies outside the container's
+// Choices where the paper is silent: nodes (grains) that lie outside the container's
 // horizontal extent (e.g. those that flowed out after a wall was removed) are ignored; a row
 // with fewer than 3 non-empty cells has no angle (NaN) and is left out of mean and spread; the
 // grid covers the container's full floor, so empty cells where the pile has run out are simply
@@ -39,7 +42,12 @@ struct ReposeResult {
   int rows_used = 0;
 };
 
-/// `top_offsets[k]`: height of grain k's highest point above its centre (sphere radius).
+/// The grid method on surface nodes (world points): each cell's height is the highest node whose
+/// horizontal position lies over it.
+ReposeResult repose_angle_of_nodes(std::span<const Vec3> nodes, const Vec3& container_min,
+                                   const Vec3& container_max, const ReposeSettings& settings = {});
+
+/// One node per grain, its top over its centre. `top_offsets[k]`: height of grain k's highest point above its centre (sphere radius).
 ReposeResult repose_angle(std::span<const Vec3> positions, std::span<const double> top_offsets,
                           const Vec3& container_min, const Vec3& container_max,
                           const ReposeSettings& settings = {});

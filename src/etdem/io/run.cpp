@@ -12,6 +12,7 @@
 
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/progress.hpp"
+#include "etdem/io/shape_nodes.hpp"
 #include "etdem/io/state_csv.hpp"
 #include "etdem/io/summary_json.hpp"
 #include "etdem/io/vtk_writer.hpp"
@@ -65,6 +66,8 @@ void remove_stale_outputs(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (stale(e.path(), {"state_"}, ".csv")) fs::remove(e.path(), ec);
   fs::remove(dir / "particles.pvd", ec);
+  fs::remove(dir / "repose.json", ec);
+  fs::remove(dir / "repose_series.csv", ec);
 }
 
 }  // namespace
@@ -93,6 +96,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   RunInfo info;
   info.threads = omp_get_max_threads();
 
+  write_shapes_json((dir / "shapes.json").string(), world.shapes);
   EnergyCsvWriter energy((dir / "energy.csv").string());
   energy.write(world.time(), world.ledger());
   std::optional<VtkWriter> vtk;

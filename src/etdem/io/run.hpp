@@ -1,5 +1,6 @@
 // Runs a scenario from start to end and writes every output file (docs/scenario.md):
-// energy.csv, state.csv (+ state_SSSSSS.csv), summary.json, frames/*.vtu and particles.pvd.
+// energy.csv, state.csv (+ state_SSSSSS.csv), shapes.json, summary.json, frames/*.vtu and
+// particles.pvd.
 #pragma once
 
 #include <string>

@@ -13,6 +13,7 @@
 
 #include "etdem/io/fill.hpp"
 #include "etdem/io/mesh_import.hpp"
+#include "etdem/io/tet_mesh_import.hpp"
 #include "etdem/io/scenario_check.hpp"
 #include "etdem/io/toml_reader.hpp"
 #include "etdem/world/world.hpp"
@@ -307,7 +308,14 @@ class Parser {
   /// parts = [{ shape = "NAME", position = [x, y, z], orientation = [w, x, y, z] }, ...]: earlier
   /// spheres, boxes or polyhedra placed in the compound's input frame (orientation optional).
   void compound(const TomlReader& r, ShapeSpec& s) {
-    if (!r.has("parts")) r.fail("parts", "required key is missing (an array of parts)");
+    if (r.has("file")) {
+      if (r.has("parts")) r.fail("file", "give either parts or file, not both");
+      tetrahedral_compound(r, s);
+      return;
+    }
+    if (r.has("merge")) r.fail("merge", "only with file (a tetrahedral mesh)");
+    if (!r.has("parts"))
+      r.fail("parts", "required key is missing (an array of parts, or file = a tetrahedral mesh)");
     const auto tables = r.tables("parts");
     if (tables.empty()) r.fail("parts", "a compound needs at least one part");
     std::vector<CompoundPart> parts;
@@ -333,6 +341,55 @@ class Parser {
       s.compound = std::make_shared<const Compound>(make_compound(table_, parts));
     } catch (const std::invalid_argument& e) {
       r.fail("parts", e.what());
+    }
+  }
+
+  /// file = a tetrahedral mesh (or a closed surface Gmsh tetrahedralises), scale, merge: the
+  /// tetrahedra, merged into convex parts unless merge = false, become hidden polyhedron shapes
+  /// named "NAME.partK" placed in the mesh's frame.
+  void tetrahedral_compound(const TomlReader& r, ShapeSpec& s) {
+    s.file = r.string("file");
+    const double scale = r.number("scale", 1.0);
+    if (!(scale > 0.0 && std::isfinite(scale))) r.fail("scale", "must be finite and > 0");
+    const bool merge = r.boolean("merge", true);
+    TetMeshImport mesh;
+    std::vector<std::vector<int>> groups;
+    try {
+      mesh = import_tet_mesh(resolve(s.file), scale);
+      groups = convex_parts(mesh.mesh, merge);
+    } catch (const std::exception& e) {
+      r.fail("file", e.what());
+    }
+    s.notes = mesh.notes;
+    s.notes.push_back(fmt::format("{} tetrahedra -> {} convex parts{}", mesh.mesh.tets.size(),
+                                  groups.size(), merge ? "" : " (merge = false)"));
+    std::vector<CompoundPart> parts;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      ShapeSpec part;
+      part.line = s.line;
+      part.type = ShapeType::Polyhedron;
+      part.name = fmt::format("{}.part{}", s.name, g);
+      if (!shapes_seen_.insert(part.name).second)
+        r.fail("name", fmt::format("the part name '{}' is taken by another shape", part.name));
+      part.vertices = part_points(mesh.mesh, groups[g]);
+      try {
+        part.polyhedron =
+            std::make_shared<const ConvexPolyhedron>(ConvexPolyhedron::from_points(part.vertices));
+      } catch (const std::invalid_argument& e) {
+        r.fail("file", fmt::format("part {}: {}", g, e.what()));
+      }
+      CompoundPart p;
+      p.shape = static_cast<int>(sc_.shapes.size());
+      p.position = part.polyhedron->input_centre;
+      p.orientation = part.polyhedron->input_rotation;
+      table_.add_polyhedron(part.name, *part.polyhedron);
+      sc_.shapes.push_back(std::move(part));
+      parts.push_back(p);
+    }
+    try {
+      s.compound = std::make_shared<const Compound>(make_compound(table_, parts));
+    } catch (const std::invalid_argument& e) {
+      r.fail("file", e.what());
     }
   }
 

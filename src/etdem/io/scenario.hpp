@@ -23,7 +23,9 @@ struct ShapeSpec {
   double radius = 0.0;         // [m] sphere
   Vec3 half_extents{0, 0, 0};  // [m] box
   std::vector<Vec3> vertices;  // [m] polyhedron, as given (or read from `file`)
-  std::string file;            // polyhedron: mesh file whose vertices' hull is the shape
+  std::string file;            // polyhedron: mesh file whose vertices' hull is the shape;
+                               // compound: tetrahedral mesh (or closed surface) of its parts
+  std::vector<std::string> notes;  // compound from a file: what import and merging did
   std::shared_ptr<const ConvexPolyhedron> polyhedron;  // polyhedron: the hull, built and checked
   int line = 0;                // line of the [[shape]] table in the file (0 = unknown)
   /// compound: built and checked, parts in its body frame; a part's shape is an index into

@@ -11,7 +11,7 @@
 
 namespace etdem {
 
-const char* const kStateCsvHeader = "id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,shape,radius,hx,hy,hz";
+const char* const kStateCsvHeader = "id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,shape,radius,hx,hy,hz,shape_name";
 
 void write_state_csv(const std::string& path, const World& world) {
   const Bodies& b = world.bodies;
@@ -31,9 +31,10 @@ void write_state_csv(const std::string& path, const World& world) {
                                                          : shapes.bounding_radius[s];
     fmt::format_to(std::back_inserter(out),
                    "{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},"
-                   "{:.17g},{:.17g},{:.17g},{:.17g},{},{:.17g},{:.17g},{:.17g},{:.17g}\n",
+                   "{:.17g},{:.17g},{:.17g},{:.17g},{},{:.17g},{:.17g},{:.17g},{:.17g},{}\n",
                    i, x.x(), x.y(), x.z(), q.w(), q.x(), q.y(), q.z(), v.x(), v.y(), v.z(), w.x(),
-                   w.y(), w.z(), shape_type_name(shapes.type[s]), r, h.x(), h.y(), h.z());
+                   w.y(), w.z(), shape_type_name(shapes.type[s]), r, h.x(), h.y(), h.z(),
+                   shapes.name[s]);
   }
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw InputError(path + ": cannot open for writing");
@@ -62,7 +63,12 @@ StateTable read_state_csv(const std::string& path) {
   std::string line;
   if (!std::getline(in, line) || line.rfind("id,x,y,z,qw,qx,qy,qz", 0) != 0)
     throw InputError(path + ":1: unexpected header (expected " + kStateCsvHeader + ")");
-  const bool full = line == kStateCsvHeader;
+  // 14 columns (positions and velocities only), 19 (with the shape type and size, as written
+  // before shape_name was added) or all 20.
+  const std::string with_type = "id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,shape,radius,hx,hy,hz";
+  const bool named = line == kStateCsvHeader;
+  const bool full = named || line == with_type;
+  const std::size_t columns = named ? 20 : full ? 19 : 14;
   StateTable t;
   int ln = 1;
   while (std::getline(in, line)) {
@@ -71,9 +77,9 @@ StateTable read_state_csv(const std::string& path) {
     std::vector<std::string> cells;
     std::istringstream ss(line);
     for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-    if (cells.size() < 14 || (full && cells.size() != 19))
-      throw InputError(fmt::format("{}:{}: expected {} columns, got {}", path, ln, full ? 19 : 14,
-                                   cells.size()));
+    if (cells.size() < 14 || (full && cells.size() != columns))
+      throw InputError(
+          fmt::format("{}:{}: expected {} columns, got {}", path, ln, columns, cells.size()));
     double v[19] = {};
     for (std::size_t k = 0; k < cells.size() && k < 19; ++k) {
       if (k == 14) continue;  // shape name
@@ -90,6 +96,7 @@ StateTable read_state_csv(const std::string& path) {
     t.shape.push_back(full ? cells[14] : "sphere");
     t.radius.push_back(v[15]);
     t.half_extents.emplace_back(v[16], v[17], v[18]);
+    t.shape_name.push_back(named ? cells[19] : "");
   }
   return t;
 }

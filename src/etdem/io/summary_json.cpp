@@ -106,13 +106,22 @@ void write_json(const std::string& path, const nlohmann::json& j) {
   if (!out) throw InputError(path + ": write failed (disk full?)");
 }
 
-std::optional<ContainerExtents> read_container(const std::string& path) {
+nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open (is this a run directory?)");
-  nlohmann::json j;
   try {
+    nlohmann::json j;
     in >> j;
-    if (!j.contains("container")) return std::nullopt;
+    return j;
+  } catch (const nlohmann::json::exception& ex) {
+    throw InputError(path + ": not valid JSON: " + ex.what());
+  }
+}
+
+std::optional<ContainerExtents> read_container(const std::string& path) {
+  const nlohmann::json j = read_json(path);
+  if (!j.contains("container")) return std::nullopt;
+  try {
     const auto& c = j.at("container");
     ContainerExtents e;
     e.name = c.at("name").get<std::string>();

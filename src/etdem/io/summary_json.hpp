@@ -31,6 +31,9 @@ nlohmann::json make_summary(const Scenario& scenario, const World& world, const 
 /// Writes JSON with 2-space indentation; throws InputError when it cannot.
 void write_json(const std::string& path, const nlohmann::json& j);
 
+/// Reads a JSON file; throws InputError naming the file when it cannot be opened or parsed.
+nlohmann::json read_json(const std::string& path);
+
 /// An open-top (or closed) box container: where the repose analysis lays its grid.
 struct ContainerExtents {
   std::string name;

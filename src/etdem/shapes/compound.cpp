@@ -77,8 +77,14 @@ Compound make_compound(const ShapeTable& shapes, std::span<const CompoundPart> i
     p.position = rt * (p.position - centre);
     p.orientation = (c.input_rotation.conjugate() * p.orientation).normalized();
     p.rotation = p.orientation.toRotationMatrix();
-    c.bounding_radius =
-        std::max(c.bounding_radius, p.position.norm() + shapes.bounding_radius[p.shape]);
+    // Exact: the farthest vertex of a box or polyhedron part, the far side of a sphere part.
+    if (shapes.type[p.shape] == ShapeType::Sphere) {
+      c.bounding_radius =
+          std::max(c.bounding_radius, p.position.norm() + shapes.bounding_radius[p.shape]);
+    } else {
+      for (const Vec3& v : shapes.hull(p.shape).vertices)
+        c.bounding_radius = std::max(c.bounding_radius, (p.position + p.rotation * v).norm());
+    }
     c.min_thickness = std::min(c.min_thickness, shapes.min_thickness(p.shape));
   }
   c.parts = std::move(parts);

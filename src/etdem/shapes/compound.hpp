@@ -28,7 +28,7 @@ struct Compound {
   std::vector<CompoundPart> parts;  // body frame
   double volume = 0.0;              // m^3
   Vec3 unit_inertia{0, 0, 0};       // principal moments about the centre of mass at density 1 [m^5]
-  double bounding_radius = 0.0;     // m, largest |part position| + part bounding radius
+  double bounding_radius = 0.0;     // m, farthest part vertex (sphere part: centre + radius)
   double min_thickness = 0.0;       // m, smallest thickness of a part
   /// Frame the parts were given in: p_input = input_centre + input_rotation * p_body.
   Vec3 input_centre{0, 0, 0};

@@ -1,0 +1,38 @@
+// shapes.json: the surface nodes of every grain shape in its body frame (centre of mass at the
+// origin, principal axes), so a run's state.csv can be turned back into surface points without
+// the scenario: the angle of repose takes the highest node over each grid cell (ETM 2014 §7.4,
+// "the highest nodes identified in each of the sixteen cells"). Nodes are a box's 8 corners, a
+// polyhedron's vertices and a compound's parts' nodes; a sphere has no corner, so its top point
+// (centre + radius along world +z) stands for it and it is kept as a (centre, radius) pair.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "etdem/core/math.hpp"
+
+namespace etdem {
+
+struct ShapeTable;
+
+struct ShapeNodes {
+  std::string type;                            // sphere | box | polyhedron | compound
+  std::vector<Vec3> nodes;                     // m, body frame
+  std::vector<std::pair<Vec3, double>> balls;  // sphere parts: body-frame centre [m], radius [m]
+};
+
+/// The nodes of shape `s` of the table (planes and meshes have none).
+ShapeNodes shape_nodes(const ShapeTable& shapes, int s);
+
+/// Writes every grain shape's nodes, keyed by shape name; throws InputError when it cannot.
+void write_shapes_json(const std::string& path, const ShapeTable& shapes);
+
+/// Reads shapes.json back; throws InputError naming the file and the shape when malformed.
+std::map<std::string, ShapeNodes> read_shapes_json(const std::string& path);
+
+/// World points of a grain: each node turned by q and moved to x; each ball's top point.
+void append_surface_points(const ShapeNodes& shape, const Vec3& x, const Quat& q,
+                           std::vector<Vec3>& out);
+
+}  // namespace etdem
