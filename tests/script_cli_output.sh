@@ -69,8 +69,12 @@ cat "$TMP/read.log"
 "$CLI" analyze energy "$TMP/out" > "$TMP/energy.log" 2>&1 || fail "analyze energy exited with $?"
 grep -q "max relative residual" "$TMP/energy.log" || fail "analyze energy printed no residual"
 "$CLI" analyze repose "$TMP/out" > "$TMP/repose.log" 2>&1 || fail "analyze repose exited with $?"
-"$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); assert len(r['angles_deg']) == 8 and 'mean_deg' in r and 'spread_deg' in r" \
-  "$TMP/out/repose.json" || fail "repose.json lacks the 8 angles, mean or spread"
+"$PY" -c "import json,sys; r=json.load(open(sys.argv[1])); assert len(r['angles_deg']) == 8 and 'mean_deg' in r and 'spread_deg' in r and r['heights_from'].startswith('surface nodes') and r['grains_over_floor'] == 50" \
+  "$TMP/out/repose.json" || fail "repose.json lacks the 8 angles, mean, spread, node heights or floor count"
+# --series without snapshots is an error naming the directory; with them, one row per snapshot.
+"$CLI" analyze repose "$TMP/out" --series > "$TMP/series.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "state_every" "$TMP/series.log" || fail "series without snapshots: exit $rc"
 
 # 3. A box scenario (the example) for the box frames, a few steps.
 "$CLI" run "$SRC/examples/drop_box.toml" -o "$TMP/box" --set simulation.duration=0.05 \
@@ -78,6 +82,8 @@ grep -q "max relative residual" "$TMP/energy.log" || fail "analyze energy printe
 "$PY" "$SRC/tests/read_output.py" "$TMP/box" --boxes 1 --steps 30 --every 10 > "$TMP/read_box.log" 2>&1 \
   || fail "read_output.py rejected the box run's output"
 [ -f "$TMP/box/state_000015.csv" ] && [ -f "$TMP/box/state_000030.csv" ] || fail "state_every files missing"
+"$CLI" analyze repose "$TMP/box" --series > "$TMP/box_series.log" 2>&1; rc=$?
+[ "$rc" -eq 2 ] || fail "series of a run without container: exit $rc, expected 2"
 
 # 3b. The two-tetrahedra example (V1) for the polyhedron frames.
 "$CLI" run "$SRC/examples/tetrahedra_v1.toml" -o "$TMP/tet" --set output.every=5 > "$TMP/tet.log" 2>&1 \
@@ -88,8 +94,17 @@ grep -q "max relative residual" "$TMP/energy.log" || fail "analyze energy printe
 # 3c. The crosses example (compound grains: each part's faces carry its body's id), 30 steps.
 "$CLI" run "$SRC/examples/repose/crosses.toml" -o "$TMP/cross" --set simulation.duration=0.05 \
   --set output.every=10 > "$TMP/cross.log" 2>&1 || fail "crosses run exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/cross" --polyhedra 600 --steps 30 --every 10 \
+"$PY" "$SRC/tests/read_output.py" "$TMP/cross" --polyhedra 1100 --steps 30 --every 10 \
   > "$TMP/read_cross.log" 2>&1 || fail "read_output.py rejected the compound run's output"
+# 3c'. Crosses from a tetrahedral mesh (Gmsh), with snapshots: the loader's note, the outputs,
+# and the angle over time (one row per snapshot).
+"$CLI" run "$SRC/examples/tet_crosses.toml" -o "$TMP/tetx" --set simulation.duration=0.05 \
+  --set output.every=10 --set output.state_every=10 > "$TMP/tetx.log" 2>&1 || fail "tet_crosses run exited with $?"
+grep -q "42 tetrahedra -> 5 convex parts" "$TMP/tetx.log" || fail "tet_crosses: no note of the merged parts"
+"$PY" "$SRC/tests/read_output.py" "$TMP/tetx" --polyhedra 60 --steps 30 --every 10 \
+  > "$TMP/read_tetx.log" 2>&1 || fail "read_output.py rejected the tetrahedral compound run's output"
+"$CLI" analyze repose "$TMP/tetx" --series > "$TMP/tetx_series.log" 2>&1 || fail "analyze repose --series exited with $?"
+[ "$(wc -l < "$TMP/tetx/repose_series.csv")" -eq 4 ] || fail "repose_series.csv: expected a header and 3 rows"
 # 3d. The mesh chute example: the mesh wall is drawn once, as triangles.
 "$CLI" run "$SRC/examples/mesh_chute.toml" -o "$TMP/chute" --set simulation.duration=0.05 \
   --set output.every=10 > "$TMP/chute.log" 2>&1 || fail "mesh_chute run exited with $?"
