@@ -7,13 +7,17 @@
 //   build/release/bench/bench_narrow_phase [--benchmark_filter=box_box]
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "etdem/collision/collide.hpp"
 #include "etdem/shapes/compound.hpp"
+#include "etdem/shapes/tet_merge.hpp"
 #include "etdem/shapes/triangle_mesh.hpp"
 
 namespace {
@@ -24,6 +28,7 @@ using etdem::Manifold;
 using etdem::Pose;
 using etdem::Quat;
 using etdem::ShapeTable;
+using etdem::TetMesh;
 using etdem::TriangleMesh;
 using etdem::Vec3;
 
@@ -45,6 +50,7 @@ std::vector<Vec3> rock(int n) {
 struct Shapes {
   ShapeTable t;
   int sphere, plane, box, pcube, tet, rock20, cell, cross, floor;
+  int tet_cross_merged, tet_cross_tets;  // the cross from its 42 tetrahedra: 5 parts, 42 parts
   Shapes() {
     sphere = t.add_sphere("sphere", kR);
     plane = t.add_plane("plane");
@@ -69,6 +75,41 @@ struct Shapes {
       parts[2 + 2 * a].position[a] = -2.0 * c;
     }
     cross = t.add_compound("cross", etdem::make_compound(t, parts));
+    // The same cross as a tetrahedral mesh (6 Freudenthal tetrahedra per cube), merged into
+    // convex parts or not, as the scenario loader builds it from a file.
+    TetMesh mesh;
+    auto node = [&](const Vec3& p) {
+      for (std::size_t k = 0; k < mesh.nodes.size(); ++k)
+        if ((mesh.nodes[k] - p).norm() < 1e-12 * kH) return static_cast<int>(k);
+      mesh.nodes.push_back(p);
+      return static_cast<int>(mesh.nodes.size()) - 1;
+    };
+    for (const CompoundPart& cube : parts) {
+      std::array<int, 3> perm{0, 1, 2};
+      do {
+        Vec3 q = cube.position - Vec3::Constant(c);
+        std::array<int, 4> tt{node(q), 0, 0, 0};
+        for (int k = 0; k < 3; ++k) {
+          q[perm[k]] += 2.0 * c;
+          tt[k + 1] = node(q);
+        }
+        mesh.tets.push_back(tt);
+      } while (std::next_permutation(perm.begin(), perm.end()));
+    }
+    auto from_tets = [&](const std::string& name, bool merge) {
+      std::vector<CompoundPart> ps;
+      for (const auto& g : etdem::convex_parts(mesh, merge)) {
+        ConvexPolyhedron hull = ConvexPolyhedron::from_points(etdem::part_points(mesh, g));
+        CompoundPart part;
+        part.position = hull.input_centre;
+        part.orientation = hull.input_rotation;
+        part.shape = t.add_polyhedron(name + ".part" + std::to_string(ps.size()), std::move(hull));
+        ps.push_back(part);
+      }
+      return t.add_compound(name, etdem::make_compound(t, ps));
+    };
+    tet_cross_merged = from_tets("tet_cross_merged", true);
+    tet_cross_tets = from_tets("tet_cross_tets", false);
     // A flat floor of 8 x 8 squares (128 triangles) of side kH in z = 0, normals +z.
     std::vector<Vec3> v;
     std::vector<std::array<int, 3>> tri;
@@ -89,7 +130,9 @@ const Shapes& shapes() {
   return s;
 }
 
-Quat about(const Vec3& axis, double angle) { return Quat(Eigen::AngleAxisd(angle, axis)); }
+Quat about(const Vec3& axis, double angle) {
+  return Quat(Eigen::AngleAxisd(angle, axis));
+}
 
 void run(benchmark::State& state, int sa, const Pose& pa, int sb, const Pose& pb,
          bool expect_contact) {
@@ -310,6 +353,17 @@ void BM_compound_compound(benchmark::State& state) {
 }
 BENCHMARK(BM_compound_compound)->Name("compound_compound/cross_on_cross");
 
+void BM_tet_cross_pair(benchmark::State& state, bool merged) {
+  // The pose of cross_on_cross with the crosses built from tetrahedra (5 or 42 parts).
+  const auto& s = shapes();
+  const int x = merged ? s.tet_cross_merged : s.tet_cross_tets;
+  const double c = kH / 3.0;
+  run(state, x, Pose(Vec3(0.5 * c, 0.3 * c, 2.0 * kH - 1e-5), about(Vec3::UnitZ(), 0.2)), x,
+      Pose(Vec3::Zero(), Quat::Identity()), true);
+}
+BENCHMARK_CAPTURE(BM_tet_cross_pair, merged, true)->Name("compound_compound/tet_cross_5_parts");
+BENCHMARK_CAPTURE(BM_tet_cross_pair, tets, false)->Name("compound_compound/tet_cross_42_tets");
+
 void BM_sphere_mesh(benchmark::State& state) {
   // A sphere on the tessellated floor, over a shared edge.
   const auto& s = shapes();
@@ -321,8 +375,8 @@ BENCHMARK(BM_sphere_mesh)->Name("sphere_mesh/floor_edge");
 void BM_box_mesh(benchmark::State& state) {
   // A box resting on the tessellated floor, turned about z: 4 corners over 4 triangles.
   const auto& s = shapes();
-  run(state, s.box, Pose(Vec3(0.2 * kH, 0.1 * kH, kH - 1e-5), about(Vec3::UnitZ(), 0.3)),
-      s.floor, Pose(Vec3::Zero(), Quat::Identity()), true);
+  run(state, s.box, Pose(Vec3(0.2 * kH, 0.1 * kH, kH - 1e-5), about(Vec3::UnitZ(), 0.3)), s.floor,
+      Pose(Vec3::Zero(), Quat::Identity()), true);
 }
 BENCHMARK(BM_box_mesh)->Name("box_mesh/resting_face");
 
@@ -332,8 +386,8 @@ void BM_poly_mesh(benchmark::State& state) {
   const ConvexPolyhedron& h = s.t.polyhedron(s.rock20);
   double lowest = 0.0;
   for (const Vec3& x : h.vertices) lowest = std::min(lowest, x.z());
-  run(state, s.rock20, Pose(Vec3(0.1 * kH, 0.2 * kH, -lowest - 1e-5), Quat::Identity()),
-      s.floor, Pose(Vec3::Zero(), Quat::Identity()), true);
+  run(state, s.rock20, Pose(Vec3(0.1 * kH, 0.2 * kH, -lowest - 1e-5), Quat::Identity()), s.floor,
+      Pose(Vec3::Zero(), Quat::Identity()), true);
 }
 BENCHMARK(BM_poly_mesh)->Name("poly_mesh/rock20_vertex");
 

@@ -177,6 +177,91 @@ TEST(CollideCompound, InterlockedCrossesTouchOnBothFacesOfTheCorner) {
   expect_same(ab, ba, true, 1e-12);
 }
 
+/// A 2a x a x a bar made of two cubes of side a touching at x = 0 (the glued faces are hidden).
+int add_bar(ShapeTable& t, double a) {
+  const int cube = t.add_box("bar_cube", Vec3::Constant(0.5 * a));
+  const std::vector<CompoundPart> parts{{cube, Vec3(-0.5 * a, 0, 0)}, {cube, Vec3(0.5 * a, 0, 0)}};
+  return t.add_compound("bar", make_compound(t, parts));
+}
+
+TEST(CollideCompound, NoContactThroughTheFaceWhereTwoPartsTouch) {
+  // A flat box pressed 0.01 a into the bar's flat top (z = a/2) across the seam x = 0, reaching
+  // only 0.005 a over the left cube: that cube's least-penetration axis is its +x face, which is
+  // glued to the right cube. The surface is flat there: every point must push along z.
+  ShapeTable t;
+  const double a = 0.02, d = 0.01 * a;
+  const int s = add_bar(t, a);
+  const int slab = t.add_box("slab", Vec3(0.25 * a, 0.2 * a, 0.1 * a));
+  const Pose pa(Vec3::Zero(), Quat::Identity());
+  const Pose pb(Vec3(-0.005 * a + 0.25 * a, 0.0, 0.5 * a + 0.1 * a - d), Quat::Identity());
+  for (bool reversed : {false, true}) {
+    Manifold m;
+    if (reversed)
+      collide(t, slab, pb, s, pa, 0.0, m);
+    else
+      collide(t, s, pa, slab, pb, 0.0, m);
+    ASSERT_GE(m.count, 4);
+    for (int k = 0; k < m.count; ++k) {
+      EXPECT_NEAR(std::abs(m.normal_at(k).z()), 1.0, 1e-12) << "point " << k << " normal "
+                                                            << m.normal_at(k).transpose();
+      EXPECT_NEAR(m.gap[k], -d, 1e-12);
+    }
+  }
+  // The left cube alone reports the glued face (normal x, the shallow gap): what is dropped.
+  Manifold cube;
+  collide(t, t.compound(s).parts[0].shape, Pose(Vec3(-0.5 * a, 0, 0), Quat::Identity()), slab, pb,
+          0.0, cube);
+  ASSERT_GT(cube.count, 0);
+  EXPECT_NEAR(std::abs(cube.normal_at(0).x()), 1.0, 1e-12);
+  EXPECT_NEAR(cube.gap[0], -0.005 * a, 1e-12);
+}
+
+TEST(CollideCompound, ContactsAtAConcaveCornerAreKept) {
+  // An L of three cubes (at the origin, at +a along x, at +a along z) has a concave corner line
+  // where the top of the second meets the +x face of the third; a box pressed into that inner
+  // corner touches both faces and keeps the four points of each, those on the line included.
+  ShapeTable t;
+  const double a = 0.02;
+  const int cube = t.add_box("c", Vec3::Constant(0.5 * a));
+  const std::vector<CompoundPart> parts{{cube, Vec3::Zero()}, {cube, Vec3(a, 0, 0)},
+                                        {cube, Vec3(0, 0, a)}};
+  const int l = t.add_compound("l", make_compound(t, parts));
+  const int box = t.add_box("box", Vec3::Constant(0.2 * a));
+  // In the input frame the inner corner line is x = a/2, z = a/2 (the top of cube 1 meets the
+  // +x face of cube 2); the box sits in it, 0.001 a into both faces.
+  const Compound& c = t.compound(l);
+  const Pose pa(c.input_centre, c.input_rotation);  // body frame -> the frame the parts were in
+  const Pose pb(Vec3(0.7 * a - 0.001 * a, 0, 0.7 * a - 0.001 * a), Quat::Identity());
+  Manifold m;
+  collide(t, l, pa, box, pb, 0.0, m);
+  int along_x = 0, along_z = 0;
+  for (int k = 0; k < m.count; ++k) {
+    along_x += std::abs(m.normal_at(k).x()) > 1.0 - 1e-12;
+    along_z += std::abs(m.normal_at(k).z()) > 1.0 - 1e-12;
+  }
+  EXPECT_EQ(along_x, 4);
+  EXPECT_EQ(along_z, 4);
+}
+
+TEST(CollideCompound, ABodyOnlyAtAHiddenFaceIsStillPushedOut) {
+  // A turned cube's corner dips 0.01 a into the bar's top 0.002 a beyond the seam: only the right
+  // cube meets it, and its nearest face is the glued one. Dropping that point would leave no
+  // contact and let the cube sink through the bar; the pair keeps it.
+  ShapeTable t;
+  const double a = 0.02;
+  const int s = add_bar(t, a);
+  const int cube = t.add_box("cube", Vec3::Constant(0.2 * a));
+  const Quat corner_down = Quat::FromTwoVectors(Vec3(1, 1, 1).normalized(), Vec3(0, 0, -1));
+  const double reach = 0.2 * a * std::sqrt(3.0);  // centre to corner
+  const Pose pb(Vec3(0.002 * a, 0.0, 0.5 * a - 0.01 * a + reach), corner_down);
+  Manifold m;
+  collide(t, s, Pose(Vec3::Zero(), Quat::Identity()), cube, pb, 0.0, m);
+  ASSERT_GT(m.count, 0);
+  double deepest = 0.0;
+  for (int k = 0; k < m.count; ++k) deepest = std::min(deepest, m.gap[k]);
+  EXPECT_LT(deepest, -1e-3 * a);
+}
+
 TEST(CollideCompound, CompoundOfOnePartEqualsThePart) {
   ShapeTable t;
   const int box = t.add_box("box", Vec3(0.02, 0.01, 0.005));

@@ -4,30 +4,120 @@
 // is farther than the margin from the other shape's are skipped. All parts' points go into the one
 // manifold with their own normals; when there are more than Manifold::kMaxPoints the deepest and
 // then the farthest-spread points are kept (ContactCollector).
+//
+// Internal faces. Parts touch face to face (the cross's arm cubes on its centre cube, the merged
+// pieces of a tetrahedral mesh), so a part's face can lie inside the body. A contact a part
+// reports through such a face pushes along a surface that does not exist: its normal is the
+// hidden face's, sideways to the real surface. A point is therefore dropped when the body's
+// surface point behind it (the contact point moved by half the gap along the normal) stepped a
+// hair outwards through the part's face lands inside another part of the same compound. When
+// every point of the pair would be dropped they are all kept instead: a body pressed into a part
+// just across a seam, whose nearest face is the hidden one, must still be pushed out rather than
+// sink through the compound. In a pile of 1100 crosses 2.7 % of the parts' points were dropped,
+// and the deepest 1 % of contacts became 5 % shallower.
 #include "etdem/collision/collide.hpp"
 #include "etdem/collision/contact_collector.hpp"
 
+#include <vector>
+
 namespace etdem {
+
+namespace {
+
+/// True when the world point q lies inside part `skip`'s siblings by more than `depth` (parts
+/// are convex: boxes and polyhedra by their face planes, spheres by their radius).
+bool inside_other_part(const ShapeTable& shapes, const Compound& c, const Pose& pa, int skip,
+                       const Vec3& q, double depth) {
+  const Vec3 local = pa.rotation.transpose() * (q - pa.position);  // compound frame
+  for (int i = 0; i < static_cast<int>(c.parts.size()); ++i) {
+    if (i == skip) continue;
+    const CompoundPart& p = c.parts[i];
+    const Vec3 d = local - p.position;
+    const double r = shapes.bounding_radius[p.shape];
+    if (d.squaredNorm() > r * r) continue;
+    if (shapes.type[p.shape] == ShapeType::Sphere) {
+      if (d.norm() < r - depth) return true;
+      continue;
+    }
+    const Vec3 x = p.rotation.transpose() * d;  // part frame
+    const ConvexPolyhedron& h = shapes.hull(p.shape);
+    bool in = true;
+    for (const auto& f : h.faces)
+      if (f.normal.dot(x) - f.offset > -depth) {
+        in = false;
+        break;
+      }
+    if (in) return true;
+  }
+  return false;
+}
+
+/// Whether the contact (world point midway between the surfaces, gap, normal from the other body
+/// into part `j`) lies on a face of part j that is glued to another part. The surface point of
+/// part j is half the gap along the normal; a probe there is moved a hair out of the part (against
+/// the normal) and, when the normal is one of the part's face normals, a little towards that
+/// face's centroid, so that a point on the rim of a glued face (where it meets the outer surface)
+/// probes the glued area, while a point on a concave corner line between two arms probes the free
+/// space beside the other arm. The probe inside another part means the face is hidden.
+bool on_hidden_face(const ShapeTable& shapes, const Compound& c, const Pose& pa, int j,
+                    const Vec3& point, double gap, const Vec3& n) {
+  const double hair = 1e-7 * c.bounding_radius, inward = 1e-5 * c.bounding_radius;
+  const CompoundPart& part = c.parts[j];
+  Vec3 probe = point + (0.5 * gap - 2.0 * hair) * n;
+  if (shapes.type[part.shape] != ShapeType::Sphere) {
+    const Mat3 to_part = part.rotation.transpose() * pa.rotation.transpose();  // world -> part
+    const ConvexPolyhedron& h = shapes.hull(part.shape);
+    const Vec3 out = to_part * -n;  // outward normal of the part's contact face, part frame
+    const int f = h.supporting_face(out);
+    if (h.faces[f].normal.dot(out) > 1.0 - 1e-9) {
+      Vec3 centroid = Vec3::Zero();
+      for (int v : h.face(f)) centroid += h.vertices[v];
+      centroid /= static_cast<double>(h.faces[f].count);
+      const Vec3 world_centroid =
+          pa.position + pa.rotation * (part.position + part.rotation * centroid);
+      const Vec3 towards = world_centroid - probe;
+      const Vec3 in_plane = towards - towards.dot(n) * n;
+      if (in_plane.norm() > inward) probe += inward * in_plane.normalized();
+    }
+  }
+  return inside_other_part(shapes, c, pa, j, probe, hair);
+}
+
+}  // namespace
 
 void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b, const Pose& pb,
                           double margin, Manifold& out) {
   const Compound& c = shapes.compound(a);
   const double rb = shapes.bounding_radius[b];
   // Compound against compound runs compound against part inside: one collector per level.
+  const int level = shapes.type[b] == ShapeType::Compound ? 1 : 0;
   thread_local ContactCollector collectors[2];
-  ContactCollector& collector = collectors[shapes.type[b] == ShapeType::Compound ? 1 : 0];
+  ContactCollector& collector = collectors[level];
   collector.clear();
   Manifold part;
   int deepest = -1;
   double deepest_gap = 0.0;
   Vec3 deepest_normal = Vec3::UnitZ();
-  for (const CompoundPart& p : c.parts) {
+  struct Hidden {
+    Vec3 point, normal;
+    double gap;
+  };
+  thread_local std::vector<Hidden> hidden_levels[2];  // points dropped as seam points
+  std::vector<Hidden>& hidden = hidden_levels[level];
+  hidden.clear();
+  for (int j = 0; j < static_cast<int>(c.parts.size()); ++j) {
+    const CompoundPart& p = c.parts[j];
     const Vec3 x = pa.position + pa.rotation * p.position;
     if ((x - pb.position).norm() > shapes.bounding_radius[p.shape] + rb + margin) continue;
     collide(shapes, p.shape, Pose(x, (pa.orientation * p.orientation).normalized()), b, pb, margin,
             part);
     for (int k = 0; k < part.count; ++k) {
-      collector.add(part.point[k], part.gap[k], part.normal_at(k));
+      const Vec3 n = part.normal_at(k);
+      if (c.parts.size() > 1 && on_hidden_face(shapes, c, pa, j, part.point[k], part.gap[k], n)) {
+        hidden.push_back({part.point[k], n, part.gap[k]});
+        continue;
+      }
+      collector.add(part.point[k], part.gap[k], n);
       if (deepest < 0 || part.gap[k] < deepest_gap) {
         deepest = collector.size() - 1;
         deepest_gap = part.gap[k];
@@ -35,6 +125,15 @@ void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b
       }
     }
   }
+  if (collector.size() == 0)
+    for (const Hidden& h : hidden) {
+      collector.add(h.point, h.gap, h.normal);
+      if (deepest < 0 || h.gap < deepest_gap) {
+        deepest = collector.size() - 1;
+        deepest_gap = h.gap;
+        deepest_normal = h.normal;
+      }
+    }
   out.normal = deepest_normal;
   collector.emit(out);
 }
