@@ -40,6 +40,36 @@ TEST(CompoundMass, CrossOfSevenCubesMatchesTheClosedForm) {
   EXPECT_DOUBLE_EQ(c.min_thickness, a);
 }
 
+TEST(CompoundMass, GluedFacesAreTheFacesPartsShare) {
+  // The cross: the centre cube shares all six faces, each arm one (its inner face, with the
+  // centre cube); the recorded partner is the part across the face.
+  ShapeTable t;
+  const int s = add_cross(t, 0.02);
+  const Compound& c = t.compound(s);
+  ASSERT_EQ(c.parts.size(), 7u);
+  EXPECT_EQ(c.parts[0].glued_faces.size(), 6u);
+  for (std::size_t k = 1; k < 7; ++k) {
+    ASSERT_EQ(c.parts[k].glued_faces.size(), 1u) << k;
+    EXPECT_EQ(c.parts[k].glued_faces[0].part, 0);
+    const ConvexPolyhedron& h = t.hull(c.parts[k].shape);
+    const Vec3 n = c.parts[k].rotation * h.faces[c.parts[k].glued_faces[0].face].normal;
+    EXPECT_NEAR(n.dot(-c.parts[k].position.normalized()), 1.0, 1e-12);  // faces the centre
+  }
+  // Parts that only touch along an edge or a corner share no face; a sphere part none.
+  const int cube = t.add_box("unit", Vec3::Constant(0.5));
+  const int ball = t.add_sphere("ball", 0.5);
+  const std::vector<CompoundPart> edge{{cube, Vec3::Zero()}, {cube, Vec3(1, 1, 0)},
+                                       {ball, Vec3(-1, 0, 0)}};
+  const Compound& e = t.compound(t.add_compound("edge", make_compound(t, edge)));
+  for (const CompoundPart& p : e.parts) EXPECT_TRUE(p.glued_faces.empty());
+  // Two boxes of different sizes face to face: a partial overlap is glued too.
+  const int slab = t.add_box("slab", Vec3(2.0, 2.0, 0.25));
+  const std::vector<CompoundPart> stack{{slab, Vec3::Zero()}, {cube, Vec3(1.2, 0.3, 0.75)}};
+  const Compound& st = t.compound(t.add_compound("stack", make_compound(t, stack)));
+  EXPECT_EQ(st.parts[0].glued_faces.size(), 1u);
+  EXPECT_EQ(st.parts[1].glued_faces.size(), 1u);
+}
+
 TEST(CompoundMass, TwoBoxesSideBySideAreOneBox) {
   // Two 2 x 1 x 0.6 boxes end to end make a 4 x 1 x 0.6 box; the second is given as a
   // 1 x 2 x 0.6 box turned a quarter turn about z, and the pair sits off the origin.

@@ -24,32 +24,17 @@ namespace etdem {
 
 namespace {
 
-/// True when the world point q lies inside part `skip`'s siblings by more than `depth` (parts
-/// are convex: boxes and polyhedra by their face planes, spheres by their radius).
-bool inside_other_part(const ShapeTable& shapes, const Compound& c, const Pose& pa, int skip,
-                       const Vec3& q, double depth) {
-  const Vec3 local = pa.rotation.transpose() * (q - pa.position);  // compound frame
-  for (int i = 0; i < static_cast<int>(c.parts.size()); ++i) {
-    if (i == skip) continue;
-    const CompoundPart& p = c.parts[i];
-    const Vec3 d = local - p.position;
-    const double r = shapes.bounding_radius[p.shape];
-    if (d.squaredNorm() > r * r) continue;
-    if (shapes.type[p.shape] == ShapeType::Sphere) {
-      if (d.norm() < r - depth) return true;
-      continue;
-    }
-    const Vec3 x = p.rotation.transpose() * d;  // part frame
-    const ConvexPolyhedron& h = shapes.hull(p.shape);
-    bool in = true;
-    for (const auto& f : h.faces)
-      if (f.normal.dot(x) - f.offset > -depth) {
-        in = false;
-        break;
-      }
-    if (in) return true;
-  }
-  return false;
+/// True when the world point q (compound frame: `local`) lies inside part p by more than `depth`
+/// (boxes and polyhedra by their face planes, spheres by their radius).
+bool inside_part(const ShapeTable& shapes, const CompoundPart& p, const Vec3& local, double depth) {
+  const Vec3 d = local - p.position;
+  const double r = shapes.bounding_radius[p.shape];
+  if (d.squaredNorm() > r * r) return false;
+  if (shapes.type[p.shape] == ShapeType::Sphere) return d.norm() < r - depth;
+  const Vec3 x = p.rotation.transpose() * d;  // part frame
+  for (const auto& f : shapes.hull(p.shape).faces)
+    if (f.normal.dot(x) - f.offset > -depth) return false;
+  return true;
 }
 
 /// Whether the contact (world point midway between the surfaces, gap, normal from the other body
@@ -61,26 +46,35 @@ bool inside_other_part(const ShapeTable& shapes, const Compound& c, const Pose& 
 /// space beside the other arm. The probe inside another part means the face is hidden.
 bool on_hidden_face(const ShapeTable& shapes, const Compound& c, const Pose& pa, int j,
                     const Vec3& point, double gap, const Vec3& n) {
-  const double hair = 1e-7 * c.bounding_radius, inward = 1e-5 * c.bounding_radius;
   const CompoundPart& part = c.parts[j];
-  Vec3 probe = point + (0.5 * gap - 2.0 * hair) * n;
-  if (shapes.type[part.shape] != ShapeType::Sphere) {
-    const Mat3 to_part = part.rotation.transpose() * pa.rotation.transpose();  // world -> part
-    const ConvexPolyhedron& h = shapes.hull(part.shape);
-    const Vec3 out = to_part * -n;  // outward normal of the part's contact face, part frame
-    const int f = h.supporting_face(out);
-    if (h.faces[f].normal.dot(out) > 1.0 - 1e-9) {
-      Vec3 centroid = Vec3::Zero();
-      for (int v : h.face(f)) centroid += h.vertices[v];
-      centroid /= static_cast<double>(h.faces[f].count);
-      const Vec3 world_centroid =
-          pa.position + pa.rotation * (part.position + part.rotation * centroid);
-      const Vec3 towards = world_centroid - probe;
-      const Vec3 in_plane = towards - towards.dot(n) * n;
-      if (in_plane.norm() > inward) probe += inward * in_plane.normalized();
-    }
+  if (part.glued_faces.empty()) return false;
+  // Cheap test first: only a surface point on the plane of a glued face can be on one.
+  const Vec3 surface_local = pa.rotation.transpose() * (point + 0.5 * gap * n - pa.position);
+  const Vec3 x = part.rotation.transpose() * (surface_local - part.position);  // part frame
+  const ConvexPolyhedron& h = shapes.hull(part.shape);
+  const double on_plane = 1e-6 * c.bounding_radius;
+  const CompoundPart::Glued* glued[8];
+  int count = 0;
+  for (const CompoundPart::Glued& g : part.glued_faces)
+    if (std::abs(h.faces[g.face].normal.dot(x) - h.faces[g.face].offset) < on_plane && count < 8)
+      glued[count++] = &g;
+  if (count == 0) return false;
+  const double hair = 1e-7 * c.bounding_radius, inward = 1e-5 * c.bounding_radius;
+  const Vec3 n_local = pa.rotation.transpose() * n;  // compound frame
+  Vec3 probe = surface_local - 2.0 * hair * n_local;
+  const Vec3 out = part.rotation.transpose() * -n_local;  // outward normal of the contact face
+  const int f = h.supporting_face(out);
+  if (h.faces[f].normal.dot(out) > 1.0 - 1e-9) {
+    Vec3 centroid = Vec3::Zero();
+    for (int v : h.face(f)) centroid += h.vertices[v];
+    centroid = part.position + part.rotation * (centroid / static_cast<double>(h.faces[f].count));
+    const Vec3 towards = centroid - probe;
+    const Vec3 in_plane = towards - towards.dot(n_local) * n_local;
+    if (in_plane.norm() > inward) probe += inward * in_plane.normalized();
   }
-  return inside_other_part(shapes, c, pa, j, probe, hair);
+  for (int k = 0; k < count; ++k)
+    if (inside_part(shapes, c.parts[glued[k]->part], probe, hair)) return true;
+  return false;
 }
 
 }  // namespace
@@ -105,6 +99,9 @@ void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b
   thread_local std::vector<Hidden> hidden_levels[2];  // points dropped as seam points
   std::vector<Hidden>& hidden = hidden_levels[level];
   hidden.clear();
+  // Against a plane or a mesh the normal is the plane's or the triangle's, never a part's face.
+  const bool filter =
+      c.parts.size() > 1 && shapes.type[b] != ShapeType::Plane && shapes.type[b] != ShapeType::Mesh;
   for (int j = 0; j < static_cast<int>(c.parts.size()); ++j) {
     const CompoundPart& p = c.parts[j];
     const Vec3 x = pa.position + pa.rotation * p.position;
@@ -113,7 +110,7 @@ void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b
             part);
     for (int k = 0; k < part.count; ++k) {
       const Vec3 n = part.normal_at(k);
-      if (c.parts.size() > 1 && on_hidden_face(shapes, c, pa, j, part.point[k], part.gap[k], n)) {
+      if (filter && on_hidden_face(shapes, c, pa, j, part.point[k], part.gap[k], n)) {
         hidden.push_back({part.point[k], n, part.gap[k]});
         continue;
       }

@@ -13,6 +13,64 @@
 
 namespace etdem {
 
+namespace {
+
+/// Whether two convex polygons in one plane (normal n) overlap in more than a sliver of width
+/// tol: no edge normal of either separates them (2-d separating axis test).
+bool polygons_overlap(const std::vector<Vec3>& a, const std::vector<Vec3>& b, const Vec3& n,
+                      double tol) {
+  for (const std::vector<Vec3>* poly : {&a, &b}) {
+    const std::vector<Vec3>& p = *poly;
+    for (std::size_t k = 0; k < p.size(); ++k) {
+      const Vec3 axis = (p[(k + 1) % p.size()] - p[k]).cross(n);
+      if (axis.squaredNorm() == 0.0) continue;
+      double amin = 1e300, amax = -1e300, bmin = 1e300, bmax = -1e300;
+      for (const Vec3& v : a) amin = std::min(amin, axis.dot(v)), amax = std::max(amax, axis.dot(v));
+      for (const Vec3& v : b) bmin = std::min(bmin, axis.dot(v)), bmax = std::max(bmax, axis.dot(v));
+      if (std::min(amax, bmax) - std::max(amin, bmin) < tol * axis.norm()) return false;
+    }
+  }
+  return true;
+}
+
+/// Records, for every box or polyhedron part, the faces that lie against another part's face.
+void find_glued_faces(const ShapeTable& shapes, std::vector<CompoundPart>& parts) {
+  auto face_polygon = [&](const CompoundPart& p, int f) {
+    const ConvexPolyhedron& h = shapes.hull(p.shape);
+    std::vector<Vec3> out;
+    for (int v : h.face(f)) out.push_back(p.position + p.rotation * h.vertices[v]);
+    return out;
+  };
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    parts[i].glued_faces.clear();
+    if (shapes.type[parts[i].shape] == ShapeType::Sphere) continue;
+    const ConvexPolyhedron& hi = shapes.hull(parts[i].shape);
+    for (int f = 0; f < hi.face_count(); ++f) {
+      const Vec3 nf = parts[i].rotation * hi.faces[f].normal;
+      const double df = nf.dot(parts[i].position) + hi.faces[f].offset;
+      for (std::size_t j = 0; j < parts.size(); ++j) {
+        if (j == i || shapes.type[parts[j].shape] == ShapeType::Sphere) continue;
+        const double ri = shapes.bounding_radius[parts[i].shape];
+        const double rj = shapes.bounding_radius[parts[j].shape];
+        if ((parts[i].position - parts[j].position).norm() > ri + rj) continue;
+        const double tol = 1e-9 * std::max(ri, rj);
+        const ConvexPolyhedron& hj = shapes.hull(parts[j].shape);
+        for (int g = 0; g < hj.face_count(); ++g) {
+          const Vec3 ng = parts[j].rotation * hj.faces[g].normal;
+          const double dg = ng.dot(parts[j].position) + hj.faces[g].offset;
+          if (nf.dot(ng) > -1.0 + 1e-9 || std::abs(df + dg) > tol) continue;
+          if (polygons_overlap(face_polygon(parts[i], f), face_polygon(parts[j], g), nf, tol)) {
+            parts[i].glued_faces.push_back({f, static_cast<int>(j)});
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Compound make_compound(const ShapeTable& shapes, std::span<const CompoundPart> in) {
   if (in.empty()) throw std::invalid_argument("a compound needs at least one part");
   std::vector<CompoundPart> parts(in.begin(), in.end());
@@ -87,6 +145,7 @@ Compound make_compound(const ShapeTable& shapes, std::span<const CompoundPart> i
     }
     c.min_thickness = std::min(c.min_thickness, shapes.min_thickness(p.shape));
   }
+  find_glued_faces(shapes, parts);
   c.parts = std::move(parts);
   return c;
 }

@@ -22,6 +22,14 @@ struct CompoundPart {
   Vec3 position{0, 0, 0};               // m, part centre of mass in the compound frame
   Quat orientation = Quat::Identity();  // part frame -> compound frame
   Mat3 rotation = Mat3::Identity();     // the same as a matrix
+  /// Faces of the part's hull that lie against a face of another part of the same compound,
+  /// inside the body, with that part: {face index into ShapeTable::hull(shape).faces, part
+  /// index}; filled by make_compound. The narrow phase drops contacts through them
+  /// (collide_compound.cpp).
+  struct Glued {
+    int face = -1, part = -1;
+  };
+  std::vector<Glued> glued_faces;
 };
 
 struct Compound {
@@ -39,6 +47,7 @@ struct Compound {
 /// and turned to the principal axes. Throws std::invalid_argument with a one-line reason for no
 /// parts, a part that is not a sphere, box or polyhedron (planes, compounds), or two parts that
 /// overlap (penetration deeper than 1e-9 of the larger part's bounding radius; touching is fine).
+/// Faces of two parts that are coplanar, opposite and overlap in area are recorded as glued.
 Compound make_compound(const ShapeTable& shapes, std::span<const CompoundPart> parts);
 
 }  // namespace etdem
