@@ -29,7 +29,7 @@ struct CompoundPart {
   struct Glued {
     int face = -1, part = -1;
   };
-  std::vector<Glued> glued_faces;
+  std::vector<Glued> glued_faces{};
 };
 
 struct Compound {
