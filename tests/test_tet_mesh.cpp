@@ -224,29 +224,22 @@ TEST(TetMeshImport, BadFilesAreErrorsNamingTheFile) {
   const std::string open_path = test::temp_path("open_box.stl");
   test::write_ascii_stl(open_path, open);
   expect_error(open_path, "not closed");
-  // A .msh file with triangles only.
-  const std::string surf = test::temp_path("surface_only.msh");
-  {
-    std::ofstream f(surf);
-    f << "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n"
-         "$Elements\n1\n1 2 2 1 1 1 2 3\n$EndElements\n";
-  }
-  expect_error(surf, "no tetrahedra");
-  // Not a mesh at all.
-  const std::string junk = test::temp_path("junk.msh");
-  {
-    std::ofstream f(junk);
-    f << "$MeshFormat\nthis is not a mesh\n";
-  }
-  expect_error(junk, "junk.msh");
-  // A flat tetrahedron in a .msh file.
-  const std::string flat = test::temp_path("flat.msh");
-  {
-    std::ofstream f(flat);
-    f << "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n"
-         "4 1 1 0\n$EndNodes\n$Elements\n1\n1 4 2 1 1 1 2 3 4\n$EndElements\n";
-  }
-  expect_error(flat, "tetrahedron 0 is flat");
+  // Files written here: one with triangles only, one that is not a mesh, one flat tetrahedron.
+  auto expect_file_error = [&](const std::string& name, const std::string& text,
+                               const std::string& what) {
+    const std::string path = test::temp_path(name);
+    std::ofstream(path) << text;
+    expect_error(path, what);
+  };
+  expect_file_error("surface_only.msh",
+                    "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n"
+                    "$EndNodes\n$Elements\n1\n1 2 2 1 1 1 2 3\n$EndElements\n",
+                    "no tetrahedra");
+  expect_file_error("junk.msh", "$MeshFormat\nthis is not a mesh\n", "junk.msh");
+  expect_file_error("flat.msh",
+                    "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n"
+                    "4 1 1 0\n$EndNodes\n$Elements\n1\n1 4 2 1 1 1 2 3 4\n$EndElements\n",
+                    "tetrahedron 0 is flat");
 }
 
 TEST(TetMeshScenario, CrossFromAMeshHasTheMassOfTheCrossOfCubes) {
