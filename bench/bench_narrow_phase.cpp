@@ -97,16 +97,8 @@ struct Shapes {
       } while (std::next_permutation(perm.begin(), perm.end()));
     }
     auto from_tets = [&](const std::string& name, bool merge) {
-      std::vector<CompoundPart> ps;
-      for (const auto& g : etdem::convex_parts(mesh, merge)) {
-        ConvexPolyhedron hull = ConvexPolyhedron::from_points(etdem::part_points(mesh, g));
-        CompoundPart part;
-        part.position = hull.input_centre;
-        part.orientation = hull.input_rotation;
-        part.shape = t.add_polyhedron(name + ".part" + std::to_string(ps.size()), std::move(hull));
-        ps.push_back(part);
-      }
-      return t.add_compound(name, etdem::make_compound(t, ps));
+      const auto parts = etdem::add_part_hulls(t, name, mesh, etdem::convex_parts(mesh, merge));
+      return t.add_compound(name, etdem::make_compound(t, parts));
     };
     tet_cross_merged = from_tets("tet_cross_merged", true);
     tet_cross_tets = from_tets("tet_cross_tets", false);

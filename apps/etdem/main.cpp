@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -133,27 +135,30 @@ ContainerExtents require_container(const std::string& dir) {
   return *container;
 }
 
-/// The heap's surface nodes (shapes.json with state.csv's shape names), or, for runs written
-/// without shapes.json, one node per grain at its top over its centre.
+/// The run's shapes.json, or nothing for runs written before it existed.
+std::optional<std::map<std::string, ShapeNodes>> read_run_shapes(const std::string& dir) {
+  const std::string path = dir + "/shapes.json";
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  return read_shapes_json(path);
+}
+
+/// The heap's surface nodes (the shapes' nodes placed by state.csv), or, without shapes or for a
+/// state.csv without shape names, one node per grain at its top over its centre.
 struct HeapNodes {
   std::vector<Vec3> nodes;
   bool from_shapes = false;
 };
 
-HeapNodes heap_nodes(const std::string& dir, const StateTable& state) {
+HeapNodes heap_nodes(const std::optional<std::map<std::string, ShapeNodes>>& shapes,
+                     const StateTable& state) {
   HeapNodes h;
-  const std::string path = dir + "/shapes.json";
-  if (std::filesystem::exists(path)) {
-    const auto shapes = read_shapes_json(path);
-    h.from_shapes = true;
-    for (std::size_t k = 0; k < state.size(); ++k) {
-      const auto it = shapes.find(state.shape_name[k]);
-      if (it == shapes.end()) {
-        h.from_shapes = false;
-        break;
-      }
+  h.from_shapes = shapes.has_value();
+  for (std::size_t k = 0; k < state.size() && h.from_shapes; ++k) {
+    const auto it = shapes->find(state.shape_name[k]);
+    if (it == shapes->end())
+      h.from_shapes = false;
+    else
       append_surface_points(it->second, state.position[k], state.orientation[k], h.nodes);
-    }
   }
   if (!h.from_shapes) {
     h.nodes.clear();
@@ -167,7 +172,7 @@ HeapNodes heap_nodes(const std::string& dir, const StateTable& state) {
 int analyze_repose(const std::string& dir) {
   const StateTable state = read_state_csv(dir + "/state.csv");
   const ContainerExtents container = require_container(dir);
-  const HeapNodes heap = heap_nodes(dir, state);
+  const HeapNodes heap = heap_nodes(read_run_shapes(dir), state);
   const ReposeResult r = repose_angle_of_nodes(heap.nodes, container.min, container.max);
   const FloorMotion motion = floor_motion(state, container);
   nlohmann::json j;
@@ -220,7 +225,10 @@ int analyze_repose_series(const std::string& dir) {
   namespace fs = std::filesystem;
   const ContainerExtents container = require_container(dir);
   const nlohmann::json summary = read_json(dir + "/summary.json");
-  const double dt = summary.value("dt", 0.0);
+  if (!summary.contains("dt") || !summary["dt"].is_number())
+    throw InputError(dir + "/summary.json: dt: missing (a summary written by etdem run is needed)");
+  const double dt = summary["dt"].get<double>();
+  const auto shapes = read_run_shapes(dir);
   std::vector<std::pair<long, std::string>> snapshots;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -246,7 +254,7 @@ int analyze_repose_series(const std::string& dir) {
   for (const auto& [step, file] : snapshots) {
     const StateTable state = read_state_csv(file);
     const ReposeResult r =
-        repose_angle_of_nodes(heap_nodes(dir, state).nodes, container.min, container.max);
+        repose_angle_of_nodes(heap_nodes(shapes, state).nodes, container.min, container.max);
     const FloorMotion m = floor_motion(state, container);
     fmt::print(f, "{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{},{:.9g},{:.9g}\n", step, step * dt,
                r.mean, r.spread, r.min, r.max, r.rows_used, m.grains, m.max_speed, m.mean_speed);

@@ -18,6 +18,8 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/collision/contact_collector.hpp"
 
+#include <limits>
+#include <optional>
 #include <vector>
 
 namespace etdem {
@@ -53,27 +55,27 @@ bool on_hidden_face(const ShapeTable& shapes, const Compound& c, const Pose& pa,
   const Vec3 x = part.rotation.transpose() * (surface_local - part.position);  // part frame
   const ConvexPolyhedron& h = shapes.hull(part.shape);
   const double on_plane = 1e-6 * c.bounding_radius;
-  const CompoundPart::Glued* glued[8];
-  int count = 0;
-  for (const CompoundPart::Glued& g : part.glued_faces)
-    if (std::abs(h.faces[g.face].normal.dot(x) - h.faces[g.face].offset) < on_plane && count < 8)
-      glued[count++] = &g;
-  if (count == 0) return false;
   const double hair = 1e-7 * c.bounding_radius, inward = 1e-5 * c.bounding_radius;
-  const Vec3 n_local = pa.rotation.transpose() * n;  // compound frame
-  Vec3 probe = surface_local - 2.0 * hair * n_local;
-  const Vec3 out = part.rotation.transpose() * -n_local;  // outward normal of the contact face
-  const int f = h.supporting_face(out);
-  if (h.faces[f].normal.dot(out) > 1.0 - 1e-9) {
-    Vec3 centroid = Vec3::Zero();
-    for (int v : h.face(f)) centroid += h.vertices[v];
-    centroid = part.position + part.rotation * (centroid / static_cast<double>(h.faces[f].count));
-    const Vec3 towards = centroid - probe;
-    const Vec3 in_plane = towards - towards.dot(n_local) * n_local;
-    if (in_plane.norm() > inward) probe += inward * in_plane.normalized();
+  std::optional<Vec3> probe;  // built at the first glued plane through the point
+  for (const CompoundPart::Glued& g : part.glued_faces) {
+    if (std::abs(h.faces[g.face].normal.dot(x) - h.faces[g.face].offset) >= on_plane) continue;
+    if (!probe) {
+      const Vec3 n_local = pa.rotation.transpose() * n;  // compound frame
+      probe = surface_local - 2.0 * hair * n_local;
+      const Vec3 out = part.rotation.transpose() * -n_local;  // the contact face's outward normal
+      const int f = h.supporting_face(out);
+      if (h.faces[f].normal.dot(out) > 1.0 - 1e-9) {
+        Vec3 centroid = Vec3::Zero();
+        for (int v : h.face(f)) centroid += h.vertices[v];
+        centroid =
+            part.position + part.rotation * (centroid / static_cast<double>(h.faces[f].count));
+        const Vec3 towards = centroid - *probe;
+        const Vec3 in_plane = towards - towards.dot(n_local) * n_local;
+        if (in_plane.norm() > inward) *probe += inward * in_plane.normalized();
+      }
+    }
+    if (inside_part(shapes, c.parts[g.part], *probe, hair)) return true;
   }
-  for (int k = 0; k < count; ++k)
-    if (inside_part(shapes, c.parts[glued[k]->part], probe, hair)) return true;
   return false;
 }
 
@@ -89,9 +91,12 @@ void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b
   ContactCollector& collector = collectors[level];
   collector.clear();
   Manifold part;
-  int deepest = -1;
-  double deepest_gap = 0.0;
+  double deepest_gap = std::numeric_limits<double>::infinity();
   Vec3 deepest_normal = Vec3::UnitZ();
+  auto add = [&](const Vec3& point, double gap, const Vec3& n) {
+    collector.add(point, gap, n);
+    if (gap < deepest_gap) deepest_gap = gap, deepest_normal = n;
+  };
   struct Hidden {
     Vec3 point, normal;
     double gap;
@@ -110,27 +115,14 @@ void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b
             part);
     for (int k = 0; k < part.count; ++k) {
       const Vec3 n = part.normal_at(k);
-      if (filter && on_hidden_face(shapes, c, pa, j, part.point[k], part.gap[k], n)) {
+      if (filter && on_hidden_face(shapes, c, pa, j, part.point[k], part.gap[k], n))
         hidden.push_back({part.point[k], n, part.gap[k]});
-        continue;
-      }
-      collector.add(part.point[k], part.gap[k], n);
-      if (deepest < 0 || part.gap[k] < deepest_gap) {
-        deepest = collector.size() - 1;
-        deepest_gap = part.gap[k];
-        deepest_normal = part.normal_at(k);
-      }
+      else
+        add(part.point[k], part.gap[k], n);
     }
   }
   if (collector.size() == 0)
-    for (const Hidden& h : hidden) {
-      collector.add(h.point, h.gap, h.normal);
-      if (deepest < 0 || h.gap < deepest_gap) {
-        deepest = collector.size() - 1;
-        deepest_gap = h.gap;
-        deepest_normal = h.normal;
-      }
-    }
+    for (const Hidden& h : hidden) add(h.point, h.gap, h.normal);
   out.normal = deepest_normal;
   collector.emit(out);
 }

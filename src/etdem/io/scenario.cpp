@@ -363,28 +363,24 @@ class Parser {
     s.notes = mesh.notes;
     s.notes.push_back(fmt::format("{} tetrahedra -> {} convex parts{}", mesh.mesh.tets.size(),
                                   groups.size(), merge ? "" : " (merge = false)"));
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      if (!shapes_seen_.insert(fmt::format("{}.part{}", s.name, g)).second)
+        r.fail("name", fmt::format("the part name '{}.part{}' is taken by another shape", s.name,
+                                   g));
     std::vector<CompoundPart> parts;
-    for (std::size_t g = 0; g < groups.size(); ++g) {
+    try {
+      parts = add_part_hulls(table_, s.name, mesh.mesh, groups);
+    } catch (const std::invalid_argument& e) {
+      r.fail("file", e.what());
+    }
+    // The parts are shapes of the scenario too, indexed like table_.
+    for (CompoundPart& p : parts) {
       ShapeSpec part;
       part.line = s.line;
       part.type = ShapeType::Polyhedron;
-      part.name = fmt::format("{}.part{}", s.name, g);
-      if (!shapes_seen_.insert(part.name).second)
-        r.fail("name", fmt::format("the part name '{}' is taken by another shape", part.name));
-      part.vertices = part_points(mesh.mesh, groups[g]);
-      try {
-        part.polyhedron =
-            std::make_shared<const ConvexPolyhedron>(ConvexPolyhedron::from_points(part.vertices));
-      } catch (const std::invalid_argument& e) {
-        r.fail("file", fmt::format("part {}: {}", g, e.what()));
-      }
-      CompoundPart p;
-      p.shape = static_cast<int>(sc_.shapes.size());
-      p.position = part.polyhedron->input_centre;
-      p.orientation = part.polyhedron->input_rotation;
-      table_.add_polyhedron(part.name, *part.polyhedron);
+      part.name = table_.name[p.shape];
+      part.polyhedron = std::make_shared<const ConvexPolyhedron>(table_.polyhedron(p.shape));
       sc_.shapes.push_back(std::move(part));
-      parts.push_back(p);
     }
     try {
       s.compound = std::make_shared<const Compound>(make_compound(table_, parts));

@@ -65,7 +65,8 @@ StateTable read_state_csv(const std::string& path) {
     throw InputError(path + ":1: unexpected header (expected " + kStateCsvHeader + ")");
   // 14 columns (positions and velocities only), 19 (with the shape type and size, as written
   // before shape_name was added) or all 20.
-  const std::string with_type = "id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,shape,radius,hx,hy,hz";
+  const std::string header = kStateCsvHeader;
+  const std::string with_type = header.substr(0, header.rfind(",shape_name"));
   const bool named = line == kStateCsvHeader;
   const bool full = named || line == with_type;
   const std::size_t columns = named ? 20 : full ? 19 : 14;

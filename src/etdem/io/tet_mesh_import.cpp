@@ -98,8 +98,7 @@ TetMesh tetrahedralise(const MeshData& surface) {
     throw std::invalid_argument(
         "the surface is not closed (an edge belongs to one triangle only): a solid needs a closed "
         "surface");
-  double size = 0.0;
-  for (const Vec3& v : closed.vertices) size = std::max(size, (v - closed.vertices[0]).norm());
+  const double size = (closed.hi - closed.lo).norm();
   GmshSession session;
   try {
     gmsh::model::add("etdem");

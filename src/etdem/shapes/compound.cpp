@@ -35,38 +35,44 @@ bool polygons_overlap(const std::vector<Vec3>& a, const std::vector<Vec3>& b, co
 
 /// Records, for every box or polyhedron part, the faces that lie against another part's face.
 void find_glued_faces(const ShapeTable& shapes, std::vector<CompoundPart>& parts) {
-  auto face_polygon = [&](const CompoundPart& p, int f) {
+  struct WorldFace {
+    Vec3 normal;                // compound frame
+    double offset;              // plane normal.x = offset
+    std::vector<Vec3> polygon;  // compound frame
+  };
+  auto faces_of = [&](const CompoundPart& p) {
+    std::vector<WorldFace> out;
+    if (shapes.type[p.shape] == ShapeType::Sphere) return out;
     const ConvexPolyhedron& h = shapes.hull(p.shape);
-    std::vector<Vec3> out;
-    for (int v : h.face(f)) out.push_back(p.position + p.rotation * h.vertices[v]);
+    for (int f = 0; f < h.face_count(); ++f) {
+      WorldFace w{p.rotation * h.faces[f].normal, 0.0, {}};
+      w.offset = w.normal.dot(p.position) + h.faces[f].offset;
+      for (int v : h.face(f)) w.polygon.push_back(p.position + p.rotation * h.vertices[v]);
+      out.push_back(std::move(w));
+    }
     return out;
   };
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    parts[i].glued_faces.clear();
-    if (shapes.type[parts[i].shape] == ShapeType::Sphere) continue;
-    const ConvexPolyhedron& hi = shapes.hull(parts[i].shape);
-    for (int f = 0; f < hi.face_count(); ++f) {
-      const Vec3 nf = parts[i].rotation * hi.faces[f].normal;
-      const double df = nf.dot(parts[i].position) + hi.faces[f].offset;
-      for (std::size_t j = 0; j < parts.size(); ++j) {
-        if (j == i || shapes.type[parts[j].shape] == ShapeType::Sphere) continue;
-        const double ri = shapes.bounding_radius[parts[i].shape];
-        const double rj = shapes.bounding_radius[parts[j].shape];
-        if ((parts[i].position - parts[j].position).norm() > ri + rj) continue;
-        const double tol = 1e-9 * std::max(ri, rj);
-        const ConvexPolyhedron& hj = shapes.hull(parts[j].shape);
-        for (int g = 0; g < hj.face_count(); ++g) {
-          const Vec3 ng = parts[j].rotation * hj.faces[g].normal;
-          const double dg = ng.dot(parts[j].position) + hj.faces[g].offset;
-          if (nf.dot(ng) > -1.0 + 1e-9 || std::abs(df + dg) > tol) continue;
-          if (polygons_overlap(face_polygon(parts[i], f), face_polygon(parts[j], g), nf, tol)) {
-            parts[i].glued_faces.push_back({f, static_cast<int>(j)});
+  std::vector<std::vector<WorldFace>> faces;
+  for (CompoundPart& p : parts) {
+    p.glued_faces.clear();
+    faces.push_back(faces_of(p));
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    for (std::size_t j = 0; j < parts.size(); ++j) {
+      const double ri = shapes.bounding_radius[parts[i].shape];
+      const double rj = shapes.bounding_radius[parts[j].shape];
+      if (j == i || (parts[i].position - parts[j].position).norm() > ri + rj) continue;
+      const double tol = 1e-9 * std::max(ri, rj);
+      for (std::size_t f = 0; f < faces[i].size(); ++f)
+        for (const WorldFace& g : faces[j]) {
+          const WorldFace& fi = faces[i][f];
+          if (fi.normal.dot(g.normal) > -1.0 + 1e-9 || std::abs(fi.offset + g.offset) > tol) continue;
+          if (polygons_overlap(fi.polygon, g.polygon, fi.normal, tol)) {
+            parts[i].glued_faces.push_back({static_cast<int>(f), static_cast<int>(j)});
             break;
           }
         }
-      }
     }
-  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "etdem/shapes/polyhedron.hpp"
+#include "etdem/shapes/shape.hpp"
 
 namespace etdem {
 
@@ -167,6 +168,26 @@ std::vector<std::vector<int>> convex_parts(const TetMesh& m, bool merge, double 
                               [](const std::vector<int>& g) { return g.empty(); }),
                groups.end());
   return groups;
+}
+
+std::vector<CompoundPart> add_part_hulls(ShapeTable& shapes, const std::string& prefix,
+                                         const TetMesh& mesh,
+                                         const std::vector<std::vector<int>>& groups) {
+  std::vector<CompoundPart> parts;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    ConvexPolyhedron hull;
+    try {
+      hull = ConvexPolyhedron::from_points(part_points(mesh, groups[g]));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("part {}: {}", g, e.what()));
+    }
+    CompoundPart part;
+    part.position = hull.input_centre;       // the hull is re-centred at its centre of mass
+    part.orientation = hull.input_rotation;  // and turned to its principal axes
+    part.shape = shapes.add_polyhedron(fmt::format("{}.part{}", prefix, g), std::move(hull));
+    parts.push_back(part);
+  }
+  return parts;
 }
 
 }  // namespace etdem

@@ -20,9 +20,14 @@
 #include <span>
 #include <vector>
 
+#include <string>
+
 #include "etdem/core/math.hpp"
+#include "etdem/shapes/compound.hpp"
 
 namespace etdem {
+
+struct ShapeTable;
 
 struct TetMesh {
   std::vector<Vec3> nodes;               // m
@@ -45,5 +50,12 @@ std::vector<std::vector<int>> convex_parts(const TetMesh& mesh, bool merge = tru
 
 /// The distinct nodes of a group of tetrahedra (their convex hull is the part).
 std::vector<Vec3> part_points(const TetMesh& mesh, std::span<const int> group);
+
+/// Adds the hull of every group to `shapes` as a polyhedron named "PREFIX.partK" and returns the
+/// compound parts that place them where they are in the mesh's frame; make_compound(shapes,
+/// parts) builds the body. Throws std::invalid_argument (from the hull) naming the part.
+std::vector<CompoundPart> add_part_hulls(ShapeTable& shapes, const std::string& prefix,
+                                         const TetMesh& mesh,
+                                         const std::vector<std::vector<int>>& groups);
 
 }  // namespace etdem
