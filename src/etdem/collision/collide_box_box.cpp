@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "etdem/collision/closest_features.hpp"
 #include "etdem/collision/collide.hpp"
 
 namespace etdem {
@@ -255,6 +256,10 @@ void collide_box_box(const ShapeTable& shapes, int sa, const Pose& pa, int sb, c
     return;
   }
   face_points(out);
+  // Apart, but no clipped point as near as the separation bound: a corner beside the reference
+  // face may be the closest feature (closest_features.hpp).
+  add_closest_if_missing(shapes.hull(sa), pa, shapes.hull(sb), pb, std::max(best_face, sep_e),
+                         margin, out);
 }
 
 }  // namespace etdem

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <limits>
 
+#include "etdem/collision/closest_features.hpp"
 #include "etdem/collision/collide.hpp"
 #include "etdem/collision/collide_convex.hpp"
 #include "etdem/collision/contact_collector.hpp"
@@ -84,26 +85,6 @@ double arc_max(const Vec3& a, const Vec3& b, const Vec3& w) {
   const double alpha = aw - c * bw, beta = bw - c * aw;  // w' = (alpha a + beta b) / det
   if (alpha >= 0.0 && beta >= 0.0 && det > 0.0) return std::sqrt((alpha * aw + beta * bw) / det);
   return std::max(aw, bw);
-}
-
-/// Closest points of segments p1-q1 and p2-q2 (Ericson 5.1.9); not parallel (checked by caller).
-void closest_on_segments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, Vec3& c1,
-                         Vec3& c2) {
-  const Vec3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
-  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
-  const double c = d1.dot(r), b = d1.dot(d2);
-  const double denom = a * e - b * b;
-  double s = denom > 0.0 ? std::clamp((b * f - c * e) / denom, 0.0, 1.0) : 0.0;
-  double t = (b * s + f) / e;
-  if (t < 0.0) {
-    t = 0.0;
-    s = std::clamp(-c / a, 0.0, 1.0);
-  } else if (t > 1.0) {
-    t = 1.0;
-    s = std::clamp((b - c) / a, 0.0, 1.0);
-  }
-  c1 = p1 + s * d1;
-  c2 = p2 + t * d2;
 }
 
 /// Face contact in A's frame. The reference face `ref_face` of body `ref` has outward normal
@@ -268,13 +249,17 @@ void collide_hull_hull(const ConvexPolyhedron& A, const Pose& pa, const ConvexPo
     return;
   }
   const Vec3 normal = face_points();
-  if (s.points.size() == 0) return;
-  // To world: the manifold's points are collected in A's frame.
-  Manifold local;
-  s.points.emit(local);
-  out.normal = pa.rotation * normal;
-  for (int k = 0; k < local.count; ++k)
-    out.add(pa.position + pa.rotation * local.point[k], local.gap[k]);
+  if (s.points.size() > 0) {
+    // To world: the manifold's points are collected in A's frame.
+    Manifold local;
+    s.points.emit(local);
+    out.normal = pa.rotation * normal;
+    for (int k = 0; k < local.count; ++k)
+      out.add(pa.position + pa.rotation * local.point[k], local.gap[k]);
+  }
+  // Apart, but no clipped point as near as the separation bound: a corner beside the reference
+  // face may be the closest feature (closest_features.hpp).
+  add_closest_if_missing(A, pa, B, pb, std::max(best_face, sep_e), margin, out);
 }
 
 void collide_polyhedron_polyhedron(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
