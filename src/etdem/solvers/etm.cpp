@@ -3,35 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "etdem/solvers/etm_rounds.hpp"
 #include "etdem/solvers/impulse.hpp"
 
 namespace etdem {
 
-namespace {
-
-/// Whether a frictional impulse is admissible: it pushes (p.n > 0) and its tangential part does
-/// no positive work. With a coupled collision matrix (a box corner) and large mu the sliding
-/// impulse of Eqs. 54-55 can violate either: n.K(n + mu q) <= 0 makes it pull (measured: about two
-/// such increments per random corner impact with mu in [1, 2]), and the slip can reverse
-/// within an increment. Such an increment is replaced by the frictionless one and counted.
-bool friction_dissipates(const Contact& c, const Vec3& p, double wn, double wt) {
-  if (c.friction <= 0.0) return true;
-  if (!(c.normal.dot(p) > 0.0) || !p.allFinite()) return false;
-  return wt - wn <= 1e-9 * std::abs(wn);
+void EtmSolver::prepare(int threads) {
+  scratch_.resize(std::max(threads, 1));
 }
-
-
-// Min-heap order on (u_n, contact id): ties broken by id so the order is deterministic.
-struct HeapGreater {
-  template <class E>
-  bool operator()(const E& x, const E& y) const {
-    return x.un > y.un || (x.un == y.un && x.contact > y.contact);
-  }
-};
-
-}  // namespace
-
-void EtmSolver::prepare(int threads) { scratch_.resize(std::max(threads, 1)); }
 
 void EtmSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const {
   const std::size_t n = cs.size();
@@ -41,7 +20,7 @@ void EtmSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratc
   s.increment.resize(n);
   s.elastic.assign(n, 0.0);
   s.restitution.resize(n);
-  s.version.assign(n, 0);
+  s.heap.reset(n);
   for (std::size_t i = 0; i < n; ++i) {
     const Contact& c = cs[i];
     s.k[i] = impulse::collision_matrix(c, b);
@@ -64,11 +43,8 @@ void EtmSolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodi
     if (body < 0) return;
     for (const int j : s.graph.of(body)) {
       s.un[j] = cs[j].normal.dot(impulse::relative_velocity(cs[j], b));
-      ++s.version[j];
-      if (push && s.un[j] < -tol) {
-        s.heap.push_back({s.un[j], j, s.version[j]});
-        std::push_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
-      }
+      s.heap.touch(j);
+      if (push && s.un[j] < -tol) s.heap.push(j, s.un[j]);
     }
   };
   refresh_body(cs[contact].a);
@@ -80,13 +56,10 @@ bool EtmSolver::compress(std::span<const Contact> cs, IslandBodies& b, Scratch& 
   const double tol = s.tolerance;
   s.heap.clear();
   for (std::size_t i = 0; i < cs.size(); ++i)
-    if (s.un[i] < -tol) s.heap.push_back({s.un[i], static_cast<int>(i), s.version[i]});
-  std::make_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
-  while (!s.heap.empty()) {
-    std::pop_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
-    const HeapEntry top = s.heap.back();
-    s.heap.pop_back();
-    if (top.version != s.version[top.contact]) continue;  // stale entry
+    if (s.un[i] < -tol) s.heap.append(static_cast<int>(i), s.un[i]);
+  s.heap.make();
+  ContactHeap::Entry top;
+  while (s.heap.pop(top)) {
     const int i = top.contact;
     const Contact& c = cs[i];
     const Vec3 u = impulse::relative_velocity(c, b);
@@ -98,18 +71,12 @@ bool EtmSolver::compress(std::span<const Contact> cs, IslandBodies& b, Scratch& 
     s.increment[i] = std::max(s.increment[i], -un / settings_.lambda);
     // Eq. 63: the regular increment, or exactly to zero when it would overshoot.
     const double du = un + s.increment[i] < 0.0 ? s.increment[i] : -un;
-    Vec3 p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, c.friction);
-    double wn = impulse::normal_work(c.normal, s.k[i], u, p);
-    double wt = impulse::work(s.k[i], u, p);
-    if (!friction_dissipates(c, p, wn, wt)) {
-      p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, 0.0);
-      wn = impulse::normal_work(c.normal, s.k[i], u, p);
-      wt = wn;
-      ++st.friction_fallbacks;
-    }
-    s.elastic[i] -= wn;                      // Eq. 64 with W = - normal work
-    st.dissipated_friction -= (wt - wn);     // tangential work (Eqs. 17, 19)
-    impulse::apply(c, b, p);
+    const impulse::GuardedImpulse g =
+        impulse::guarded_frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, c.friction);
+    if (g.fallback) ++st.friction_fallbacks;
+    s.elastic[i] -= g.normal_work;                     // Eq. 64 with W = - normal work
+    st.dissipated_friction -= g.work - g.normal_work;  // tangential work (Eqs. 17, 19)
+    impulse::apply(c, b, g.p);
     ++st.iterations;
     refresh_neighbours(cs, b, s, i, true);
     if (st.iterations >= settings_.max_iterations) return false;
@@ -144,7 +111,7 @@ bool EtmSolver::separate(std::span<const Contact> cs, IslandBodies& b, Scratch& 
         p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du_max, c.friction);
       double wn = impulse::normal_work(c.normal, s.k[i], u, p);
       double wt = impulse::work(s.k[i], u, p);
-      if (!friction_dissipates(c, p, wn, wt)) {
+      if (c.friction > 0.0 && !impulse::friction_dissipates(c.normal, p, wn, wt)) {
         const double n_k_n = c.normal.dot(s.k[i] * c.normal);
         const double du_free = std::min(inc, -un + std::sqrt(un * un + 2.0 * w * n_k_n));
         p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du_free, 0.0);
@@ -156,7 +123,7 @@ bool EtmSolver::separate(std::span<const Contact> cs, IslandBodies& b, Scratch& 
       st.dissipated_friction -= (wt - wn);
       impulse::apply(c, b, p);
       ++st.iterations;
-      if (w <= tol_w) {  // released (|w| round-off) or overshot (w < 0)
+      if (w <= tol_w) {     // released (|w| round-off) or overshot (w < 0)
         st.truncated += w;  // round-off (frictionless) or the friction cap's inexactness
         w = 0.0;
       }
@@ -172,47 +139,10 @@ SolverStats EtmSolver::resolve(std::span<Contact> cs, IslandBodies& b, int threa
   if (cs.empty()) return st;
   Scratch& s = scratch_[thread];
   setup(cs, b, s);
-  const double tol = s.tolerance;
-  bool guard_rounds = false;
-  long round = 0;
-  // Rounds beyond the guard run with e = 0, which ends after one more compression; the hard
-  // bound below only protects against a broken invariant and is counted if it ever fires.
-  const long hard_bound = static_cast<long>(settings_.max_rounds) + 10;
-  bool ok = true;
-  for (; round < hard_bound && ok; ++round) {
-    if (round == settings_.max_rounds && !guard_rounds) {
-      guard_rounds = true;
-      ++st.guards_fired;
-      std::fill(s.restitution.begin(), s.restitution.end(), 0.0);
-    }
-    ok = compress(cs, b, s, st);
-    if (!ok) break;
-    // Stage II: Stronge's hypothesis, W <- e^2 W (Eq. 65).
-    for (std::size_t i = 0; i < cs.size(); ++i) {
-      if (s.elastic[i] <= 0.0) continue;
-      const double e = s.restitution[i];
-      const double lost = s.elastic[i] * (1.0 - e * e);
-      st.dissipated_restitution += lost;
-      s.elastic[i] -= lost;
-    }
-    ok = separate(cs, b, s, st);
-    if (!ok) break;
-    bool approaching = false;
-    for (std::size_t i = 0; i < cs.size() && !approaching; ++i) {
-      s.un[i] = cs[i].normal.dot(impulse::relative_velocity(cs[i], b));
-      approaching = s.un[i] < -tol;
-    }
-    if (!approaching) {
-      ++round;
-      break;
-    }
-  }
-  if (!ok || round >= hard_bound) ++st.guards_fired;
-  st.rounds = round;
-  for (std::size_t i = 0; i < cs.size(); ++i) {
-    st.truncated += s.elastic[i];  // only non-zero when a guard stopped the solver
-    if (cs[i].normal.dot(impulse::relative_velocity(cs[i], b)) < -tol) ++st.approaching_left;
-  }
+  run_etm_rounds(
+      cs, b, EtmRoundState{s.un, s.elastic, s.restitution, s.tolerance}, settings_.max_rounds, st,
+      [&] { return compress(cs, b, s, st); }, [&] { return separate(cs, b, s, st); },
+      [](EtmPhase, long) {});
   return st;
 }
 

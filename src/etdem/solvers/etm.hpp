@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "etdem/solvers/body_contacts.hpp"
+#include "etdem/solvers/contact_heap.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -39,22 +40,16 @@ class EtmSolver final : public Solver {
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
 
  private:
-  struct HeapEntry {
-    double un;
-    int contact;
-    int version;
-  };
   struct Scratch {
     // Per contact of the island being resolved.
-    std::vector<Mat3> k, k_inv;        // collision matrix and its inverse (inverse only if mu > 0)
-    std::vector<double> un;            // relative normal velocity [m/s]
-    std::vector<double> increment;     // |u_n(s0)| / lambda [m/s]
-    std::vector<double> elastic;       // W, elastic energy stored at the contact [J]
-    std::vector<double> restitution;   // e used this step (0 after the round guard)
-    std::vector<int> version;          // heap staleness counter
-    BodyContacts graph;  // body -> contacts
-    std::vector<HeapEntry> heap;
-    double tolerance = 0.0;  // [m/s] absolute velocity tolerance of this island
+    std::vector<Mat3> k, k_inv;       // collision matrix and its inverse (inverse only if mu > 0)
+    std::vector<double> un;           // relative normal velocity [m/s]
+    std::vector<double> increment;    // |u_n(s0)| / lambda [m/s]
+    std::vector<double> elastic;      // W, elastic energy stored at the contact [J]
+    std::vector<double> restitution;  // e used this step (0 after the round guard)
+    BodyContacts graph;               // body -> contacts
+    ContactHeap heap;                 // compression queue keyed by u_n
+    double tolerance = 0.0;           // [m/s] absolute velocity tolerance of this island
   };
 
   void setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const;

@@ -4,34 +4,10 @@
 #include <cmath>
 #include <utility>
 
+#include "etdem/solvers/etm_rounds.hpp"
 #include "etdem/solvers/impulse.hpp"
 
 namespace etdem {
-namespace {
-
-// Min-heap order on (key, contact id): ties broken by id so the order is deterministic.
-struct HeapGreater {
-  template <class E>
-  bool operator()(const E& x, const E& y) const {
-    return x.key > y.key || (x.key == y.key && x.contact > y.contact);
-  }
-};
-
-template <class E>
-void heap_push(std::vector<E>& heap, const E& e) {
-  heap.push_back(e);
-  std::push_heap(heap.begin(), heap.end(), HeapGreater{});
-}
-
-template <class E>
-E heap_pop(std::vector<E>& heap) {
-  std::pop_heap(heap.begin(), heap.end(), HeapGreater{});
-  const E e = heap.back();
-  heap.pop_back();
-  return e;
-}
-
-}  // namespace
 
 namespace {
 template <class E, std::size_t N>
@@ -90,7 +66,7 @@ void EtmPrioritySolver::setup(std::span<const Contact> cs, const IslandBodies& b
   s.weight.resize(n);
   s.elastic.assign(n, 0.0);
   s.restitution.resize(n);
-  s.version.assign(n, 0);
+  s.heap.reset(n);
   const bool weighted = settings_.ordering == EtmPrioritySettings::Ordering::MassWeighted;
   double fastest = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -115,8 +91,8 @@ void EtmPrioritySolver::refresh_neighbours(std::span<const Contact> cs, const Is
     if (body < 0) return;
     for (const int j : s.graph.of(body)) {
       s.un[j] = cs[j].normal.dot(impulse::relative_velocity(cs[j], b));
-      ++s.version[j];
-      if (push && s.un[j] < -tol) heap_push(s.heap, {s.weight[j] * s.un[j], j, s.version[j]});
+      s.heap.touch(j);
+      if (push && s.un[j] < -tol) s.heap.push(j, s.weight[j] * s.un[j]);
     }
   };
   refresh_body(cs[contact].a);
@@ -130,12 +106,10 @@ bool EtmPrioritySolver::compress(std::span<const Contact> cs, IslandBodies& b, S
   s.heap.clear();
   // Line 5: the queue of approaching contacts keyed by (weighted) u_n, minimum first.
   for (std::size_t i = 0; i < cs.size(); ++i)
-    if (s.un[i] < -tol)
-      s.heap.push_back({s.weight[i] * s.un[i], static_cast<int>(i), s.version[i]});
-  std::make_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
-  while (!s.heap.empty()) {
-    const HeapEntry top = heap_pop(s.heap);
-    if (top.version != s.version[top.contact]) continue;  // stale entry
+    if (s.un[i] < -tol) s.heap.append(static_cast<int>(i), s.weight[i] * s.un[i]);
+  s.heap.make();
+  ContactHeap::Entry top;
+  while (s.heap.pop(top)) {
     // Line 9: the group of contacts within a relative beta of the minimum key (keys < 0).
     const double key_min = top.key;
     s.group.clear();
@@ -151,10 +125,8 @@ bool EtmPrioritySolver::compress(std::span<const Contact> cs, IslandBodies& b, S
         if (s.un[j] < -tol && key <= key_min * (1.0 - beta)) s.group.push_back(j);
       }
     } else {
-      while (!s.heap.empty() && s.heap.front().key <= key_min * (1.0 - beta)) {
-        const HeapEntry e = heap_pop(s.heap);
-        if (e.version == s.version[e.contact]) s.group.push_back(e.contact);
-      }
+      ContactHeap::Entry e;
+      while (s.heap.pop_if_at_most(key_min * (1.0 - beta), e)) s.group.push_back(e.contact);
     }
     // Line 10 (ERRATA: positive): the increment of the key, shared by the group.
     const double step = -key_min / (settings_.alpha * static_cast<double>(s.group.size()));
@@ -166,22 +138,17 @@ bool EtmPrioritySolver::compress(std::span<const Contact> cs, IslandBodies& b, S
       double du = step / s.weight[i];
       // Never beyond zero, and a remainder below the tolerance is truncated to zero.
       if (un + du > -tol) du = -un;
-      // Lines 12-16: impulse with Coulomb friction (ETM 2014 Eqs. 50-55).
-      const Vec3 p = impulse::frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, c.friction);
-      const double wn = impulse::normal_work(c.normal, s.k[i], u, p);
-      const double wt = impulse::work(s.k[i], u, p);
-      s.elastic[i] -= wn;                   // line 18 (Eq. 29), W = - normal work
-      st.dissipated_friction -= (wt - wn);  // tangential work
-      impulse::apply(c, b, p);              // line 17
+      // Lines 12-16: impulse with Coulomb friction (ETM 2014 Eqs. 50-55), never doing positive
+      // work through friction (the guard etm and sqm apply too).
+      const impulse::GuardedImpulse g =
+          impulse::guarded_frictional_impulse(s.k[i], s.k_inv[i], c.normal, u, du, c.friction);
+      if (g.fallback) ++st.friction_fallbacks;
+      s.elastic[i] -= g.normal_work;                     // line 18 (Eq. 29), W = - normal work
+      st.dissipated_friction -= g.work - g.normal_work;  // tangential work
+      impulse::apply(c, b, g.p);                         // line 17
       ++st.iterations;
       refresh_neighbours(cs, b, s, i, true);  // line 20
       if (st.iterations >= settings_.max_iterations) return false;
-    }
-    // Every impulse queues its neighbours again; drop the stale entries now and then so the
-    // heap stays O(contacts).
-    if (s.heap.size() > 4 * cs.size() + 64) {
-      std::erase_if(s.heap, [&](const HeapEntry& e) { return e.version != s.version[e.contact]; });
-      std::make_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
     }
   }
   return true;
@@ -227,11 +194,10 @@ bool EtmPrioritySolver::separate(std::span<const Contact> cs, IslandBodies& b, S
   // Line 27: the queue of contacts holding energy keyed by -W (maximum W first).
   s.heap.clear();
   for (std::size_t i = 0; i < cs.size(); ++i)
-    if (s.elastic[i] > tol_w) s.heap.push_back({-s.elastic[i], static_cast<int>(i), s.version[i]});
-  std::make_heap(s.heap.begin(), s.heap.end(), HeapGreater{});
-  while (!s.heap.empty()) {
-    const HeapEntry top = heap_pop(s.heap);
-    if (top.version != s.version[top.contact]) continue;
+    if (s.elastic[i] > tol_w) s.heap.append(static_cast<int>(i), -s.elastic[i]);
+  s.heap.make();
+  ContactHeap::Entry top;
+  while (s.heap.pop(top)) {
     // Line 29: the group of contacts within a relative beta of W^max.
     const double w_max = -top.key;
     s.group.clear();
@@ -244,10 +210,8 @@ bool EtmPrioritySolver::separate(std::span<const Contact> cs, IslandBodies& b, S
         if (s.elastic[j] > tol_w && s.elastic[j] >= w_max * (1.0 - beta)) s.group.push_back(j);
       }
     } else {
-      while (!s.heap.empty() && -s.heap.front().key >= w_max * (1.0 - beta)) {
-        const HeapEntry e = heap_pop(s.heap);
-        if (e.version == s.version[e.contact]) s.group.push_back(e.contact);
-      }
+      ContactHeap::Entry e;
+      while (s.heap.pop_if_at_most(-w_max * (1.0 - beta), e)) s.group.push_back(e.contact);
     }
     // Line 30 (Eq. 33): the increment that releases W^max (full) or the head's quantum
     // (gradual) at the head; the members take it, capped at their own W.
@@ -277,8 +241,8 @@ bool EtmPrioritySolver::separate(std::span<const Contact> cs, IslandBodies& b, S
         st.truncated += w;  // round-off (frictionless) or the friction compliance's mismatch
         w = 0.0;
       }
-      ++s.version[i];  // line 40: only this contact's W changed
-      if (w > tol_w) heap_push(s.heap, {-w, i, s.version[i]});
+      s.heap.touch(i);  // line 40: only this contact's W changed
+      if (w > tol_w) s.heap.push(i, -w);
       if (st.iterations >= settings_.max_iterations) return false;
     }
   }
@@ -306,51 +270,18 @@ SolverStats EtmPrioritySolver::resolve(std::span<Contact> cs, IslandBodies& b, i
   Scratch& s = scratch_[thread];
   setup(cs, b, s);
   if (trace_) record(EtmPriorityPhase::Kind::Start, 0, b, s, st);
-  const double tol = s.tolerance;
-  bool guard_rounds = false;
-  long round = 0;
-  // Rounds beyond the guard run with e = 0, which ends after one more compression; the hard
-  // bound below only protects against a broken invariant and is counted if it ever fires.
-  const long hard_bound = static_cast<long>(settings_.max_rounds) + 10;
-  bool ok = true;
-  for (; round < hard_bound && ok; ++round) {  // line 6
-    if (round == settings_.max_rounds && !guard_rounds) {
-      guard_rounds = true;
-      ++st.guards_fired;
-      std::fill(s.restitution.begin(), s.restitution.end(), 0.0);
-    }
-    ok = compress(cs, b, s, st);
-    if (trace_) record(EtmPriorityPhase::Kind::Compression, round + 1, b, s, st);
-    if (!ok) break;
-    // Lines 23-25, ERRATA: Stronge's hypothesis W <- e^2 W.
-    for (std::size_t i = 0; i < cs.size(); ++i) {
-      if (s.elastic[i] <= 0.0) continue;
-      const double e = s.restitution[i];
-      const double lost = s.elastic[i] * (1.0 - e * e);
-      st.dissipated_restitution += lost;
-      s.elastic[i] -= lost;
-    }
-    if (trace_) record(EtmPriorityPhase::Kind::Restitution, round + 1, b, s, st);
-    ok = separate(cs, b, s, st);
-    if (trace_) record(EtmPriorityPhase::Kind::Separation, round + 1, b, s, st);
-    if (!ok) break;
-    // Line 43: any contact approaching again starts another round.
-    bool approaching = false;
-    for (std::size_t i = 0; i < cs.size(); ++i) {
-      s.un[i] = cs[i].normal.dot(impulse::relative_velocity(cs[i], b));
-      approaching = approaching || s.un[i] < -tol;
-    }
-    if (!approaching) {
-      ++round;
-      break;
-    }
-  }
-  if (!ok || round >= hard_bound) ++st.guards_fired;
-  st.rounds = round;
-  for (std::size_t i = 0; i < cs.size(); ++i) {
-    st.truncated += s.elastic[i];  // only non-zero when a guard stopped the solver
-    if (cs[i].normal.dot(impulse::relative_velocity(cs[i], b)) < -tol) ++st.approaching_left;
-  }
+  // Lines 6-43 (line 43: any contact approaching again starts another round); lines 23-25 with
+  // Stronge's W <- e^2 W (docs/errata.md).
+  run_etm_rounds(
+      cs, b, EtmRoundState{s.un, s.elastic, s.restitution, s.tolerance}, settings_.max_rounds, st,
+      [&] { return compress(cs, b, s, st); }, [&] { return separate(cs, b, s, st); },
+      [&](EtmPhase phase, long round) {
+        if (!trace_) return;
+        const auto kind = phase == EtmPhase::Compression   ? EtmPriorityPhase::Kind::Compression
+                          : phase == EtmPhase::Restitution ? EtmPriorityPhase::Kind::Restitution
+                                                           : EtmPriorityPhase::Kind::Separation;
+        record(kind, round, b, s, st);
+      });
   return st;
 }
 

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "etdem/solvers/body_contacts.hpp"
+#include "etdem/solvers/contact_heap.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -113,11 +114,6 @@ class EtmPrioritySolver final : public Solver {
   void set_trace(std::vector<EtmPriorityPhase>* trace) { trace_ = trace; }
 
  private:
-  struct HeapEntry {
-    double key;  // compression: (weighted) u_n, minimum first; separation: -W
-    int contact;
-    int version;
-  };
   struct Scratch {
     // Per contact of the island being resolved.
     std::vector<Mat3> k, k_inv;       // collision matrix and its inverse (inverse only if mu > 0)
@@ -126,11 +122,10 @@ class EtmPrioritySolver final : public Solver {
     std::vector<double> elastic;      // W, elastic energy stored at the contact [J]
     std::vector<double> quantum;      // energy released per separation step (gradual) [J]
     std::vector<double> restitution;  // e used this step (0 after the round guard)
-    std::vector<int> version;         // heap staleness counter
     std::vector<int> group;           // members of the current group
-    BodyContacts graph;  // body -> contacts
-    std::vector<HeapEntry> heap;
-    double tolerance = 0.0;  // [m/s] absolute velocity tolerance of this island
+    BodyContacts graph;               // body -> contacts
+    ContactHeap heap;                 // compression: (weighted) u_n, minimum first; separation: -W
+    double tolerance = 0.0;           // [m/s] absolute velocity tolerance of this island
   };
 
   void setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const;

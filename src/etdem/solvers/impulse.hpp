@@ -8,7 +8,9 @@
 
 namespace etdem::impulse {
 
-inline double inv_mass(const IslandBodies& b, int i) { return i < 0 ? 0.0 : b.inv_mass[i]; }
+inline double inv_mass(const IslandBodies& b, int i) {
+  return i < 0 ? 0.0 : b.inv_mass[i];
+}
 
 /// Collision matrix K = (1/m_A + 1/m_B) 1 - (r~_A I_A^-1 r~_A + r~_B I_B^-1 r~_B), ETM 2014 Eq. 9.
 /// Maps an impulse p (applied +p to A, -p to B) to the change of relative velocity: du = K p.
@@ -81,6 +83,29 @@ inline Vec3 frictional_impulse(const Mat3& k, const Mat3& k_inv, const Vec3& n, 
   return pn_slide * dir;
 }
 
+/// Whether a frictional impulse is admissible: it pushes (p.n > 0), is finite, and its
+/// tangential part does no positive work beyond round-off (1e-9 of the normal work). With a
+/// coupled collision matrix (a box corner) and large mu the sliding impulse of Eqs. 54-55 (SQM's
+/// Eqs. 75-76 alike) can violate either: n.K(n + mu q) <= 0 makes it pull, and the slip can
+/// reverse within one impulse (Kane's paradox), so friction would add energy. `wn` is the normal
+/// work (Eq. 18), `w` the whole work (Eq. 16).
+inline bool friction_dissipates(const Vec3& n, const Vec3& p, double wn, double w) {
+  if (!(n.dot(p) > 0.0) || !p.allFinite()) return false;
+  return w - wn <= 1e-9 * std::abs(wn);
+}
+
+/// The impulse every heap-ordered solver applies: frictional_impulse(), replaced by the
+/// frictionless impulse of the same du_n when friction would do positive work or pull
+/// (friction_dissipates); the replacement is reported so the solver counts it.
+struct GuardedImpulse {
+  Vec3 p{0, 0, 0};           // impulse on A (-p on B) [N s]
+  double normal_work = 0.0;  // Eq. 18 [J]
+  double work = 0.0;         // Eq. 16, normal and tangential [J]
+  bool fallback = false;     // friction was dropped
+};
+inline GuardedImpulse guarded_frictional_impulse(const Mat3& k, const Mat3& k_inv, const Vec3& n,
+                                                 const Vec3& u, double du_n, double mu);
+
 /// Work of impulse p on the relative motion, Eq. 16/21: dW = 1/2 (u_before + u_after) . p,
 /// with u_after = u + K p. Equals the change of kinetic energy of the two bodies.
 inline double work(const Mat3& k, const Vec3& u, const Vec3& p) {
@@ -92,6 +117,21 @@ inline double normal_work(const Vec3& n, const Mat3& k, const Vec3& u, const Vec
   const double pn = n.dot(p);
   const double du_n = n.dot(k * p);
   return 0.5 * (2.0 * n.dot(u) + du_n) * pn;
+}
+
+inline GuardedImpulse guarded_frictional_impulse(const Mat3& k, const Mat3& k_inv, const Vec3& n,
+                                                 const Vec3& u, double du_n, double mu) {
+  GuardedImpulse g;
+  g.p = frictional_impulse(k, k_inv, n, u, du_n, mu);
+  g.normal_work = normal_work(n, k, u, g.p);
+  g.work = work(k, u, g.p);
+  if (mu > 0.0 && !friction_dissipates(n, g.p, g.normal_work, g.work)) {
+    g.p = frictional_impulse(k, k_inv, n, u, du_n, 0.0);
+    g.normal_work = normal_work(n, k, u, g.p);
+    g.work = g.normal_work;
+    g.fallback = true;
+  }
+  return g;
 }
 
 }  // namespace etdem::impulse

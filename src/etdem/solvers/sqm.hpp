@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "etdem/solvers/body_contacts.hpp"
+#include "etdem/solvers/contact_heap.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -54,17 +55,11 @@ class SqmSolver final : public Solver {
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
 
  private:
-  struct HeapEntry {
-    double un;
-    int contact;
-    int version;
-  };
   struct Scratch {
     std::vector<Mat3> k, k_inv;  // collision matrix and its inverse (inverse only if mu > 0)
-    std::vector<int> version;    // heap staleness counter per contact
     std::vector<long> impulses;  // impulses applied per contact
-    BodyContacts graph;  // body -> contacts
-    std::vector<HeapEntry> heap;
+    BodyContacts graph;          // body -> contacts
+    ContactHeap heap;            // keyed by u_n
   };
 
   void setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const;
