@@ -38,20 +38,34 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
     if (extent[k] <= threshold) cell_ = std::max(cell_, extent[k]);
   keys_.clear();
   large_.clear();
-  Vec3 lo = boxes[0].min;
-  for (int k = 0; k < n; ++k) lo = lo.cwiseMin(boxes[k].min);
+  // Grid origin: the median of the boxes' min corners (per axis), so one far body cannot push
+  // every other box out of the coordinate range.
+  Vec3 lo;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (int k = 0; k < n; ++k) sorted_[k] = boxes[k].min[axis];
+    std::nth_element(sorted_.begin(), sorted_.begin() + n / 2, sorted_.end());
+    lo[axis] = std::isfinite(sorted_[n / 2]) ? sorted_[n / 2] : 0.0;
+  }
   auto coord = [&](const Vec3& p) {
     return Eigen::Matrix<std::int64_t, 3, 1>(std::int64_t(std::floor((p.x() - lo.x()) / cell_)),
                                              std::int64_t(std::floor((p.y() - lo.y()) / cell_)),
                                              std::int64_t(std::floor((p.z() - lo.z()) / cell_)));
   };
-  const std::int64_t limit = kBias - 2;
+  // Cell coordinates are checked in floating point before the conversion: a body far from the
+  // others (1e18 m, or a grain flung out) would overflow the integer cast. Such boxes, like
+  // non-finite ones, go to the brute-force list, so the grid spans only the occupied block and
+  // its memory never depends on the scene's extent.
+  const double limit = static_cast<double>(kBias - 2);
+  auto in_range = [&](const Vec3& p) {
+    const Vec3 c = (p - lo) / cell_;
+    return std::abs(c.x()) < limit && std::abs(c.y()) < limit && std::abs(c.z()) < limit;
+  };
   in_grid_.assign(n, 0);
   for (int k = 0; k < n; ++k) {
-    const auto c = coord(boxes[k].min);
-    if (extent[k] > cell_ || (c.array().abs() >= limit).any()) {
+    if (extent[k] > cell_ || !in_range(boxes[k].min)) {
       large_.push_back(k);
     } else {
+      const auto c = coord(boxes[k].min);
       keys_.push_back({cell_key(c.x(), c.y(), c.z()), k});
       in_grid_[k] = 1;
     }

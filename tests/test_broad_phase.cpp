@@ -1,0 +1,62 @@
+// The broad phase finds exactly the overlapping pairs a brute-force test finds, whatever the
+// scene's extent: a body 1e18 m or 1e308 m away, or one with a non-finite box, neither crashes
+// it nor makes its memory grow with the distance.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+
+#include "etdem/collision/broad_phase.hpp"
+
+namespace etdem {
+namespace {
+
+std::vector<std::pair<int, int>> brute_force(const std::vector<Aabb>& boxes) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < static_cast<int>(boxes.size()); ++i)
+    for (int j = i + 1; j < static_cast<int>(boxes.size()); ++j)
+      if (boxes[i].overlaps(boxes[j])) pairs.push_back({i, j});
+  return pairs;
+}
+
+std::vector<Aabb> random_boxes(int n, double span, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Aabb> boxes;
+  for (int k = 0; k < n; ++k) {
+    const Vec3 c = span * Vec3(u(rng), u(rng), u(rng));
+    const double r = 0.01 * (0.5 + u(rng));
+    boxes.push_back({c.array() - r, c.array() + r});
+  }
+  return boxes;
+}
+
+TEST(BroadPhase, PairsEqualBruteForceWithFarAndNonFiniteBodies) {
+  for (const double far : {0.0, 1e6, 1e18, 1e308, std::numeric_limits<double>::infinity()}) {
+    std::vector<Aabb> boxes = random_boxes(2000, 0.3, 7);
+    if (far != 0.0) {
+      boxes[10] = {Vec3(far, 0, 0), Vec3(far, 0.01, 0.01)};
+      boxes[20] = {Vec3(-far, -far, 0), Vec3(-far, -far, 0.01)};
+      boxes[30] = {Vec3(0.1, 0.1, far), Vec3(0.11, 0.11, far)};
+    }
+    std::vector<int> ids(boxes.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) ids[k] = static_cast<int>(k);
+    BroadPhase bp;
+    std::vector<std::pair<int, int>> pairs;
+    bp.find_pairs(boxes, ids, pairs);
+    EXPECT_EQ(pairs, brute_force(boxes)) << "far = " << far;
+  }
+  // A NaN box overlaps nothing and is skipped, not a crash.
+  std::vector<Aabb> boxes = random_boxes(500, 0.2, 3);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  boxes[5] = {Vec3(nan, 0, 0), Vec3(nan, 1, 1)};
+  std::vector<int> ids(boxes.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) ids[k] = static_cast<int>(k);
+  BroadPhase bp;
+  std::vector<std::pair<int, int>> pairs;
+  bp.find_pairs(boxes, ids, pairs);
+  EXPECT_EQ(pairs, brute_force(boxes));
+}
+
+}  // namespace
+}  // namespace etdem
