@@ -92,12 +92,18 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 
   World world;
   build_world(sc, world);
-  world.initialize();
   RunInfo info;
   info.threads = omp_get_max_threads();
 
   write_shapes_json((dir / "shapes.json").string(), world.shapes);
   EnergyCsvWriter energy((dir / "energy.csv").string());
+  try {
+    world.initialize();  // checks the initial state: a failure still leaves a summary
+  } catch (const std::exception& e) {
+    result.summary = make_summary(sc, world, {.status = fmt::format("failed: {}", e.what())});
+    write_json((dir / "summary.json").string(), result.summary);
+    throw;
+  }
   energy.write(world.time(), world.ledger());
   std::optional<VtkWriter> vtk;
   if (frames) {

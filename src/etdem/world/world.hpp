@@ -100,6 +100,7 @@ class World {
   void process_events();
   void apply_external_forces();
   void find_pairs();
+  void check_pair_count() const;  // throws when the broad phase returns nearly every pair
   void find_contacts();
   void warm_start_contacts();   // last step's impulses onto matching contacts
   void remember_contacts();     // keep this step's impulses for the next
