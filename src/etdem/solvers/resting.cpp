@@ -79,6 +79,13 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     push(c, s.rows[3 * i + 2], s.t2[i], dpt.y());
     ++st.iterations;
   };
+  // Velocities before the pass: the net work of its impulses is checked against them below.
+  s.u0.resize(n);
+  for (std::size_t i = 0; i < n; ++i) s.u0[i] = impulse::relative_velocity(cs[i], b);
+  s.v0.assign(b.v, b.v + b.count);
+  s.w0.assign(b.w, b.w + b.count);
+  const double booked_restitution = st.dissipated_restitution;
+  const double booked_friction = st.dissipated_friction;
   // Warm start: last step's impulses of the same contacts, projected onto this step's tangent
   // plane and clipped to the friction disc, applied before the first sweep. Their work is booked
   // like any other impulse's.
@@ -149,6 +156,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     ++st.guards_fired;
   };
   sweeps(settings_.iterations);
+  book_and_guard(cs, b, s, st, booked_restitution, booked_friction);
   if (settings_.shock_propagation && settings_.down.squaredNorm() > 0.0)
     shock_propagation(cs, b, s, st);
   for (std::size_t i = 0; i < n; ++i) {
@@ -158,6 +166,54 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     if (c.normal.dot(impulse::relative_velocity(c, b)) < -1e-9) ++st.approaching_left;
   }
   return st;
+}
+
+void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s,
+                                   SolverStats& st, double restitution0, double friction0) {
+  // The accumulated impulses P_c of the pass (warm start and sweeps) changed the velocities
+  // exactly by M^-1 sum J_c^T P_c, so the kinetic energy changed by
+  //   dK = sum_c P_c . (u_c,before + u_c,after) / 2,
+  // one term per contact, whatever the order of the updates. Each contact's work is booked
+  // once, its normal part as restitution and its tangential part as friction (the updates'
+  // own works sum to the same dK, but a warm-started impulse undone by a later sweep showed as
+  // a negative friction column).
+  //
+  // A rigid contact force does no work, yet projected Gauss-Seidel stopped after a few sweeps
+  // can leave an impulse on a contact its neighbours have set separating, and that impulse does
+  // positive work. Where the pass as a whole would raise the kinetic energy, its impulses are
+  // scaled by the one factor s in [0, 1] at which they do no net work: dK(s) = s B + s^2 A with
+  // B = sum P.u_before, A = sum P.(u_after - u_before) / 2 >= 0, so s = -B / A. Every impulse is
+  // scaled alike, so each pair stays equal and opposite; counted as an energy guard.
+  const std::size_t n = cs.size();
+  double b_normal = 0.0, b_tangent = 0.0, a_normal = 0.0, a_tangent = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Contact& c = cs[i];
+    const Vec3 pn = s.pn[i] * c.normal;
+    const Vec3 pt = s.pt[i].x() * s.t1[i] + s.pt[i].y() * s.t2[i];
+    const Vec3 du = impulse::relative_velocity(c, b) - s.u0[i];
+    b_normal += pn.dot(s.u0[i]);
+    b_tangent += pt.dot(s.u0[i]);
+    a_normal += 0.5 * pn.dot(du);
+    a_tangent += 0.5 * pt.dot(du);
+  }
+  const double bb = b_normal + b_tangent, aa = a_normal + a_tangent;
+  double scale = 1.0;
+  if (bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0) {
+    scale = std::clamp(-bb / aa, 0.0, 1.0);
+    for (int k = 0; k < b.count; ++k) {
+      b.v[k] = s.v0[k] + scale * (b.v[k] - s.v0[k]);
+      b.w[k] = s.w0[k] + scale * (b.w[k] - s.w0[k]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      s.pn[i] *= scale;
+      s.pt[i] *= scale;
+    }
+    ++st.energy_guards;
+  }
+  // dK(s) split: the A term couples normal and tangential impulses; each part of P is booked
+  // with the same velocities, so the split is P_n.(u_b + u_a)/2 and P_t.(u_b + u_a)/2.
+  st.dissipated_restitution = restitution0 - (scale * b_normal + scale * scale * a_normal);
+  st.dissipated_friction = friction0 - (scale * b_tangent + scale * scale * a_tangent);
 }
 
 void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s,

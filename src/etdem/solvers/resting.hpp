@@ -57,8 +57,14 @@ class RestingSolver final : public Solver {
     std::vector<Eigen::Vector2d> pt;        // accumulated tangential impulse [N s]
     std::vector<std::pair<double, int>> order;  // (height, contact), bottom of the pile first
     std::vector<Row> rows;                  // 3 per contact: n, t1, t2
+    std::vector<Vec3> u0;                   // relative velocity before the pass [m/s]
+    std::vector<Vec3> v0, w0;               // body velocities before the pass
   };
   void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
+  /// Books each contact's work from its total impulse and scales the pass back where it would
+  /// do positive net work (energy guard).
+  void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
+                      double restitution0, double friction0);
   RestingSettings settings_;
   std::vector<Scratch> scratch_;
 

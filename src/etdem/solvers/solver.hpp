@@ -32,6 +32,9 @@ struct SolverStats {
   /// e.g. a box corner with large mu: n.K(n + mu q) <= 0 or slip reversing within one impulse,
   /// Kane's paradox) and were replaced by the frictionless impulse.
   long friction_fallbacks = 0;
+  /// Islands whose resting pass would have raised the kinetic energy and was scaled back to no
+  /// net work (solvers/resting.cpp).
+  long energy_guards = 0;
   double dissipated_restitution = 0.0;  // [J] energy removed by restitution (Stronge)
   double dissipated_friction = 0.0;     // [J] minus the work of tangential impulses
   double truncated = 0.0;  // [J] elastic energy left in contacts when the solver stopped
@@ -43,6 +46,7 @@ struct SolverStats {
     guards_fired += o.guards_fired;
     approaching_left += o.approaching_left;
     friction_fallbacks += o.friction_fallbacks;
+    energy_guards += o.energy_guards;
     dissipated_restitution += o.dissipated_restitution;
     dissipated_friction += o.dissipated_friction;
     truncated += o.truncated;

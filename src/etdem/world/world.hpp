@@ -111,6 +111,7 @@ class World {
   void update_ledger();
   void check_finite() const;
   double speed_bound(int i) const;  // [m/s] fastest surface point of body i
+  Vec3 displacement(int i) const;   // [m] position change of the step (damp_and_integrate)
   Vec3 contact_velocity(const Contact& c) const;  // u = u_A - u_B, global body ids
 
   double time_ = 0.0;
@@ -141,6 +142,16 @@ class World {
   std::vector<Contact> island_contacts_;
   std::vector<int> island_source_;  // per island contact: its index in contacts_
   std::vector<char> contact_slow_;  // per island contact (island order): resting, not collision
+  std::vector<Vec3> island_v0_;      // per island body: velocity at its time of impact [m/s]
+  std::vector<double> island_toi_;   // per island body: time of impact in the step, 0 = none [s]
+  std::vector<double> island_kick_;  // per island: kinetic energy of the gravity split [J]
+  /// How a body moved during the step, for its position update (displacement()).
+  struct Motion {
+    bool free = true;             // in no island: no contact this step
+    double impact_time = 0.0;     // [s] time of its first impact within the step, 0 = none
+    Vec3 impact_velocity{0, 0, 0};  // [m/s] its velocity at that impact
+  };
+  std::vector<Motion> motion_;    // per body
   std::vector<SolverStats> island_stats_, island_resting_stats_;
   std::vector<int> island_collisions_;  // per island: leading contacts that are collisions
   std::vector<Contact> previous_;      // last step's contacts with their impulses
