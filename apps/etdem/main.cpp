@@ -315,8 +315,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitBadInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    // One line, naming the scenario file when it was given: "FILE: command line: reason".
+    std::string what = e.what();
+    for (char& c : what)
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    fmt::print(stderr, "{}: command line: {} (see etdem --help)\n",
+               file.empty() ? std::string("etdem") : file, what);
+    return kExitBadInput;
   }
   try {
     if (run_cmd->parsed()) return run(file, sets, dir, threads);

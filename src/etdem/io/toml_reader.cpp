@@ -110,13 +110,32 @@ std::string toml_value_text(const toml::node& node) {
   return s;
 }
 
+namespace {
+
+/// Control characters (a NUL would end the message where it is printed) written as \xNN, so
+/// a message stays one line whatever the input held.
+std::string one_line(std::string s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string input_message(std::string_view file, int line, std::string_view key,
                           std::string_view message, std::string_view value) {
   std::string out(file);
   if (line > 0) out += fmt::format(":{}", line);
   out += fmt::format(": {}: {}", key.empty() ? "(file)" : key, message);
   if (!value.empty()) out += fmt::format(" (value {})", value);
-  return out;
+  return one_line(std::move(out));
 }
 
 TomlReader::TomlReader(const TomlSource& source, const toml::table& table, std::string path)
