@@ -333,6 +333,19 @@ TEST(OneLineErrors, DirectoryAsMeshInAScenario) {
   EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
 }
 
+TEST(OneLineErrors, ScenarioThatIsADirectoryOrADevice) {
+  const std::string dir = test::temp_path("a_scenario_dir.toml");
+  fs::create_directories(dir);
+  Cli r = run_cli("check '" + dir + "'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, dir + ": file: is a directory, not a scenario file\n");
+  if (fs::exists("/dev/zero")) {
+    r = run_cli("check /dev/zero");  // used to read forever
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("/dev/zero: file: is not a regular file"), std::string::npos) << r.err;
+  }
+}
+
 TEST(OneLineErrors, BadThreadsIsOneLineNamingTheOptionAndFile) {
   const std::string sc = std::string(ETDEM_SOURCE_DIR) + "/examples/drop_box.toml";
   const Cli r = run_cli("run '" + sc + "' --threads abc -o '" + test::temp_path("never") + "'");

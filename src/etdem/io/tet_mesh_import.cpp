@@ -277,8 +277,7 @@ TetMesh parse_vtk(std::string_view text) {
   const long long n = c.integer("the number of points", 0, kMaxTag);
   c.check_fits(static_cast<unsigned long long>(n), 6, fmt::format("{} points", n));
   c.token();  // the data type: float, double, ...
-  TetMesh m;
-  m.nodes.reserve(static_cast<std::size_t>(n));
+  TetMesh m;  // filled as read, never sized by a declared count
   for (long long k = 0; k < n; ++k) {
     Vec3 x;
     for (int a = 0; a < 3; ++a) x[a] = c.number("a point coordinate (3 per point)");
@@ -291,10 +290,11 @@ TetMesh parse_vtk(std::string_view text) {
     c.fail("the VTK 5 cell layout (OFFSETS, CONNECTIVITY) is not read: save as legacy VTK 4.2");
   c.check_fits(static_cast<unsigned long long>(size), 2, fmt::format("a cell list of {} numbers", size));
   if (cells > size) c.fail(fmt::format("{} cells cannot fit in a list of {} numbers", cells, size));
-  std::vector<std::vector<int>> list(static_cast<std::size_t>(cells));
+  std::vector<std::vector<int>> list;
   long long used = 0;
-  for (auto& cell : list) {
+  for (long long e = 0; e < cells; ++e) {
     if (used >= size) c.fail(fmt::format("the cells hold more than the {} numbers declared", size));
+    auto& cell = list.emplace_back();
     const long long k = c.integer("the number of points of a cell", 0, size - used - 1);
     used += k + 1;
     for (long long a = 0; a < k; ++a)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -307,6 +308,19 @@ std::vector<TomlReader> TomlReader::tables(std::string_view key) const {
 }
 
 toml::table parse_toml_file(const std::string& file) {
+  // Only a regular file of sane size: a directory would read as empty, /dev/zero never ends.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_type type = fs::status(file, ec).type();
+  auto refuse = [&](std::string_view why) {
+    throw ScenarioError(input_message(file, 0, "file", why));
+  };
+  if (type == fs::file_type::directory) refuse("is a directory, not a scenario file");
+  if (type != fs::file_type::regular && type != fs::file_type::not_found)
+    refuse("is not a regular file (a device, FIFO or socket is never read as a scenario)");
+  constexpr std::uintmax_t kMaxBytes = std::uintmax_t{64} << 20;
+  if (type == fs::file_type::regular && fs::file_size(file, ec) > kMaxBytes)
+    refuse(fmt::format("larger than the {} bytes a scenario file may have", kMaxBytes));
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ScenarioError(input_message(file, 0, "file", "cannot open the scenario file"));
   std::stringstream buffer;
