@@ -4,6 +4,7 @@
 // cases run the etdem binary (ETDEM_CLI).
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -282,6 +283,24 @@ TEST(MeshReaders, CrossAsMsh41AndVtkGivesTheSameTetrahedra) {
   std::string bad = vtk.str();
   bad.replace(bad.find("CELL_TYPES 42"), 13, "CELL_TYPES 41");
   expect_refused(write("cross_bad.vtk", bad), "CELL_TYPES declares 41 cells, CELLS 42");
+}
+
+TEST(MeshReaders, BinaryStlWhoseHeaderSaysSolidIsBinary) {
+  const std::string path = test::temp_path("solid_header.stl");
+  test::write_binary_stl(path, test::box_mesh(Vec3(0, 0, 0), Vec3(1, 2, 3)));
+  std::string bytes = slurp(path);
+  bytes.replace(0, 12, "solid cube  ");  // what some CAD exporters write into the header
+  EXPECT_EQ(sniff_mesh_format(bytes), MeshFormat::StlBinary);
+  const MeshData d = import_mesh(write("solid_header.stl", bytes));
+  EXPECT_EQ(d.triangles.size(), 12u);
+  EXPECT_EQ(d.vertices.size(), 8u);
+  EXPECT_EQ(sniff_mesh_format(ascii_cube()), MeshFormat::StlAscii);
+  // Several solids in one ASCII file are one mesh; upper-case keywords are read.
+  std::string two = ascii_cube() + ascii_cube();
+  EXPECT_EQ(parse_surface_mesh(two, MeshFormat::StlAscii).triangles.size(), 24u);
+  std::string upper = ascii_cube();
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(parse_surface_mesh(upper, MeshFormat::StlAscii).triangles.size(), 12u);
 }
 
 TEST(MeshReaders, ObjPolygonsNegativeIndicesAndSkippedStatements) {
