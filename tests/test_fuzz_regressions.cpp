@@ -19,8 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::map<std::string, std::function<void(const std::uint8_t*, std::size_t)>> kTargets = {
-    {"scenario", fuzz::scenario}, {"set_override", fuzz::set_override}, {"stl", fuzz::stl},
-    {"obj", fuzz::obj},           {"msh", fuzz::msh},                   {"vtk", fuzz::vtk}};
+    {"scenario", fuzz::scenario}, {"set_override", fuzz::set_override},
+    {"stl", fuzz::stl},           {"obj", fuzz::obj},
+    {"msh", fuzz::msh},           {"vtk", fuzz::vtk}};
 
 int replay(const fs::path& root) {
   int n = 0;

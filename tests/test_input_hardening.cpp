@@ -96,8 +96,9 @@ std::string compound_scenario(const std::string& name, const std::string& mesh) 
                "[simulation]\ndt = 0.001\nduration = 0.01\n\n[[material]]\nname = \"m\"\n"
                "density = 1000.0\nrestitution = 0.5\nfriction = 0.3\n\n[[shape]]\nname = \"x\"\n"
                "type = \"compound\"\nfile = \"" +
-                   mesh + "\"\n\n[[body]]\nname = \"b\"\nshape = \"x\"\nmaterial = \"m\"\n"
-                          "position = [0.0, 0.0, 1.0]\n");
+                   mesh +
+                   "\"\n\n[[body]]\nname = \"b\"\nshape = \"x\"\nmaterial = \"m\"\n"
+                   "position = [0.0, 0.0, 1.0]\n");
 }
 
 // --- Gmsh scripts are refused and never run ------------------------------------------------
@@ -121,8 +122,7 @@ TEST(MeshSafety, GeoScriptWithSystemCallIsRefusedAndNotRun) {
 }
 
 TEST(MeshSafety, GeoLoopIsRefusedFast) {
-  const std::string geo =
-      write("loop.geo", "For i In {1:2000000000}\n  x = i;\nEndFor\n");
+  const std::string geo = write("loop.geo", "For i In {1:2000000000}\n  x = i;\nEndFor\n");
   const auto t0 = std::chrono::steady_clock::now();
   expect_refused(geo, "Gmsh script");
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -144,9 +144,9 @@ TEST(MeshSafety, HugeVtkPointCountIsRefusedFastInLittleMemory) {
 }
 
 TEST(MeshSafety, HugeCountsInMshAndBinaryStlAreRefused) {
-  expect_refused(write("huge_nodes.msh",
-                       "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n999999999\n1 0 0 0\n"),
-                 "999999999 nodes declared");
+  expect_refused(
+      write("huge_nodes.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n999999999\n1 0 0 0\n"),
+      "999999999 nodes declared");
   expect_refused(write("huge_elements.msh",
                        "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0\n$EndNodes\n"
                        "$Elements\n4000000000\n"),
@@ -203,7 +203,8 @@ TEST(MeshSafety, MshCountsAndSectionsMustAgree) {
   // More declared than present.
   std::string fifty = cross;
   fifty.replace(fifty.find("$Elements\n42\n"), 13, "$Elements\n50\n");
-  expect_refused(write("fifty_of_42.msh", fifty), "expected an element number, found '$EndElements'");
+  expect_refused(write("fifty_of_42.msh", fifty),
+                 "expected an element number, found '$EndElements'");
   // Missing $EndNodes.
   std::string no_end = cross;
   no_end.erase(no_end.find("$EndNodes\n"), 10);
@@ -222,9 +223,11 @@ TEST(MeshSafety, MshCountsAndSectionsMustAgree) {
 
 TEST(MeshSafety, FormatIsDecidedByContentAndTheNameMustAgree) {
   const std::string cross = slurp(kCrossMsh);
-  expect_refused(write("cross.xyz", cross), "the content is Gmsh MSH but the file name ends in '.xyz'");
+  expect_refused(write("cross.xyz", cross),
+                 "the content is Gmsh MSH but the file name ends in '.xyz'");
   expect_refused(write("cross_no_extension", cross), "has no extension");
-  expect_refused(write("cross_msh.stl", cross), "the content is Gmsh MSH but the file name ends in '.stl'");
+  expect_refused(write("cross_msh.stl", cross),
+                 "the content is Gmsh MSH but the file name ends in '.stl'");
   // Upper-case extensions are fine; a volume mesh is no surface.
   EXPECT_EQ(import_tet_mesh(write("CROSS.MSH", cross)).mesh.tets.size(), 42u);
   expect_refused(write("cross_as_wall.msh", cross), "a surface (.stl or .obj) is needed", false);
@@ -270,7 +273,8 @@ TEST(MeshReaders, CrossAsMsh41AndVtkGivesTheSameTetrahedra) {
       << m.nodes.size() << " double\n";
   for (const Vec3& x : m.nodes) vtk << x.x() << " " << x.y() << " " << x.z() << "\n";
   vtk << "CELLS " << m.tets.size() << " " << 5 * m.tets.size() << "\n";
-  for (const auto& t : m.tets) vtk << "4 " << t[0] << " " << t[1] << " " << t[2] << " " << t[3] << "\n";
+  for (const auto& t : m.tets)
+    vtk << "4 " << t[0] << " " << t[1] << " " << t[2] << " " << t[3] << "\n";
   vtk << "CELL_TYPES " << m.tets.size() << "\n";
   for (std::size_t e = 0; e < m.tets.size(); ++e) vtk << "10\n";
   vtk << "CELL_DATA " << m.tets.size() << "\n";

@@ -53,16 +53,16 @@ std::string_view first_word(std::string_view text) {
 /// Words that only a Gmsh script (.geo) holds; used to name what was refused.
 bool looks_like_gmsh_script(std::string_view text) {
   static constexpr std::string_view kWords[] = {
-      "SystemCall", "Point(",  "Point (", "Merge ",     "Include ", "Geometry.", "Mesh.",
-      "General.",   "Physical", "Line(",  "Surface(",  "Volume(",  "Extrude", "Macro ",
-      "For ",       "SetFactory", "Plane Surface", "Curve Loop"};
+      "SystemCall", "Point(",   "Point (",  "Merge ",     "Include ",      "Geometry.",
+      "Mesh.",      "General.", "Physical", "Line(",      "Surface(",      "Volume(",
+      "Extrude",    "Macro ",   "For ",     "SetFactory", "Plane Surface", "Curve Loop"};
   const std::string_view head = text.substr(0, 65536);
   return std::any_of(std::begin(kWords), std::end(kWords),
                      [&](std::string_view w) { return head.find(w) != std::string_view::npos; });
 }
 
-constexpr std::string_view kObjKeywords[] = {"v",  "vt", "vn",     "vp",     "f", "o",
-                                              "g",  "s",  "usemtl", "mtllib", "l", "p"};
+constexpr std::string_view kObjKeywords[] = {"v", "vt", "vn",     "vp",     "f", "o",
+                                             "g", "s",  "usemtl", "mtllib", "l", "p"};
 
 }  // namespace
 
@@ -277,7 +277,8 @@ double TextCursor::any_number(std::string_view what) {
   if (s.starts_with('+')) s.remove_prefix(1);
   double v = 0.0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || end != s.data() + s.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+  if (s.empty() || end != s.data() + s.size() ||
+      (ec != std::errc() && ec != std::errc::result_out_of_range))
     fail_found(what, t);
   if (ec == std::errc::result_out_of_range) v = std::abs(v) < 1.0 ? 0.0 : HUGE_VAL;
   return v;
@@ -300,16 +301,15 @@ long long TextCursor::integer(std::string_view what, long long lo, long long hi)
       fail(fmt::format("{} '{}' is out of range", what, printable(t, 30)));
     fail_found(what, t);
   }
-  if (v < lo || v > hi)
-    fail(fmt::format("{} is {}, must be in [{}, {}]", what, v, lo, hi));
+  if (v < lo || v > hi) fail(fmt::format("{} is {}, must be in [{}, {}]", what, v, lo, hi));
   return v;
 }
 
 void TextCursor::check_fits(unsigned long long count, std::size_t bytes_each,
                             std::string_view what) {
   if (count > remaining() / bytes_each)
-    fail(fmt::format("{} declared, which take at least {} bytes each, but only {} bytes follow", what,
-                     bytes_each, remaining()));
+    fail(fmt::format("{} declared, which take at least {} bytes each, but only {} bytes follow",
+                     what, bytes_each, remaining()));
 }
 
 }  // namespace etdem

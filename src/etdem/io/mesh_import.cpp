@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -116,9 +117,10 @@ long long obj_corner(int line, std::string_view ref, std::size_t vertices_so_far
   long long i = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), i);
   if (v.empty() || end != v.data() + v.size() || ec != std::errc() || i == 0)
-    fail_at(line, fmt::format("a face corner must start with a vertex number (1, 2, ... or -1, -2, ...), "
-                       "found '{}'",
-                       printable(ref, 30)));
+    fail_at(line,
+            fmt::format("a face corner must start with a vertex number (1, 2, ... or -1, -2, ...), "
+                        "found '{}'",
+                        printable(ref, 30)));
   if (i < 0) {
     if (static_cast<unsigned long long>(-i) > vertices_so_far)
       fail_at(line, fmt::format("face corner {} refers to a vertex before the first", i));
@@ -171,24 +173,27 @@ MeshData parse_obj(std::string_view text, const MeshImportOptions& options) {
       TextCursor rest(c.rest_of_line());
       poly.clear();
       while (!rest.at_end()) poly.push_back(obj_corner(line, rest.token(), v.size()));
-      if (poly.size() < 3) fail_at(line, fmt::format("a face needs 3 corners or more, found {}", poly.size()));
+      if (poly.size() < 3)
+        fail_at(line, fmt::format("a face needs 3 corners or more, found {}", poly.size()));
       for (std::size_t k = 1; k + 1 < poly.size(); ++k)
         faces.push_back({{poly[0], poly[k], poly[k + 1]}, line});
     } else if (kw == "vt" || kw == "vn" || kw == "vp" || kw == "o" || kw == "g" || kw == "s" ||
                kw == "usemtl" || kw == "mtllib" || kw == "l" || kw == "p") {
       c.rest_of_line();  // texture, normals, groups, materials (never opened), lines, points
     } else {
-      c.fail(fmt::format("'{}' is not an OBJ statement etdem reads (v, f; vt, vn, vp, o, g, s, "
-                         "usemtl, mtllib, l, p are skipped)",
-                         printable(kw, 30)));
+      c.fail(
+          fmt::format("'{}' is not an OBJ statement etdem reads (v, f; vt, vn, vp, o, g, s, "
+                      "usemtl, mtllib, l, p are skipped)",
+                      printable(kw, 30)));
     }
   }
   Welder weld(options);
   for (const Face& f : faces) {
     for (long long k : f.corner)
       if (k >= static_cast<long long>(v.size()))
-        throw std::invalid_argument(fmt::format(
-            "line {}: a face refers to vertex {}, the file has {} vertices", f.line, k + 1, v.size()));
+        throw std::invalid_argument(
+            fmt::format("line {}: a face refers to vertex {}, the file has {} vertices", f.line,
+                        k + 1, v.size()));
     weld.add(v[f.corner[0]], v[f.corner[1]], v[f.corner[2]]);
   }
   return weld.take();

@@ -22,8 +22,7 @@ void check_output_files(const std::string& dir, std::initializer_list<const char
     const fs::path p = fs::path(dir) / name;
     const fs::file_status st = fs::status(p, ec);
     if (st.type() == fs::file_type::not_found || st.type() == fs::file_type::regular) continue;
-    const char* what =
-        st.type() == fs::file_type::directory ? "a directory" : "not a regular file";
+    const char* what = st.type() == fs::file_type::directory ? "a directory" : "not a regular file";
     throw InputError(fmt::format(
         "{}: is {}, where the run writes a file; nothing was written (remove it or choose "
         "another output directory)",

@@ -7,8 +7,9 @@
 
 namespace etdem {
 
-/// Throws InputError "DIR/NAME: reason" when `dir` exists and is not a writable directory, or one of the
-/// files `names` exists in it as something else than a regular file (a directory, a FIFO, ...).
+/// Throws InputError "DIR/NAME: reason" when `dir` exists and is not a writable directory, or one
+/// of the files `names` exists in it as something else than a regular file (a directory, a FIFO,
+/// ...).
 void check_output_files(const std::string& dir, std::initializer_list<const char*> names);
 
 }  // namespace etdem

@@ -1,9 +1,7 @@
 #include "etdem/io/tet_mesh_import.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include <array>
 #include <cmath>
-#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
@@ -83,8 +81,8 @@ void drop_unused_nodes(TetMesh& m) {
 
 /// Nodes of Gmsh element types 1..31 (0: unknown). The corners of a tetrahedron come first.
 int gmsh_element_nodes(long long type) {
-  static constexpr int kNodes[32] = {0,  2,  3,  4,  4,  8,  6, 5,  3,  6,  9,  10, 27, 18, 14, 1,
-                                     8,  20, 15, 13, 9,  10, 12, 15, 15, 21, 4,  5,  6,  20, 35, 56};
+  static constexpr int kNodes[32] = {0, 2,  3,  4,  4, 8,  6,  5,  3,  6,  9, 10, 27, 18, 14, 1,
+                                     8, 20, 15, 13, 9, 10, 12, 15, 15, 21, 4, 5,  6,  20, 35, 56};
   return type >= 1 && type <= 31 ? kNodes[type] : 0;
 }
 
@@ -157,15 +155,17 @@ void read_msh_nodes(TextCursor& c, bool v4, TagMesh& m) {
     }
     read += count;
   }
-  if (read != n)
-    c.fail(fmt::format("$Nodes declares {} nodes but its blocks hold {}", n, read));
+  if (read != n) c.fail(fmt::format("$Nodes declares {} nodes but its blocks hold {}", n, read));
 }
 
 void read_msh_elements(TextCursor& c, bool v4, TagMesh& m) {
   auto element = [&](long long tag, long long type) {
     const int nodes = gmsh_element_nodes(type);
-    if (nodes == 0) c.fail(fmt::format("element {} has type {}, which is not a Gmsh type etdem knows "
-                                       "(1 to 31)", tag, type));
+    if (nodes == 0)
+      c.fail(
+          fmt::format("element {} has type {}, which is not a Gmsh type etdem knows "
+                      "(1 to 31)",
+                      tag, type));
     std::array<long long, 4> corners{};
     for (int a = 0; a < nodes; ++a) {
       const long long id = c.integer("a node of an element", 1, kMaxTag);
@@ -189,7 +189,8 @@ void read_msh_elements(TextCursor& c, bool v4, TagMesh& m) {
   const long long n = c.integer("the number of elements", 0, kMaxTag);
   c.integer("the smallest element tag", 0, kMaxTag);
   c.integer("the largest element tag", 0, kMaxTag);
-  c.check_fits(static_cast<unsigned long long>(blocks), 8, fmt::format("{} element blocks", blocks));
+  c.check_fits(static_cast<unsigned long long>(blocks), 8,
+               fmt::format("{} element blocks", blocks));
   c.check_fits(static_cast<unsigned long long>(n), 4, fmt::format("{} elements", n));
   long long read = 0;
   for (long long b = 0; b < blocks; ++b) {
@@ -216,9 +217,10 @@ TetMesh parse_msh(std::string_view text) {
   if (version == "4.1")
     v4 = true;
   else if (!(version == "2" || version == "2.0" || version == "2.1" || version == "2.2"))
-    c.fail(fmt::format("MSH version '{}' is not read (2.2 and 4.1 are; gmsh -format msh22 or "
-                       "msh41 writes them)",
-                       printable(version, 20)));
+    c.fail(
+        fmt::format("MSH version '{}' is not read (2.2 and 4.1 are; gmsh -format msh22 or "
+                    "msh41 writes them)",
+                    printable(version, 20)));
   if (c.integer("the file type", 0, 1) == 1)
     c.fail("binary MSH is not read: save the mesh as ASCII (gmsh option Mesh.Binary = 0)");
   c.integer("the data size", 0, 64);
@@ -244,9 +246,10 @@ TetMesh parse_msh(std::string_view text) {
       const std::string_view t = c.token();
       if (t != end) {
         if (t.empty()) c.fail(fmt::format("the file ends without {}", end));
-        c.fail(fmt::format("expected {} after the number of {} declared, found '{}' (a wrong "
-                           "count, or a truncated section)",
-                           end, name == "Nodes" ? "nodes" : "elements", printable(t, 30)));
+        c.fail(
+            fmt::format("expected {} after the number of {} declared, found '{}' (a wrong "
+                        "count, or a truncated section)",
+                        end, name == "Nodes" ? "nodes" : "elements", printable(t, 30)));
       }
     } else if (!c.skip_past_line_starting("$End" + name)) {
       c.fail(fmt::format("section ${} has no $End{}", printable(name, 30), printable(name, 30)));
@@ -266,8 +269,7 @@ TetMesh parse_vtk(std::string_view text) {
   c.rest_of_line();  // # vtk DataFile Version x.y
   c.rest_of_line();  // title
   const std::string_view encoding = c.token();
-  if (iequals(encoding, "BINARY"))
-    c.fail("binary VTK is not read: save the mesh as ASCII");
+  if (iequals(encoding, "BINARY")) c.fail("binary VTK is not read: save the mesh as ASCII");
   if (!iequals(encoding, "ASCII")) c.fail_found("ASCII", encoding);
   c.expect("DATASET", true);
   const std::string_view dataset = c.token();
@@ -288,7 +290,8 @@ TetMesh parse_vtk(std::string_view text) {
   const long long size = c.integer("the size of the cell list", 0, kMaxTag);
   if (iequals(c.peek(), "OFFSETS"))
     c.fail("the VTK 5 cell layout (OFFSETS, CONNECTIVITY) is not read: save as legacy VTK 4.2");
-  c.check_fits(static_cast<unsigned long long>(size), 2, fmt::format("a cell list of {} numbers", size));
+  c.check_fits(static_cast<unsigned long long>(size), 2,
+               fmt::format("a cell list of {} numbers", size));
   if (cells > size) c.fail(fmt::format("{} cells cannot fit in a list of {} numbers", cells, size));
   std::vector<std::vector<int>> list;
   long long used = 0;
@@ -304,8 +307,7 @@ TetMesh parse_vtk(std::string_view text) {
     c.fail(fmt::format("CELLS declares a list of {} numbers, the cells hold {}", size, used));
   c.expect("CELL_TYPES", true);
   const long long types = c.integer("the number of cell types", 0, kMaxTag);
-  if (types != cells)
-    c.fail(fmt::format("CELL_TYPES declares {} cells, CELLS {}", types, cells));
+  if (types != cells) c.fail(fmt::format("CELL_TYPES declares {} cells, CELLS {}", types, cells));
   for (long long e = 0; e < cells; ++e) {
     const long long type = c.integer("a cell type", 0, 1000);
     const auto& cell = list[static_cast<std::size_t>(e)];
@@ -373,8 +375,8 @@ TetMesh parse_volume_mesh(std::string_view bytes, MeshFormat format) {
     case MeshFormat::Vtk:
       return parse_vtk(bytes);
     default:
-      throw std::invalid_argument(fmt::format("{} holds a surface, not a volume mesh",
-                                              mesh_format_name(format)));
+      throw std::invalid_argument(
+          fmt::format("{} holds a surface, not a volume mesh", mesh_format_name(format)));
   }
 }
 
