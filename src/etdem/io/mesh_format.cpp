@@ -145,8 +145,7 @@ std::string read_mesh_file(const std::string& path, std::uintmax_t max_bytes) {
 }
 
 MeshFormat sniff_mesh_format(std::string_view bytes) {
-  const auto fail = refuse;
-  if (bytes.empty()) fail("the file is empty");
+  if (bytes.empty()) refuse("the file is empty");
   // A binary STL is known by its size; its header may start with "solid" too.
   const bool binary_size =
       bytes.size() >= 84 && bytes.size() == 84 + 50 * std::uint64_t{le32(bytes.data() + 80)};
@@ -164,26 +163,26 @@ MeshFormat sniff_mesh_format(std::string_view bytes) {
   }
   if (binary_size && le32(bytes.data() + 80) > 0) return MeshFormat::StlBinary;
   if (text && looks_like_gmsh_script(bytes))
-    fail(
+    refuse(
         "a Gmsh script (.geo), not mesh data: etdem never runs scripts; mesh it with gmsh and "
         "give the .msh file");
   if (text) {
     const std::string_view w = first_word(head);
     if (std::find(std::begin(kObjKeywords), std::end(kObjKeywords), w) != std::end(kObjKeywords))
       return MeshFormat::Obj;
-    fail(fmt::format(
+    refuse(fmt::format(
         "text of no mesh format etdem reads (ASCII or binary STL, OBJ, Gmsh MSH, legacy VTK): it "
         "starts with '{}'",
         printable(head, 30)));
   }
   if (bytes.size() >= 84) {
     const std::uint32_t n = le32(bytes.data() + 80);
-    fail(fmt::format(
+    refuse(fmt::format(
         "binary data that is no binary STL: its header declares {} triangles, which take 84 + 50 "
         "* {} = {} bytes, but the file has {} bytes",
         n, n, 84 + 50 * std::uint64_t{n}, bytes.size()));
   }
-  fail(fmt::format("{} bytes of binary data, no mesh format etdem reads", bytes.size()));
+  refuse(fmt::format("{} bytes of binary data, no mesh format etdem reads", bytes.size()));
 }
 
 void check_mesh_extension(const std::string& path, MeshFormat format) {
