@@ -1,9 +1,13 @@
 # make demo  - install dependencies, build, run the default scenario, say where the results are
-# make test  - install dependencies, build with warnings as errors, run every test (not the long ones)
+# make test  - install dependencies, build with warnings as errors, run every test (not the long ones),
+#              then build the fuzz targets (clang, build/fuzz) and run each for a few seconds
+# make fuzz  - build the fuzz targets and run each for FUZZ_SECONDS (crashes: build/fuzz/artifacts/)
 JOBS ?= $(shell nproc)
 DEMO_OUT ?= demo-output
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = scenario set_override stl obj msh vtk
 
-.PHONY: deps build test test-long demo bench format clean
+.PHONY: deps build test test-long fuzz fuzz-build demo bench format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -16,6 +20,19 @@ test: deps
 	cmake --preset ci >/dev/null
 	cmake --build --preset ci -j $(JOBS)
 	ctest --preset ci -j $(JOBS)
+	$(MAKE) --no-print-directory fuzz-build
+	ctest --preset fuzz -j $(JOBS)
+
+fuzz-build: deps
+	cmake --preset fuzz >/dev/null
+	cmake --build --preset fuzz -j $(JOBS)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  (cd build/fuzz && ./bin/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=artifacts/$$t- corpus/$$t seeds/$$t) || exit 1; \
+	done
 
 test-long: deps
 	cmake --preset ci >/dev/null

@@ -6,6 +6,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libqhull-dev libassimp-dev libgmsh-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-dev libomp-dev
   python3 python3-numpy python3-meshio python3-matplotlib
 )
 if [ "${1:-}" = "--with-peers" ]; then PACKAGES+=(liggghts); fi

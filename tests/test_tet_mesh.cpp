@@ -1,7 +1,7 @@
 // Compounds from tetrahedral meshes (ETM 2014 §7.4 builds its crosses from tetrahedral meshes):
 // the checks of a tetrahedral mesh, the merging of tetrahedra into convex parts (every part
-// convex, every tetrahedron used once, the union's volume and inertia exact), reading meshes with
-// Gmsh (.msh) and tetrahedralising closed surfaces (.stl), with errors naming the file.
+// convex, every tetrahedron used once, the union's volume and inertia exact), reading meshes
+// (.msh) and tetrahedralising closed surfaces (.stl) with Gmsh, with errors naming the file.
 #include <gtest/gtest.h>
 
 #include <algorithm>

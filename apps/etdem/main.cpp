@@ -6,6 +6,7 @@
 // Exit codes: 0 success, 2 bad input (scenario, override, command line, unreadable run
 // directory), 1 failure while running (e.g. a non-finite state).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -294,7 +295,16 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-o,--output", dir,
                       "output directory (default: output.directory or out/<stem>)");
   run_cmd->add_option("--threads", threads, "OpenMP threads (0 = default)")
-      ->check(CLI::Range(0, 4096));
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            int n = -1;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+            if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n < 0 ||
+                n > 4096)
+              return fmt::format("expected an integer in [0, 4096] (0 = default), got '{}'", text);
+            return std::string();
+          },
+          "INT in [0, 4096]"));
   run_cmd->add_option("--set", sets, "override a scenario key, e.g. --set simulation.dt=0.001")
       ->allow_extra_args(false);
 
@@ -315,8 +325,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitBadInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    // One line, naming the scenario file when it was given: "FILE: command line: reason".
+    std::string what = e.what();
+    for (char& c : what)
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    fmt::print(stderr, "{}: command line: {} (see etdem --help)\n",
+               file.empty() ? std::string("etdem") : file, what);
+    return kExitBadInput;
   }
   try {
     if (run_cmd->parsed()) return run(file, sets, dir, threads);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "etdem/io/energy_csv.hpp"
+#include "etdem/io/output_check.hpp"
 #include "etdem/io/progress.hpp"
 #include "etdem/io/shape_nodes.hpp"
 #include "etdem/io/state_csv.hpp"
@@ -83,6 +84,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   result.directory = output_directory(sc, options.directory);
   const fs::path dir(result.directory);
   const bool frames = sc.output.every > 0 && sc.output.vtk;
+  check_output_files(result.directory,
+                     {"shapes.json", "energy.csv", "summary.json", "state.csv", "particles.pvd"});
   std::error_code ec;
   fs::create_directories(frames ? dir / "frames" : dir, ec);
   if (ec || !fs::is_directory(dir))

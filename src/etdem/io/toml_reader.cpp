@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -110,13 +111,32 @@ std::string toml_value_text(const toml::node& node) {
   return s;
 }
 
+namespace {
+
+/// Control characters (a NUL would end the message where it is printed) written as \xNN, so
+/// a message stays one line whatever the input held.
+std::string one_line(std::string s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string input_message(std::string_view file, int line, std::string_view key,
                           std::string_view message, std::string_view value) {
   std::string out(file);
   if (line > 0) out += fmt::format(":{}", line);
   out += fmt::format(": {}: {}", key.empty() ? "(file)" : key, message);
   if (!value.empty()) out += fmt::format(" (value {})", value);
-  return out;
+  return one_line(std::move(out));
 }
 
 TomlReader::TomlReader(const TomlSource& source, const toml::table& table, std::string path)
@@ -288,6 +308,19 @@ std::vector<TomlReader> TomlReader::tables(std::string_view key) const {
 }
 
 toml::table parse_toml_file(const std::string& file) {
+  // Only a regular file of sane size: a directory would read as empty, /dev/zero never ends.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_type type = fs::status(file, ec).type();
+  auto refuse = [&](std::string_view why) {
+    throw ScenarioError(input_message(file, 0, "file", why));
+  };
+  if (type == fs::file_type::directory) refuse("is a directory, not a scenario file");
+  if (type != fs::file_type::regular && type != fs::file_type::not_found)
+    refuse("is not a regular file (a device, FIFO or socket is never read as a scenario)");
+  constexpr std::uintmax_t kMaxBytes = std::uintmax_t{64} << 20;
+  if (type == fs::file_type::regular && fs::file_size(file, ec) > kMaxBytes)
+    refuse(fmt::format("larger than the {} bytes a scenario file may have", kMaxBytes));
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ScenarioError(input_message(file, 0, "file", "cannot open the scenario file"));
   std::stringstream buffer;
