@@ -107,7 +107,7 @@ TEST(SolverComparisonV2, CubeOnHalfOfAStaticCube) {
 
 // ---------------------------------------------------------------------------------------------
 // V3: the 2 x 2 x 1 m box at (1, 1, -10) m/s onto the ground, e = 1, mu = 0. Exact: v_z
-// inverted, v_x v_y kept, omega zero. Error (Eq. 70, with the exact state, ERRATA):
+// inverted, v_x v_y kept, omega zero. Error (Eq. 70, with the exact state, docs/errata.md):
 // |v_f - v_exact| / |v_0| and |omega_f| itself.
 struct V3 {
   double velocity_error, omega;
