@@ -11,10 +11,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "etdem/collision/compound_overlap.hpp"
 #include "etdem/io/fill.hpp"
 #include "etdem/io/mesh_import.hpp"
-#include "etdem/io/tet_mesh_import.hpp"
 #include "etdem/io/scenario_check.hpp"
+#include "etdem/io/settings_schema.hpp"
+#include "etdem/io/tet_mesh_import.hpp"
 #include "etdem/io/toml_reader.hpp"
 #include "etdem/world/world.hpp"
 
@@ -60,106 +62,38 @@ class Parser {
   }
 
  private:
+  /// [simulation] and its sub-tables, through the settings schema; then the conditions that
+  /// involve two keys.
   void simulation(const TomlReader& r) {
-    WorldSettings& s = sc_.settings;
-    s.dt = r.number("dt");
-    if (!(s.dt > 0.0)) r.fail("dt", "must be > 0");
-    sc_.duration = r.number("duration");
-    if (!(sc_.duration > 0.0)) r.fail("duration", "must be > 0");
+    read_settings(r, *find_simulation_table("simulation"), sc_);
+    const WorldSettings& s = sc_.settings;
     if (sc_.duration / s.dt > 1e12) r.fail("duration", "more than 1e12 steps of dt");
-    s.gravity = r.vec3("gravity", s.gravity);
-    s.solver = r.string("solver", s.solver);
-    s.resting_velocity = r.number("resting_velocity", s.resting_velocity);
-    s.resting = r.string("resting", s.resting);
-    if (s.resting != "pgs" && s.resting != "etm")
-      r.fail("resting", "must be \"pgs\" (hybrid contact pass) or \"etm\" (inside the solver)");
+    if (s.damping * s.dt > 1.0) r.fail("damping", "damping * dt must be in [0, 1] (Eq. 49)");
     if (auto pgs = r.table("pgs")) {
-      const long it = pgs->integer("iterations", s.resting_solver.iterations);
-      if (it < 1 || it > 1'000'000) pgs->fail("iterations", "must be in [1, 1e6]");
-      s.resting_solver.iterations = static_cast<int>(it);
-      s.resting_solver.tolerance = pgs->number("tolerance", s.resting_solver.tolerance);
-      if (s.resting_solver.tolerance < 0.0) pgs->fail("tolerance", "must be >= 0");
-      s.resting_solver.warm_start = pgs->number("warm_start", s.resting_solver.warm_start);
-      if (s.resting_solver.warm_start < 0.0 || s.resting_solver.warm_start > 1.0)
-        pgs->fail("warm_start", "must be in [0, 1]");
-      s.resting_solver.shock_propagation =
-          pgs->boolean("shock_propagation", s.resting_solver.shock_propagation);
+      read_settings(*pgs, *find_simulation_table("simulation.pgs"), sc_);
       pgs->finish();
     }
-    s.contact_skin = r.number("contact_skin", s.contact_skin);
-    if (s.contact_skin < 0.0 || s.contact_skin > 1.0) r.fail("contact_skin", "must be in [0, 1]");
-    s.projection = r.number("projection", s.projection);
-    if (s.projection < 0.0 || s.projection >= 1.0) r.fail("projection", "must be in [0, 1)");
-    s.penetration_slop = r.number("penetration_slop", s.penetration_slop);
-    if (s.penetration_slop < 0.0) r.fail("penetration_slop", "must be >= 0");
-    s.damping = r.number("damping", s.damping);
-    if (s.damping < 0.0) r.fail("damping", "must be >= 0");
-    if (s.damping * s.dt > 1.0) r.fail("damping", "damping * dt must be in [0, 1] (Eq. 49)");
-    const long threads = r.integer("threads", s.threads);
-    if (threads < 0 || threads > 4096) r.fail("threads", "must be in [0, 4096] (0 = default)");
-    s.threads = static_cast<int>(threads);
-    s.conserve_angular_momentum =
-        r.boolean("conserve_angular_momentum", s.conserve_angular_momentum);
-    if (auto etm = r.table("etm")) etm_settings(*etm);
-    if (auto sqm = r.table("sqm")) sqm_settings(*sqm);
-    if (auto jolt = r.table("jolt")) jolt_settings(*jolt);
-    if (auto ep = r.table("etm-priority")) etm_priority_settings(*ep);
-    if (auto smm = r.table("smm")) smm_settings(*smm);
-    if (auto lzb = r.table("lzb")) lzb_settings(*lzb);
-    const std::vector<std::string>& known = solver_names();
-    if (std::find(known.begin(), known.end(), s.solver) == known.end())
-      r.fail("solver", fmt::format("unknown solver (known: {})", fmt::join(known, ", ")));
+    for (const SolverInfo& info : solver_registry())
+      if (auto t = r.table(info.settings_table)) {
+        read_settings(*t, *find_simulation_table(fmt::format("simulation.{}", info.settings_table)),
+                      sc_);
+        t->finish();
+      }
     r.finish();
   }
 
-  void etm_settings(const TomlReader& r) {
-    EtmSettings& e = sc_.settings.etm;
-    const long lambda = r.integer("lambda", e.lambda);
-    if (lambda < 1 || lambda > 1'000'000) r.fail("lambda", "must be in [1, 1e6]");
-    e.lambda = static_cast<int>(lambda);
-    const long rounds = r.integer("max_rounds", e.max_rounds);
-    if (rounds < 1 || rounds > 1'000'000'000) r.fail("max_rounds", "must be in [1, 1e9]");
-    e.max_rounds = static_cast<int>(rounds);
-    e.max_iterations = r.integer("max_iterations", e.max_iterations);
-    if (e.max_iterations < 1) r.fail("max_iterations", "must be >= 1");
-    e.velocity_tolerance = r.number("velocity_tolerance", e.velocity_tolerance);
-    if (e.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
-    e.energy_tolerance = r.number("energy_tolerance", e.energy_tolerance);
-    if (e.energy_tolerance < 0.0) r.fail("energy_tolerance", "must be >= 0");
-    r.finish();
-  }
-
-  void sqm_settings(const TomlReader& r) {
-    SqmSettings& q = sc_.settings.sqm;
-    q.velocity_tolerance = r.number("velocity_tolerance", q.velocity_tolerance);
-    if (q.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
-    q.max_iterations = r.integer("max_iterations", q.max_iterations);
-    if (q.max_iterations < 1) r.fail("max_iterations", "must be >= 1");
-    r.finish();
-  }
-
-  void jolt_settings(const TomlReader& r) {
-    JoltSettings& j = sc_.settings.jolt;
-    const long sweeps = r.integer("max_sweeps", j.max_sweeps);
-    if (sweeps < 1 || sweeps > 1'000'000'000) r.fail("max_sweeps", "must be in [1, 1e9]");
-    j.max_sweeps = static_cast<int>(sweeps);
-    j.velocity_tolerance = r.number("velocity_tolerance", j.velocity_tolerance);
-    if (j.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
-    r.finish();
-  }
-
-  /// The jolt method treats grains as particles: every body and fill must use a sphere (walls
-  /// are planes). Checked here so the error names the file before anything is built.
+  /// Every body and fill must have a shape the solver handles (the jolt method: spheres, as
+  /// particles). Checked here so the error names the file before anything is built.
   void solver_shapes(const TomlReader& sim) {
-    if (sc_.settings.solver != "jolt") return;
+    const SolverInfo& info = *find_solver(sc_.settings.solver);
     auto check = [&](int shape, std::string_view what, int line) {
       const ShapeSpec& sh = sc_.shapes[shape];
-      if (sh.type == ShapeType::Sphere) return;
+      if (info.supports(sh.type)) return;
       const std::string where =
           line > 0 ? fmt::format("{} (line {})", what, line) : std::string(what);
-      sim.fail("solver", fmt::format("the jolt method handles spheres and planes only; {} uses "
-                                     "shape '{}' of type {}",
-                                     where, sh.name, shape_type_name(sh.type)));
+      sim.fail("solver", fmt::format("the {} method handles {} only; {} uses shape '{}' of type {}",
+                                     info.name, supported_shapes_text(info), where, sh.name,
+                                     shape_type_name(sh.type)));
     };
     for (std::size_t i = 0; i < sc_.bodies.size(); ++i)
       check(sc_.bodies[i].shape, fmt::format("body[{}]", i), sc_.bodies[i].line);
@@ -167,81 +101,11 @@ class Parser {
       check(sc_.fills[i].shape, fmt::format("fill[{}]", i), sc_.fills[i].line);
   }
 
-  void etm_priority_settings(const TomlReader& r) {
-    EtmPrioritySettings& e = sc_.settings.etm_priority;
-    e.alpha = r.number("alpha", e.alpha);
-    if (e.alpha < 1.0 || e.alpha > 1e6) r.fail("alpha", "must be in [1, 1e6]");
-    e.beta = r.number("beta", e.beta);
-    if (e.beta < 0.0 || e.beta >= 1.0) r.fail("beta", "must be in [0, 1)");
-    if (!parse_setting(r.string("ordering", setting_name(e.ordering)), e.ordering))
-      r.fail("ordering", "must be \"velocity\" or \"mass-weighted\"");
-    if (!parse_setting(r.string("grouping", setting_name(e.grouping)), e.grouping))
-      r.fail("grouping", "must be \"pair\" or \"island\"");
-    if (!parse_setting(r.string("release", setting_name(e.release)), e.release))
-      r.fail("release", "must be \"full\" or \"gradual\"");
-    const long rounds = r.integer("max_rounds", e.max_rounds);
-    if (rounds < 1 || rounds > 1'000'000'000) r.fail("max_rounds", "must be in [1, 1e9]");
-    e.max_rounds = static_cast<int>(rounds);
-    e.max_iterations = r.integer("max_iterations", e.max_iterations);
-    if (e.max_iterations < 1) r.fail("max_iterations", "must be >= 1");
-    e.velocity_tolerance = r.number("velocity_tolerance", e.velocity_tolerance);
-    if (e.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
-    e.energy_tolerance = r.number("energy_tolerance", e.energy_tolerance);
-    if (e.energy_tolerance < 0.0) r.fail("energy_tolerance", "must be >= 0");
-    r.finish();
-  }
-
-  void smm_settings(const TomlReader& r) {
-    SmmSettings& m = sc_.settings.smm;
-    m.regularisation = r.number("regularisation", m.regularisation);
-    if (!(m.regularisation > 0.0 && m.regularisation < 1.0))
-      r.fail("regularisation", "must be in (0, 1)");
-    const long refine = r.integer("max_refinements", m.max_refinements);
-    if (refine < 1 || refine > 1000) r.fail("max_refinements", "must be in [1, 1000]");
-    m.max_refinements = static_cast<int>(refine);
-    const long outer = r.integer("max_active_set_iterations", m.max_active_set_iterations);
-    if (outer < 1 || outer > 1'000'000) r.fail("max_active_set_iterations", "must be in [1, 1e6]");
-    m.max_active_set_iterations = static_cast<int>(outer);
-    m.tolerance = r.number("tolerance", m.tolerance);
-    if (!(m.tolerance >= 0.0 && m.tolerance < 1.0)) r.fail("tolerance", "must be in [0, 1)");
-    r.finish();
-  }
-
-  void lzb_settings(const TomlReader& r) {
-    LzbSettings& l = sc_.settings.lzb;
-    l.eta = r.number("eta", l.eta);
-    if (!(l.eta > 0.0 && l.eta <= 10.0)) r.fail("eta", "must be in (0, 10] (1 linear, 1.5 Hertz)");
-    if (r.has("model")) {
-      const std::string model = r.string("model");
-      if (model == "mono")
-        l.model = LzbSettings::Model::Mono;
-      else if (model == "bi")
-        l.model = LzbSettings::Model::Bi;
-      else
-        r.fail("model", "must be \"mono\" (mono-stiffness) or \"bi\" (bi-stiffness)");
-    }
-    const long steps = r.integer("steps", l.steps);
-    if (steps < 1 || steps > 100'000'000) r.fail("steps", "must be in [1, 1e8]");
-    l.steps = static_cast<int>(steps);
-    l.max_steps = r.integer("max_steps", l.max_steps);
-    if (l.max_steps < 1) r.fail("max_steps", "must be >= 1");
-    l.velocity_tolerance = r.number("velocity_tolerance", l.velocity_tolerance);
-    if (l.velocity_tolerance < 0.0 || l.velocity_tolerance >= 1.0)
-      r.fail("velocity_tolerance", "must be in [0, 1)");
-    r.finish();
-  }
-
   void material(const TomlReader& r) {
     Material m;
-    m.name = unique_name(r, "name", materials_seen_, "material");
-    m.density = r.number("density", m.density);
-    if (!(m.density > 0.0)) r.fail("density", "must be > 0");
-    m.restitution = r.number("restitution", m.restitution);
-    if (m.restitution < 0.0 || m.restitution > 1.0) r.fail("restitution", "must be in [0, 1]");
-    m.friction = r.number("friction", m.friction);
-    if (m.friction < 0.0) r.fail("friction", "must be >= 0");
-    m.stiffness = r.number("stiffness", m.stiffness);
-    if (!(m.stiffness > 0.0)) r.fail("stiffness", "must be > 0");
+    read_settings(r, material_schema(), m);
+    if (m.name.empty()) r.fail("name", "must not be empty");
+    if (!materials_seen_.insert(m.name).second) r.fail("name", "duplicate material name");
     r.finish();
     sc_.materials.push_back(m);
   }
@@ -338,7 +202,9 @@ class Parser {
       parts.push_back(p);
     }
     try {
-      s.compound = std::make_shared<const Compound>(make_compound(table_, parts));
+      Compound c = make_compound(table_, parts);
+      check_parts_disjoint(table_, c);
+      s.compound = std::make_shared<const Compound>(std::move(c));
     } catch (const std::invalid_argument& e) {
       r.fail("parts", e.what());
     }
@@ -383,7 +249,9 @@ class Parser {
       sc_.shapes.push_back(std::move(part));
     }
     try {
-      s.compound = std::make_shared<const Compound>(make_compound(table_, parts));
+      Compound c = make_compound(table_, parts);
+      check_parts_disjoint(table_, c);
+      s.compound = std::make_shared<const Compound>(std::move(c));
     } catch (const std::invalid_argument& e) {
       r.fail("file", e.what());
     }
@@ -461,10 +329,11 @@ class Parser {
       w.closed = r.boolean("closed", false);
     } else if (type == "mesh") {
       w.type = WallSpec::Type::Mesh;
-      if (sc_.settings.solver == "jolt")
+      if (const SolverInfo& info = *find_solver(sc_.settings.solver);
+          !info.supports(ShapeType::Mesh))
         r.fail("type",
-               "the jolt method handles spheres and planes only; a mesh wall needs another "
-               "solver");
+               fmt::format("the {} method handles {} only; a mesh wall needs another solver",
+                           info.name, supported_shapes_text(info)));
       w.file = r.string("file");
       w.scale = r.number("scale", w.scale);
       if (!(w.scale > 0.0 && std::isfinite(w.scale))) r.fail("scale", "must be finite and > 0");
@@ -518,15 +387,7 @@ class Parser {
   }
 
   void output(const TomlReader& r) {
-    OutputSettings& o = sc_.output;
-    o.directory = r.string("directory", o.directory);
-    o.every = r.integer("every", o.every);
-    if (o.every < 0) r.fail("every", "must be >= 0 (0 = no frames)");
-    o.state_every = r.integer("state_every", o.state_every);
-    if (o.state_every < 0) r.fail("state_every", "must be >= 0 (0 = final state only)");
-    o.energy_every = r.integer("energy_every", o.energy_every);
-    if (o.energy_every < 1) r.fail("energy_every", "must be >= 1");
-    o.vtk = r.boolean("vtk", o.vtk);
+    read_settings(r, output_schema(), sc_.output);
     r.finish();
   }
 
