@@ -20,22 +20,12 @@
 namespace etdem {
 namespace {
 
+using test::Before;
+using test::cradle;
 using test::Island;
 using test::normal_velocity;
-
-struct Before {
-  double energy;
-  Vec3 momentum;
-  std::vector<Vec3> w;
-  std::vector<double> un;
-};
-
-Before record(Island& is, const std::vector<Contact>& cs) {
-  Before b{is.energy(), is.momentum(), is.w, {}};
-  IslandBodies view = is.view();
-  for (const Contact& c : cs) b.un.push_back(normal_velocity(c, view));
-  return b;
-}
+using test::record;
+using test::wedged;
 
 SolverStats solve(Island& is, std::vector<Contact>& cs, const JoltSettings& settings = {}) {
   JoltSolver solver(settings);
@@ -207,17 +197,6 @@ TEST(JoltFriction, TwoUnequalSpheresStopSlippingAndShareTheJoltByReducedMass) {
   expect_conservation(is, b, st, true);
 }
 
-/// n equal spheres in a row along x, touching; the first moves at v towards the others.
-Island cradle(int n, double v, std::vector<Contact>& cs) {
-  Island is;
-  const double r = 0.1;
-  for (int k = 0; k < n; ++k)
-    is.add_sphere(r, 7800, Vec3(2 * r * k, 0, 0), Vec3(k == 0 ? v : 0, 0, 0));
-  cs.clear();
-  for (int k = 0; k + 1 < n; ++k) cs.push_back(test::sphere_contact(is, k + 1, r, k, r, 1.0, 0.0));
-  return is;
-}
-
 // Equal masses and e = 1: m_red = 1/2 and the jolt of contact (k, k+1) approaching at -v is
 // exactly -v for ball k and +v for ball k+1 (1/2 (1 + 1) v, exact in floating point). Listed from
 // the moving ball on, one sweep passes the velocity down the row; listed the other way round,
@@ -266,16 +245,6 @@ TEST_P(JoltCradle, ASinglePassInReversedOrderStopsAtTheFirstPair) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Balls, JoltCradle, ::testing::Values(3, 5));
-
-/// A sphere between two parallel walls, touching both, moving at 1 m/s towards the right one.
-Island wedged(double e, std::vector<Contact>& cs) {
-  Island is;
-  const double r = 0.1;
-  is.add_sphere(r, 1000, Vec3(r, 0, 0), Vec3(1, 0, 0));
-  cs = {test::plane_contact(is, 0, r, Vec3::UnitX(), e, 0.0),
-        test::plane_contact(is, 0, r, -Vec3::UnitX(), e, 0.0)};
-  return is;
-}
 
 TEST(JoltTermination, SweepBoundFiresForABallWedgedBetweenWallsWithEOne) {
   // Sweep 1 reverses the ball at the right wall; every later sweep reverses it at both walls:

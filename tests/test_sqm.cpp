@@ -20,21 +20,12 @@
 namespace etdem {
 namespace {
 
+using test::Before;
+using test::cradle;
 using test::Island;
 using test::normal_velocity;
-
-struct Before {
-  double energy;
-  Vec3 momentum, angular_momentum;
-  std::vector<double> un;
-};
-
-Before record(Island& is, const std::vector<Contact>& cs) {
-  Before b{is.energy(), is.momentum(), is.angular_momentum(), {}};
-  IslandBodies view = is.view();
-  for (const Contact& c : cs) b.un.push_back(normal_velocity(c, view));
-  return b;
-}
+using test::record;
+using test::wedged;
 
 SolverStats solve(Island& is, std::vector<Contact>& cs, const SqmSettings& settings = {}) {
   SqmSolver solver(settings);
@@ -261,17 +252,6 @@ TEST(SqmFriction, SphereHittingPlaneObliquelySlides) {
   expect_conservation(is, b, st, false);
 }
 
-/// n equal spheres in a row along x, touching; the first moves at v towards the others.
-Island cradle(int n, double v, std::vector<Contact>& cs) {
-  Island is;
-  const double r = 0.1;
-  for (int k = 0; k < n; ++k)
-    is.add_sphere(r, 7800, Vec3(2 * r * k, 0, 0), Vec3(k == 0 ? v : 0, 0, 0));
-  cs.clear();
-  for (int k = 0; k + 1 < n; ++k) cs.push_back(test::sphere_contact(is, k + 1, r, k, r, 1.0, 0.0));
-  return is;
-}
-
 // Chatterjee's order on a cradle with e = 1: only contact (0,1) approaches; its impulse stops
 // ball 0 and gives ball 1 the velocity v (equal masses, e = 1), which makes (1,2) approach at -v,
 // and so on: n - 1 impulses, each contact once, and the last ball leaves with v, the others at
@@ -300,16 +280,6 @@ TEST_P(SqmCradle, TransmitsTheVelocityToTheLastBall) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Balls, SqmCradle, ::testing::Values(3, 5));
-
-/// A sphere between two parallel walls, touching both, moving at 1 m/s towards the right one.
-Island wedged(double e, std::vector<Contact>& cs) {
-  Island is;
-  const double r = 0.1;
-  is.add_sphere(r, 1000, Vec3(r, 0, 0), Vec3(1, 0, 0));
-  cs = {test::plane_contact(is, 0, r, Vec3::UnitX(), e, 0.0),
-        test::plane_contact(is, 0, r, -Vec3::UnitX(), e, 0.0)};
-  return is;
-}
 
 TEST(SqmTermination, IterationCapFiresForABallWedgedBetweenWallsWithEOne) {
   // With e = 1 every impulse reverses the ball, which then approaches the other wall: the method
