@@ -301,7 +301,8 @@ TEST_P(BadScenario, ThrowsOneLineNamingFileKeyAndValue) {
   const std::string file =
       write_file(std::string("bad_") + c.label + ".toml", edit(c.find, c.replace));
   try {
-    (void)load_scenario(file);
+    World world;
+    (void)build_world(load_scenario(file), world);  // the initial state is checked when built
     FAIL() << "no error for case " << c.label;
   } catch (const ScenarioError& e) {
     const std::string msg = e.what();
@@ -450,11 +451,12 @@ TEST(Scenario, PolyhedronShapeFromAMeshFileTakesTheHullOfItsVertices) {
   text.replace(text.find("type = \"box\"\nhalf_extents = [0.01, 0.01, 0.02]"), 47,
                "type = \"polyhedron\"\nfile = \"rock.stl\"\nscale = 0.02");
   const Scenario sc = load_scenario(write_file("rock.toml", text));
-  const ShapeSpec& s = sc.shapes[1];
-  ASSERT_EQ(s.type, ShapeType::Polyhedron);
-  EXPECT_EQ(s.vertices.size(), 8u);
-  EXPECT_NEAR(s.polyhedron->volume, 0.02 * 0.02 * 0.02, 1e-18);
-  EXPECT_EQ(s.polyhedron->face_count(), 6);
+  ASSERT_EQ(sc.shapes.type[1], ShapeType::Polyhedron);
+  const ConvexPolyhedron& p = sc.shapes.polyhedron(1);
+  EXPECT_EQ(p.vertices.size(), 8u);
+  EXPECT_NEAR(p.volume, 0.02 * 0.02 * 0.02, 1e-18);
+  EXPECT_EQ(p.face_count(), 6);
+  EXPECT_EQ(sc.shape_sources[1].file, "rock.stl");
 }
 
 TEST(Scenario, ContainerCreatesNamedPlanesWithInwardNormals) {
@@ -581,10 +583,10 @@ TEST(Scenario, PolyhedronBodyIsPlacedAtItsCentreOfMassWithItsVerticesFrame) {
       "position = [0.05, 0.05, 0.17]\norientation = [0.9238795325112867, 0.0, 0.0, "
       "0.3826834323650898]\nvelocity = [0.0, 0.0, -1.0]\n";
   const Scenario sc = parse_scenario(text, "slab.toml");
-  ASSERT_EQ(sc.shapes[2].type, ShapeType::Polyhedron);
-  EXPECT_NEAR(sc.shapes[2].bounding_diameter(), std::sqrt(0.04 * 0.04 + 0.02 * 0.02 + 0.0001),
+  ASSERT_EQ(sc.shapes.type[2], ShapeType::Polyhedron);
+  EXPECT_NEAR(2.0 * sc.shapes.bounding_radius[2], std::sqrt(0.04 * 0.04 + 0.02 * 0.02 + 0.0001),
               1e-15);
-  EXPECT_NEAR(sc.shapes[2].min_thickness(), 0.01, 1e-15);
+  EXPECT_NEAR(sc.shapes.min_thickness(2), 0.01, 1e-15);
   World world;
   build_world(sc, world);
   int slab = -1;
@@ -614,7 +616,8 @@ TEST(Scenario, EveryExampleIsValid) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(
            std::filesystem::path(ETDEM_SOURCE_DIR) / "examples")) {
     if (e.path().extension() != ".toml") continue;
-    EXPECT_NO_THROW((void)load_scenario(e.path().string())) << e.path();
+    World world;
+    EXPECT_NO_THROW((void)build_world(load_scenario(e.path().string()), world)) << e.path();
     ++n;
   }
   EXPECT_GE(n, 3);
@@ -633,10 +636,10 @@ TEST(Scenario, CompoundBodyIsPlacedAtItsCentreOfMassWithItsPartsFrame) {
       "position = [0.05, 0.05, 0.17]\norientation = [0.7071067811865476, 0.7071067811865476, "
       "0.0, 0.0]\n";
   const Scenario sc = parse_scenario(text, "lolly.toml");
-  ASSERT_EQ(sc.shapes[2].type, ShapeType::Compound);
-  EXPECT_NEAR(sc.shapes[2].bounding_diameter(),
-              2 * (0.025 + 0.005 - sc.shapes[2].compound->input_centre.z() + 3.0), 1e-12);
-  EXPECT_DOUBLE_EQ(sc.shapes[2].min_thickness(), 0.01);
+  ASSERT_EQ(sc.shapes.type[2], ShapeType::Compound);
+  EXPECT_NEAR(2.0 * sc.shapes.bounding_radius[2],
+              2 * (0.025 + 0.005 - sc.shapes.compound(2).input_centre.z() + 3.0), 1e-12);
+  EXPECT_DOUBLE_EQ(sc.shapes.min_thickness(2), 0.01);
   World world;
   build_world(sc, world);
   int body = -1;

@@ -32,6 +32,7 @@
 #include "etdem/io/shape_nodes.hpp"
 #include "etdem/io/state_csv.hpp"
 #include "etdem/io/summary_json.hpp"
+#include "etdem/world/world.hpp"
 
 namespace {
 
@@ -54,9 +55,10 @@ void print_ledger(const EnergyLedger& l) {
 /// What the loader did with mesh files: mesh walls (dropped degenerate triangles, turned
 /// normals), compounds from tetrahedral meshes (tetrahedralised, merged into convex parts).
 void print_mesh_notes(const Scenario& sc) {
-  for (const ShapeSpec& s : sc.shapes)
-    for (const std::string& note : s.notes)
-      fmt::print("{}: note: shape '{}': {}: {}\n", sc.file, s.name, s.file, note);
+  for (std::size_t s = 0; s < sc.shape_sources.size(); ++s)
+    for (const std::string& note : sc.shape_sources[s].notes)
+      fmt::print("{}: note: shape '{}': {}: {}\n", sc.file, sc.shapes.name[s],
+                 sc.shape_sources[s].file, note);
   for (std::size_t w = 0; w < sc.walls.size(); ++w)
     if (sc.walls[w].mesh)
       for (const std::string& note : sc.walls[w].mesh->notes)
@@ -94,6 +96,8 @@ int run(const std::string& file, const std::vector<std::string>& sets, const std
 
 int check(const std::string& file, const std::vector<std::string>& sets) {
   const Scenario sc = load_scenario(file, sets);
+  World world;
+  (void)build_world(sc, world);  // checks the initial state
   long fixed = 0;
   for (const BodySpec& b : sc.bodies) fixed += b.fixed;
   fmt::print(

@@ -87,13 +87,13 @@ class Parser {
   void solver_shapes(const TomlReader& sim) {
     const SolverInfo& info = *find_solver(sc_.settings.solver);
     auto check = [&](int shape, std::string_view what, int line) {
-      const ShapeSpec& sh = sc_.shapes[shape];
-      if (info.supports(sh.type)) return;
+      const ShapeType type = sc_.shapes.type[shape];
+      if (info.supports(type)) return;
       const std::string where =
           line > 0 ? fmt::format("{} (line {})", what, line) : std::string(what);
       sim.fail("solver", fmt::format("the {} method handles {} only; {} uses shape '{}' of type {}",
-                                     info.name, supported_shapes_text(info), where, sh.name,
-                                     shape_type_name(sh.type)));
+                                     info.name, supported_shapes_text(info), where,
+                                     sc_.shapes.name[shape], shape_type_name(type)));
     };
     for (std::size_t i = 0; i < sc_.bodies.size(); ++i)
       check(sc_.bodies[i].shape, fmt::format("body[{}]", i), sc_.bodies[i].line);
@@ -111,45 +111,44 @@ class Parser {
   }
 
   void shape(const TomlReader& r) {
-    ShapeSpec s;
-    s.line = r.line();
-    s.name = unique_name(r, "name", shapes_seen_, "shape");
+    ShapeSource src;
+    src.line = r.line();
+    const std::string name = unique_name(r, "name", shapes_seen_, "shape");
     const std::string type = r.string("type");
+    ShapeTable& table = sc_.shapes;
     if (type == "sphere") {
-      s.type = ShapeType::Sphere;
-      s.radius = r.number("radius");
-      if (!(s.radius > 0.0)) r.fail("radius", "must be > 0");
+      const double radius = r.number("radius");
+      if (!(radius > 0.0)) r.fail("radius", "must be > 0");
+      table.add_sphere(name, radius);
     } else if (type == "box") {
-      s.type = ShapeType::Box;
-      s.half_extents = r.vec3("half_extents");
-      if (!(s.half_extents.array() > 0.0).all()) r.fail("half_extents", "must all be > 0");
+      const Vec3 half_extents = r.vec3("half_extents");
+      if (!(half_extents.array() > 0.0).all()) r.fail("half_extents", "must all be > 0");
+      table.add_box(name, half_extents);
     } else if (type == "polyhedron") {
-      s.type = ShapeType::Polyhedron;
       // The hull of the given vertices, or of the vertices of a mesh file.
       const bool from_file = r.has("file");
       if (from_file && r.has("vertices")) r.fail("file", "give either vertices or file, not both");
+      std::vector<Vec3> vertices;
       if (from_file) {
-        s.file = r.string("file");
+        src.file = r.string("file");
         MeshImportOptions o;
         o.scale = r.number("scale", 1.0);
         if (!(o.scale > 0.0 && std::isfinite(o.scale))) r.fail("scale", "must be finite and > 0");
         try {
-          s.vertices = import_mesh(resolve(s.file), o).vertices;
+          vertices = import_mesh(resolve(src.file), o).vertices;
         } catch (const std::runtime_error& e) {
           r.fail("file", e.what());
         }
       } else {
-        s.vertices = r.vec3_list("vertices");
+        vertices = r.vec3_list("vertices");
       }
       try {
-        s.polyhedron =
-            std::make_shared<const ConvexPolyhedron>(ConvexPolyhedron::from_points(s.vertices));
+        table.add_polyhedron(name, ConvexPolyhedron::from_points(vertices));
       } catch (const std::invalid_argument& e) {
         r.fail(from_file ? "file" : "vertices", e.what());
       }
     } else if (type == "compound") {
-      s.type = ShapeType::Compound;
-      compound(r, s);
+      compound(r, name, src);
     } else if (type == "mesh") {
       r.fail("type",
              "a mesh is a static wall: use [[wall]] type = \"mesh\" (a body can take the "
@@ -161,20 +160,17 @@ class Parser {
       r.fail("type", "unknown shape type (known: sphere, box, polyhedron, compound)");
     }
     r.finish();
-    sc_.shapes.push_back(s);
-    // The same shape in a table of its own, indexed like sc_.shapes, for building compounds.
-    if (s.type == ShapeType::Sphere) table_.add_sphere(s.name, s.radius);
-    if (s.type == ShapeType::Box) table_.add_box(s.name, s.half_extents);
-    if (s.type == ShapeType::Polyhedron) table_.add_polyhedron(s.name, *s.polyhedron);
-    if (s.type == ShapeType::Compound) table_.add_compound(s.name, *s.compound);
+    // Hidden parts added on the way (a compound from a mesh) share the table's line.
+    sc_.shape_sources.resize(sc_.shapes.size() - 1, ShapeSource{"", {}, src.line});
+    sc_.shape_sources.push_back(std::move(src));
   }
 
   /// parts = [{ shape = "NAME", position = [x, y, z], orientation = [w, x, y, z] }, ...]: earlier
   /// spheres, boxes or polyhedra placed in the compound's input frame (orientation optional).
-  void compound(const TomlReader& r, ShapeSpec& s) {
+  void compound(const TomlReader& r, const std::string& name, ShapeSource& src) {
     if (r.has("file")) {
       if (r.has("parts")) r.fail("file", "give either parts or file, not both");
-      tetrahedral_compound(r, s);
+      tetrahedral_compound(r, name, src);
       return;
     }
     if (r.has("merge")) r.fail("merge", "only with file (a tetrahedral mesh)");
@@ -185,8 +181,8 @@ class Parser {
     std::vector<CompoundPart> parts;
     for (const TomlReader& t : tables) {
       CompoundPart p;
-      p.shape = find_named(t, "shape", sc_.shapes, "shape");
-      const ShapeType pt = sc_.shapes[p.shape].type;
+      p.shape = find_shape(t, "shape");
+      const ShapeType pt = sc_.shapes.type[p.shape];
       if (pt != ShapeType::Sphere && pt != ShapeType::Box && pt != ShapeType::Polyhedron)
         t.fail("shape", fmt::format("a part must be a sphere, box or polyhedron, not a {}",
                                     shape_type_name(pt)));
@@ -202,9 +198,9 @@ class Parser {
       parts.push_back(p);
     }
     try {
-      Compound c = make_compound(table_, parts);
-      check_parts_disjoint(table_, c);
-      s.compound = std::make_shared<const Compound>(std::move(c));
+      Compound c = make_compound(sc_.shapes, parts);
+      check_parts_disjoint(sc_.shapes, c);
+      sc_.shapes.add_compound(name, std::move(c));
     } catch (const std::invalid_argument& e) {
       r.fail("parts", e.what());
     }
@@ -212,55 +208,57 @@ class Parser {
 
   /// file = a tetrahedral mesh (or a closed surface Gmsh tetrahedralises), scale, merge: the
   /// tetrahedra, merged into convex parts unless merge = false, become hidden polyhedron shapes
-  /// named "NAME.partK" placed in the mesh's frame.
-  void tetrahedral_compound(const TomlReader& r, ShapeSpec& s) {
-    s.file = r.string("file");
+  /// named "NAME.partK" placed in the mesh's frame, added to the table before the compound.
+  void tetrahedral_compound(const TomlReader& r, const std::string& name, ShapeSource& src) {
+    src.file = r.string("file");
     const double scale = r.number("scale", 1.0);
     if (!(scale > 0.0 && std::isfinite(scale))) r.fail("scale", "must be finite and > 0");
     const bool merge = r.boolean("merge", true);
     TetMeshImport mesh;
     std::vector<std::vector<int>> groups;
     try {
-      mesh = import_tet_mesh(resolve(s.file), scale);
+      mesh = import_tet_mesh(resolve(src.file), scale);
       groups = convex_parts(mesh.mesh, merge);
     } catch (const std::exception& e) {
       r.fail("file", e.what());
     }
-    s.notes = mesh.notes;
-    s.notes.push_back(fmt::format("{} tetrahedra -> {} convex parts{}", mesh.mesh.tets.size(),
-                                  groups.size(), merge ? "" : " (merge = false)"));
+    src.notes = mesh.notes;
+    src.notes.push_back(fmt::format("{} tetrahedra -> {} convex parts{}", mesh.mesh.tets.size(),
+                                    groups.size(), merge ? "" : " (merge = false)"));
     for (std::size_t g = 0; g < groups.size(); ++g)
-      if (!shapes_seen_.insert(fmt::format("{}.part{}", s.name, g)).second)
-        r.fail("name", fmt::format("the part name '{}.part{}' is taken by another shape", s.name,
-                                   g));
+      if (!shapes_seen_.insert(fmt::format("{}.part{}", name, g)).second)
+        r.fail("name", fmt::format("the part name '{}.part{}' is taken by another shape", name, g));
     std::vector<CompoundPart> parts;
     try {
-      parts = add_part_hulls(table_, s.name, mesh.mesh, groups);
+      parts = add_part_hulls(sc_.shapes, name, mesh.mesh, groups);
     } catch (const std::invalid_argument& e) {
       r.fail("file", e.what());
     }
-    // The parts are shapes of the scenario too, indexed like table_.
-    for (CompoundPart& p : parts) {
-      ShapeSpec part;
-      part.line = s.line;
-      part.type = ShapeType::Polyhedron;
-      part.name = table_.name[p.shape];
-      part.polyhedron = std::make_shared<const ConvexPolyhedron>(table_.polyhedron(p.shape));
-      sc_.shapes.push_back(std::move(part));
-    }
     try {
-      Compound c = make_compound(table_, parts);
-      check_parts_disjoint(table_, c);
-      s.compound = std::make_shared<const Compound>(std::move(c));
+      Compound c = make_compound(sc_.shapes, parts);
+      check_parts_disjoint(sc_.shapes, c);
+      sc_.shapes.add_compound(name, std::move(c));
     } catch (const std::invalid_argument& e) {
       r.fail("file", e.what());
     }
   }
 
+  /// A [[shape]] name (hidden parts of compounds from meshes included); an unknown name is an
+  /// error that lists the known.
+  int find_shape(const TomlReader& r, std::string_view key) const {
+    const std::string name = r.string(key);
+    if (const int s = sc_.shapes.find(name); s >= 0) return s;
+    std::vector<std::string> known;
+    for (const std::string& n : sc_.shapes.name) known.push_back(fmt::format("'{}'", n));
+    r.fail(key, known.empty()
+                    ? std::string("no shape is defined")
+                    : fmt::format("unknown shape name (known: {})", fmt::join(known, ", ")));
+  }
+
   void body(const TomlReader& r) {
     BodySpec b;
     b.line = r.line();
-    b.shape = find_named(r, "shape", sc_.shapes, "shape");
+    b.shape = find_shape(r, "shape");
     b.material = find_named(r, "material", sc_.materials, "material");
     b.position = r.vec3("position");
     if (r.has("orientation")) {
@@ -281,7 +279,7 @@ class Parser {
   void fill(const TomlReader& r) {
     FillSpec f;
     f.line = r.line();
-    f.shape = find_named(r, "shape", sc_.shapes, "shape");
+    f.shape = find_shape(r, "shape");
     f.material = find_named(r, "material", sc_.materials, "material");
     f.count = r.integer("count");
     if (f.count < 1 || f.count > 100'000'000) r.fail("count", "must be in [1, 1e8]");
@@ -295,7 +293,7 @@ class Parser {
     const long seed = r.integer("seed", 1);
     if (seed < 0) r.fail("seed", "must be >= 0");
     f.seed = static_cast<std::uint64_t>(seed);
-    const double size = sc_.shapes[f.shape].bounding_diameter();
+    const double size = 2.0 * sc_.shapes.bounding_radius[f.shape];
     f.spacing = r.number("spacing", 1.2 * size);
     if (!(f.spacing >= size))
       r.fail("spacing", fmt::format("must be >= the grain's bounding diameter {} m", size));
@@ -409,7 +407,6 @@ class Parser {
   Scenario& sc_;
   const TomlSource& src_;
   std::set<std::string> materials_seen_, shapes_seen_, bodies_seen_;
-  ShapeTable table_;  // the shapes parsed so far, as built (compound parts refer to them)
   int boxes_ = 0;
 };
 
@@ -422,23 +419,10 @@ Scenario parse_tree(toml::table& root, const std::string& file,
   sc.file = file;
   sc.stem = std::filesystem::path(file).stem().string();
   Parser(sc, src).parse(root);
-  check_initial_overlaps(sc);
   return sc;
 }
 
 }  // namespace
-
-double ShapeSpec::bounding_diameter() const {
-  if (type == ShapeType::Compound) return 2.0 * compound->bounding_radius;
-  if (type == ShapeType::Polyhedron) return 2.0 * polyhedron->bounding_radius;
-  return type == ShapeType::Box ? 2.0 * half_extents.norm() : 2.0 * radius;
-}
-
-double ShapeSpec::min_thickness() const {
-  if (type == ShapeType::Compound) return compound->min_thickness;
-  if (type == ShapeType::Polyhedron) return polyhedron->min_width;
-  return type == ShapeType::Box ? 2.0 * half_extents.minCoeff() : 2.0 * radius;
-}
 
 long Scenario::steps() const {
   const double n = duration / settings.dt;
@@ -460,12 +444,46 @@ int Scenario::plane_count() const {
   return n;
 }
 
+std::vector<BoxPlane> box_planes(const WallSpec& w) {
+  const Vec3 l = w.min, h = w.max;
+  std::vector<BoxPlane> out = {{w.name + ".floor",
+                                l,
+                                Vec3::UnitZ(),
+                                {Vec3(l.x(), l.y(), l.z()), Vec3(h.x(), l.y(), l.z()),
+                                 Vec3(h.x(), h.y(), l.z()), Vec3(l.x(), h.y(), l.z())}},
+                               {w.name + ".left",
+                                l,
+                                Vec3::UnitX(),
+                                {Vec3(l.x(), l.y(), l.z()), Vec3(l.x(), h.y(), l.z()),
+                                 Vec3(l.x(), h.y(), h.z()), Vec3(l.x(), l.y(), h.z())}},
+                               {w.name + ".right",
+                                h,
+                                -Vec3::UnitX(),
+                                {Vec3(h.x(), l.y(), l.z()), Vec3(h.x(), h.y(), l.z()),
+                                 Vec3(h.x(), h.y(), h.z()), Vec3(h.x(), l.y(), h.z())}},
+                               {w.name + ".front",
+                                l,
+                                Vec3::UnitY(),
+                                {Vec3(l.x(), l.y(), l.z()), Vec3(h.x(), l.y(), l.z()),
+                                 Vec3(h.x(), l.y(), h.z()), Vec3(l.x(), l.y(), h.z())}},
+                               {w.name + ".back",
+                                h,
+                                -Vec3::UnitY(),
+                                {Vec3(l.x(), h.y(), l.z()), Vec3(h.x(), h.y(), l.z()),
+                                 Vec3(h.x(), h.y(), h.z()), Vec3(l.x(), h.y(), h.z())}}};
+  if (w.closed)
+    out.push_back({w.name + ".top",
+                   h,
+                   -Vec3::UnitZ(),
+                   {Vec3(l.x(), l.y(), h.z()), Vec3(h.x(), l.y(), h.z()), Vec3(h.x(), h.y(), h.z()),
+                    Vec3(l.x(), h.y(), h.z())}});
+  return out;
+}
+
 std::vector<std::string> wall_plane_names(const WallSpec& w) {
   if (w.type != WallSpec::Type::Box) return {w.name};
   std::vector<std::string> out;
-  for (const char* side : {"floor", "left", "right", "front", "back"})
-    out.push_back(w.name + "." + side);
-  if (w.closed) out.push_back(w.name + ".top");
+  for (const BoxPlane& p : box_planes(w)) out.push_back(p.name);
   return out;
 }
 
@@ -480,63 +498,67 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
   return parse_tree(root, file, overrides);
 }
 
-void build_world(const Scenario& sc, World& world) {
+std::vector<BodyOrigin> build_world(const Scenario& sc, World& world) {
   world.settings = sc.settings;
-  std::vector<int> material_id, shape_id;
+  std::vector<int> material_id;
   for (const Material& m : sc.materials) material_id.push_back(world.add_material(m));
+  // The scenario's shapes, built and checked by the loader, keep their indices in the world.
+  world.shapes = sc.shapes;
   // A polyhedron's or compound's body frame is its principal frame; the orientation given in the
   // scenario turns the frame its vertices or parts were written in, so the body's is that times
   // the input rotation.
-  std::vector<Quat> frame;
-  for (const ShapeSpec& s : sc.shapes) {
-    frame.push_back(s.type == ShapeType::Polyhedron ? s.polyhedron->input_rotation
-                    : s.type == ShapeType::Compound ? s.compound->input_rotation
-                                                    : Quat::Identity());
-    if (s.type == ShapeType::Polyhedron) {
-      shape_id.push_back(world.shapes.add_polyhedron(s.name, *s.polyhedron));
-    } else if (s.type == ShapeType::Compound) {
-      Compound c = *s.compound;
-      for (CompoundPart& p : c.parts) p.shape = shape_id[p.shape];
-      shape_id.push_back(world.shapes.add_compound(s.name, std::move(c)));
-    } else {
-      shape_id.push_back(s.type == ShapeType::Box ? world.shapes.add_box(s.name, s.half_extents)
-                                                  : world.shapes.add_sphere(s.name, s.radius));
+  auto turn = [&](const Quat& q, int s) {
+    const ShapeType t = sc.shapes.type[s];
+    const Quat frame = t == ShapeType::Polyhedron ? sc.shapes.polyhedron(s).input_rotation
+                       : t == ShapeType::Compound ? sc.shapes.compound(s).input_rotation
+                                                  : Quat::Identity();
+    return (q * frame).normalized();
+  };
+  std::vector<BodyOrigin> origin;
+  for (std::size_t k = 0; k < sc.bodies.size(); ++k) {
+    const BodySpec& b = sc.bodies[k];
+    world.add_body(b.shape, material_id[b.material], b.position, turn(b.orientation, b.shape),
+                   b.velocity, b.angular_velocity, b.fixed, b.name);
+    origin.push_back({BodyOrigin::Kind::Body, static_cast<int>(k), 0});
+  }
+  for (std::size_t k = 0; k < sc.fills.size(); ++k) {
+    const FillSpec& f = sc.fills[k];
+    long grain = 0;
+    for (const Placement& p : generate_fill(f, 2.0 * sc.shapes.bounding_radius[f.shape])) {
+      world.add_body(f.shape, material_id[f.material], p.position, turn(p.orientation, f.shape),
+                     f.velocity);
+      origin.push_back({BodyOrigin::Kind::Fill, static_cast<int>(k), grain++});
     }
   }
-  auto turn = [&](const Quat& q, int shape) { return (q * frame[shape]).normalized(); };
-  for (const BodySpec& b : sc.bodies)
-    world.add_body(shape_id[b.shape], material_id[b.material], b.position,
-                   turn(b.orientation, b.shape), b.velocity, b.angular_velocity, b.fixed, b.name);
-  for (const FillSpec& f : sc.fills)
-    for (const Placement& p : generate_fill(f, sc.shapes[f.shape].bounding_diameter()))
-      world.add_body(shape_id[f.shape], material_id[f.material], p.position,
-                     turn(p.orientation, f.shape), f.velocity);
   std::map<std::string, std::vector<int>> by_name;  // event targets
   for (int i = 0; i < world.bodies.count(); ++i)
     if (!world.bodies.name[i].empty()) by_name[world.bodies.name[i]].push_back(i);
-  for (const WallSpec& w : sc.walls) {
+  for (std::size_t k = 0; k < sc.walls.size(); ++k) {
+    const WallSpec& w = sc.walls[k];
     const int m = material_id[w.material];
-    const auto names = wall_plane_names(w);
+    const BodyOrigin from{BodyOrigin::Kind::Wall, static_cast<int>(k), 0};
     if (w.type == WallSpec::Type::Plane) {
       by_name[w.name].push_back(world.add_plane(w.point, w.normal, m, w.name));
+      origin.push_back(from);
       continue;
     }
     if (w.type == WallSpec::Type::Mesh) {
       by_name[w.name].push_back(world.add_mesh(*w.mesh, m, w.name));
+      origin.push_back(from);
       continue;
     }
-    const Vec3 lo = w.min, hi = w.max;
-    const Vec3 points[6] = {lo, lo, hi, lo, hi, hi};
-    const Vec3 normals[6] = {Vec3::UnitZ(), Vec3::UnitX(),  -Vec3::UnitX(),
-                             Vec3::UnitY(), -Vec3::UnitY(), -Vec3::UnitZ()};
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      const int id = world.add_plane(points[k], normals[k], m, names[k]);
-      by_name[names[k]].push_back(id);
+    const std::vector<BoxPlane> planes = box_planes(w);
+    for (std::size_t p = 0; p < planes.size(); ++p) {
+      const int id = world.add_plane(planes[p].point, planes[p].normal, m, planes[p].name);
+      by_name[planes[p].name].push_back(id);
       by_name[w.name].push_back(id);
+      origin.push_back({BodyOrigin::Kind::Wall, static_cast<int>(k), static_cast<long>(p)});
     }
   }
   for (const EventSpec& e : sc.events)
     for (int id : by_name.at(e.remove)) world.events.push_back({e.time, id});
+  check_initial_overlaps(sc, world, origin);
+  return origin;
 }
 
 }  // namespace etdem

@@ -50,7 +50,7 @@ int World::add_body(int shape, int material, const Vec3& x, const Quat& q, const
 int World::add_plane(const Vec3& point, const Vec3& normal, int material, const std::string& name) {
   int shape = -1;
   for (int s = 0; s < shapes.size() && shape < 0; ++s)
-    if (shapes.type[s] == ShapeType::Plane) shape = s;
+    if (std::isinf(shapes.bounding_radius[s])) shape = s;  // a plane, the one unbounded shape
   if (shape < 0) shape = shapes.add_plane("plane");
   const Quat q = Quat::FromTwoVectors(Vec3::UnitZ(), normal.normalized());
   return bodies.add(point, q, Vec3::Zero(), Vec3::Zero(), 0.0, Vec3::Zero(), shape, material, true,
@@ -170,7 +170,7 @@ void World::find_pairs() {
     if (!bodies.is_active(i)) continue;
     dynamic_[i] = bodies.is_dynamic(i);
     if (dynamic_[i]) dynamic_ids_.push_back(i);
-    if (shapes.type[bodies.shape[i]] == ShapeType::Plane) {
+    if (std::isinf(shapes.bounding_radius[bodies.shape[i]])) {  // planes: tested apart
       planes_.push_back(i);
       continue;
     }
