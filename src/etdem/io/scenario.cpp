@@ -11,12 +11,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "etdem/collision/compound_overlap.hpp"
 #include "etdem/io/fill.hpp"
 #include "etdem/io/mesh_import.hpp"
 #include "etdem/io/scenario_check.hpp"
 #include "etdem/io/settings_schema.hpp"
-#include "etdem/io/tet_mesh_import.hpp"
+#include "etdem/io/shape_kinds.hpp"
 #include "etdem/io/toml_reader.hpp"
 #include "etdem/world/world.hpp"
 
@@ -110,155 +109,33 @@ class Parser {
     sc_.materials.push_back(m);
   }
 
+  /// name and type here; the other keys by the shape type's reader (io/shape_kinds.cpp).
   void shape(const TomlReader& r) {
     ShapeSource src;
     src.line = r.line();
     const std::string name = unique_name(r, "name", shapes_seen_, "shape");
     const std::string type = r.string("type");
-    ShapeTable& table = sc_.shapes;
-    if (type == "sphere") {
-      const double radius = r.number("radius");
-      if (!(radius > 0.0)) r.fail("radius", "must be > 0");
-      table.add_sphere(name, radius);
-    } else if (type == "box") {
-      const Vec3 half_extents = r.vec3("half_extents");
-      if (!(half_extents.array() > 0.0).all()) r.fail("half_extents", "must all be > 0");
-      table.add_box(name, half_extents);
-    } else if (type == "polyhedron") {
-      // The hull of the given vertices, or of the vertices of a mesh file.
-      const bool from_file = r.has("file");
-      if (from_file && r.has("vertices")) r.fail("file", "give either vertices or file, not both");
-      std::vector<Vec3> vertices;
-      if (from_file) {
-        src.file = r.string("file");
-        MeshImportOptions o;
-        o.scale = r.number("scale", 1.0);
-        if (!(o.scale > 0.0 && std::isfinite(o.scale))) r.fail("scale", "must be finite and > 0");
-        try {
-          vertices = import_mesh(resolve(src.file), o).vertices;
-        } catch (const std::runtime_error& e) {
-          r.fail("file", e.what());
-        }
-      } else {
-        vertices = r.vec3_list("vertices");
-      }
-      try {
-        table.add_polyhedron(name, ConvexPolyhedron::from_points(vertices));
-      } catch (const std::invalid_argument& e) {
-        r.fail(from_file ? "file" : "vertices", e.what());
-      }
-    } else if (type == "compound") {
-      compound(r, name, src);
-    } else if (type == "mesh") {
+    const ShapeKind* kind = find_shape_kind(type);
+    const std::string known = fmt::format("{}", fmt::join(shape_kind_names(), ", "));
+    if (!kind && type == "mesh")
       r.fail("type",
              "a mesh is a static wall: use [[wall]] type = \"mesh\" (a body can take the "
              "hull of a mesh file: type = \"polyhedron\", file = ...)");
-    } else if (type == "levelset") {
-      r.fail("type",
-             "this shape type is not available yet (available: sphere, box, polyhedron, compound)");
-    } else {
-      r.fail("type", "unknown shape type (known: sphere, box, polyhedron, compound)");
-    }
+    if (!kind && type == "levelset")
+      r.fail("type", fmt::format("this shape type is not available yet (available: {})", known));
+    if (!kind) r.fail("type", fmt::format("unknown shape type (known: {})", known));
+    ShapeReadContext ctx{sc_.shapes, shapes_seen_, src_.file};
+    kind->read(r, name, src, ctx);
     r.finish();
     // Hidden parts added on the way (a compound from a mesh) share the table's line.
     sc_.shape_sources.resize(sc_.shapes.size() - 1, ShapeSource{"", {}, src.line});
     sc_.shape_sources.push_back(std::move(src));
   }
 
-  /// parts = [{ shape = "NAME", position = [x, y, z], orientation = [w, x, y, z] }, ...]: earlier
-  /// spheres, boxes or polyhedra placed in the compound's input frame (orientation optional).
-  void compound(const TomlReader& r, const std::string& name, ShapeSource& src) {
-    if (r.has("file")) {
-      if (r.has("parts")) r.fail("file", "give either parts or file, not both");
-      tetrahedral_compound(r, name, src);
-      return;
-    }
-    if (r.has("merge")) r.fail("merge", "only with file (a tetrahedral mesh)");
-    if (!r.has("parts"))
-      r.fail("parts", "required key is missing (an array of parts, or file = a tetrahedral mesh)");
-    const auto tables = r.tables("parts");
-    if (tables.empty()) r.fail("parts", "a compound needs at least one part");
-    std::vector<CompoundPart> parts;
-    for (const TomlReader& t : tables) {
-      CompoundPart p;
-      p.shape = find_shape(t, "shape");
-      const ShapeType pt = sc_.shapes.type[p.shape];
-      if (pt != ShapeType::Sphere && pt != ShapeType::Box && pt != ShapeType::Polyhedron)
-        t.fail("shape", fmt::format("a part must be a sphere, box or polyhedron, not a {}",
-                                    shape_type_name(pt)));
-      p.position = t.vec3("position");
-      if (t.has("orientation")) {
-        const auto q = t.numbers("orientation", 4);
-        p.orientation = Quat(q[0], q[1], q[2], q[3]);
-        if (std::abs(p.orientation.norm() - 1.0) > 1e-3)
-          t.fail("orientation", "must be a unit quaternion [w, x, y, z] (|q| within 1e-3 of 1)");
-        p.orientation.normalize();
-      }
-      t.finish();
-      parts.push_back(p);
-    }
-    try {
-      Compound c = make_compound(sc_.shapes, parts);
-      check_parts_disjoint(sc_.shapes, c);
-      sc_.shapes.add_compound(name, std::move(c));
-    } catch (const std::invalid_argument& e) {
-      r.fail("parts", e.what());
-    }
-  }
-
-  /// file = a tetrahedral mesh (or a closed surface Gmsh tetrahedralises), scale, merge: the
-  /// tetrahedra, merged into convex parts unless merge = false, become hidden polyhedron shapes
-  /// named "NAME.partK" placed in the mesh's frame, added to the table before the compound.
-  void tetrahedral_compound(const TomlReader& r, const std::string& name, ShapeSource& src) {
-    src.file = r.string("file");
-    const double scale = r.number("scale", 1.0);
-    if (!(scale > 0.0 && std::isfinite(scale))) r.fail("scale", "must be finite and > 0");
-    const bool merge = r.boolean("merge", true);
-    TetMeshImport mesh;
-    std::vector<std::vector<int>> groups;
-    try {
-      mesh = import_tet_mesh(resolve(src.file), scale);
-      groups = convex_parts(mesh.mesh, merge);
-    } catch (const std::exception& e) {
-      r.fail("file", e.what());
-    }
-    src.notes = mesh.notes;
-    src.notes.push_back(fmt::format("{} tetrahedra -> {} convex parts{}", mesh.mesh.tets.size(),
-                                    groups.size(), merge ? "" : " (merge = false)"));
-    for (std::size_t g = 0; g < groups.size(); ++g)
-      if (!shapes_seen_.insert(fmt::format("{}.part{}", name, g)).second)
-        r.fail("name", fmt::format("the part name '{}.part{}' is taken by another shape", name, g));
-    std::vector<CompoundPart> parts;
-    try {
-      parts = add_part_hulls(sc_.shapes, name, mesh.mesh, groups);
-    } catch (const std::invalid_argument& e) {
-      r.fail("file", e.what());
-    }
-    try {
-      Compound c = make_compound(sc_.shapes, parts);
-      check_parts_disjoint(sc_.shapes, c);
-      sc_.shapes.add_compound(name, std::move(c));
-    } catch (const std::invalid_argument& e) {
-      r.fail("file", e.what());
-    }
-  }
-
-  /// A [[shape]] name (hidden parts of compounds from meshes included); an unknown name is an
-  /// error that lists the known.
-  int find_shape(const TomlReader& r, std::string_view key) const {
-    const std::string name = r.string(key);
-    if (const int s = sc_.shapes.find(name); s >= 0) return s;
-    std::vector<std::string> known;
-    for (const std::string& n : sc_.shapes.name) known.push_back(fmt::format("'{}'", n));
-    r.fail(key, known.empty()
-                    ? std::string("no shape is defined")
-                    : fmt::format("unknown shape name (known: {})", fmt::join(known, ", ")));
-  }
-
   void body(const TomlReader& r) {
     BodySpec b;
     b.line = r.line();
-    b.shape = find_shape(r, "shape");
+    b.shape = read_shape_name(sc_.shapes, r, "shape");
     b.material = find_named(r, "material", sc_.materials, "material");
     b.position = r.vec3("position");
     if (r.has("orientation")) {
@@ -279,7 +156,7 @@ class Parser {
   void fill(const TomlReader& r) {
     FillSpec f;
     f.line = r.line();
-    f.shape = find_shape(r, "shape");
+    f.shape = read_shape_name(sc_.shapes, r, "shape");
     f.material = find_named(r, "material", sc_.materials, "material");
     f.count = r.integer("count");
     if (f.count < 1 || f.count > 100'000'000) r.fail("count", "must be in [1, 1e8]");
@@ -391,9 +268,7 @@ class Parser {
 
   /// A file named in the scenario: relative paths are relative to the scenario file's directory.
   std::string resolve(const std::string& file) const {
-    const std::filesystem::path p(file);
-    if (p.is_absolute()) return file;
-    return (std::filesystem::path(src_.file).parent_path() / p).string();
+    return resolve_scenario_path(src_.file, file);
   }
 
   std::string unique_name(const TomlReader& r, std::string_view key, std::set<std::string>& seen,
@@ -508,11 +383,7 @@ std::vector<BodyOrigin> build_world(const Scenario& sc, World& world) {
   // scenario turns the frame its vertices or parts were written in, so the body's is that times
   // the input rotation.
   auto turn = [&](const Quat& q, int s) {
-    const ShapeType t = sc.shapes.type[s];
-    const Quat frame = t == ShapeType::Polyhedron ? sc.shapes.polyhedron(s).input_rotation
-                       : t == ShapeType::Compound ? sc.shapes.compound(s).input_rotation
-                                                  : Quat::Identity();
-    return (q * frame).normalized();
+    return (q * shape_kind(sc.shapes.type[s]).input_rotation(sc.shapes, s)).normalized();
   };
   std::vector<BodyOrigin> origin;
   for (std::size_t k = 0; k < sc.bodies.size(); ++k) {
