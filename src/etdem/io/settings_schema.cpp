@@ -157,7 +157,7 @@ std::vector<Sim> simulation_keys() {
       "solver", solver_names(), "collision solver (the solver table below, docs/solvers.md)",
       [](Scenario & s) -> auto& { return s.settings.solver; }));
   v.push_back(one_of<Scenario>(
-      "resting", {"pgs", "etm"},
+      "resting", resting_names(),
       "how slow (resting) contacts are resolved: `pgs` = hybrid inelastic contact pass after the "
       "collision solver (solvers/resting.hpp), `etm` = inside the collision solver with e = 0",
       [](Scenario & s) -> auto& { return s.settings.resting; }));

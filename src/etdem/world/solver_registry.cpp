@@ -82,4 +82,9 @@ const std::vector<std::string>& solver_names() {
   return names;
 }
 
+const std::vector<std::string>& resting_names() {
+  static const std::vector<std::string> names = {"pgs", "etm"};
+  return names;
+}
+
 }  // namespace etdem

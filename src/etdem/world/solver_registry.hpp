@@ -47,4 +47,8 @@ std::unique_ptr<Solver> make_solver(const WorldSettings& settings);
 /// The names of the registry, in its order.
 const std::vector<std::string>& solver_names();
 
+/// The values of WorldSettings::resting: "pgs" (the hybrid inelastic contact pass after the
+/// collision solver) and "etm" (resting contacts inside the collision solver with e = 0).
+const std::vector<std::string>& resting_names();
+
 }  // namespace etdem

@@ -98,7 +98,8 @@ void World::initialize() {
     rs.down = settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
     resting_ = std::make_unique<RestingSolver>(rs);
     resting_->prepare(omp_get_max_threads());
-  } else if (settings.resting != "pgs" && settings.resting != "etm") {
+  } else if (std::find(resting_names().begin(), resting_names().end(), settings.resting) ==
+             resting_names().end()) {
     throw std::invalid_argument(fmt::format("unknown resting treatment '{}'", settings.resting));
   }
   bodies.update_world_inertia();
