@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <random>
 #include <span>
 #include <vector>
 
@@ -133,6 +134,28 @@ inline Island cradle(int n, double v, std::vector<Contact>& cs) {
     is.add_sphere(r, 7800, Vec3(2 * r * k, 0, 0), Vec3(k == 0 ? v : 0, 0, 0));
   cs.clear();
   for (int k = 0; k + 1 < n; ++k) cs.push_back(sphere_contact(is, k + 1, r, k, r, 1.0, 0.0));
+  return is;
+}
+
+/// 27 spheres (r = 0.05 m) on a 3x3x3 lattice resting on z = 0, neighbours touching, with random
+/// densities, velocities, spins, restitution and friction drawn from `rng`; with `floor`, contacts
+/// of the bottom layer with the plane z = 0.
+inline Island random_sphere_cluster(std::mt19937_64& rng, bool floor, std::vector<Contact>& cs) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0), unit(0.0, 1.0);
+  Island is;
+  const double r = 0.05;
+  for (int k = 0; k < 27; ++k)
+    is.add_sphere(r, 1000 + 2000 * unit(rng),
+                  2 * r * Vec3(k % 3, (k / 3) % 3, k / 9) + Vec3(0, 0, r),
+                  Vec3(u(rng), u(rng), u(rng)), 10 * Vec3(u(rng), u(rng), u(rng)));
+  cs.clear();
+  for (int i = 0; i < 27; ++i)
+    for (int j = 0; j < i; ++j)
+      if ((is.x[i] - is.x[j]).norm() < 2 * r + 1e-9)
+        cs.push_back(sphere_contact(is, i, r, j, r, 0.9 * unit(rng), unit(rng)));
+  if (floor)
+    for (int i = 0; i < 9; ++i)
+      cs.push_back(plane_contact(is, i, r, Vec3::UnitZ(), 0.9 * unit(rng), unit(rng)));
   return is;
 }
 

@@ -280,23 +280,10 @@ TEST(JoltTermination, ToleranceEndsAGeometricallyDecayingSequence) {
 
 TEST(JoltProperties, RandomSphereClustersConserveMomentumAndCreateNoEnergy) {
   std::mt19937_64 rng(21);
-  std::uniform_real_distribution<double> u(-1.0, 1.0), unit(0.0, 1.0);
   for (int trial = 0; trial < 20; ++trial) {
     const bool floor = trial % 2 == 1;
-    Island is;
-    const double r = 0.05;
-    for (int k = 0; k < 27; ++k)
-      is.add_sphere(r, 1000 + 2000 * unit(rng),
-                    2 * r * Vec3(k % 3, (k / 3) % 3, k / 9) + Vec3(0, 0, r),
-                    Vec3(u(rng), u(rng), u(rng)), 10 * Vec3(u(rng), u(rng), u(rng)));
     std::vector<Contact> cs;
-    for (int i = 0; i < 27; ++i)
-      for (int j = 0; j < i; ++j)
-        if ((is.x[i] - is.x[j]).norm() < 2 * r + 1e-9)
-          cs.push_back(test::sphere_contact(is, i, r, j, r, 0.9 * unit(rng), unit(rng)));
-    if (floor)
-      for (int i = 0; i < 9; ++i)
-        cs.push_back(test::plane_contact(is, i, r, Vec3::UnitZ(), 0.9 * unit(rng), unit(rng)));
+    Island is = test::random_sphere_cluster(rng, floor, cs);
     const Before b = record(is, cs);
     const SolverStats st = solve(is, cs);
     EXPECT_EQ(st.guards_fired, 0) << trial;
