@@ -121,7 +121,9 @@ TEST_P(CollideSymmetry, SwappedPairFlipsTheNormalAndKeepsTheDeepestGap) {
     if (ab.count == 0 || ba.count == 0) {
       // Only a pair at the edge of the margin may be seen from one side alone.
       const Manifold& m = ab.count ? ab : ba;
-      if (m.count) EXPECT_GT(deepest(m).first, margin - 1e-6) << where;
+      if (m.count) {
+        EXPECT_GT(deepest(m).first, margin - 1e-6) << where;
+      }
       continue;
     }
     // The deepest gap is the same seen from either side; the manifold's normal (its separating

@@ -72,13 +72,16 @@ void expect_defaults_valid(const SettingTable<T>& table) {
   for (const Setting<T>& s : table.settings) {
     if (s.required) continue;
     const SettingValue v = s.get(defaults);
-    if (const double* d = std::get_if<double>(&v))
+    if (const double* d = std::get_if<double>(&v)) {
       EXPECT_TRUE(s.range.contains(*d)) << table.name << "." << s.key;
-    if (const long* l = std::get_if<long>(&v))
+    }
+    if (const long* l = std::get_if<long>(&v)) {
       EXPECT_TRUE(s.range.contains(static_cast<double>(*l))) << table.name << "." << s.key;
-    if (const std::string* str = std::get_if<std::string>(&v); str && !s.choices.empty())
+    }
+    if (const std::string* str = std::get_if<std::string>(&v); str && !s.choices.empty()) {
       EXPECT_NE(std::find(s.choices.begin(), s.choices.end(), *str), s.choices.end())
           << table.name << "." << s.key;
+    }
   }
 }
 
