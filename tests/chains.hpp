@@ -39,7 +39,7 @@ struct Balls {
   }
 
   /// A contact between balls a and b at the point between their surfaces; the normal points
-  /// from b to a (DESIGN.md). The balls are expected to touch.
+  /// from b to a (contact.hpp). The balls are expected to touch.
   Contact& touch(int a, int b, double restitution = 1.0, double stiffness = 1.0) {
     Contact c;
     c.a = a;

@@ -163,4 +163,16 @@ rc=$?
 grep -q "simulation.solver: the jolt method handles spheres and planes only" "$TMP/jolt_box.log" \
   || fail "jolt with a box: message does not say why"
 
+# The settings schema: every key as --set takes it, and the generated tables of the docs.
+"$CLI" schema > "$TMP/schema.log" 2>&1 || fail "schema exited with $?"
+grep -q "^simulation.etm.lambda = 30  (\[1, 1e6\])" "$TMP/schema.log" \
+  || fail "schema does not list simulation.etm.lambda with its default and range"
+"$CLI" schema --markdown > "$TMP/schema_md.log" 2>&1 || fail "schema --markdown exited with $?"
+grep -q "^<!-- schema simulation.lzb -->" "$TMP/schema_md.log" \
+  || fail "schema --markdown has no block for simulation.lzb"
+cp "$SRC/docs/scenario.md" "$TMP/scenario.md"
+"$CLI" schema --update "$TMP/scenario.md" > "$TMP/schema_update.log" 2>&1 \
+  || fail "schema --update exited with $?"
+grep -q "up to date" "$TMP/schema_update.log" || fail "docs/scenario.md differs from the schema"
+
 echo "script_cli_output: all checks hold"

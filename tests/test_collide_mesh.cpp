@@ -16,7 +16,7 @@ int add(ShapeTable& t, const test::SimpleMesh& m,
   return t.add_mesh("mesh", TriangleMesh::build(m.v, m.t, f));
 }
 
-TEST(collide_mesh, SphereOnATwoTriangleFloorIsTheSphereOnAPlane) {
+TEST(CollideMesh, SphereOnATwoTriangleFloorIsTheSphereOnAPlane) {
   ShapeTable t;
   const int s = t.add_sphere("s", 0.1);
   const int floor = add(t, test::floor_mesh(-1, 1, 1));
@@ -52,7 +52,7 @@ TEST(collide_mesh, SphereOnATwoTriangleFloorIsTheSphereOnAPlane) {
   EXPECT_TRUE(m.normal_at(0).isApprox(Vec3::UnitZ(), 1e-15));
 }
 
-TEST(collide_mesh, SphereRollingOverATessellatedFloorSeesOneFlatContact) {
+TEST(CollideMesh, SphereRollingOverATessellatedFloorSeesOneFlatContact) {
   // Sphere centres along a line crossing many edges and vertices of an 8 x 8 floor (a vertex
   // every 0.25 m), including points right over edges and vertices.
   ShapeTable t;
@@ -71,7 +71,7 @@ TEST(collide_mesh, SphereRollingOverATessellatedFloorSeesOneFlatContact) {
   }
 }
 
-TEST(collide_mesh, SphereOverARidgeGetsTheEdgeNormalAndTheOrderCanBeSwapped) {
+TEST(CollideMesh, SphereOverARidgeGetsTheEdgeNormalAndTheOrderCanBeSwapped) {
   // A roof: two triangles... as a strip of two rectangles meeting at the ridge x = 0, z = 0.5.
   test::SimpleMesh roof{{Vec3(-1, -1, 0), Vec3(0, -1, 0.5), Vec3(0, 1, 0.5), Vec3(-1, 1, 0),
                          Vec3(1, -1, 0), Vec3(1, 1, 0)},
@@ -100,7 +100,7 @@ TEST(collide_mesh, SphereOverARidgeGetsTheEdgeNormalAndTheOrderCanBeSwapped) {
   EXPECT_TRUE(m.normal_at(0).isApprox(n, 1e-14));
 }
 
-TEST(collide_mesh, BoxRestingOnATessellatedFloorGivesItsFourCorners) {
+TEST(CollideMesh, BoxRestingOnATessellatedFloorGivesItsFourCorners) {
   ShapeTable t;
   const Vec3 half(0.3, 0.2, 0.1);
   const int box = t.add_box("b", half);
@@ -137,7 +137,7 @@ TEST(collide_mesh, BoxRestingOnATessellatedFloorGivesItsFourCorners) {
   for (int k = 0; k < q.count; ++k) EXPECT_NEAR(q.gap[k], m.gap[k], 1e-14);
 }
 
-TEST(collide_mesh, BoxEdgeAcrossARidgeGivesAnEdgeEdgePoint) {
+TEST(CollideMesh, BoxEdgeAcrossARidgeGivesAnEdgeEdgePoint) {
   // A roof ridge along y, a box lying across it, turned 90 degrees so its bottom edges ... the
   // box's lower edge along x crosses the ridge (along y) at a right angle.
   test::SimpleMesh roof{{Vec3(-1, -1, 0), Vec3(0, -1, 0.5), Vec3(0, 1, 0.5), Vec3(-1, 1, 0),
@@ -160,7 +160,7 @@ TEST(collide_mesh, BoxEdgeAcrossARidgeGivesAnEdgeEdgePoint) {
   EXPECT_TRUE(m.point[0].isApprox(Vec3(0, 0.02, 0.499), 1e-12)) << m.point[0].transpose();
 }
 
-TEST(collide_mesh, ClosedCubeContainerCatchesASphereAtTheInsideWalls) {
+TEST(CollideMesh, ClosedCubeContainerCatchesASphereAtTheInsideWalls) {
   ShapeTable t;
   const int s = t.add_sphere("s", 0.1);
   const int box =

@@ -17,6 +17,7 @@
 #include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/etm_priority.hpp"
 #include "etdem/solvers/impulse.hpp"
+#include "test_island_fixture.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem {
@@ -27,35 +28,20 @@ constexpr Ordering kOrderings[] = {Ordering::Velocity, Ordering::MassWeighted};
 
 /// Hand-built island: bodies from shapes, contacts from the narrow phase of every pair with at
 /// least one dynamic body, island-local velocities for the solvers.
-struct Island {
+struct Island : test::Island {
   ShapeTable shapes;
   std::vector<int> shape;
   std::vector<Pose> pose;
   std::vector<int> local;  // body -> island-local index, -1 = static
-  // Dynamic bodies (island-local).
-  std::vector<Vec3> v, w, inertia;
-  std::vector<double> m, inv_m;
-  std::vector<Mat3> inv_i;
-  std::vector<Quat> q;
   std::vector<Contact> contacts;
 
+  /// A body of shape s; a dynamic one joins the island's bodies (island-local numbering).
   int add(int s, const Vec3& x, const Quat& orient, const Vec3& vel, const Vec3& omega,
           double density, bool fixed = false) {
     shape.push_back(s);
     pose.emplace_back(x, orient);
-    if (fixed) {
-      local.push_back(-1);
-    } else {
-      const MassProperties mp = shapes.mass_properties(s, density);
-      local.push_back(static_cast<int>(v.size()));
-      v.push_back(vel);
-      w.push_back(omega);
-      m.push_back(mp.mass);
-      inv_m.push_back(1.0 / mp.mass);
-      inertia.push_back(mp.inertia);
-      q.push_back(orient);
-      inv_i.push_back(world_inverse_inertia(orient, mp.inertia.cwiseInverse()));
-    }
+    local.push_back(
+        fixed ? -1 : test::Island::add(shapes.mass_properties(s, density), x, vel, omega, orient));
     return static_cast<int>(shape.size()) - 1;
   }
   int sphere(double r, const Vec3& x, const Vec3& vel = Vec3::Zero(),
@@ -90,25 +76,6 @@ struct Island {
           contacts.push_back(c);
         }
       }
-  }
-  IslandBodies view() {
-    return {static_cast<int>(v.size()), v.data(), w.data(), inv_m.data(), inv_i.data()};
-  }
-  double energy() const {
-    double e = 0;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      e += 0.5 * m[i] * v[i].squaredNorm() + 0.5 * w[i].dot(world_inertia(q[i], inertia[i]) * w[i]);
-    return e;
-  }
-  Vec3 momentum() const {
-    Vec3 p = Vec3::Zero();
-    for (std::size_t i = 0; i < v.size(); ++i) p += m[i] * v[i];
-    return p;
-  }
-  double momentum_scale() const {
-    double s = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) s += m[i] * v[i].norm();
-    return s;
   }
   double un(int k) {
     IslandBodies b = view();

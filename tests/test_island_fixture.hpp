@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cmath>
+#include <random>
 #include <span>
 #include <vector>
 
@@ -31,6 +32,11 @@ struct Island {
     inv_i.push_back(world_inverse_inertia(orient, mp.inertia.cwiseInverse()));
     return static_cast<int>(v.size()) - 1;
   }
+  /// The same with the orientation given before the velocities.
+  int add(const MassProperties& mp, const Vec3& pos, const Quat& orient, const Vec3& vel,
+          const Vec3& omega = Vec3::Zero()) {
+    return add(mp, pos, vel, omega, orient);
+  }
   int add_sphere(double radius, double density, const Vec3& pos, const Vec3& vel,
                  const Vec3& omega = Vec3::Zero()) {
     return add(sphere_mass_properties(radius, density), pos, vel, omega);
@@ -55,11 +61,11 @@ struct Island {
     for (std::size_t i = 0; i < v.size(); ++i) s += m[i] * v[i].norm();
     return s;
   }
-  /// Angular momentum about the origin: sum of m x × v + I w.
-  Vec3 angular_momentum() const {
+  /// Angular momentum about the point `about`: sum of m (x - about) × v + I w.
+  Vec3 angular_momentum(const Vec3& about = Vec3::Zero()) const {
     Vec3 l = Vec3::Zero();
     for (std::size_t i = 0; i < v.size(); ++i)
-      l += m[i] * x[i].cross(v[i]) + world_inertia(q[i], inertia[i]) * w[i];
+      l += m[i] * (x[i] - about).cross(v[i]) + world_inertia(q[i], inertia[i]) * w[i];
     return l;
   }
   double angular_momentum_scale() const {
@@ -102,6 +108,65 @@ inline Contact plane_contact(const Island& is, int a, double r, const Vec3& n, d
 
 inline double normal_velocity(const Contact& c, const IslandBodies& b) {
   return c.normal.dot(impulse::relative_velocity(c, b));
+}
+
+/// What a solver test compares after the solve: energy, momenta, spins and normal velocities.
+struct Before {
+  double energy;
+  Vec3 momentum, angular_momentum;
+  std::vector<Vec3> w;
+  std::vector<double> un;
+};
+
+inline Before record(Island& is, const std::vector<Contact>& cs) {
+  Before b{is.energy(), is.momentum(), is.angular_momentum(), is.w, {}};
+  IslandBodies view = is.view();
+  for (const Contact& c : cs) b.un.push_back(normal_velocity(c, view));
+  return b;
+}
+
+/// n equal steel spheres (r = 0.1 m) in a row along x, touching; the first moves at v towards
+/// the others; e = 1, no friction.
+inline Island cradle(int n, double v, std::vector<Contact>& cs) {
+  Island is;
+  const double r = 0.1;
+  for (int k = 0; k < n; ++k)
+    is.add_sphere(r, 7800, Vec3(2 * r * k, 0, 0), Vec3(k == 0 ? v : 0, 0, 0));
+  cs.clear();
+  for (int k = 0; k + 1 < n; ++k) cs.push_back(sphere_contact(is, k + 1, r, k, r, 1.0, 0.0));
+  return is;
+}
+
+/// 27 spheres (r = 0.05 m) on a 3x3x3 lattice resting on z = 0, neighbours touching, with random
+/// densities, velocities, spins, restitution and friction drawn from `rng`; with `floor`, contacts
+/// of the bottom layer with the plane z = 0.
+inline Island random_sphere_cluster(std::mt19937_64& rng, bool floor, std::vector<Contact>& cs) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0), unit(0.0, 1.0);
+  Island is;
+  const double r = 0.05;
+  for (int k = 0; k < 27; ++k)
+    is.add_sphere(r, 1000 + 2000 * unit(rng),
+                  2 * r * Vec3(k % 3, (k / 3) % 3, k / 9) + Vec3(0, 0, r),
+                  Vec3(u(rng), u(rng), u(rng)), 10 * Vec3(u(rng), u(rng), u(rng)));
+  cs.clear();
+  for (int i = 0; i < 27; ++i)
+    for (int j = 0; j < i; ++j)
+      if ((is.x[i] - is.x[j]).norm() < 2 * r + 1e-9)
+        cs.push_back(sphere_contact(is, i, r, j, r, 0.9 * unit(rng), unit(rng)));
+  if (floor)
+    for (int i = 0; i < 9; ++i)
+      cs.push_back(plane_contact(is, i, r, Vec3::UnitZ(), 0.9 * unit(rng), unit(rng)));
+  return is;
+}
+
+/// A sphere between two parallel walls, touching both, moving at 1 m/s towards the right one.
+inline Island wedged(double e, std::vector<Contact>& cs) {
+  Island is;
+  const double r = 0.1;
+  is.add_sphere(r, 1000, Vec3(r, 0, 0), Vec3(1, 0, 0));
+  cs = {plane_contact(is, 0, r, Vec3::UnitX(), e, 0.0),
+        plane_contact(is, 0, r, -Vec3::UnitX(), e, 0.0)};
+  return is;
 }
 
 }  // namespace etdem::test

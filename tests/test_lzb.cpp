@@ -52,7 +52,7 @@ SolverStats solve_checked(Balls& b, const LzbSettings& s) {
 
 // ---------------------------------------------------------------------------------------------
 // Three-ball chains (§3b(i)). Ball data of Ceanga & Hurmuzlu as the paper's Table 1 and text:
-// masses 45, 53, 53, 166 g; energetic restitution 0.97, 0.36, 0.27, 0.85 (ERRATA: Table 1's
+// masses 45, 53, 53, 166 g; energetic restitution 0.97, 0.36, 0.27, 0.85 (docs/errata.md: Table 1's
 // layout is garbled). v0 = 1 m/s, eta = 3/2, gamma = 1.
 
 struct BallType {

@@ -60,7 +60,7 @@ Balls compliant(Balls b, bool bi = false) {
 // ---------------------------------------------------------------------------------------------
 // The builders against the paper's impulsive equations. Velocity change of every ball per unit
 // impulse at each contact, and each contact's approach rate delta_dot = -u_n for arbitrary
-// velocities, compared with Eqs. 4.3-4.4 (Bernoulli) and 4.6-4.7 (four balls), with the ERRATA's
+// velocities, compared with Eqs. 4.3-4.4 (Bernoulli) and 4.6-4.7 (four balls), with docs/errata.md's
 // corrections: in Eq. 4.3 B3's y-impulse is -dP2 sin a (printed -dP1), and in Eq. 4.4 the x-term
 // of delta_dot_23 is (x2 - x3) cos a (printed x3 - x2). Eqs. 4.6-4.7 hold as printed.
 
@@ -90,7 +90,7 @@ void expect_equations(Balls b, const std::vector<std::vector<double>>& jac,
 
 TEST(LzbEquations, BernoulliBuilderIsEq43And44Corrected) {
   const double a = 0.6, c = std::cos(a), s = std::sin(a);
-  // Eq. 4.3 (m = 1), columns dP1, dP2; B3's y-row uses dP2 (ERRATA).
+  // Eq. 4.3 (m = 1), columns dP1, dP2; B3's y-row uses dP2 (docs/errata.md).
   const std::vector<std::vector<double>> jac = {{c, 0}, {s, 0}, {-c, -c}, {-s, s}, {0, c}, {0, -s}};
   expect_equations(test::bernoulli(a, 1.0, 1.0), jac, [&](const std::vector<double>& q) {
     const double x1 = q[0], y1 = q[1], x2 = q[2], y2 = q[3], x3 = q[4], y3 = q[5];
@@ -144,7 +144,7 @@ std::array<double, 6> outcome(const Balls& b) {
 }
 
 // Table 6 (numerical and theoretical columns are printed alike). The last row is labelled pi/8
-// but holds the values of pi/3 (ERRATA). Our LZB reproduces Eq. 4.2 to 1e-6 (measured) and
+// but holds the values of pi/3 (docs/errata.md). Our LZB reproduces Eq. 4.2 to 1e-6 (measured) and
 // every printed value to half a unit of its 2nd decimal; Eq. 4.2 itself is checked against the
 // printed theoretical column to the same digits.
 TEST(LzbBernoulli, Table6AndClosedForm) {
@@ -194,7 +194,7 @@ TEST(LzbBernoulli, ClosedFormAtOtherAnglesAndOrders) {
 // contacts end their compression together with zero normal relative velocity, so the outcome is
 // that of a perfectly plastic collision: P = v0 cos a / (1 + 2 cos^2 a) at each contact and
 // kinetic energy 0.2 J. The paper prints 0.185 J, which no symmetric outcome with both normal
-// velocities zero can have (ERRATA): asserted is the hand calculation, 0.2 J.
+// velocities zero can have (docs/errata.md): asserted is the hand calculation, 0.2 J.
 TEST(LzbBernoulli, FullyPlasticKeepsSymmetryAndLeavesHandCalculatedEnergy) {
   const double a = kPi / 6;
   for (auto model : {LzbSettings::Model::Mono, LzbSettings::Model::Bi}) {
@@ -246,7 +246,7 @@ void expect_x_symmetric(const Balls& b) {
 }
 
 // Case A, alpha = pi/5, B2 strikes (Fig. 11): printed B2 -0.1363, B4 0.259, B1 (0.4206, 0.52),
-// B3 (0.4206, -0.52). These break x-momentum (-0.1363 + 0.259 + 2 x 0.4206 = 0.9639, ERRATA); the
+// B3 (0.4206, -0.52). These break x-momentum (-0.1363 + 0.259 + 2 x 0.4206 = 0.9639, docs/errata.md); the
 // others fix B4 at 1 + 0.1363 - 2 x 0.4206 = 0.2951. Asserted: the printed B2 and B1/B3 to one unit
 // of their 4th decimal (measured -0.13623 and 0.42067, which the compliant reference confirms),
 // 0.52 to half a unit, and B4 against the momentum value 0.2951 (measured 0.29489).

@@ -28,7 +28,7 @@ SimpleMesh tetrahedron() {
           {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}}};
 }
 
-TEST(mesh_import, AsciiAndBinaryStlOfACubeGiveTheSameClosedMesh) {
+TEST(MeshImport, AsciiAndBinaryStlOfACubeGiveTheSameClosedMesh) {
   const SimpleMesh cube = test::box_mesh(Vec3(-1, -2, -3), Vec3(1, 2, 3));
   const std::string ascii = test::temp_path("cube_ascii.stl");
   const std::string binary = test::temp_path("cube_binary.stl");
@@ -45,7 +45,7 @@ TEST(mesh_import, AsciiAndBinaryStlOfACubeGiveTheSameClosedMesh) {
   }
 }
 
-TEST(mesh_import, ObjTetrahedronWithScaleAndOffset) {
+TEST(MeshImport, ObjTetrahedronWithScaleAndOffset) {
   const std::string path = test::temp_path("tet.obj");
   test::write_obj(path, tetrahedron());
   MeshImportOptions o;
@@ -62,7 +62,7 @@ TEST(mesh_import, ObjTetrahedronWithScaleAndOffset) {
   EXPECT_NEAR(m.volume, 8.0 * 1.0 * 2.0 * 3.0 / 6.0, 1e-12);  // abc/6 times scale^3
 }
 
-TEST(mesh_import, ErrorsNameTheFileAndTheReason) {
+TEST(MeshImport, ErrorsNameTheFileAndTheReason) {
   auto message = [](const std::string& path) {
     try {
       import_mesh(path);
@@ -94,7 +94,7 @@ TEST(mesh_import, ErrorsNameTheFileAndTheReason) {
   EXPECT_THROW(import_mesh(cube, bad), std::runtime_error);
 }
 
-TEST(triangle_mesh, OpenFloorIsAllowedAndOneSided) {
+TEST(TriangleMeshBuild, OpenFloorIsAllowedAndOneSided) {
   const TriangleMesh m = build(test::floor_mesh(-1, 1, 3));
   EXPECT_FALSE(m.closed);
   EXPECT_EQ(m.triangle_count(), 18);
@@ -111,7 +111,7 @@ TEST(triangle_mesh, OpenFloorIsAllowedAndOneSided) {
   EXPECT_LE(found, 8);
 }
 
-TEST(triangle_mesh, InvertedClosedMeshIsTurnedOutwardWithANote) {
+TEST(TriangleMeshBuild, InvertedClosedMeshIsTurnedOutwardWithANote) {
   SimpleMesh cube = test::box_mesh(Vec3(0, 0, 0), Vec3(1, 1, 1));
   for (auto& t : cube.t) std::swap(t[1], t[2]);
   const TriangleMesh m = build(cube);
@@ -132,7 +132,7 @@ TEST(triangle_mesh, InvertedClosedMeshIsTurnedOutwardWithANote) {
   EXPECT_NEAR(in.volume, -1.0, 1e-14);
 }
 
-TEST(triangle_mesh, BadMeshesAreReported) {
+TEST(TriangleMeshBuild, BadMeshesAreReported) {
   SimpleMesh cube = test::box_mesh(Vec3(0, 0, 0), Vec3(1, 1, 1));
   // Degenerate triangles are dropped with a note.
   SimpleMesh degenerate = cube;
@@ -167,7 +167,7 @@ TEST(triangle_mesh, BadMeshesAreReported) {
   EXPECT_THROW(TriangleMesh::build(cube.v, {}), std::invalid_argument);
 }
 
-TEST(triangle_mesh, ClosedCubeMeshHasTheBoxMassProperties) {
+TEST(TriangleMeshBuild, ClosedCubeMeshHasTheBoxMassProperties) {
   const Vec3 half(0.5, 1.0, 1.5);
   const TriangleMesh m = build(test::box_mesh(Vec3(2, 3, 4) - half, Vec3(2, 3, 4) + half));
   const double density = 2650.0;
@@ -179,7 +179,7 @@ TEST(triangle_mesh, ClosedCubeMeshHasTheBoxMassProperties) {
   EXPECT_TRUE(m.solid().centroid.isApprox(Vec3(2, 3, 4), 1e-13));
 }
 
-TEST(triangle_mesh, TetrahedronVolumeCentroidAndInertia) {
+TEST(TriangleMeshBuild, TetrahedronVolumeCentroidAndInertia) {
   // Corner tetrahedron with legs a, b, c: V = abc/6, centroid (a, b, c)/4, and about the
   // centroid I_xx = V/80 (3 (b^2 + c^2)) ... in the exact form below (second moments about the
   // origin: int x^2 dV = V a^2/10, int xy dV = V ab/20).
@@ -231,7 +231,7 @@ test::SimpleMesh icosphere(int level) {
   return m;
 }
 
-TEST(triangle_mesh, IcosphereConvergesToTheSphere) {
+TEST(TriangleMeshBuild, IcosphereConvergesToTheSphere) {
   const MassProperties sphere = sphere_mass_properties(1.0, 1.0);
   double previous = 1.0;
   for (int level = 1; level <= 4; ++level) {

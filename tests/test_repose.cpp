@@ -41,7 +41,7 @@ Pile random_pile(F surface, int per_cell, unsigned seed, const Vec3& lo = kMin,
   return p;
 }
 
-TEST(repose, PlaneAtThirtyDegrees) {
+TEST(Repose, PlaneAtThirtyDegrees) {
   const double slope = std::tan(30.0 * kDeg);
   const Pile p = random_pile([&](double x, double) { return 0.01 + slope * x; }, 20, 1);
   const ReposeResult r = repose_angle(p.positions, p.tops, kMin, kMax);
@@ -53,7 +53,7 @@ TEST(repose, PlaneAtThirtyDegrees) {
   EXPECT_LT(r.spread, 0.5);
 }
 
-TEST(repose, OneGrainPerCellCentreIsExact) {
+TEST(Repose, OneGrainPerCellCentreIsExact) {
   const double slope = -std::tan(30.0 * kDeg);  // descending towards +x, as after a dam break
   Pile p;
   for (int row = 0; row < 8; ++row)
@@ -70,7 +70,7 @@ TEST(repose, OneGrainPerCellCentreIsExact) {
   EXPECT_NEAR(r.spread, 0.0, 1e-9);
 }
 
-TEST(repose, FlatLayerIsZero) {
+TEST(Repose, FlatLayerIsZero) {
   const Pile p = random_pile([](double, double) { return 0.05; }, 4, 2);
   const ReposeResult r = repose_angle(p.positions, p.tops, kMin, kMax);
   EXPECT_EQ(r.rows_used, 8);
@@ -78,7 +78,7 @@ TEST(repose, FlatLayerIsZero) {
   EXPECT_NEAR(r.spread, 0.0, 1e-9);
 }
 
-TEST(repose, RowsWithDifferentSlopes) {
+TEST(Repose, RowsWithDifferentSlopes) {
   // Row k (y in [k, k+1) * 0.1/8) slopes at 20 + 2k degrees: mean 27, spread (34-27 + 27-20)/2.
   const Pile p = random_pile(
       [](double x, double y) {
@@ -94,7 +94,7 @@ TEST(repose, RowsWithDifferentSlopes) {
   EXPECT_NEAR(r.max, 34.0, 0.5);
 }
 
-TEST(repose, LongAxisAlongY) {
+TEST(Repose, LongAxisAlongY) {
   const Vec3 lo(0.0, 0.0, 0.0), hi(0.1, 0.3, 0.3);
   const double slope = std::tan(25.0 * kDeg);
   const Pile p = random_pile([&](double, double y) { return 0.01 + slope * y; }, 20, 4, lo, hi);
@@ -103,7 +103,7 @@ TEST(repose, LongAxisAlongY) {
   EXPECT_NEAR(r.mean, 25.0, 0.5);
 }
 
-TEST(repose, GrainsOutsideTheContainerAndSparseRowsAreLeftOut) {
+TEST(Repose, GrainsOutsideTheContainerAndSparseRowsAreLeftOut) {
   Pile p;
   // Row 0: a 10 degree line; row 1: only two cells (no angle); the rest empty.
   for (int c = 0; c < 16; ++c) {
@@ -124,7 +124,7 @@ TEST(repose, GrainsOutsideTheContainerAndSparseRowsAreLeftOut) {
   EXPECT_NEAR(r.spread, 0.0, 1e-12);
 }
 
-TEST(repose, SurfaceNodesCoverTheCellsAGrainSpans) {
+TEST(Repose, SurfaceNodesCoverTheCellsAGrainSpans) {
   // Bars two cells long lying along a 30 degree slope, their centres over every other cell: one
   // node per grain (its top over its centre) leaves half the cells empty; the bars' corners
   // (io/shape_nodes) reach every cell, and all top corners lie on a plane parallel to the slope.
@@ -156,7 +156,7 @@ TEST(repose, SurfaceNodesCoverTheCellsAGrainSpans) {
   }
 }
 
-TEST(repose, NoGrainsGivesNoAngle) {
+TEST(Repose, NoGrainsGivesNoAngle) {
   const ReposeResult r = repose_angle({}, {}, kMin, kMax);
   EXPECT_EQ(r.rows_used, 0);
   EXPECT_TRUE(std::isnan(r.mean));

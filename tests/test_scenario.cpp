@@ -301,7 +301,8 @@ TEST_P(BadScenario, ThrowsOneLineNamingFileKeyAndValue) {
   const std::string file =
       write_file(std::string("bad_") + c.label + ".toml", edit(c.find, c.replace));
   try {
-    (void)load_scenario(file);
+    World world;
+    (void)build_world(load_scenario(file), world);  // the initial state is checked when built
     FAIL() << "no error for case " << c.label;
   } catch (const ScenarioError& e) {
     const std::string msg = e.what();
@@ -315,10 +316,10 @@ TEST_P(BadScenario, ThrowsOneLineNamingFileKeyAndValue) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(scenario, BadScenario, ::testing::ValuesIn(kBadCases),
+INSTANTIATE_TEST_SUITE_P(Cases, BadScenario, ::testing::ValuesIn(kBadCases),
                          [](const auto& info) { return std::string(info.param.label); });
 
-TEST(scenario, TheBaseScenarioIsValid) {
+TEST(Scenario, TheBaseScenarioIsValid) {
   const Scenario sc = load_scenario(write_file("base.toml", kBase));
   EXPECT_EQ(sc.steps(), 10);
   EXPECT_EQ(sc.grain_count(), 11);
@@ -327,7 +328,7 @@ TEST(scenario, TheBaseScenarioIsValid) {
   EXPECT_DOUBLE_EQ(sc.settings.dt, 0.001);
 }
 
-TEST(scenario, SyntaxErrorsGiveTheLine) {
+TEST(Scenario, SyntaxErrorsGiveTheLine) {
   const std::string file = write_file("syntax.toml", edit("lambda = 30", "lambda = = 30"));
   try {
     (void)load_scenario(file);
@@ -337,7 +338,7 @@ TEST(scenario, SyntaxErrorsGiveTheLine) {
   }
 }
 
-TEST(scenario, MissingFileIsAnError) {
+TEST(Scenario, MissingFileIsAnError) {
   const std::string file = (temp_dir() / "does_not_exist.toml").string();
   try {
     (void)load_scenario(file);
@@ -347,7 +348,7 @@ TEST(scenario, MissingFileIsAnError) {
   }
 }
 
-TEST(scenario, OverridesApplyBeforeValidation) {
+TEST(Scenario, OverridesApplyBeforeValidation) {
   const std::string file = write_file("override.toml", kBase);
   const Scenario sc =
       load_scenario(file, {"simulation.dt=0.0005", "simulation.etm.lambda=50", "output.every=2",
@@ -362,7 +363,7 @@ TEST(scenario, OverridesApplyBeforeValidation) {
   EXPECT_EQ(sc.steps(), 20);
 }
 
-TEST(scenario, BadOverridesAreErrors) {
+TEST(Scenario, BadOverridesAreErrors) {
   const std::string file = write_file("override_bad.toml", kBase);
   auto message = [&](const std::string& o) -> std::string {
     try {
@@ -399,7 +400,7 @@ std::string write_cube_stl(const std::string& name) {
   return write_file(name, text + "endsolid cube\n");
 }
 
-TEST(scenario, MeshWallIsReadRelativeToTheScenarioScaledOffsetAndRemovable) {
+TEST(Scenario, MeshWallIsReadRelativeToTheScenarioScaledOffsetAndRemovable) {
   write_cube_stl("bin.stl");
   std::string text = kBase;
   const std::string ground =
@@ -430,7 +431,7 @@ TEST(scenario, MeshWallIsReadRelativeToTheScenarioScaledOffsetAndRemovable) {
   EXPECT_EQ(world.events[0].body, bin);
 }
 
-TEST(scenario, MeshWallWithTheJoltSolverIsAnError) {
+TEST(Scenario, MeshWallWithTheJoltSolverIsAnError) {
   write_cube_stl("jolt_bin.stl");
   std::string text = kBase;
   text.replace(text.find("solver = \"etm\""), 14, "solver = \"jolt\"");
@@ -444,20 +445,21 @@ TEST(scenario, MeshWallWithTheJoltSolverIsAnError) {
   }
 }
 
-TEST(scenario, PolyhedronShapeFromAMeshFileTakesTheHullOfItsVertices) {
+TEST(Scenario, PolyhedronShapeFromAMeshFileTakesTheHullOfItsVertices) {
   write_cube_stl("rock.stl");
   std::string text = kBase;
   text.replace(text.find("type = \"box\"\nhalf_extents = [0.01, 0.01, 0.02]"), 47,
                "type = \"polyhedron\"\nfile = \"rock.stl\"\nscale = 0.02");
   const Scenario sc = load_scenario(write_file("rock.toml", text));
-  const ShapeSpec& s = sc.shapes[1];
-  ASSERT_EQ(s.type, ShapeType::Polyhedron);
-  EXPECT_EQ(s.vertices.size(), 8u);
-  EXPECT_NEAR(s.polyhedron->volume, 0.02 * 0.02 * 0.02, 1e-18);
-  EXPECT_EQ(s.polyhedron->face_count(), 6);
+  ASSERT_EQ(sc.shapes.type[1], ShapeType::Polyhedron);
+  const ConvexPolyhedron& p = sc.shapes.polyhedron(1);
+  EXPECT_EQ(p.vertices.size(), 8u);
+  EXPECT_NEAR(p.volume, 0.02 * 0.02 * 0.02, 1e-18);
+  EXPECT_EQ(p.face_count(), 6);
+  EXPECT_EQ(sc.shape_sources[1].file, "rock.stl");
 }
 
-TEST(scenario, ContainerCreatesNamedPlanesWithInwardNormals) {
+TEST(Scenario, ContainerCreatesNamedPlanesWithInwardNormals) {
   const Scenario sc = load_scenario(write_file("container.toml", kBase));
   World world;
   build_world(sc, world);
@@ -485,7 +487,7 @@ TEST(scenario, ContainerCreatesNamedPlanesWithInwardNormals) {
     }
 }
 
-TEST(scenario, ClosedContainerHasATopAndAContainerEventRemovesAllPlanes) {
+TEST(Scenario, ClosedContainerHasATopAndAContainerEventRemovesAllPlanes) {
   std::string text = edit("material = \"rock\"\n\n[[wall]]\nname = \"ground\"",
                           "material = \"rock\"\nclosed = true\n\n[[wall]]\nname = \"ground\"");
   text.replace(text.find("remove = \"box.right\""), 20, "remove = \"box\"       ");
@@ -503,7 +505,7 @@ TEST(scenario, ClosedContainerHasATopAndAContainerEventRemovesAllPlanes) {
   EXPECT_TRUE(top);
 }
 
-TEST(scenario, FillDeterministicForTheSameSeed) {
+TEST(Scenario, FillDeterministicForTheSameSeed) {
   FillSpec f;
   f.count = 500;
   f.min = Vec3(0, 0, 0);
@@ -526,7 +528,7 @@ TEST(scenario, FillDeterministicForTheSameSeed) {
   EXPECT_NE(a[0].position, c[0].position);
 }
 
-TEST(scenario, FillLatticeIsCornerFirstXFastest) {
+TEST(Scenario, FillLatticeIsCornerFirstXFastest) {
   FillSpec f;
   f.count = 20;
   f.min = Vec3(1, 2, 3);
@@ -543,7 +545,7 @@ TEST(scenario, FillLatticeIsCornerFirstXFastest) {
   EXPECT_EQ(p[0].orientation.coeffs(), Quat::Identity().coeffs());
 }
 
-TEST(scenario, FillIsReproducedByBuildWorld) {
+TEST(Scenario, FillIsReproducedByBuildWorld) {
   const Scenario sc = load_scenario(write_file("fill.toml", kBase));
   World w1, w2;
   build_world(sc, w1);
@@ -553,7 +555,7 @@ TEST(scenario, FillIsReproducedByBuildWorld) {
     EXPECT_EQ(w1.bodies.position[i], w2.bodies.position[i]);
 }
 
-TEST(scenario, HundredThousandGrainsAreCheckedQuickly) {
+TEST(Scenario, HundredThousandGrainsAreCheckedQuickly) {
   const std::string text = edit(
       "count = 10\nregion = { min = [0.0, 0.0, 0.0], max = [0.1, 0.1, 0.1] }",
       "count = 100000\nregion = { min = [0.0, 0.0, 0.0], max = [1.2, 1.2, 1.2] }\nspacing = 0.01");
@@ -567,7 +569,7 @@ TEST(scenario, HundredThousandGrainsAreCheckedQuickly) {
   std::printf("100k grains loaded and checked in %.3f s\n", seconds);
 }
 
-TEST(scenario, PolyhedronBodyIsPlacedAtItsCentreOfMassWithItsVerticesFrame) {
+TEST(Scenario, PolyhedronBodyIsPlacedAtItsCentreOfMassWithItsVerticesFrame) {
   // A brick-like hexahedron given off-centre and turned: the body's position is where its centre
   // of mass goes, and its orientation turns the frame the vertices were written in.
   const std::string shape =
@@ -581,10 +583,10 @@ TEST(scenario, PolyhedronBodyIsPlacedAtItsCentreOfMassWithItsVerticesFrame) {
       "position = [0.05, 0.05, 0.17]\norientation = [0.9238795325112867, 0.0, 0.0, "
       "0.3826834323650898]\nvelocity = [0.0, 0.0, -1.0]\n";
   const Scenario sc = parse_scenario(text, "slab.toml");
-  ASSERT_EQ(sc.shapes[2].type, ShapeType::Polyhedron);
-  EXPECT_NEAR(sc.shapes[2].bounding_diameter(), std::sqrt(0.04 * 0.04 + 0.02 * 0.02 + 0.0001),
+  ASSERT_EQ(sc.shapes.type[2], ShapeType::Polyhedron);
+  EXPECT_NEAR(2.0 * sc.shapes.bounding_radius[2], std::sqrt(0.04 * 0.04 + 0.02 * 0.02 + 0.0001),
               1e-15);
-  EXPECT_NEAR(sc.shapes[2].min_thickness(), 0.01, 1e-15);
+  EXPECT_NEAR(sc.shapes.min_thickness(2), 0.01, 1e-15);
   World world;
   build_world(sc, world);
   int slab = -1;
@@ -609,18 +611,19 @@ TEST(scenario, PolyhedronBodyIsPlacedAtItsCentreOfMassWithItsVerticesFrame) {
   EXPECT_NEAR((world.bodies.inertia[slab] - mp.inertia).norm(), 0.0, 1e-18);
 }
 
-TEST(scenario, EveryExampleIsValid) {
+TEST(Scenario, EveryExampleIsValid) {
   int n = 0;
   for (const auto& e : std::filesystem::recursive_directory_iterator(
            std::filesystem::path(ETDEM_SOURCE_DIR) / "examples")) {
     if (e.path().extension() != ".toml") continue;
-    EXPECT_NO_THROW((void)load_scenario(e.path().string())) << e.path();
+    World world;
+    EXPECT_NO_THROW((void)build_world(load_scenario(e.path().string()), world)) << e.path();
     ++n;
   }
   EXPECT_GE(n, 3);
 }
 
-TEST(scenario, CompoundBodyIsPlacedAtItsCentreOfMassWithItsPartsFrame) {
+TEST(Scenario, CompoundBodyIsPlacedAtItsCentreOfMassWithItsPartsFrame) {
   // A brick (0.02 x 0.02 x 0.04 m) with a ball on top, given off-centre: the body's position is
   // the compound's centre of mass and its orientation turns the frame the parts were given in.
   const std::string shape =
@@ -633,10 +636,10 @@ TEST(scenario, CompoundBodyIsPlacedAtItsCentreOfMassWithItsPartsFrame) {
       "position = [0.05, 0.05, 0.17]\norientation = [0.7071067811865476, 0.7071067811865476, "
       "0.0, 0.0]\n";
   const Scenario sc = parse_scenario(text, "lolly.toml");
-  ASSERT_EQ(sc.shapes[2].type, ShapeType::Compound);
-  EXPECT_NEAR(sc.shapes[2].bounding_diameter(),
-              2 * (0.025 + 0.005 - sc.shapes[2].compound->input_centre.z() + 3.0), 1e-12);
-  EXPECT_DOUBLE_EQ(sc.shapes[2].min_thickness(), 0.01);
+  ASSERT_EQ(sc.shapes.type[2], ShapeType::Compound);
+  EXPECT_NEAR(2.0 * sc.shapes.bounding_radius[2],
+              2 * (0.025 + 0.005 - sc.shapes.compound(2).input_centre.z() + 3.0), 1e-12);
+  EXPECT_DOUBLE_EQ(sc.shapes.min_thickness(2), 0.01);
   World world;
   build_world(sc, world);
   int body = -1;

@@ -17,52 +17,13 @@
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/smm.hpp"
 #include "etdem/world/world.hpp"
+#include "test_island_fixture.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem {
 namespace {
 
-/// Island bodies built by hand, with their energy and momenta.
-struct Island {
-  std::vector<Vec3> v, w, x;
-  std::vector<double> inv_m, m;
-  std::vector<Mat3> inv_i;
-  std::vector<Vec3> inertia;
-  std::vector<Quat> q;
-  IslandBodies view() {
-    return {static_cast<int>(v.size()), v.data(), w.data(), inv_m.data(), inv_i.data()};
-  }
-  int add(const MassProperties& mp, const Vec3& pos, const Quat& orient, const Vec3& vel,
-          const Vec3& omega = Vec3::Zero()) {
-    x.push_back(pos);
-    v.push_back(vel);
-    w.push_back(omega);
-    m.push_back(mp.mass);
-    inv_m.push_back(1.0 / mp.mass);
-    inertia.push_back(mp.inertia);
-    q.push_back(orient);
-    inv_i.push_back(world_inverse_inertia(orient, mp.inertia.cwiseInverse()));
-    return static_cast<int>(v.size()) - 1;
-  }
-  double energy() const {
-    double e = 0;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      e += 0.5 * m[i] * v[i].squaredNorm() + 0.5 * w[i].dot(world_inertia(q[i], inertia[i]) * w[i]);
-    return e;
-  }
-  Vec3 momentum() const {
-    Vec3 p = Vec3::Zero();
-    for (std::size_t i = 0; i < v.size(); ++i) p += m[i] * v[i];
-    return p;
-  }
-  /// Angular momentum about the point o.
-  Vec3 angular_momentum(const Vec3& o) const {
-    Vec3 l = Vec3::Zero();
-    for (std::size_t i = 0; i < v.size(); ++i)
-      l += world_inertia(q[i], inertia[i]) * w[i] + (x[i] - o).cross(m[i] * v[i]);
-    return l;
-  }
-};
+using test::Island;
 
 /// Contacts of a manifold between island bodies a and b (-1 = static, centre xb).
 void add_contacts(std::vector<Contact>& cs, const Manifold& mf, int a, int b, const Vec3& xa,
@@ -101,9 +62,9 @@ void expect_ledger_closes(const SolverStats& st, double e0, double e1, double to
 // ---------------------------------------------------------------------------------------------
 // Single contacts, e in {0, 0.5, 1}: u_n -> -e u_n, momentum, ledger.
 
-class SingleContact : public ::testing::TestWithParam<double> {};
+class SmmSingleContact : public ::testing::TestWithParam<double> {};
 
-TEST_P(SingleContact, HeadOnSpheresFollowTheClosedForm) {
+TEST_P(SmmSingleContact, HeadOnSpheresFollowTheClosedForm) {
   const double e = GetParam();
   ShapeTable shapes;
   const int s1 = shapes.add_sphere("a", 0.5), s2 = shapes.add_sphere("b", 0.3);
@@ -133,7 +94,7 @@ TEST_P(SingleContact, HeadOnSpheresFollowTheClosedForm) {
   EXPECT_EQ(st.approaching_left, 0);
 }
 
-TEST_P(SingleContact, OffCentreSpinningSpheresReverseNormalVelocityTimesE) {
+TEST_P(SmmSingleContact, OffCentreSpinningSpheresReverseNormalVelocityTimesE) {
   const double e = GetParam();
   ShapeTable shapes;
   const int s1 = shapes.add_sphere("a", 0.5), s2 = shapes.add_sphere("b", 0.3);
@@ -166,7 +127,7 @@ TEST_P(SingleContact, OffCentreSpinningSpheresReverseNormalVelocityTimesE) {
   EXPECT_EQ(st.rounds, 1);
 }
 
-TEST_P(SingleContact, BoxCornerOnPlaneKeepsAngularMomentumAboutTheContact) {
+TEST_P(SmmSingleContact, BoxCornerOnPlaneKeepsAngularMomentumAboutTheContact) {
   const double e = GetParam();
   ShapeTable shapes;
   const Vec3 half(1.0, 0.5, 0.25);
@@ -200,7 +161,7 @@ TEST_P(SingleContact, BoxCornerOnPlaneKeepsAngularMomentumAboutTheContact) {
   EXPECT_GE(st.dissipated_restitution, -1e-12 * e0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Restitution, SingleContact, ::testing::Values(0.0, 0.5, 1.0));
+INSTANTIATE_TEST_SUITE_P(Restitution, SmmSingleContact, ::testing::Values(0.0, 0.5, 1.0));
 
 // ---------------------------------------------------------------------------------------------
 // V2 (ETM 2014 §7.2): a cube falls at (0, 0, -10) m/s onto a static cube offset by half a side,
@@ -236,7 +197,7 @@ TEST(SmmV2, CubeOnHalfOffsetCubeLeavesWithoutRotation) {
 // V3 (ETM 2014 §7.3): a 2 x 2 x 1 m box lands flat at (1, 1, -10) m/s; four coplanar contacts
 // make the system rank deficient (rank 3 of 4). Exactly: v_z -> -e v_z, v_x, v_y kept, no spin.
 
-class FlatLanding : public ::testing::TestWithParam<double> {};
+class SmmFlatLanding : public ::testing::TestWithParam<double> {};
 
 struct FlatBox {
   Island isl;
@@ -254,7 +215,7 @@ struct FlatBox {
   }
 };
 
-TEST_P(FlatLanding, BoxOnGroundReversesVzTimesEWithoutSpin) {
+TEST_P(SmmFlatLanding, BoxOnGroundReversesVzTimesEWithoutSpin) {
   const double e = GetParam();
   FlatBox f(e, 0.0, Vec3(1, 1, -10));
   ASSERT_EQ(f.cs.size(), 4u);
@@ -272,7 +233,7 @@ TEST_P(FlatLanding, BoxOnGroundReversesVzTimesEWithoutSpin) {
   EXPECT_EQ(st.iterations, 4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Restitution, FlatLanding, ::testing::Values(0.0, 0.5, 1.0));
+INSTANTIATE_TEST_SUITE_P(Restitution, SmmFlatLanding, ::testing::Values(0.0, 0.5, 1.0));
 
 // Duplicated contacts add more null space (rank still 3, now of 9 unknowns): the velocities, which
 // every least-squares solution shares, and the booked energy must not change.
@@ -324,9 +285,9 @@ TEST(SmmRankDeficiency, RotatedCubeOnCubeEightPointsNoSpinNoBlowUp) {
 // For e = 1, N = 3: (-1/3, 2/3, 2/3) v; N = 5: (-3/5, 2/5, 2/5, 2/5, 2/5) v, energy conserved
 // (not the sequential (0, ..., 0, v) of a real cradle).
 
-class Cradle : public ::testing::TestWithParam<std::tuple<int, double>> {};
+class SmmCradle : public ::testing::TestWithParam<std::tuple<int, double>> {};
 
-TEST_P(Cradle, SimultaneousOutcome) {
+TEST_P(SmmCradle, SimultaneousOutcome) {
   const auto [count, e] = GetParam();
   const double r = 0.1, v = 2.0;
   ShapeTable shapes;
@@ -365,7 +326,7 @@ TEST_P(Cradle, SimultaneousOutcome) {
   EXPECT_EQ(st.iterations, count - 1);  // every contact ends active
 }
 
-INSTANTIATE_TEST_SUITE_P(Balls, Cradle,
+INSTANTIATE_TEST_SUITE_P(Balls, SmmCradle,
                          ::testing::Combine(::testing::Values(3, 5), ::testing::Values(0.5, 1.0)));
 
 // ---------------------------------------------------------------------------------------------

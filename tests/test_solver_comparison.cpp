@@ -16,11 +16,12 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include "etdem/collision/collide.hpp"
 #include "etdem/core/mass_properties.hpp"
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/world/world.hpp"
-#include <fmt/format.h>
+#include "test_island_fixture.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem::test {
@@ -107,7 +108,7 @@ TEST(SolverComparisonV2, CubeOnHalfOfAStaticCube) {
 
 // ---------------------------------------------------------------------------------------------
 // V3: the 2 x 2 x 1 m box at (1, 1, -10) m/s onto the ground, e = 1, mu = 0. Exact: v_z
-// inverted, v_x v_y kept, omega zero. Error (Eq. 70, with the exact state, ERRATA):
+// inverted, v_x v_y kept, omega zero. Error (Eq. 70, with the exact state, docs/errata.md):
 // |v_f - v_exact| / |v_0| and |omega_f| itself.
 struct V3 {
   double velocity_error, omega;
@@ -148,38 +149,21 @@ TEST(SolverComparisonV3, BoxLandingFlatVelocityErrorPerSolver) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Hand-built islands: spheres of unit mass, contacts given explicitly, one solver call.
-struct Island {
-  std::vector<Vec3> x, v, w;
-  std::vector<double> m, inv_m;
-  std::vector<Mat3> inv_i;
-  std::vector<Mat3> inertia;    // world frame
+// Hand-built islands: spheres of unit mass, contacts given explicitly, one solver call. The
+// shared island fixture with the sphere radii and the contacts of these cases.
+struct Island : test::Island {
   std::vector<double> radius;
   std::vector<Contact> contacts;
 
   int add_sphere(const Vec3& pos, double r, const Vec3& vel, double mass = 1.0) {
-    x.push_back(pos);
-    v.push_back(vel);
-    w.push_back(Vec3::Zero());
-    m.push_back(mass);
-    inv_m.push_back(1.0 / mass);
-    inertia.push_back(0.4 * mass * r * r * Mat3::Identity());
-    inv_i.push_back(inertia.back().inverse());
     radius.push_back(r);
-    return static_cast<int>(x.size()) - 1;
+    const double i = 0.4 * mass * r * r;
+    return add(MassProperties{0.0, mass, Vec3(i, i, i)}, pos, vel);
   }
   /// An axis-aligned box of unit density.
   int add_box(const Vec3& pos, const Vec3& half, const Vec3& vel) {
-    const MassProperties mp = box_mass_properties(half, 1.0);
-    x.push_back(pos);
-    v.push_back(vel);
-    w.push_back(Vec3::Zero());
-    m.push_back(mp.mass);
-    inv_m.push_back(1.0 / mp.mass);
-    inertia.push_back(mp.inertia.asDiagonal());
-    inv_i.push_back(inertia.back().inverse());
     radius.push_back(half.norm());
-    return static_cast<int>(x.size()) - 1;
+    return add(box_mass_properties(half, 1.0), pos, vel);
   }
   /// Contact of body a with a static plane below it at the world point p (normal +z).
   void on_ground(int a, const Vec3& p, double e, double mu) {
@@ -211,20 +195,7 @@ struct Island {
     c.friction = mu;
     contacts.push_back(c);
   }
-  IslandBodies view() {
-    return {static_cast<int>(v.size()), v.data(), w.data(), inv_m.data(), inv_i.data()};
-  }
-  double kinetic() const {
-    double k = 0;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      k += 0.5 * m[i] * v[i].squaredNorm() + 0.5 * w[i].dot(inertia[i] * w[i]);
-    return k;
-  }
-  Vec3 momentum() const {
-    Vec3 p = Vec3::Zero();
-    for (std::size_t i = 0; i < v.size(); ++i) p += m[i] * v[i];
-    return p;
-  }
+  double kinetic() const { return energy(); }
   /// Resolves with the named solver; returns its statistics.
   SolverStats resolve(const std::string& solver) {
     std::unique_ptr<Solver> s = make_solver(settings_for(solver));

@@ -20,21 +20,12 @@
 namespace etdem {
 namespace {
 
+using test::Before;
+using test::cradle;
 using test::Island;
 using test::normal_velocity;
-
-struct Before {
-  double energy;
-  Vec3 momentum, angular_momentum;
-  std::vector<double> un;
-};
-
-Before record(Island& is, const std::vector<Contact>& cs) {
-  Before b{is.energy(), is.momentum(), is.angular_momentum(), {}};
-  IslandBodies view = is.view();
-  for (const Contact& c : cs) b.un.push_back(normal_velocity(c, view));
-  return b;
-}
+using test::record;
+using test::wedged;
 
 SolverStats solve(Island& is, std::vector<Contact>& cs, const SqmSettings& settings = {}) {
   SqmSolver solver(settings);
@@ -266,17 +257,6 @@ TEST(SqmFriction, SphereHittingPlaneObliquelySlides) {
   expect_conservation(is, b, st, false);
 }
 
-/// n equal spheres in a row along x, touching; the first moves at v towards the others.
-Island cradle(int n, double v, std::vector<Contact>& cs) {
-  Island is;
-  const double r = 0.1;
-  for (int k = 0; k < n; ++k)
-    is.add_sphere(r, 7800, Vec3(2 * r * k, 0, 0), Vec3(k == 0 ? v : 0, 0, 0));
-  cs.clear();
-  for (int k = 0; k + 1 < n; ++k) cs.push_back(test::sphere_contact(is, k + 1, r, k, r, 1.0, 0.0));
-  return is;
-}
-
 // Chatterjee's order on a cradle with e = 1: only contact (0,1) approaches; its impulse stops
 // ball 0 and gives ball 1 the velocity v (equal masses, e = 1), which makes (1,2) approach at -v,
 // and so on: n - 1 impulses, each contact once, and the last ball leaves with v, the others at
@@ -305,16 +285,6 @@ TEST_P(SqmCradle, TransmitsTheVelocityToTheLastBall) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Balls, SqmCradle, ::testing::Values(3, 5));
-
-/// A sphere between two parallel walls, touching both, moving at 1 m/s towards the right one.
-Island wedged(double e, std::vector<Contact>& cs) {
-  Island is;
-  const double r = 0.1;
-  is.add_sphere(r, 1000, Vec3(r, 0, 0), Vec3(1, 0, 0));
-  cs = {test::plane_contact(is, 0, r, Vec3::UnitX(), e, 0.0),
-        test::plane_contact(is, 0, r, -Vec3::UnitX(), e, 0.0)};
-  return is;
-}
 
 TEST(SqmTermination, IterationCapFiresForABallWedgedBetweenWallsWithEOne) {
   // With e = 1 every impulse reverses the ball, which then approaches the other wall: the method
@@ -352,23 +322,10 @@ TEST(SqmProperties, RandomSphereClustersConserveMomentumAndCreateNoEnergy) {
   // 27 spheres on a 3x3x3 lattice, neighbours touching, random velocities, spins, e and mu; a
   // floor under the bottom layer in every other trial.
   std::mt19937_64 rng(12);
-  std::uniform_real_distribution<double> u(-1.0, 1.0), unit(0.0, 1.0);
   for (int trial = 0; trial < 20; ++trial) {
     const bool floor = trial % 2 == 1;
-    Island is;
-    const double r = 0.05;
-    for (int k = 0; k < 27; ++k)
-      is.add_sphere(r, 1000 + 2000 * unit(rng),
-                    2 * r * Vec3(k % 3, (k / 3) % 3, k / 9) + Vec3(0, 0, r),
-                    Vec3(u(rng), u(rng), u(rng)), 10 * Vec3(u(rng), u(rng), u(rng)));
     std::vector<Contact> cs;
-    for (int i = 0; i < 27; ++i)
-      for (int j = 0; j < i; ++j)
-        if ((is.x[i] - is.x[j]).norm() < 2 * r + 1e-9)
-          cs.push_back(test::sphere_contact(is, i, r, j, r, 0.9 * unit(rng), unit(rng)));
-    if (floor)
-      for (int i = 0; i < 9; ++i)
-        cs.push_back(test::plane_contact(is, i, r, Vec3::UnitZ(), 0.9 * unit(rng), unit(rng)));
+    Island is = test::random_sphere_cluster(rng, floor, cs);
     const Before b = record(is, cs);
     const SolverStats st = solve(is, cs);
     EXPECT_EQ(st.guards_fired, 0) << trial;

@@ -250,10 +250,10 @@ TEST(TetMeshScenario, CrossFromAMeshHasTheMassOfTheCrossOfCubes) {
   EXPECT_NEAR(mt.mass, mc.mass, 1e-12 * mc.mass);
   for (int k = 0; k < 3; ++k) EXPECT_NEAR(mt.inertia[k], mc.inertia[k], 1e-12 * mc.inertia[k]);
   EXPECT_NEAR(wt.shapes.bounding_radius[st], wc.shapes.bounding_radius[sc], 1e-15);
-  ASSERT_FALSE(tet.shapes.back().notes.empty());
-  EXPECT_NE(tet.shapes.back().notes.back().find("42 tetrahedra ->"), std::string::npos);
+  ASSERT_FALSE(tet.shape_sources.back().notes.empty());
+  EXPECT_NE(tet.shape_sources.back().notes.back().find("42 tetrahedra ->"), std::string::npos);
   // The hidden part shapes come before the compound and are named after it.
-  EXPECT_EQ(tet.shapes[0].name, "cross.part0");
+  EXPECT_EQ(tet.shapes.name[0], "cross.part0");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/impulse.hpp"
+#include "test_island_fixture.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem {
@@ -23,46 +24,7 @@ namespace {
 
 constexpr double kDensity = 2650.0;
 
-/// Dynamic bodies for a direct call of the solver (island-local ids 0, 1, ...).
-struct Island {
-  std::vector<Vec3> x, v, w, inertia;
-  std::vector<Quat> q;
-  std::vector<double> m, inv_m;
-  std::vector<Mat3> inv_i;
-  int add(const MassProperties& mp, const Vec3& pos, const Quat& orient, const Vec3& vel,
-          const Vec3& omega) {
-    x.push_back(pos);
-    q.push_back(orient);
-    v.push_back(vel);
-    w.push_back(omega);
-    m.push_back(mp.mass);
-    inv_m.push_back(1.0 / mp.mass);
-    inertia.push_back(mp.inertia);
-    inv_i.push_back(world_inverse_inertia(orient, mp.inertia.cwiseInverse()));
-    return static_cast<int>(v.size()) - 1;
-  }
-  IslandBodies view() {
-    return {static_cast<int>(v.size()), v.data(), w.data(), inv_m.data(), inv_i.data()};
-  }
-  double energy() const {
-    double e = 0;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      e += 0.5 * m[i] * v[i].squaredNorm() + 0.5 * w[i].dot(world_inertia(q[i], inertia[i]) * w[i]);
-    return e;
-  }
-  Vec3 momentum() const {
-    Vec3 p = Vec3::Zero();
-    for (std::size_t i = 0; i < v.size(); ++i) p += m[i] * v[i];
-    return p;
-  }
-  /// Angular momentum about the origin: sum of x_i x m_i v_i + I_i w_i.
-  Vec3 angular_momentum() const {
-    Vec3 l = Vec3::Zero();
-    for (std::size_t i = 0; i < v.size(); ++i)
-      l += x[i].cross(m[i] * v[i]) + world_inertia(q[i], inertia[i]) * w[i];
-    return l;
-  }
-};
+using test::Island;
 
 /// Contacts of a manifold between island bodies a and b (b = -1: static), e = 1, mu = 0.
 std::vector<Contact> contacts(const Manifold& m, int a, const Vec3& xa, int b, const Vec3& xb) {

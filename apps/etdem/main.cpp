@@ -3,6 +3,7 @@
 //   etdem check SCENARIO.toml [--set key=value ...]
 //   etdem analyze repose DIR [--series]
 //   etdem analyze energy DIR
+//   etdem schema [--markdown | --update FILE.md]
 // Exit codes: 0 success, 2 bad input (scenario, override, command line, unreadable run
 // directory), 1 failure while running (e.g. a non-finite state).
 #include <algorithm>
@@ -10,10 +11,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
-#include <utility>
+#include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -24,9 +29,11 @@
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/run.hpp"
 #include "etdem/io/scenario.hpp"
+#include "etdem/io/settings_schema.hpp"
 #include "etdem/io/shape_nodes.hpp"
 #include "etdem/io/state_csv.hpp"
 #include "etdem/io/summary_json.hpp"
+#include "etdem/world/world.hpp"
 
 namespace {
 
@@ -49,9 +56,10 @@ void print_ledger(const EnergyLedger& l) {
 /// What the loader did with mesh files: mesh walls (dropped degenerate triangles, turned
 /// normals), compounds from tetrahedral meshes (tetrahedralised, merged into convex parts).
 void print_mesh_notes(const Scenario& sc) {
-  for (const ShapeSpec& s : sc.shapes)
-    for (const std::string& note : s.notes)
-      fmt::print("{}: note: shape '{}': {}: {}\n", sc.file, s.name, s.file, note);
+  for (std::size_t s = 0; s < sc.shape_sources.size(); ++s)
+    for (const std::string& note : sc.shape_sources[s].notes)
+      fmt::print("{}: note: shape '{}': {}: {}\n", sc.file, sc.shapes.name[s],
+                 sc.shape_sources[s].file, note);
   for (std::size_t w = 0; w < sc.walls.size(); ++w)
     if (sc.walls[w].mesh)
       for (const std::string& note : sc.walls[w].mesh->notes)
@@ -89,6 +97,8 @@ int run(const std::string& file, const std::vector<std::string>& sets, const std
 
 int check(const std::string& file, const std::vector<std::string>& sets) {
   const Scenario sc = load_scenario(file, sets);
+  World world;
+  (void)build_world(sc, world);  // checks the initial state
   long fixed = 0;
   for (const BodySpec& b : sc.bodies) fixed += b.fixed;
   fmt::print(
@@ -281,6 +291,68 @@ int analyze_energy(const std::string& dir) {
   return kExitOk;
 }
 
+/// One line per setting, as `--set` takes it: "simulation.etm.lambda = 30  (integer, [1, 1e6])".
+template <class T>
+void print_keys(const SettingTable<T>& table, std::string_view prefix) {
+  const T defaults{};
+  for (const Setting<T>& s : table.settings) {
+    std::string valid = s.range.text();
+    if (!s.choices.empty()) valid = fmt::format("{}", fmt::join(s.choices, ", "));
+    if (!s.note.empty()) valid += (valid.empty() ? "" : ", ") + std::string(s.note);
+    const std::string def = s.required ? std::string("required") : [&] {
+      return std::visit(
+          [](const auto& v) -> std::string {
+            using V = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<V, Vec3>)
+              return fmt::format("[{}, {}, {}]", v.x(), v.y(), v.z());
+            else if constexpr (std::is_same_v<V, std::string>)
+              return fmt::format("\"{}\"", v);
+            else
+              return fmt::format("{}", v);
+          },
+          s.get(defaults));
+    }();
+    fmt::print("{}.{} = {}{}{}\n", prefix, s.key, def,
+               s.unit.empty() ? "" : fmt::format(" [{}]", s.unit),
+               valid.empty() ? "" : fmt::format("  ({})", valid));
+  }
+}
+
+/// `etdem schema`: the settings every scenario may set, with defaults and valid ranges;
+/// --markdown prints the generated tables of docs/scenario.md, --update rewrites them in a file.
+int schema(bool markdown, const std::string& update) {
+  if (!update.empty()) {
+    std::ifstream in(update, std::ios::binary);
+    if (!in) throw InputError(update + ": cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string updated;
+    try {
+      updated = update_schema_blocks(text.str());
+    } catch (const std::invalid_argument& e) {
+      throw InputError(fmt::format("{}: {}", update, e.what()));
+    }
+    if (updated == text.str()) {
+      fmt::print("{}: up to date\n", update);
+      return kExitOk;
+    }
+    std::ofstream out(update, std::ios::binary);
+    out << updated;
+    if (!out) throw InputError(update + ": cannot be written");
+    fmt::print("{}: generated tables rewritten\n", update);
+    return kExitOk;
+  }
+  if (markdown) {
+    for (const std::string& name : schema_names())
+      fmt::print("<!-- schema {} -->\n{}<!-- end schema -->\n\n", name, schema_markdown(name));
+    return kExitOk;
+  }
+  for (const SettingTable<Scenario>& t : simulation_schema()) print_keys(t, t.name);
+  print_keys(material_schema(), "material[N]");
+  print_keys(output_schema(), "output");
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -322,6 +394,14 @@ int main(int argc, char** argv) {
   auto* energy_cmd = analyze_cmd->add_subcommand("energy", "final energy ledger and residual");
   energy_cmd->add_option("dir", analyze_dir, "run directory")->required();
 
+  auto* schema_cmd =
+      app.add_subcommand("schema", "list every setting with its default, unit and valid range");
+  bool markdown = false;
+  std::string update_doc;
+  schema_cmd->add_flag("--markdown", markdown, "print the generated tables of docs/scenario.md");
+  schema_cmd->add_option("--update", update_doc,
+                         "rewrite the generated tables of a markdown file (docs/scenario.md)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -340,6 +420,7 @@ int main(int argc, char** argv) {
     if (repose_cmd->parsed())
       return series ? analyze_repose_series(analyze_dir) : analyze_repose(analyze_dir);
     if (energy_cmd->parsed()) return analyze_energy(analyze_dir);
+    if (schema_cmd->parsed()) return schema(markdown, update_doc);
   } catch (const InputError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "{}\n", e.what());

@@ -1,4 +1,4 @@
-// Plain-data contact and manifold types. See DESIGN.md: n points from B to A, u = u_A - u_B,
+// Plain-data contact and manifold types. Conventions: n points from B to A, u = u_A - u_B,
 // u_n < 0 approaching, gap > 0 apart.
 #pragma once
 

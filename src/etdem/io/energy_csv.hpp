@@ -1,5 +1,5 @@
 // energy.csv: one row per written step with the time and every term of the energy ledger
-// (analysis/energy_ledger.hpp). `total` is the mechanical energy still in the system; the
+// (world/energy_ledger.hpp). `total` is the mechanical energy still in the system; the
 // dissipation columns are cumulative, so total + dissipated + residual = the initial energy on
 // every row. Full precision (%.17g) so the identity can be checked from the file.
 #pragma once
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "etdem/analysis/energy_ledger.hpp"
+#include "etdem/world/energy_ledger.hpp"
 
 namespace etdem {
 

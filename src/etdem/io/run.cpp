@@ -24,28 +24,12 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Finite quads for the planes of every box container, to draw them in ParaView.
-std::vector<WallQuad> container_quads(const Scenario& sc, const World& world) {
-  std::map<std::string, int> id;
-  for (int i = 0; i < world.bodies.count(); ++i)
-    if (!world.bodies.name[i].empty()) id[world.bodies.name[i]] = i;
+std::vector<WallQuad> container_quads(const Scenario& sc, const std::vector<BodyOrigin>& origin) {
   std::vector<WallQuad> out;
-  for (const WallSpec& w : sc.walls) {
-    if (w.type != WallSpec::Type::Box) continue;
-    const Vec3 l = w.min, h = w.max;
-    const std::array<Vec3, 4> faces[6] = {{Vec3(l.x(), l.y(), l.z()), Vec3(h.x(), l.y(), l.z()),
-                                           Vec3(h.x(), h.y(), l.z()), Vec3(l.x(), h.y(), l.z())},
-                                          {Vec3(l.x(), l.y(), l.z()), Vec3(l.x(), h.y(), l.z()),
-                                           Vec3(l.x(), h.y(), h.z()), Vec3(l.x(), l.y(), h.z())},
-                                          {Vec3(h.x(), l.y(), l.z()), Vec3(h.x(), h.y(), l.z()),
-                                           Vec3(h.x(), h.y(), h.z()), Vec3(h.x(), l.y(), h.z())},
-                                          {Vec3(l.x(), l.y(), l.z()), Vec3(h.x(), l.y(), l.z()),
-                                           Vec3(h.x(), l.y(), h.z()), Vec3(l.x(), l.y(), h.z())},
-                                          {Vec3(l.x(), h.y(), l.z()), Vec3(h.x(), h.y(), l.z()),
-                                           Vec3(h.x(), h.y(), h.z()), Vec3(l.x(), h.y(), h.z())},
-                                          {Vec3(l.x(), l.y(), h.z()), Vec3(h.x(), l.y(), h.z()),
-                                           Vec3(h.x(), h.y(), h.z()), Vec3(l.x(), h.y(), h.z())}};
-    const auto names = wall_plane_names(w);
-    for (std::size_t k = 0; k < names.size(); ++k) out.push_back({id.at(names[k]), faces[k]});
+  for (std::size_t i = 0; i < origin.size(); ++i) {
+    const BodyOrigin& o = origin[i];
+    if (o.kind != BodyOrigin::Kind::Wall || sc.walls[o.index].type != WallSpec::Type::Box) continue;
+    out.push_back({static_cast<int>(i), box_planes(sc.walls[o.index])[o.item].quad});
   }
   return out;
 }
@@ -80,6 +64,9 @@ std::string output_directory(const Scenario& sc, const std::string& requested) {
 }
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
+  // Built first: a scenario whose initial state is rejected leaves no output directory.
+  World world;
+  const std::vector<BodyOrigin> origin = build_world(sc, world);
   RunResult result;
   result.directory = output_directory(sc, options.directory);
   const fs::path dir(result.directory);
@@ -93,8 +80,6 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
                                  ec ? ec.message() : "not a directory"));
   remove_stale_outputs(dir);
 
-  World world;
-  build_world(sc, world);
   RunInfo info;
   info.threads = omp_get_max_threads();
 
@@ -110,7 +95,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   energy.write(world.time(), world.ledger());
   std::optional<VtkWriter> vtk;
   if (frames) {
-    vtk.emplace(dir.string(), container_quads(sc, world));
+    vtk.emplace(dir.string(), container_quads(sc, origin));
     vtk->write_frame(world);
   }
   const long n = sc.steps();

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "etdem/analysis/energy_ledger.hpp"
 #include "etdem/io/scenario.hpp"
+#include "etdem/world/energy_ledger.hpp"
 
 namespace etdem {
 

@@ -13,8 +13,9 @@
 
 #include "etdem/io/fill.hpp"
 #include "etdem/io/mesh_import.hpp"
-#include "etdem/io/tet_mesh_import.hpp"
 #include "etdem/io/scenario_check.hpp"
+#include "etdem/io/settings_schema.hpp"
+#include "etdem/io/shape_kinds.hpp"
 #include "etdem/io/toml_reader.hpp"
 #include "etdem/world/world.hpp"
 
@@ -60,106 +61,38 @@ class Parser {
   }
 
  private:
+  /// [simulation] and its sub-tables, through the settings schema; then the conditions that
+  /// involve two keys.
   void simulation(const TomlReader& r) {
-    WorldSettings& s = sc_.settings;
-    s.dt = r.number("dt");
-    if (!(s.dt > 0.0)) r.fail("dt", "must be > 0");
-    sc_.duration = r.number("duration");
-    if (!(sc_.duration > 0.0)) r.fail("duration", "must be > 0");
+    read_settings(r, *find_simulation_table("simulation"), sc_);
+    const WorldSettings& s = sc_.settings;
     if (sc_.duration / s.dt > 1e12) r.fail("duration", "more than 1e12 steps of dt");
-    s.gravity = r.vec3("gravity", s.gravity);
-    s.solver = r.string("solver", s.solver);
-    s.resting_velocity = r.number("resting_velocity", s.resting_velocity);
-    s.resting = r.string("resting", s.resting);
-    if (s.resting != "pgs" && s.resting != "etm")
-      r.fail("resting", "must be \"pgs\" (hybrid contact pass) or \"etm\" (inside the solver)");
+    if (s.damping * s.dt > 1.0) r.fail("damping", "damping * dt must be in [0, 1] (Eq. 49)");
     if (auto pgs = r.table("pgs")) {
-      const long it = pgs->integer("iterations", s.resting_solver.iterations);
-      if (it < 1 || it > 1'000'000) pgs->fail("iterations", "must be in [1, 1e6]");
-      s.resting_solver.iterations = static_cast<int>(it);
-      s.resting_solver.tolerance = pgs->number("tolerance", s.resting_solver.tolerance);
-      if (s.resting_solver.tolerance < 0.0) pgs->fail("tolerance", "must be >= 0");
-      s.resting_solver.warm_start = pgs->number("warm_start", s.resting_solver.warm_start);
-      if (s.resting_solver.warm_start < 0.0 || s.resting_solver.warm_start > 1.0)
-        pgs->fail("warm_start", "must be in [0, 1]");
-      s.resting_solver.shock_propagation =
-          pgs->boolean("shock_propagation", s.resting_solver.shock_propagation);
+      read_settings(*pgs, *find_simulation_table("simulation.pgs"), sc_);
       pgs->finish();
     }
-    s.contact_skin = r.number("contact_skin", s.contact_skin);
-    if (s.contact_skin < 0.0 || s.contact_skin > 1.0) r.fail("contact_skin", "must be in [0, 1]");
-    s.projection = r.number("projection", s.projection);
-    if (s.projection < 0.0 || s.projection >= 1.0) r.fail("projection", "must be in [0, 1)");
-    s.penetration_slop = r.number("penetration_slop", s.penetration_slop);
-    if (s.penetration_slop < 0.0) r.fail("penetration_slop", "must be >= 0");
-    s.damping = r.number("damping", s.damping);
-    if (s.damping < 0.0) r.fail("damping", "must be >= 0");
-    if (s.damping * s.dt > 1.0) r.fail("damping", "damping * dt must be in [0, 1] (Eq. 49)");
-    const long threads = r.integer("threads", s.threads);
-    if (threads < 0 || threads > 4096) r.fail("threads", "must be in [0, 4096] (0 = default)");
-    s.threads = static_cast<int>(threads);
-    s.conserve_angular_momentum =
-        r.boolean("conserve_angular_momentum", s.conserve_angular_momentum);
-    if (auto etm = r.table("etm")) etm_settings(*etm);
-    if (auto sqm = r.table("sqm")) sqm_settings(*sqm);
-    if (auto jolt = r.table("jolt")) jolt_settings(*jolt);
-    if (auto ep = r.table("etm-priority")) etm_priority_settings(*ep);
-    if (auto smm = r.table("smm")) smm_settings(*smm);
-    if (auto lzb = r.table("lzb")) lzb_settings(*lzb);
-    const std::vector<std::string>& known = solver_names();
-    if (std::find(known.begin(), known.end(), s.solver) == known.end())
-      r.fail("solver", fmt::format("unknown solver (known: {})", fmt::join(known, ", ")));
+    for (const SolverInfo& info : solver_registry())
+      if (auto t = r.table(info.settings_table)) {
+        read_settings(*t, *find_simulation_table(fmt::format("simulation.{}", info.settings_table)),
+                      sc_);
+        t->finish();
+      }
     r.finish();
   }
 
-  void etm_settings(const TomlReader& r) {
-    EtmSettings& e = sc_.settings.etm;
-    const long lambda = r.integer("lambda", e.lambda);
-    if (lambda < 1 || lambda > 1'000'000) r.fail("lambda", "must be in [1, 1e6]");
-    e.lambda = static_cast<int>(lambda);
-    const long rounds = r.integer("max_rounds", e.max_rounds);
-    if (rounds < 1 || rounds > 1'000'000'000) r.fail("max_rounds", "must be in [1, 1e9]");
-    e.max_rounds = static_cast<int>(rounds);
-    e.max_iterations = r.integer("max_iterations", e.max_iterations);
-    if (e.max_iterations < 1) r.fail("max_iterations", "must be >= 1");
-    e.velocity_tolerance = r.number("velocity_tolerance", e.velocity_tolerance);
-    if (e.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
-    e.energy_tolerance = r.number("energy_tolerance", e.energy_tolerance);
-    if (e.energy_tolerance < 0.0) r.fail("energy_tolerance", "must be >= 0");
-    r.finish();
-  }
-
-  void sqm_settings(const TomlReader& r) {
-    SqmSettings& q = sc_.settings.sqm;
-    q.velocity_tolerance = r.number("velocity_tolerance", q.velocity_tolerance);
-    if (q.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
-    q.max_iterations = r.integer("max_iterations", q.max_iterations);
-    if (q.max_iterations < 1) r.fail("max_iterations", "must be >= 1");
-    r.finish();
-  }
-
-  void jolt_settings(const TomlReader& r) {
-    JoltSettings& j = sc_.settings.jolt;
-    const long sweeps = r.integer("max_sweeps", j.max_sweeps);
-    if (sweeps < 1 || sweeps > 1'000'000'000) r.fail("max_sweeps", "must be in [1, 1e9]");
-    j.max_sweeps = static_cast<int>(sweeps);
-    j.velocity_tolerance = r.number("velocity_tolerance", j.velocity_tolerance);
-    if (j.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
-    r.finish();
-  }
-
-  /// The jolt method treats grains as particles: every body and fill must use a sphere (walls
-  /// are planes). Checked here so the error names the file before anything is built.
+  /// Every body and fill must have a shape the solver handles (the jolt method: spheres, as
+  /// particles). Checked here so the error names the file before anything is built.
   void solver_shapes(const TomlReader& sim) {
-    if (sc_.settings.solver != "jolt") return;
+    const SolverInfo& info = *find_solver(sc_.settings.solver);
     auto check = [&](int shape, std::string_view what, int line) {
-      const ShapeSpec& sh = sc_.shapes[shape];
-      if (sh.type == ShapeType::Sphere) return;
+      const ShapeType type = sc_.shapes.type[shape];
+      if (info.supports(type)) return;
       const std::string where =
           line > 0 ? fmt::format("{} (line {})", what, line) : std::string(what);
-      sim.fail("solver", fmt::format("the jolt method handles spheres and planes only; {} uses "
-                                     "shape '{}' of type {}",
-                                     where, sh.name, shape_type_name(sh.type)));
+      sim.fail("solver", fmt::format("the {} method handles {} only; {} uses shape '{}' of type {}",
+                                     info.name, supported_shapes_text(info), where,
+                                     sc_.shapes.name[shape], shape_type_name(type)));
     };
     for (std::size_t i = 0; i < sc_.bodies.size(); ++i)
       check(sc_.bodies[i].shape, fmt::format("body[{}]", i), sc_.bodies[i].line);
@@ -167,232 +100,42 @@ class Parser {
       check(sc_.fills[i].shape, fmt::format("fill[{}]", i), sc_.fills[i].line);
   }
 
-  void etm_priority_settings(const TomlReader& r) {
-    EtmPrioritySettings& e = sc_.settings.etm_priority;
-    e.alpha = r.number("alpha", e.alpha);
-    if (e.alpha < 1.0 || e.alpha > 1e6) r.fail("alpha", "must be in [1, 1e6]");
-    e.beta = r.number("beta", e.beta);
-    if (e.beta < 0.0 || e.beta >= 1.0) r.fail("beta", "must be in [0, 1)");
-    if (!parse_setting(r.string("ordering", setting_name(e.ordering)), e.ordering))
-      r.fail("ordering", "must be \"velocity\" or \"mass-weighted\"");
-    if (!parse_setting(r.string("grouping", setting_name(e.grouping)), e.grouping))
-      r.fail("grouping", "must be \"pair\" or \"island\"");
-    if (!parse_setting(r.string("release", setting_name(e.release)), e.release))
-      r.fail("release", "must be \"full\" or \"gradual\"");
-    const long rounds = r.integer("max_rounds", e.max_rounds);
-    if (rounds < 1 || rounds > 1'000'000'000) r.fail("max_rounds", "must be in [1, 1e9]");
-    e.max_rounds = static_cast<int>(rounds);
-    e.max_iterations = r.integer("max_iterations", e.max_iterations);
-    if (e.max_iterations < 1) r.fail("max_iterations", "must be >= 1");
-    e.velocity_tolerance = r.number("velocity_tolerance", e.velocity_tolerance);
-    if (e.velocity_tolerance < 0.0) r.fail("velocity_tolerance", "must be >= 0");
-    e.energy_tolerance = r.number("energy_tolerance", e.energy_tolerance);
-    if (e.energy_tolerance < 0.0) r.fail("energy_tolerance", "must be >= 0");
-    r.finish();
-  }
-
-  void smm_settings(const TomlReader& r) {
-    SmmSettings& m = sc_.settings.smm;
-    m.regularisation = r.number("regularisation", m.regularisation);
-    if (!(m.regularisation > 0.0 && m.regularisation < 1.0))
-      r.fail("regularisation", "must be in (0, 1)");
-    const long refine = r.integer("max_refinements", m.max_refinements);
-    if (refine < 1 || refine > 1000) r.fail("max_refinements", "must be in [1, 1000]");
-    m.max_refinements = static_cast<int>(refine);
-    const long outer = r.integer("max_active_set_iterations", m.max_active_set_iterations);
-    if (outer < 1 || outer > 1'000'000) r.fail("max_active_set_iterations", "must be in [1, 1e6]");
-    m.max_active_set_iterations = static_cast<int>(outer);
-    m.tolerance = r.number("tolerance", m.tolerance);
-    if (!(m.tolerance >= 0.0 && m.tolerance < 1.0)) r.fail("tolerance", "must be in [0, 1)");
-    r.finish();
-  }
-
-  void lzb_settings(const TomlReader& r) {
-    LzbSettings& l = sc_.settings.lzb;
-    l.eta = r.number("eta", l.eta);
-    if (!(l.eta > 0.0 && l.eta <= 10.0)) r.fail("eta", "must be in (0, 10] (1 linear, 1.5 Hertz)");
-    if (r.has("model")) {
-      const std::string model = r.string("model");
-      if (model == "mono")
-        l.model = LzbSettings::Model::Mono;
-      else if (model == "bi")
-        l.model = LzbSettings::Model::Bi;
-      else
-        r.fail("model", "must be \"mono\" (mono-stiffness) or \"bi\" (bi-stiffness)");
-    }
-    const long steps = r.integer("steps", l.steps);
-    if (steps < 1 || steps > 100'000'000) r.fail("steps", "must be in [1, 1e8]");
-    l.steps = static_cast<int>(steps);
-    l.max_steps = r.integer("max_steps", l.max_steps);
-    if (l.max_steps < 1) r.fail("max_steps", "must be >= 1");
-    l.velocity_tolerance = r.number("velocity_tolerance", l.velocity_tolerance);
-    if (l.velocity_tolerance < 0.0 || l.velocity_tolerance >= 1.0)
-      r.fail("velocity_tolerance", "must be in [0, 1)");
-    r.finish();
-  }
-
   void material(const TomlReader& r) {
     Material m;
-    m.name = unique_name(r, "name", materials_seen_, "material");
-    m.density = r.number("density", m.density);
-    if (!(m.density > 0.0)) r.fail("density", "must be > 0");
-    m.restitution = r.number("restitution", m.restitution);
-    if (m.restitution < 0.0 || m.restitution > 1.0) r.fail("restitution", "must be in [0, 1]");
-    m.friction = r.number("friction", m.friction);
-    if (m.friction < 0.0) r.fail("friction", "must be >= 0");
-    m.stiffness = r.number("stiffness", m.stiffness);
-    if (!(m.stiffness > 0.0)) r.fail("stiffness", "must be > 0");
+    read_settings(r, material_schema(), m);
+    if (m.name.empty()) r.fail("name", "must not be empty");
+    if (!materials_seen_.insert(m.name).second) r.fail("name", "duplicate material name");
     r.finish();
     sc_.materials.push_back(m);
   }
 
+  /// name and type here; the other keys by the shape type's reader (io/shape_kinds.cpp).
   void shape(const TomlReader& r) {
-    ShapeSpec s;
-    s.line = r.line();
-    s.name = unique_name(r, "name", shapes_seen_, "shape");
+    ShapeSource src;
+    src.line = r.line();
+    const std::string name = unique_name(r, "name", shapes_seen_, "shape");
     const std::string type = r.string("type");
-    if (type == "sphere") {
-      s.type = ShapeType::Sphere;
-      s.radius = r.number("radius");
-      if (!(s.radius > 0.0)) r.fail("radius", "must be > 0");
-    } else if (type == "box") {
-      s.type = ShapeType::Box;
-      s.half_extents = r.vec3("half_extents");
-      if (!(s.half_extents.array() > 0.0).all()) r.fail("half_extents", "must all be > 0");
-    } else if (type == "polyhedron") {
-      s.type = ShapeType::Polyhedron;
-      // The hull of the given vertices, or of the vertices of a mesh file.
-      const bool from_file = r.has("file");
-      if (from_file && r.has("vertices")) r.fail("file", "give either vertices or file, not both");
-      if (from_file) {
-        s.file = r.string("file");
-        MeshImportOptions o;
-        o.scale = r.number("scale", 1.0);
-        if (!(o.scale > 0.0 && std::isfinite(o.scale))) r.fail("scale", "must be finite and > 0");
-        try {
-          s.vertices = import_mesh(resolve(s.file), o).vertices;
-        } catch (const std::runtime_error& e) {
-          r.fail("file", e.what());
-        }
-      } else {
-        s.vertices = r.vec3_list("vertices");
-      }
-      try {
-        s.polyhedron =
-            std::make_shared<const ConvexPolyhedron>(ConvexPolyhedron::from_points(s.vertices));
-      } catch (const std::invalid_argument& e) {
-        r.fail(from_file ? "file" : "vertices", e.what());
-      }
-    } else if (type == "compound") {
-      s.type = ShapeType::Compound;
-      compound(r, s);
-    } else if (type == "mesh") {
+    const ShapeKind* kind = find_shape_kind(type);
+    const std::string known = fmt::format("{}", fmt::join(shape_kind_names(), ", "));
+    if (!kind && type == "mesh")
       r.fail("type",
              "a mesh is a static wall: use [[wall]] type = \"mesh\" (a body can take the "
              "hull of a mesh file: type = \"polyhedron\", file = ...)");
-    } else if (type == "levelset") {
-      r.fail("type",
-             "this shape type is not available yet (available: sphere, box, polyhedron, compound)");
-    } else {
-      r.fail("type", "unknown shape type (known: sphere, box, polyhedron, compound)");
-    }
+    if (!kind && type == "levelset")
+      r.fail("type", fmt::format("this shape type is not available yet (available: {})", known));
+    if (!kind) r.fail("type", fmt::format("unknown shape type (known: {})", known));
+    ShapeReadContext ctx{sc_.shapes, shapes_seen_, src_.file};
+    kind->read(r, name, src, ctx);
     r.finish();
-    sc_.shapes.push_back(s);
-    // The same shape in a table of its own, indexed like sc_.shapes, for building compounds.
-    if (s.type == ShapeType::Sphere) table_.add_sphere(s.name, s.radius);
-    if (s.type == ShapeType::Box) table_.add_box(s.name, s.half_extents);
-    if (s.type == ShapeType::Polyhedron) table_.add_polyhedron(s.name, *s.polyhedron);
-    if (s.type == ShapeType::Compound) table_.add_compound(s.name, *s.compound);
-  }
-
-  /// parts = [{ shape = "NAME", position = [x, y, z], orientation = [w, x, y, z] }, ...]: earlier
-  /// spheres, boxes or polyhedra placed in the compound's input frame (orientation optional).
-  void compound(const TomlReader& r, ShapeSpec& s) {
-    if (r.has("file")) {
-      if (r.has("parts")) r.fail("file", "give either parts or file, not both");
-      tetrahedral_compound(r, s);
-      return;
-    }
-    if (r.has("merge")) r.fail("merge", "only with file (a tetrahedral mesh)");
-    if (!r.has("parts"))
-      r.fail("parts", "required key is missing (an array of parts, or file = a tetrahedral mesh)");
-    const auto tables = r.tables("parts");
-    if (tables.empty()) r.fail("parts", "a compound needs at least one part");
-    std::vector<CompoundPart> parts;
-    for (const TomlReader& t : tables) {
-      CompoundPart p;
-      p.shape = find_named(t, "shape", sc_.shapes, "shape");
-      const ShapeType pt = sc_.shapes[p.shape].type;
-      if (pt != ShapeType::Sphere && pt != ShapeType::Box && pt != ShapeType::Polyhedron)
-        t.fail("shape", fmt::format("a part must be a sphere, box or polyhedron, not a {}",
-                                    shape_type_name(pt)));
-      p.position = t.vec3("position");
-      if (t.has("orientation")) {
-        const auto q = t.numbers("orientation", 4);
-        p.orientation = Quat(q[0], q[1], q[2], q[3]);
-        if (std::abs(p.orientation.norm() - 1.0) > 1e-3)
-          t.fail("orientation", "must be a unit quaternion [w, x, y, z] (|q| within 1e-3 of 1)");
-        p.orientation.normalize();
-      }
-      t.finish();
-      parts.push_back(p);
-    }
-    try {
-      s.compound = std::make_shared<const Compound>(make_compound(table_, parts));
-    } catch (const std::invalid_argument& e) {
-      r.fail("parts", e.what());
-    }
-  }
-
-  /// file = a tetrahedral mesh (or a closed surface Gmsh tetrahedralises), scale, merge: the
-  /// tetrahedra, merged into convex parts unless merge = false, become hidden polyhedron shapes
-  /// named "NAME.partK" placed in the mesh's frame.
-  void tetrahedral_compound(const TomlReader& r, ShapeSpec& s) {
-    s.file = r.string("file");
-    const double scale = r.number("scale", 1.0);
-    if (!(scale > 0.0 && std::isfinite(scale))) r.fail("scale", "must be finite and > 0");
-    const bool merge = r.boolean("merge", true);
-    TetMeshImport mesh;
-    std::vector<std::vector<int>> groups;
-    try {
-      mesh = import_tet_mesh(resolve(s.file), scale);
-      groups = convex_parts(mesh.mesh, merge);
-    } catch (const std::exception& e) {
-      r.fail("file", e.what());
-    }
-    s.notes = mesh.notes;
-    s.notes.push_back(fmt::format("{} tetrahedra -> {} convex parts{}", mesh.mesh.tets.size(),
-                                  groups.size(), merge ? "" : " (merge = false)"));
-    for (std::size_t g = 0; g < groups.size(); ++g)
-      if (!shapes_seen_.insert(fmt::format("{}.part{}", s.name, g)).second)
-        r.fail("name", fmt::format("the part name '{}.part{}' is taken by another shape", s.name,
-                                   g));
-    std::vector<CompoundPart> parts;
-    try {
-      parts = add_part_hulls(table_, s.name, mesh.mesh, groups);
-    } catch (const std::invalid_argument& e) {
-      r.fail("file", e.what());
-    }
-    // The parts are shapes of the scenario too, indexed like table_.
-    for (CompoundPart& p : parts) {
-      ShapeSpec part;
-      part.line = s.line;
-      part.type = ShapeType::Polyhedron;
-      part.name = table_.name[p.shape];
-      part.polyhedron = std::make_shared<const ConvexPolyhedron>(table_.polyhedron(p.shape));
-      sc_.shapes.push_back(std::move(part));
-    }
-    try {
-      s.compound = std::make_shared<const Compound>(make_compound(table_, parts));
-    } catch (const std::invalid_argument& e) {
-      r.fail("file", e.what());
-    }
+    // Hidden parts added on the way (a compound from a mesh) share the table's line.
+    sc_.shape_sources.resize(sc_.shapes.size() - 1, ShapeSource{"", {}, src.line});
+    sc_.shape_sources.push_back(std::move(src));
   }
 
   void body(const TomlReader& r) {
     BodySpec b;
     b.line = r.line();
-    b.shape = find_named(r, "shape", sc_.shapes, "shape");
+    b.shape = read_shape_name(sc_.shapes, r, "shape");
     b.material = find_named(r, "material", sc_.materials, "material");
     b.position = r.vec3("position");
     if (r.has("orientation")) {
@@ -413,7 +156,7 @@ class Parser {
   void fill(const TomlReader& r) {
     FillSpec f;
     f.line = r.line();
-    f.shape = find_named(r, "shape", sc_.shapes, "shape");
+    f.shape = read_shape_name(sc_.shapes, r, "shape");
     f.material = find_named(r, "material", sc_.materials, "material");
     f.count = r.integer("count");
     if (f.count < 1 || f.count > 100'000'000) r.fail("count", "must be in [1, 1e8]");
@@ -427,7 +170,7 @@ class Parser {
     const long seed = r.integer("seed", 1);
     if (seed < 0) r.fail("seed", "must be >= 0");
     f.seed = static_cast<std::uint64_t>(seed);
-    const double size = sc_.shapes[f.shape].bounding_diameter();
+    const double size = 2.0 * sc_.shapes.bounding_radius[f.shape];
     f.spacing = r.number("spacing", 1.2 * size);
     if (!(f.spacing >= size))
       r.fail("spacing", fmt::format("must be >= the grain's bounding diameter {} m", size));
@@ -461,10 +204,11 @@ class Parser {
       w.closed = r.boolean("closed", false);
     } else if (type == "mesh") {
       w.type = WallSpec::Type::Mesh;
-      if (sc_.settings.solver == "jolt")
+      if (const SolverInfo& info = *find_solver(sc_.settings.solver);
+          !info.supports(ShapeType::Mesh))
         r.fail("type",
-               "the jolt method handles spheres and planes only; a mesh wall needs another "
-               "solver");
+               fmt::format("the {} method handles {} only; a mesh wall needs another solver",
+                           info.name, supported_shapes_text(info)));
       w.file = r.string("file");
       w.scale = r.number("scale", w.scale);
       if (!(w.scale > 0.0 && std::isfinite(w.scale))) r.fail("scale", "must be finite and > 0");
@@ -518,23 +262,13 @@ class Parser {
   }
 
   void output(const TomlReader& r) {
-    OutputSettings& o = sc_.output;
-    o.directory = r.string("directory", o.directory);
-    o.every = r.integer("every", o.every);
-    if (o.every < 0) r.fail("every", "must be >= 0 (0 = no frames)");
-    o.state_every = r.integer("state_every", o.state_every);
-    if (o.state_every < 0) r.fail("state_every", "must be >= 0 (0 = final state only)");
-    o.energy_every = r.integer("energy_every", o.energy_every);
-    if (o.energy_every < 1) r.fail("energy_every", "must be >= 1");
-    o.vtk = r.boolean("vtk", o.vtk);
+    read_settings(r, output_schema(), sc_.output);
     r.finish();
   }
 
   /// A file named in the scenario: relative paths are relative to the scenario file's directory.
   std::string resolve(const std::string& file) const {
-    const std::filesystem::path p(file);
-    if (p.is_absolute()) return file;
-    return (std::filesystem::path(src_.file).parent_path() / p).string();
+    return resolve_scenario_path(src_.file, file);
   }
 
   std::string unique_name(const TomlReader& r, std::string_view key, std::set<std::string>& seen,
@@ -548,7 +282,6 @@ class Parser {
   Scenario& sc_;
   const TomlSource& src_;
   std::set<std::string> materials_seen_, shapes_seen_, bodies_seen_;
-  ShapeTable table_;  // the shapes parsed so far, as built (compound parts refer to them)
   int boxes_ = 0;
 };
 
@@ -561,23 +294,10 @@ Scenario parse_tree(toml::table& root, const std::string& file,
   sc.file = file;
   sc.stem = std::filesystem::path(file).stem().string();
   Parser(sc, src).parse(root);
-  check_initial_overlaps(sc);
   return sc;
 }
 
 }  // namespace
-
-double ShapeSpec::bounding_diameter() const {
-  if (type == ShapeType::Compound) return 2.0 * compound->bounding_radius;
-  if (type == ShapeType::Polyhedron) return 2.0 * polyhedron->bounding_radius;
-  return type == ShapeType::Box ? 2.0 * half_extents.norm() : 2.0 * radius;
-}
-
-double ShapeSpec::min_thickness() const {
-  if (type == ShapeType::Compound) return compound->min_thickness;
-  if (type == ShapeType::Polyhedron) return polyhedron->min_width;
-  return type == ShapeType::Box ? 2.0 * half_extents.minCoeff() : 2.0 * radius;
-}
 
 long Scenario::steps() const {
   const double n = duration / settings.dt;
@@ -599,12 +319,46 @@ int Scenario::plane_count() const {
   return n;
 }
 
+std::vector<BoxPlane> box_planes(const WallSpec& w) {
+  const Vec3 l = w.min, h = w.max;
+  std::vector<BoxPlane> out = {{w.name + ".floor",
+                                l,
+                                Vec3::UnitZ(),
+                                {Vec3(l.x(), l.y(), l.z()), Vec3(h.x(), l.y(), l.z()),
+                                 Vec3(h.x(), h.y(), l.z()), Vec3(l.x(), h.y(), l.z())}},
+                               {w.name + ".left",
+                                l,
+                                Vec3::UnitX(),
+                                {Vec3(l.x(), l.y(), l.z()), Vec3(l.x(), h.y(), l.z()),
+                                 Vec3(l.x(), h.y(), h.z()), Vec3(l.x(), l.y(), h.z())}},
+                               {w.name + ".right",
+                                h,
+                                -Vec3::UnitX(),
+                                {Vec3(h.x(), l.y(), l.z()), Vec3(h.x(), h.y(), l.z()),
+                                 Vec3(h.x(), h.y(), h.z()), Vec3(h.x(), l.y(), h.z())}},
+                               {w.name + ".front",
+                                l,
+                                Vec3::UnitY(),
+                                {Vec3(l.x(), l.y(), l.z()), Vec3(h.x(), l.y(), l.z()),
+                                 Vec3(h.x(), l.y(), h.z()), Vec3(l.x(), l.y(), h.z())}},
+                               {w.name + ".back",
+                                h,
+                                -Vec3::UnitY(),
+                                {Vec3(l.x(), h.y(), l.z()), Vec3(h.x(), h.y(), l.z()),
+                                 Vec3(h.x(), h.y(), h.z()), Vec3(l.x(), h.y(), h.z())}}};
+  if (w.closed)
+    out.push_back({w.name + ".top",
+                   h,
+                   -Vec3::UnitZ(),
+                   {Vec3(l.x(), l.y(), h.z()), Vec3(h.x(), l.y(), h.z()), Vec3(h.x(), h.y(), h.z()),
+                    Vec3(l.x(), h.y(), h.z())}});
+  return out;
+}
+
 std::vector<std::string> wall_plane_names(const WallSpec& w) {
   if (w.type != WallSpec::Type::Box) return {w.name};
   std::vector<std::string> out;
-  for (const char* side : {"floor", "left", "right", "front", "back"})
-    out.push_back(w.name + "." + side);
-  if (w.closed) out.push_back(w.name + ".top");
+  for (const BoxPlane& p : box_planes(w)) out.push_back(p.name);
   return out;
 }
 
@@ -619,63 +373,63 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
   return parse_tree(root, file, overrides);
 }
 
-void build_world(const Scenario& sc, World& world) {
+std::vector<BodyOrigin> build_world(const Scenario& sc, World& world) {
   world.settings = sc.settings;
-  std::vector<int> material_id, shape_id;
+  std::vector<int> material_id;
   for (const Material& m : sc.materials) material_id.push_back(world.add_material(m));
+  // The scenario's shapes, built and checked by the loader, keep their indices in the world.
+  world.shapes = sc.shapes;
   // A polyhedron's or compound's body frame is its principal frame; the orientation given in the
   // scenario turns the frame its vertices or parts were written in, so the body's is that times
   // the input rotation.
-  std::vector<Quat> frame;
-  for (const ShapeSpec& s : sc.shapes) {
-    frame.push_back(s.type == ShapeType::Polyhedron ? s.polyhedron->input_rotation
-                    : s.type == ShapeType::Compound ? s.compound->input_rotation
-                                                    : Quat::Identity());
-    if (s.type == ShapeType::Polyhedron) {
-      shape_id.push_back(world.shapes.add_polyhedron(s.name, *s.polyhedron));
-    } else if (s.type == ShapeType::Compound) {
-      Compound c = *s.compound;
-      for (CompoundPart& p : c.parts) p.shape = shape_id[p.shape];
-      shape_id.push_back(world.shapes.add_compound(s.name, std::move(c)));
-    } else {
-      shape_id.push_back(s.type == ShapeType::Box ? world.shapes.add_box(s.name, s.half_extents)
-                                                  : world.shapes.add_sphere(s.name, s.radius));
+  auto turn = [&](const Quat& q, int s) {
+    return (q * shape_kind(sc.shapes.type[s]).input_rotation(sc.shapes, s)).normalized();
+  };
+  std::vector<BodyOrigin> origin;
+  for (std::size_t k = 0; k < sc.bodies.size(); ++k) {
+    const BodySpec& b = sc.bodies[k];
+    world.add_body(b.shape, material_id[b.material], b.position, turn(b.orientation, b.shape),
+                   b.velocity, b.angular_velocity, b.fixed, b.name);
+    origin.push_back({BodyOrigin::Kind::Body, static_cast<int>(k), 0});
+  }
+  for (std::size_t k = 0; k < sc.fills.size(); ++k) {
+    const FillSpec& f = sc.fills[k];
+    long grain = 0;
+    for (const Placement& p : generate_fill(f, 2.0 * sc.shapes.bounding_radius[f.shape])) {
+      world.add_body(f.shape, material_id[f.material], p.position, turn(p.orientation, f.shape),
+                     f.velocity);
+      origin.push_back({BodyOrigin::Kind::Fill, static_cast<int>(k), grain++});
     }
   }
-  auto turn = [&](const Quat& q, int shape) { return (q * frame[shape]).normalized(); };
-  for (const BodySpec& b : sc.bodies)
-    world.add_body(shape_id[b.shape], material_id[b.material], b.position,
-                   turn(b.orientation, b.shape), b.velocity, b.angular_velocity, b.fixed, b.name);
-  for (const FillSpec& f : sc.fills)
-    for (const Placement& p : generate_fill(f, sc.shapes[f.shape].bounding_diameter()))
-      world.add_body(shape_id[f.shape], material_id[f.material], p.position,
-                     turn(p.orientation, f.shape), f.velocity);
   std::map<std::string, std::vector<int>> by_name;  // event targets
   for (int i = 0; i < world.bodies.count(); ++i)
     if (!world.bodies.name[i].empty()) by_name[world.bodies.name[i]].push_back(i);
-  for (const WallSpec& w : sc.walls) {
+  for (std::size_t k = 0; k < sc.walls.size(); ++k) {
+    const WallSpec& w = sc.walls[k];
     const int m = material_id[w.material];
-    const auto names = wall_plane_names(w);
+    const BodyOrigin from{BodyOrigin::Kind::Wall, static_cast<int>(k), 0};
     if (w.type == WallSpec::Type::Plane) {
       by_name[w.name].push_back(world.add_plane(w.point, w.normal, m, w.name));
+      origin.push_back(from);
       continue;
     }
     if (w.type == WallSpec::Type::Mesh) {
       by_name[w.name].push_back(world.add_mesh(*w.mesh, m, w.name));
+      origin.push_back(from);
       continue;
     }
-    const Vec3 lo = w.min, hi = w.max;
-    const Vec3 points[6] = {lo, lo, hi, lo, hi, hi};
-    const Vec3 normals[6] = {Vec3::UnitZ(), Vec3::UnitX(),  -Vec3::UnitX(),
-                             Vec3::UnitY(), -Vec3::UnitY(), -Vec3::UnitZ()};
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      const int id = world.add_plane(points[k], normals[k], m, names[k]);
-      by_name[names[k]].push_back(id);
+    const std::vector<BoxPlane> planes = box_planes(w);
+    for (std::size_t p = 0; p < planes.size(); ++p) {
+      const int id = world.add_plane(planes[p].point, planes[p].normal, m, planes[p].name);
+      by_name[planes[p].name].push_back(id);
       by_name[w.name].push_back(id);
+      origin.push_back({BodyOrigin::Kind::Wall, static_cast<int>(k), static_cast<long>(p)});
     }
   }
   for (const EventSpec& e : sc.events)
     for (int id : by_name.at(e.remove)) world.events.push_back({e.time, id});
+  check_initial_overlaps(sc, world, origin);
+  return origin;
 }
 
 }  // namespace etdem

@@ -3,6 +3,7 @@
 // simulation; nothing in the world parses anything.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -17,26 +18,13 @@ namespace etdem {
 
 class World;
 
-struct ShapeSpec {
-  std::string name;
-  ShapeType type = ShapeType::Sphere;
-  double radius = 0.0;         // [m] sphere
-  Vec3 half_extents{0, 0, 0};  // [m] box
-  std::vector<Vec3> vertices;  // [m] polyhedron, as given (or read from `file`)
-  std::string file;            // polyhedron: mesh file whose vertices' hull is the shape;
-                               // compound: tetrahedral mesh (or closed surface) of its parts
+/// What the file said about a shape beyond its geometry (Scenario::shape_sources, indexed like
+/// Scenario::shapes).
+struct ShapeSource {
+  std::string file;                // mesh file as given ("" = none): a polyhedron's hull, a
+                                   // compound's tetrahedral mesh
   std::vector<std::string> notes;  // compound from a file: what import and merging did
-  std::shared_ptr<const ConvexPolyhedron> polyhedron;  // polyhedron: the hull, built and checked
-  int line = 0;                // line of the [[shape]] table in the file (0 = unknown)
-  /// compound: built and checked, parts in its body frame; a part's shape is an index into
-  /// Scenario::shapes (an earlier sphere, box or polyhedron).
-  std::shared_ptr<const Compound> compound;
-
-  /// [m] diameter of the smallest sphere about the centre that holds the shape.
-  double bounding_diameter() const;
-  /// [m] smallest thickness (sphere: diameter; box: twice the smallest half extent; polyhedron:
-  /// smallest extent along a face normal; compound: that of its thinnest part).
-  double min_thickness() const;
+  int line = 0;                    // line of the [[shape]] table (0 = unknown)
 };
 
 struct BodySpec {
@@ -101,7 +89,10 @@ struct Scenario {
   WorldSettings settings;
   double duration = 0.0;  // [s]
   std::vector<Material> materials;
-  std::vector<ShapeSpec> shapes;
+  /// The [[shape]]s, built and checked, in file order; a compound from a mesh file is preceded
+  /// by its hidden parts "NAME.partK". build_world copies the table, so indices stay valid.
+  ShapeTable shapes;
+  std::vector<ShapeSource> shape_sources;
   std::vector<BodySpec> bodies;
   std::vector<FillSpec> fills;
   std::vector<WallSpec> walls;
@@ -120,17 +111,40 @@ struct Scenario {
 /// Reads, overrides and validates a scenario. `overrides` are "key=value" strings (e.g.
 /// "simulation.dt=0.001", "simulation.etm.lambda=50", "material[0].friction=0.3") applied to the
 /// TOML tree before validation. Throws ScenarioError ("FILE[:LINE]: KEY: message (value V)") for
-/// anything wrong, including bodies that overlap at the start.
+/// anything wrong. Bodies that overlap at the start are found by build_world, which builds the
+/// world once, for the run or the check.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// Same as load_scenario for TOML text already in memory (`file` is used in messages only).
 Scenario parse_scenario(const std::string& text, const std::string& file,
                         const std::vector<std::string>& overrides = {});
 
+/// Where a body of the built world came from. build_world adds the explicit bodies, then each
+/// fill's grains, then the bodies of the walls in file order (a plane or a mesh: one; a box: its
+/// planes in box_planes() order); ids in the outputs follow that order.
+struct BodyOrigin {
+  enum class Kind { Body, Fill, Wall };
+  Kind kind = Kind::Body;
+  int index = 0;  // into Scenario::bodies, fills or walls
+  long item = 0;  // fill: grain number; wall: plane number (box_planes order); body: 0
+};
+
 /// Adds the scenario's materials, shapes and bodies to an empty world and sets its settings and
-/// events. Body order, which ids in the outputs follow: explicit bodies, then each fill's grains,
-/// then the planes of the walls in file order (a box: floor, left, right, front, back, top).
-void build_world(const Scenario& scenario, World& world);
+/// events, then checks the initial state (scenario_check.hpp: no two bodies and no body and wall
+/// overlap; throws ScenarioError). Returns where each body came from, indexed by body id.
+std::vector<BodyOrigin> build_world(const Scenario& scenario, World& world);
+
+/// One plane of a box container: its name, a point, the normal into the box and the face as a
+/// quad (for drawing).
+struct BoxPlane {
+  std::string name;
+  Vec3 point{0, 0, 0}, normal{0, 0, 1};
+  std::array<Vec3, 4> quad;
+};
+
+/// The planes of a box wall, in the one order used everywhere: floor, left, right, front, back,
+/// then top when closed.
+std::vector<BoxPlane> box_planes(const WallSpec& wall);
 
 /// Names of the bodies a wall creates (planes, or the one mesh), in the order build_world adds
 /// them.

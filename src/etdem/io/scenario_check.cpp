@@ -1,6 +1,7 @@
 #include "etdem/io/scenario_check.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -17,41 +18,35 @@ std::string vec_text(const Vec3& v) {
   return fmt::format("[{}, {}, {}]", v.x(), v.y(), v.z());
 }
 
-/// Where body i of the built world came from (build_world order: bodies, fills, wall planes).
+/// How a message names body i and which key it reports.
 struct Origin {
   std::string key;    // key path to report
   std::string label;  // how to name the body in the message
   int line = 0;
 };
 
-Origin origin_of(const Scenario& sc, const World& world, int i) {
-  const int nb = static_cast<int>(sc.bodies.size());
-  if (i < nb) {
-    const std::string nm = sc.bodies[i].name.empty() ? "" : fmt::format(" '{}'", sc.bodies[i].name);
-    return {fmt::format("body[{}].position", i), fmt::format("body[{}]{}", i, nm),
-            sc.bodies[i].line};
-  }
-  long first = nb;
-  for (std::size_t k = 0; k < sc.fills.size(); ++k) {
-    if (i < first + sc.fills[k].count)
-      return {fmt::format("fill[{}]", k), fmt::format("fill[{}] grain {}", k, i - first),
-              sc.fills[k].line};
-    first += sc.fills[k].count;
-  }
-  int plane = static_cast<int>(i - first);
-  for (std::size_t w = 0; w < sc.walls.size(); ++w) {
-    const int n = static_cast<int>(wall_plane_names(sc.walls[w]).size());
-    if (plane < n)
-      return {fmt::format("wall[{}]", w), fmt::format("wall '{}'", world.bodies.name[i]),
-              sc.walls[w].line};
-    plane -= n;
+Origin origin_of(const Scenario& sc, const World& world, const BodyOrigin& o, int i) {
+  switch (o.kind) {
+    case BodyOrigin::Kind::Body: {
+      const BodySpec& b = sc.bodies[o.index];
+      const std::string nm = b.name.empty() ? "" : fmt::format(" '{}'", b.name);
+      return {fmt::format("body[{}].position", o.index), fmt::format("body[{}]{}", o.index, nm),
+              b.line};
+    }
+    case BodyOrigin::Kind::Fill:
+      return {fmt::format("fill[{}]", o.index), fmt::format("fill[{}] grain {}", o.index, o.item),
+              sc.fills[o.index].line};
+    case BodyOrigin::Kind::Wall:
+      return {fmt::format("wall[{}]", o.index), fmt::format("wall '{}'", world.bodies.name[i]),
+              sc.walls[o.index].line};
   }
   return {"body", fmt::format("body {}", i), 0};
 }
 
-[[noreturn]] void report(const Scenario& sc, const World& world, int i, int j, double depth) {
+[[noreturn]] void report(const Scenario& sc, const World& world,
+                         const std::vector<BodyOrigin>& origin, int i, int j, double depth) {
   if (i > j) std::swap(i, j);
-  const Origin a = origin_of(sc, world, i), b = origin_of(sc, world, j);
+  const Origin a = origin_of(sc, world, origin[i], i), b = origin_of(sc, world, origin[j], j);
   throw ScenarioError(
       input_message(sc.file, a.line, a.key,
                     fmt::format("{} overlaps {} by {:.6g} m at the start", a.label, b.label, depth),
@@ -60,19 +55,19 @@ Origin origin_of(const Scenario& sc, const World& world, int i) {
 
 }  // namespace
 
-void check_initial_overlaps(const Scenario& sc) {
-  World world;
-  build_world(sc, world);
+void check_initial_overlaps(const Scenario& sc, const World& world,
+                            const std::vector<BodyOrigin>& origin) {
   const Bodies& b = world.bodies;
   const ShapeTable& shapes = world.shapes;
   double thinnest = std::numeric_limits<double>::infinity();
-  for (const ShapeSpec& s : sc.shapes) thinnest = std::min(thinnest, s.min_thickness());
+  for (int s = 0; s < sc.shapes.size(); ++s)
+    thinnest = std::min(thinnest, sc.shapes.min_thickness(s));
   const double tol = 1e-6 * thinnest;
 
   std::vector<Aabb> boxes;
   std::vector<int> ids, planes;
   for (int i = 0; i < b.count(); ++i) {
-    if (shapes.type[b.shape[i]] == ShapeType::Plane) {
+    if (std::isinf(shapes.bounding_radius[b.shape[i]])) {  // a plane
       planes.push_back(i);
       continue;
     }
@@ -98,7 +93,7 @@ void check_initial_overlaps(const Scenario& sc) {
     for (const auto& [i, j] : pairs) {
       if (!b.is_dynamic(i) && !b.is_dynamic(j)) continue;
       collide(shapes, b.shape[i], pose(i), b.shape[j], pose(j), 0.0, m);
-      if (const double d = deepest(m); d > tol) report(sc, world, i, j, d);
+      if (const double d = deepest(m); d > tol) report(sc, world, origin, i, j, d);
     }
   }
   // Grains against the one-sided planes (the half-space behind a plane is solid).
@@ -109,7 +104,7 @@ void check_initial_overlaps(const Scenario& sc) {
       const Vec3 n = b.orientation[p] * Vec3::UnitZ();
       if ((b.position[i] - b.position[p]).dot(n) >= r) continue;
       collide(shapes, b.shape[i], pose(i), b.shape[p], pose(p), 0.0, m);
-      if (const double d = deepest(m); d > tol) report(sc, world, i, p, d);
+      if (const double d = deepest(m); d > tol) report(sc, world, origin, i, p, d);
     }
   }
 }

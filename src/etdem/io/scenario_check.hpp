@@ -11,6 +11,8 @@ namespace etdem {
 /// offending position. Pairs are found with the engine's O(N) grid broad phase and tested with
 /// its narrow phase, so 100 000 grains take well under a second. Penetrations shallower than
 /// 1e-6 of the smallest grain thickness (round-off of touching grains) are accepted.
-void check_initial_overlaps(const Scenario& scenario);
+/// `world` is the scenario built by build_world, `origin` where each of its bodies came from.
+void check_initial_overlaps(const Scenario& scenario, const World& world,
+                            const std::vector<BodyOrigin>& origin);
 
 }  // namespace etdem

@@ -5,38 +5,17 @@
 #include <nlohmann/json.hpp>
 
 #include "etdem/io/scenario_error.hpp"
+#include "etdem/io/shape_kinds.hpp"
 #include "etdem/io/summary_json.hpp"
 #include "etdem/shapes/shape.hpp"
 
 namespace etdem {
 
-namespace {
-
-void add_part_nodes(const ShapeTable& shapes, int s, const Vec3& at, const Mat3& turn,
-                    ShapeNodes& out) {
-  switch (shapes.type[s]) {
-    case ShapeType::Sphere:
-      out.balls.emplace_back(at, shapes.sphere(s).radius);
-      break;
-    case ShapeType::Box:
-    case ShapeType::Polyhedron:
-      for (const Vec3& v : shapes.hull(s).vertices) out.nodes.push_back(at + turn * v);
-      break;
-    case ShapeType::Compound:
-      for (const CompoundPart& p : shapes.compound(s).parts)
-        add_part_nodes(shapes, p.shape, at + turn * p.position, turn * p.rotation, out);
-      break;
-    default:
-      break;
-  }
-}
-
-}  // namespace
-
 ShapeNodes shape_nodes(const ShapeTable& shapes, int s) {
   ShapeNodes out;
   out.type = shape_type_name(shapes.type[s]);
-  add_part_nodes(shapes, s, Vec3::Zero(), Mat3::Identity(), out);
+  if (const auto nodes = shape_kind(shapes.type[s]).nodes)
+    nodes(shapes, s, Vec3::Zero(), Mat3::Identity(), out);
   return out;
 }
 
@@ -45,8 +24,7 @@ void write_shapes_json(const std::string& path, const ShapeTable& shapes) {
   j["frame"] = "body frame: centre of mass at the origin, principal axes (state.csv orientation)";
   j["shapes"] = nlohmann::json::object();
   for (int s = 0; s < shapes.size(); ++s) {
-    const ShapeType t = shapes.type[s];
-    if (t == ShapeType::Plane || t == ShapeType::Mesh) continue;
+    if (!shape_kind(shapes.type[s]).nodes) continue;  // walls
     const ShapeNodes n = shape_nodes(shapes, s);
     nlohmann::json js;
     js["type"] = n.type;

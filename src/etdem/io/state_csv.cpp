@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "etdem/io/scenario_error.hpp"
+#include "etdem/io/shape_kinds.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -25,10 +26,9 @@ void write_state_csv(const std::string& path, const World& world) {
     const Quat& q = b.orientation[i];
     const Vec3& v = b.velocity[i];
     const Vec3& w = b.angular_velocity[i];
-    const bool box = shapes.type[s] == ShapeType::Box;
-    const Vec3 h = box ? shapes.box(s).half_extents : Vec3::Zero();
-    const double r = shapes.type[s] == ShapeType::Sphere ? shapes.sphere(s).radius
-                                                         : shapes.bounding_radius[s];
+    double r;
+    Vec3 h;
+    shape_kind(shapes.type[s]).state_columns(shapes, s, r, h);
     fmt::format_to(std::back_inserter(out),
                    "{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},"
                    "{:.17g},{:.17g},{:.17g},{:.17g},{},{:.17g},{:.17g},{:.17g},{:.17g},{}\n",

@@ -1,6 +1,7 @@
 #include "etdem/io/summary_json.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 
@@ -28,7 +29,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   double thinnest = std::numeric_limits<double>::infinity();
   for (int i = 0; i < b.count(); ++i) {
     const int s = b.shape[i];
-    if (world.shapes.type[s] == ShapeType::Plane) ++planes;
+    if (std::isinf(world.shapes.bounding_radius[s])) ++planes;  // unbounded: a plane
     if (!b.is_dynamic(i)) continue;
     ++dynamic;
     thinnest = std::min(thinnest, world.shapes.min_thickness(s));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "etdem/io/scenario_error.hpp"
+#include "etdem/io/shape_kinds.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -85,43 +86,20 @@ VtkWriter::VtkWriter(std::string directory, std::vector<WallQuad> walls)
 void VtkWriter::write_frame(const World& world) {
   const Bodies& bodies = world.bodies;
   const ShapeTable& shapes = world.shapes;
-  // Spheres (a sphere body or a compound's sphere part) go to the particles file, convex hulls
-  // (a polyhedron body or a compound's box or polyhedron part) to the polyhedra file, each piece
-  // carrying the id of its body.
-  struct SpherePiece {
-    int body;
-    Vec3 centre;
-    double radius;
-  };
-  struct HullPiece {
-    int body;
-    const ConvexPolyhedron* hull;
-    Vec3 position;
-    Mat3 rotation;
-  };
-  std::vector<int> boxes;
-  std::vector<SpherePiece> spheres;
-  std::vector<HullPiece> polyhedra;
+  // Each body's pieces come from its shape type (io/shape_kinds.cpp): spheres (a sphere body or
+  // a compound's sphere part) go to the particles file, boxes to the boxes file, convex hulls (a
+  // polyhedron body or a compound's box or polyhedron part) to the polyhedra file, each piece
+  // carrying the id of its body; mesh walls are written once.
+  DrawPieces pieces;
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_active(i)) continue;
     const int s = bodies.shape[i];
-    const ShapeType t = shapes.type[s];
-    if (t == ShapeType::Sphere) spheres.push_back({i, bodies.position[i], shapes.sphere(s).radius});
-    if (t == ShapeType::Box) boxes.push_back(i);
-    if (t == ShapeType::Polyhedron)
-      polyhedra.push_back(
-          {i, &shapes.polyhedron(s), bodies.position[i], bodies.orientation[i].toRotationMatrix()});
-    if (t == ShapeType::Compound) {
-      const Mat3 r = bodies.orientation[i].toRotationMatrix();
-      for (const CompoundPart& p : shapes.compound(s).parts) {
-        const Vec3 x = bodies.position[i] + r * p.position;
-        if (shapes.type[p.shape] == ShapeType::Sphere)
-          spheres.push_back({i, x, shapes.sphere(p.shape).radius});
-        else
-          polyhedra.push_back({i, &shapes.hull(p.shape), x, r * p.rotation});
-      }
-    }
+    if (const auto draw = shape_kind(shapes.type[s]).draw)
+      draw(shapes, s, i, bodies.position[i], bodies.orientation[i].toRotationMatrix(), pieces);
   }
+  const std::vector<DrawPieces::Sphere>& spheres = pieces.spheres;
+  const std::vector<int>& boxes = pieces.boxes;
+  const std::vector<DrawPieces::Hull>& polyhedra = pieces.polyhedra;
   const long step = world.step_count();
   const double time = world.time();
   const bool first = frames_ == 0;
@@ -199,7 +177,7 @@ void VtkWriter::write_frame(const World& world) {
     std::vector<Vec3> p;
     std::vector<long> connectivity, offsets;
     std::vector<int> owner;  // body of each cell
-    for (const HullPiece& piece : polyhedra) {
+    for (const DrawPieces::Hull& piece : polyhedra) {
       const ConvexPolyhedron& h = *piece.hull;
       const long first = static_cast<long>(p.size());
       for (const Vec3& v : h.vertices) p.push_back(piece.position + piece.rotation * v);
@@ -237,8 +215,7 @@ void VtkWriter::write_frame(const World& world) {
     std::vector<Vec3> p;
     std::vector<std::array<std::int64_t, 3>> tri;
     std::vector<int> id;
-    for (int i = 0; i < bodies.count(); ++i) {
-      if (!bodies.is_active(i) || shapes.type[bodies.shape[i]] != ShapeType::Mesh) continue;
+    for (int i : pieces.meshes) {
       const TriangleMesh& m = shapes.mesh(bodies.shape[i]);
       const Mat3 r = bodies.orientation[i].toRotationMatrix();
       const std::int64_t base = static_cast<std::int64_t>(p.size());

@@ -2,8 +2,8 @@
 // a Collection listing every file with its time (part 0 spheres, 1 boxes, 2 container walls,
 // 3 polyhedra, 4 mesh walls).
 //
-// Format choice: VTK XML *UnstructuredGrid* (.vtu), ASCII. DESIGN.md names PolyData (.vtp);
-// ParaView reads both alike, but the independent reader the tests use (meshio, Debian
+// Format choice: VTK XML *UnstructuredGrid* (.vtu), ASCII. The initial design named PolyData
+// (.vtp); ParaView reads both alike, but the independent reader the tests use (meshio, Debian
 // python3-meshio) reads only .vtu, so .vtu it is (recorded in docs/scenario.md). ASCII with 10
 // significant digits: frames are for viewing; state.csv carries full precision.
 //   particles_SSSSSS.vtu  spheres as points (VTK_VERTEX cells) with point data radius,

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "etdem/collision/collide.hpp"
 #include "etdem/core/polyhedron_mass.hpp"
 #include "etdem/shapes/shape.hpp"
 
@@ -96,23 +95,6 @@ Compound make_compound(const ShapeTable& shapes, std::span<const CompoundPart> i
     p.orientation.normalize();
     p.rotation = p.orientation.toRotationMatrix();
   }
-  // Parts must not overlap, or the sums below would count the common volume twice.
-  Manifold m;
-  for (std::size_t i = 0; i < parts.size(); ++i)
-    for (std::size_t j = i + 1; j < parts.size(); ++j) {
-      const double ri = shapes.bounding_radius[parts[i].shape];
-      const double rj = shapes.bounding_radius[parts[j].shape];
-      if ((parts[i].position - parts[j].position).norm() > ri + rj) continue;
-      collide(shapes, parts[i].shape, Pose(parts[i].position, parts[i].orientation), parts[j].shape,
-              Pose(parts[j].position, parts[j].orientation), 0.0, m);
-      double deepest = 0.0;
-      for (int k = 0; k < m.count; ++k) deepest = std::min(deepest, m.gap[k]);
-      if (deepest < -1e-9 * std::max(ri, rj))
-        throw std::invalid_argument(fmt::format(
-            "parts {} ('{}') and {} ('{}') overlap by {:.6g} m; parts must not overlap (the mass "
-            "properties are the sums of the parts'): split them into disjoint pieces",
-            i, shapes.name[parts[i].shape], j, shapes.name[parts[j].shape], -deepest));
-    }
   // Sums of the parts' volume, first moment and inertia (density 1), then the principal frame.
   double volume = 0.0;
   Vec3 moment = Vec3::Zero();

@@ -3,9 +3,10 @@
 // orthogonal bars (ETM 2014 §7.4). Parts must not overlap: the body's mass properties are the
 // exact sums of the parts' (volume, first and second moments), which is the union's only when no
 // volume is counted twice. A cross is therefore built as one centre cube and six arm cubes that
-// touch face to face; make_compound rejects parts that overlap by more than round-off (checked
-// with the narrow phase). Like every other shape the compound is stored in its body frame, centre
-// of mass at the origin and principal axes along x, y, z; the parts' poses are expressed in it.
+// touch face to face; check_parts_disjoint (collision/compound_overlap.hpp) rejects parts that
+// overlap by more than round-off, with the narrow phase. Like every other shape the compound is
+// stored in its body frame, centre of mass at the origin and principal axes along x, y, z; the
+// parts' poses are expressed in it.
 #pragma once
 
 #include <span>
@@ -45,8 +46,8 @@ struct Compound {
 
 /// The compound of `parts` given in any frame (the input frame): re-centred at the centre of mass
 /// and turned to the principal axes. Throws std::invalid_argument with a one-line reason for no
-/// parts, a part that is not a sphere, box or polyhedron (planes, compounds), or two parts that
-/// overlap (penetration deeper than 1e-9 of the larger part's bounding radius; touching is fine).
+/// parts or a part that is not a sphere, box or polyhedron (planes, compounds). Whether parts
+/// overlap is checked by check_parts_disjoint (collision/compound_overlap.hpp), not here.
 /// Faces of two parts that are coplanar, opposite and overlap in area are recorded as glued.
 Compound make_compound(const ShapeTable& shapes, std::span<const CompoundPart> parts);
 

@@ -3,7 +3,7 @@
 //   round r = 1 .. max_rounds (300, §6):
 //     I   compression: repeatedly take the contact with the smallest relative normal velocity
 //         (heap by u_n) while it approaches; raise its u_n by du = |u_n(s0)| / lambda, or to
-//         exactly zero when that would overshoot (Eqs. 62-63, ERRATA: the step is positive);
+//         exactly zero when that would overshoot (Eqs. 62-63, docs/errata.md: the step is positive);
 //         impulse with friction by Eqs. 50-55; its elastic energy W grows by minus the normal
 //         work, Eqs. 18 and 64.
 //     II  restitution: W <- e^2 W at every contact (Stronge's hypothesis, Eq. 65).

@@ -128,7 +128,7 @@ bool EtmPrioritySolver::compress(std::span<const Contact> cs, IslandBodies& b, S
       ContactHeap::Entry e;
       while (s.heap.pop_if_at_most(key_min * (1.0 - beta), e)) s.group.push_back(e.contact);
     }
-    // Line 10 (ERRATA: positive): the increment of the key, shared by the group.
+    // Line 10 (docs/errata.md: positive): the increment of the key, shared by the group.
     const double step = -key_min / (settings_.alpha * static_cast<double>(s.group.size()));
     for (const int i : s.group) {
       const Contact& c = cs[i];

@@ -4,13 +4,13 @@
 //   repeat (line 6; after max_rounds rounds e = 0: guard, counted) until no contact approaches:
 //     compression (lines 5-21): a priority queue of the approaching contacts keyed by u_n. Take
 //         the minimum u_n^min and the contacts within a relative beta of it (the group Gamma,
-//         line 9); each gets du = |u_n^min| / (alpha |Gamma|) (line 10, ERRATA: positive, like
+//         line 9); each gets du = |u_n^min| / (alpha |Gamma|) (line 10, docs/errata.md: positive, like
 //         ETM Eq. 62), never past zero, with friction (lines 12-16, ETM 2014 Eqs. 50-55) and
 //         W += -dW_n (line 18, Eq. 29; W positive while compressed). Recompute, repeat.
-//     restitution (lines 23-25): W <- e^2 W (ERRATA: Stronge, Eq. 1; the printed eps W is a typo).
+//     restitution (lines 23-25): W <- e^2 W (docs/errata.md: Stronge, Eq. 1; the printed eps W is a typo).
 //     separation (lines 27-41): a priority queue keyed by W, maximum first. The group of
 //         contacts within beta of W^max gets the increment of Eq. 33 (line 30 with the energy
-//         restored, ERRATA), du = -u_n + sqrt(u_n^2 + 2 dW n.(K n)), which releases exactly dW
+//         restored, docs/errata.md), du = -u_n + sqrt(u_n^2 + 2 dW n.(K n)), which releases exactly dW
 //         at the head; each member is capped at the increment that releases its own W.
 //
 // §4.3 ("weighted relative velocity"): with ordering = mass-weighted the compression queue, the
@@ -66,7 +66,7 @@ struct EtmPrioritySettings {
   };
   /// How much of its W the head of a separation group releases in one increment (Eq. 33).
   enum class Release {
-    Full,     // all of it (line 30 with the energy restored, ERRATA)
+    Full,     // all of it (line 30 with the energy restored, docs/errata.md)
     Gradual,  // at most 1/alpha of the W it held when the separation phase began, the last
               // step exactly the rest (the energy form of ETM 2014 Eq. 66)
   };

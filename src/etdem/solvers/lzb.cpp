@@ -142,7 +142,7 @@ SolverStats LzbSolver::resolve(std::span<Contact> cs, IslandBodies& b, int threa
   const bool bi = settings_.model == LzbSettings::Model::Bi;
   const double eta = settings_.eta;
   const double exp_k = 1.0 / (eta + 1.0);  // stiffness-ratio exponent, Eq. 1.2
-  const double exp_e = eta / (eta + 1.0);  // energy-ratio exponent (ERRATA), Eqs. 1.2, 2.15
+  const double exp_e = eta / (eta + 1.0);  // energy-ratio exponent (docs/errata.md), Eqs. 1.2, 2.15
 
   double fastest = 0.0;
   for (int j = 0; j < n; ++j) fastest = std::max(fastest, s.dd[j]);

@@ -19,7 +19,7 @@
 //   termination        mono: E_j = (1 - e_j^2) W_c,j while expanding            Eq. 2.13
 //                      bi:   E_j = 0 while expanding                            Eq. 2.12
 //
-// Readings where the paper is ambiguous or has typos (docs/solvers.md, ERRATA.md):
+// Readings where the paper is ambiguous or has typos (docs/solvers.md, docs/errata.md):
 //  - The energy-ratio exponent is eta/(eta+1) (Eqs. 2.15, 3.5 and E = K delta^(eta+1)/(eta+1));
 //    Eqs. 1.2, 2.7 and 4.5 print its inverse.
 //  - Eqs. 2.9/2.10 use each contact's own increment dP_j (as printed they use the primary's).

@@ -8,7 +8,7 @@
 //     normal row u_n(s1) = -e u_n(s0); q is the unit friction direction.
 //
 // The appendix writes the system with body velocities and impulses as unknowns (Eqs. 94-108,
-// whose index and factor slips ERRATA lists). Eliminating the velocities with the momentum
+// whose index and factor slips docs/errata.md lists). Eliminating the velocities with the momentum
 // equations (Eqs. 95-102) gives the equivalent Delassus form with the impulses alone:
 //
 //   A x = b,   A = R^T J M^-1 J^T C,   b = R^T (u_target - u(s0)),

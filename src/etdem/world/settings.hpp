@@ -1,5 +1,6 @@
-// Plain settings structs with documented defaults and units. Input files become these; the
-// world never parses anything.
+// Plain settings structs with their defaults. Input files become these; the world never parses
+// anything. Each setting's key, unit, valid range and documentation are declared once, in the
+// scenario loader's settings schema (io/), which docs/scenario.md is generated from.
 #pragma once
 
 #include <string>
@@ -40,7 +41,7 @@ inline double pair_stiffness(const Material& a, const Material& b) {
 struct WorldSettings {
   double dt = 1.0 / 600.0;               // [s] time step (ETM 2014 uses 1/600 throughout)
   Vec3 gravity{0.0, 0.0, -9.81};         // [m/s^2]
-  std::string solver = "etm";            // etm, etm-priority, sqm, smm, lzb, jolt (make_solver)
+  std::string solver = "etm";            // a name of the solver registry (solver_registry.hpp)
   EtmSettings etm;                       // parameters of the ETM solver
   EtmPrioritySettings etm_priority;      // parameters of the modified ETM (2024)
   SqmSettings sqm;                       // parameters of the sequential impulse method
@@ -59,7 +60,7 @@ struct WorldSettings {
   /// distance the pair can close in one step, so the resting pass sees near neighbours that the
   /// solve may push a grain into (speculative contacts). Only with resting = "pgs".
   double contact_skin = 0.1;
-  double projection = 0.3;               // k_p of the jolt appendix (B.18), 0 disables, < 0.5
+  double projection = 0.3;               // k_p of the jolt appendix (B.18), 0 disables
   double penetration_slop = 0.0;         // [m] penetration left uncorrected by projection
   double damping = 0.0;                  // [1/s] global damping xi, 2024 Eqs. 47-49
   int threads = 0;                       // OpenMP threads, 0 = OpenMP's default

@@ -10,14 +10,8 @@
 #include <fmt/format.h>
 
 #include "etdem/collision/collide.hpp"
-#include "etdem/solvers/etm.hpp"
-#include "etdem/solvers/etm_priority.hpp"
 #include "etdem/solvers/impulse.hpp"
-#include "etdem/solvers/jolt.hpp"
-#include "etdem/solvers/lzb.hpp"
 #include "etdem/solvers/resting.hpp"
-#include "etdem/solvers/sqm.hpp"
-#include "etdem/solvers/smm.hpp"
 
 namespace etdem {
 namespace {
@@ -42,21 +36,6 @@ class Timer {
 
 }  // namespace
 
-const std::vector<std::string>& solver_names() {
-  static const std::vector<std::string> names = {"etm", "etm-priority", "sqm", "smm", "lzb", "jolt"};
-  return names;
-}
-
-std::unique_ptr<Solver> make_solver(const WorldSettings& s) {
-  if (s.solver == "etm") return std::make_unique<EtmSolver>(s.etm);
-  if (s.solver == "sqm") return std::make_unique<SqmSolver>(s.sqm);
-  if (s.solver == "jolt") return std::make_unique<JoltSolver>(s.jolt);
-  if (s.solver == "etm-priority") return std::make_unique<EtmPrioritySolver>(s.etm_priority);
-  if (s.solver == "smm") return std::make_unique<SmmSolver>(s.smm);
-  if (s.solver == "lzb") return std::make_unique<LzbSolver>(s.lzb);
-  throw std::invalid_argument(fmt::format("unknown solver '{}'", s.solver));
-}
-
 World::World() = default;
 World::~World() = default;
 
@@ -75,7 +54,7 @@ int World::add_body(int shape, int material, const Vec3& x, const Quat& q, const
 int World::add_plane(const Vec3& point, const Vec3& normal, int material, const std::string& name) {
   int shape = -1;
   for (int s = 0; s < shapes.size() && shape < 0; ++s)
-    if (shapes.type[s] == ShapeType::Plane) shape = s;
+    if (std::isinf(shapes.bounding_radius[s])) shape = s;  // a plane, the one unbounded shape
   if (shape < 0) shape = shapes.add_plane("plane");
   const Quat q = Quat::FromTwoVectors(Vec3::UnitZ(), normal.normalized());
   return bodies.add(point, q, Vec3::Zero(), Vec3::Zero(), 0.0, Vec3::Zero(), shape, material, true,
@@ -101,15 +80,17 @@ void World::set_solver(std::unique_ptr<Solver> solver) {
 void World::initialize() {
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
   if (!custom_solver_) solver_ = make_solver(settings);
-  if (!custom_solver_ && settings.solver == "jolt")  // particles: spheres against spheres and planes only
+  if (!custom_solver_) {  // the shapes the solver can handle (jolt: particles, spheres)
+    const SolverInfo& info = *find_solver(settings.solver);
     for (int i = 0; i < bodies.count(); ++i) {
       const ShapeType t = shapes.type[bodies.shape[i]];
-      if (t != ShapeType::Sphere && t != ShapeType::Plane)
+      if (!info.supports(t))
         throw std::invalid_argument(
-            fmt::format("solver 'jolt' handles spheres and planes only; body {} ('{}') has shape "
-                        "'{}' of type {}",
-                        i, bodies.name[i], shapes.name[bodies.shape[i]], shape_type_name(t)));
+            fmt::format("solver '{}' handles {} only; body {} ('{}') has shape '{}' of type {}",
+                        info.name, supported_shapes_text(info), i, bodies.name[i],
+                        shapes.name[bodies.shape[i]], shape_type_name(t)));
     }
+  }
   solver_->prepare(omp_get_max_threads());
   previous_.clear();  // a fresh start carries no impulses from an earlier run
   previous_order_.clear();
@@ -121,7 +102,8 @@ void World::initialize() {
     rs.down = settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
     resting_ = std::make_unique<RestingSolver>(rs);
     resting_->prepare(omp_get_max_threads());
-  } else if (settings.resting != "pgs" && settings.resting != "etm") {
+  } else if (std::find(resting_names().begin(), resting_names().end(), settings.resting) ==
+             resting_names().end()) {
     throw std::invalid_argument(fmt::format("unknown resting treatment '{}'", settings.resting));
   }
   bodies.update_world_inertia();
@@ -194,7 +176,7 @@ void World::find_pairs() {
     if (!bodies.is_active(i)) continue;
     dynamic_[i] = bodies.is_dynamic(i);
     if (dynamic_[i]) dynamic_ids_.push_back(i);
-    if (shapes.type[bodies.shape[i]] == ShapeType::Plane) {
+    if (std::isinf(shapes.bounding_radius[bodies.shape[i]])) {  // planes: tested apart
       planes_.push_back(i);
       continue;
     }

@@ -7,14 +7,15 @@
 #include <utility>
 #include <vector>
 
-#include "etdem/analysis/energy_ledger.hpp"
 #include "etdem/collision/broad_phase.hpp"
 #include "etdem/collision/contact.hpp"
 #include "etdem/core/bodies.hpp"
 #include "etdem/shapes/shape.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/world/energy_ledger.hpp"
 #include "etdem/world/islands.hpp"
 #include "etdem/world/settings.hpp"
+#include "etdem/world/solver_registry.hpp"
 
 namespace etdem {
 
@@ -159,11 +160,5 @@ class World {
   std::vector<Vec3> correction_;
   std::vector<int> correction_count_;
 };
-
-/// Creates the solver named in the settings; throws std::invalid_argument for an unknown name.
-std::unique_ptr<Solver> make_solver(const WorldSettings& settings);
-
-/// The names make_solver() knows, in the order of docs/solvers.md.
-const std::vector<std::string>& solver_names();
 
 }  // namespace etdem

@@ -1,4 +1,4 @@
-#include "etdem/analysis/energy_ledger.hpp"
+#include "etdem/world/energy_ledger.hpp"
 
 namespace etdem {
 

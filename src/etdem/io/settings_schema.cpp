@@ -1,0 +1,643 @@
+#include "etdem/io/settings_schema.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "etdem/world/solver_registry.hpp"
+
+namespace etdem {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+SettingRange closed(double lo, double hi) {
+  return {lo, hi, false, false};
+}
+SettingRange open(double lo, double hi) {
+  return {lo, hi, true, true};
+}
+SettingRange half_open(double lo, double hi) {
+  return {lo, hi, false, true};
+}  // [lo, hi)
+SettingRange left_open(double lo, double hi) {
+  return {lo, hi, true, false};
+}  // (lo, hi]
+SettingRange at_least(double lo) {
+  return {lo, kInf, false, false};
+}
+SettingRange above(double lo) {
+  return {lo, kInf, true, false};
+}
+SettingRange any() {
+  return {};
+}
+
+template <class V>
+constexpr SettingKind kind_of() {
+  if constexpr (std::is_same_v<V, double>)
+    return SettingKind::Number;
+  else if constexpr (std::is_same_v<V, bool>)
+    return SettingKind::Boolean;
+  else if constexpr (std::is_integral_v<V>)
+    return SettingKind::Integer;
+  else if constexpr (std::is_same_v<V, std::string>)
+    return SettingKind::String;
+  else
+    return SettingKind::Vec3;
+}
+
+/// A setting stored in the field `ref(target)` returns (a double, int, long, bool, string or
+/// Vec3); kind, default and conversion follow from the field's type.
+template <class T, class F>
+Setting<T> field(std::string_view key, std::string_view unit, SettingRange range,
+                 std::string_view doc, F ref, std::string_view note = {}) {
+  using V = std::remove_cvref_t<decltype(ref(std::declval<T&>()))>;
+  Setting<T> s;
+  s.key = key;
+  s.kind = kind_of<V>();
+  s.unit = unit;
+  s.range = range;
+  s.doc = doc;
+  s.note = note;
+  s.get = [ref](const T& t) -> SettingValue {
+    const V& v = ref(const_cast<T&>(t));
+    if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>)
+      return static_cast<long>(v);
+    else
+      return v;
+  };
+  s.set = [ref](T& t, const SettingValue& v) {
+    if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>)
+      ref(t) = static_cast<V>(std::get<long>(v));  // the range keeps it within V
+    else
+      ref(t) = std::get<V>(v);
+  };
+  return s;
+}
+
+/// A string field with a fixed set of values.
+template <class T, class F>
+Setting<T> one_of(std::string_view key, std::vector<std::string> choices, std::string_view doc,
+                  F ref) {
+  Setting<T> s = field<T>(key, "", any(), doc, ref);
+  s.choices = std::move(choices);
+  return s;
+}
+
+/// An enum field: `names` maps each value to its name in the file.
+template <class T, class E, class F>
+Setting<T> named(std::string_view key, std::vector<std::pair<std::string, E>> names,
+                 std::string_view doc, F ref) {
+  Setting<T> s;
+  s.key = key;
+  s.kind = SettingKind::String;
+  s.doc = doc;
+  for (const auto& n : names) s.choices.push_back(n.first);
+  s.get = [ref, names](const T& t) -> SettingValue {
+    for (const auto& [name, value] : names)
+      if (ref(const_cast<T&>(t)) == value) return name;
+    return std::string();
+  };
+  s.set = [ref, names](T& t, const SettingValue& v) {
+    for (const auto& [name, value] : names)
+      if (name == std::get<std::string>(v)) ref(t) = value;
+  };
+  return s;
+}
+
+template <class T>
+Setting<T> required(Setting<T> s) {
+  s.required = true;
+  return s;
+}
+
+using Sim = Setting<Scenario>;
+
+/// The guards and tolerances of the two ETM solvers (their settings structs share the names).
+template <class F>
+void add_etm_guards(std::vector<Sim>& out, F sub) {
+  out.push_back(field<Scenario>(
+      "max_rounds", "", closed(1, 1e9),
+      "round guard after which restitution is set to 0 (ETM 2014 §6)",
+      [sub](Scenario & s) -> auto& { return sub(s).max_rounds; }));
+  out.push_back(field<Scenario>(
+      "max_iterations", "", at_least(1),
+      "cap on impulses per island and step (a guard, counted)", [sub](Scenario & s) -> auto& {
+        return sub(s).max_iterations;
+      }));
+  out.push_back(field<Scenario>(
+      "velocity_tolerance", "1", at_least(0),
+      "a contact stops approaching at u_n >= -tol, tol relative to the island's largest initial "
+      "approach speed",
+      [sub](Scenario & s) -> auto& { return sub(s).velocity_tolerance; }));
+  out.push_back(field<Scenario>(
+      "energy_tolerance", "1", at_least(0),
+      "elastic energy below this fraction of the island's peak is truncated",
+      [sub](Scenario & s) -> auto& { return sub(s).energy_tolerance; }));
+}
+
+std::vector<Sim> simulation_keys() {
+  std::vector<Sim> v;
+  v.push_back(required(field<Scenario>(
+      "dt", "s", above(0), "time step", [](Scenario & s) -> auto& { return s.settings.dt; })));
+  v.push_back(required(field<Scenario>(
+      "duration", "s", above(0),
+      "simulated time; steps = duration / dt rounded up (not when within 1e-9 of a whole number)",
+      [](Scenario & s) -> auto& { return s.duration; }, "at most 1e12 steps")));
+  v.push_back(field<Scenario>(
+      "gravity", "m/s²", any(), "gravitational acceleration",
+      [](Scenario & s) -> auto& { return s.settings.gravity; }));
+  v.push_back(one_of<Scenario>(
+      "solver", solver_names(), "collision solver (the solver table below, docs/solvers.md)",
+      [](Scenario & s) -> auto& { return s.settings.solver; }));
+  v.push_back(one_of<Scenario>(
+      "resting", resting_names(),
+      "how slow (resting) contacts are resolved: `pgs` = hybrid inelastic contact pass after the "
+      "collision solver (solvers/resting.hpp), `etm` = inside the collision solver with e = 0",
+      [](Scenario & s) -> auto& { return s.settings.resting; }));
+  v.push_back(field<Scenario>(
+      "resting_velocity", "m/s", any(),
+      "contacts approaching slower than this are resting (e = 0); < 0 = automatic, 2 |g| dt",
+      [](Scenario & s) -> auto& { return s.settings.resting_velocity; }));
+  v.push_back(field<Scenario>(
+      "projection", "1", half_open(0, 1),
+      "position projection factor k_p (jolt appendix B.18); 0 disables; stable below 0.5 (B.22)",
+      [](Scenario & s) -> auto& { return s.settings.projection; }));
+  v.push_back(field<Scenario>(
+      "contact_skin", "1", closed(0, 1),
+      "contacts are reported up to this fraction of the smaller bounding radius apart (beyond "
+      "what the step can close), so the resting pass can stop a grain pushed towards a near "
+      "neighbour (speculative contact)",
+      [](Scenario & s) -> auto& { return s.settings.contact_skin; }));
+  v.push_back(field<Scenario>(
+      "penetration_slop", "m", at_least(0), "penetration left uncorrected by the projection",
+      [](Scenario & s) -> auto& { return s.settings.penetration_slop; }));
+  v.push_back(field<Scenario>(
+      "damping", "1/s", at_least(0), "global damping ξ (2024 Eqs. 47-49)",
+      [](Scenario & s) -> auto& { return s.settings.damping; }, "damping·dt <= 1"));
+  v.push_back(field<Scenario>(
+      "threads", "", closed(0, 4096), "OpenMP threads, 0 = OpenMP's default; `--threads` overrides",
+      [](Scenario & s) -> auto& { return s.settings.threads; }));
+  v.push_back(field<Scenario>(
+      "conserve_angular_momentum", "", any(),
+      "torque-free rotation keeps L = I ω (exact for any inertia)",
+      [](Scenario & s) -> auto& { return s.settings.conserve_angular_momentum; }));
+  return v;
+}
+
+std::vector<Sim> pgs_keys() {
+  auto pgs = [](Scenario& s) -> RestingSettings& { return s.settings.resting_solver; };
+  std::vector<Sim> v;
+  v.push_back(field<Scenario>(
+      "iterations", "", closed(1, 1e6),
+      "Gauss-Seidel sweeps per island and step (upper bound; reaching it is counted in "
+      "summary.json `resting.sweep_bound_reached`)",
+      [pgs](Scenario & s) -> auto& { return pgs(s).iterations; }));
+  v.push_back(field<Scenario>(
+      "tolerance", "1", at_least(0),
+      "early exit when no impulse changed more than this fraction of the largest normal impulse",
+      [pgs](Scenario & s) -> auto& { return pgs(s).tolerance; }));
+  v.push_back(field<Scenario>(
+      "warm_start", "1", closed(0, 1),
+      "fraction of last step's impulses of the same contacts applied before the first sweep",
+      [pgs](Scenario & s) -> auto& { return pgs(s).warm_start; }));
+  v.push_back(field<Scenario>(
+      "shock_propagation", "", any(),
+      "final bottom-up pass with the lower body of each contact held fixed (Guendelman et al. "
+      "2003), only with gravity",
+      [pgs](Scenario & s) -> auto& { return pgs(s).shock_propagation; }));
+  return v;
+}
+
+std::vector<Sim> etm_keys() {
+  auto etm = [](Scenario& s) -> EtmSettings& { return s.settings.etm; };
+  std::vector<Sim> v;
+  v.push_back(field<Scenario>(
+      "lambda", "", closed(1, 1e6),
+      "velocity increments per collision (ETM 2014 Eq. 62)", [etm](Scenario & s) -> auto& {
+        return etm(s).lambda;
+      }));
+  add_etm_guards(v, etm);
+  return v;
+}
+
+std::vector<Sim> etm_priority_keys() {
+  using P = EtmPrioritySettings;
+  auto ep = [](Scenario& s) -> P& { return s.settings.etm_priority; };
+  std::vector<Sim> v;
+  v.push_back(field<Scenario>(
+      "alpha", "", closed(1, 1e6),
+      "divides the compression increment, `du = |u_n^min| / (alpha |Gamma|)` (2024 Algorithm 1 "
+      "line 10); with `release = \"gradual\"` also the number of release steps",
+      [ep](Scenario & s) -> auto& { return ep(s).alpha; }));
+  v.push_back(field<Scenario>(
+      "beta", "1", half_open(0, 1),
+      "contacts within this relative distance of the head's `u_n` (compression) or `W` "
+      "(separation) join its group (lines 9, 29; the paper: 1-5 %)",
+      [ep](Scenario & s) -> auto& { return ep(s).beta; }));
+  v.push_back(named<Scenario, P::Ordering>(
+      "ordering",
+      {{"velocity", P::Ordering::Velocity}, {"mass-weighted", P::Ordering::MassWeighted}},
+      "key of the compression queue: `u_n` (Algorithm 1) or `m_A m_B/(m_A + m_B) u_n` (2024 §4.3)",
+      [ep](Scenario & s) -> auto& { return ep(s).ordering; }));
+  v.push_back(named<Scenario, P::Grouping>(
+      "grouping", {{"pair", P::Grouping::Pair}, {"island", P::Grouping::Island}},
+      "which contacts may join a group: those of the same two bodies (§3.3, \"adjacent contact "
+      "points glued together\") or any contact of the island (line 9 literally)",
+      [ep](Scenario & s) -> auto& { return ep(s).grouping; }));
+  v.push_back(named<Scenario, P::Release>(
+      "release", {{"gradual", P::Release::Gradual}, {"full", P::Release::Full}},
+      "separation: at most 1/alpha of a contact's W per step, or all of it at once (line 30 "
+      "literally)",
+      [ep](Scenario & s) -> auto& { return ep(s).release; }));
+  add_etm_guards(v, ep);
+  return v;
+}
+
+std::vector<Sim> sqm_keys() {
+  auto q = [](Scenario& s) -> SqmSettings& { return s.settings.sqm; };
+  std::vector<Sim> v;
+  v.push_back(field<Scenario>(
+      "velocity_tolerance", "1", at_least(0),
+      "a contact stops approaching at u_n >= -tol, tol relative to the island's largest initial "
+      "approach speed",
+      [q](Scenario & s) -> auto& { return q(s).velocity_tolerance; }));
+  v.push_back(field<Scenario>(
+      "max_iterations", "", at_least(1),
+      "cap on impulses per island and step (a guard, counted)", [q](Scenario & s) -> auto& {
+        return q(s).max_iterations;
+      }));
+  return v;
+}
+
+std::vector<Sim> smm_keys() {
+  auto m = [](Scenario& s) -> SmmSettings& { return s.settings.smm; };
+  std::vector<Sim> v;
+  v.push_back(field<Scenario>(
+      "regularisation", "1", open(0, 1),
+      "Tikhonov weight eps of the least-norm least-squares solve, relative to the diagonal of "
+      "A^T A (docs/solvers.md, SMM)",
+      [m](Scenario & s) -> auto& { return m(s).regularisation; }));
+  v.push_back(field<Scenario>(
+      "max_refinements", "", closed(1, 1000),
+      "refinement updates per linear system (a guard, counted)", [m](Scenario & s) -> auto& {
+        return m(s).max_refinements;
+      }));
+  v.push_back(field<Scenario>(
+      "max_active_set_iterations", "", closed(1, 1e6),
+      "bound on the loop that drops tensile contacts and adds contacts short of their target (a "
+      "guard, counted)",
+      [m](Scenario & s) -> auto& { return m(s).max_active_set_iterations; }));
+  v.push_back(field<Scenario>(
+      "tolerance", "1", half_open(0, 1),
+      "relative tolerance of the active-set and stick-slip tests: velocities relative to the "
+      "island's fastest approach, impulses relative to its largest normal impulse",
+      [m](Scenario & s) -> auto& { return m(s).tolerance; }));
+  return v;
+}
+
+std::vector<Sim> lzb_keys() {
+  using L = LzbSettings;
+  auto l = [](Scenario& s) -> L& { return s.settings.lzb; };
+  std::vector<Sim> v;
+  v.push_back(field<Scenario>(
+      "eta", "", left_open(0, 10),
+      "force-indentation exponent: 1 linear, 1.5 Hertz", [l](Scenario & s) -> auto& {
+        return l(s).eta;
+      }));
+  v.push_back(named<Scenario, L::Model>(
+      "model", {{"mono", L::Model::Mono}, {"bi", L::Model::Bi}},
+      "mono-stiffness (energy discarded at the end of expansion, LZB Eq. 2.13) or bi-stiffness "
+      "(stiffer unloading, Eq. 2.10)",
+      [l](Scenario & s) -> auto& { return l(s).model; }));
+  v.push_back(field<Scenario>(
+      "steps", "", closed(1, 1e8),
+      "N of LZB Eq. 2.2: impulse step = P_est / N", [l](Scenario & s) -> auto& {
+        return l(s).steps;
+      }));
+  v.push_back(field<Scenario>(
+      "max_steps", "", at_least(1),
+      "cap on impulse steps per island and step (a guard, counted)", [l](Scenario & s) -> auto& {
+        return l(s).max_steps;
+      }));
+  v.push_back(field<Scenario>(
+      "velocity_tolerance", "1", half_open(0, 1),
+      "a contact with no stored energy takes part only while it approaches faster than this "
+      "times the island's fastest initial approach",
+      [l](Scenario & s) -> auto& { return l(s).velocity_tolerance; }));
+  return v;
+}
+
+std::vector<Sim> jolt_keys() {
+  auto j = [](Scenario& s) -> JoltSettings& { return s.settings.jolt; };
+  std::vector<Sim> v;
+  v.push_back(field<Scenario>(
+      "max_sweeps", "", closed(1, 1e9),
+      "sweeps over the island's contacts per step, until none approaches; 1 = the appendix's "
+      "single pass. Reaching it with a contact still approaching is a guard, counted",
+      [j](Scenario & s) -> auto& { return j(s).max_sweeps; }));
+  v.push_back(field<Scenario>(
+      "velocity_tolerance", "1", at_least(0),
+      "a contact stops approaching at u_n >= -tol, tol relative to the island's largest initial "
+      "approach speed",
+      [j](Scenario & s) -> auto& { return j(s).velocity_tolerance; }));
+  return v;
+}
+
+/// The parameter keys of each solver's table, by the registry's settings_table.
+std::vector<Sim> solver_keys(std::string_view table) {
+  if (table == "etm") return etm_keys();
+  if (table == "etm-priority") return etm_priority_keys();
+  if (table == "sqm") return sqm_keys();
+  if (table == "smm") return smm_keys();
+  if (table == "lzb") return lzb_keys();
+  if (table == "jolt") return jolt_keys();
+  throw std::logic_error(fmt::format("no settings schema for solver table '{}'", table));
+}
+
+// ---- reading -----------------------------------------------------------------------------
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::vector<std::string> q;
+  for (const std::string& n : names) q.push_back(fmt::format("\"{}\"", n));
+  return fmt::format("{}", fmt::join(q, ", "));
+}
+
+template <class T>
+void read_table(const TomlReader& r, const SettingTable<T>& table, T& target) {
+  for (const Setting<T>& s : table.settings) {
+    if (!s.required && !r.has(s.key)) continue;
+    SettingValue v;
+    switch (s.kind) {
+      case SettingKind::Number: {
+        const double x = r.number(s.key);
+        if (!s.range.contains(x))
+          r.fail(s.key,
+                 fmt::format("must be {}{}", s.range.lo > -kInf && s.range.hi < kInf ? "in " : "",
+                             s.range.text()));
+        v = x;
+        break;
+      }
+      case SettingKind::Integer: {
+        const long x = r.integer(s.key);
+        if (!s.range.contains(static_cast<double>(x)))
+          r.fail(s.key,
+                 fmt::format("must be {}{}", s.range.lo > -kInf && s.range.hi < kInf ? "in " : "",
+                             s.range.text()));
+        v = x;
+        break;
+      }
+      case SettingKind::Boolean:
+        v = r.boolean(s.key, false);
+        break;
+      case SettingKind::String: {
+        std::string x = r.string(s.key);
+        if (!s.choices.empty() &&
+            std::find(s.choices.begin(), s.choices.end(), x) == s.choices.end())
+          r.fail(s.key, fmt::format("must be one of {}", quoted_list(s.choices)));
+        v = std::move(x);
+        break;
+      }
+      case SettingKind::Vec3:
+        v = r.vec3(s.key);
+        break;
+    }
+    s.set(target, v);
+  }
+}
+
+// ---- markdown ----------------------------------------------------------------------------
+
+/// A bound as written in the docs: 1e6 for a large power-of-ten multiple, else the shortest
+/// decimal.
+std::string number_text(double v) {
+  if (std::isfinite(v) && v == std::round(v) && std::abs(v) >= 1e5) {
+    const int e = static_cast<int>(std::floor(std::log10(std::abs(v))));
+    const double m = v / std::pow(10.0, e);
+    if (m == std::round(m)) return fmt::format("{}e{}", m, e);
+  }
+  return fmt::format("{}", v);
+}
+
+std::string value_text(const SettingValue& v) {
+  if (const double* d = std::get_if<double>(&v)) return number_text(*d);
+  if (const long* l = std::get_if<long>(&v)) return fmt::format("{}", *l);
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const std::string* s = std::get_if<std::string>(&v)) return fmt::format("\"{}\"", *s);
+  const Vec3& x = std::get<Vec3>(v);
+  return fmt::format("[{}, {}, {}]", number_text(x.x()), number_text(x.y()), number_text(x.z()));
+}
+
+const char* kind_text(SettingKind k) {
+  switch (k) {
+    case SettingKind::Number:
+      return "number";
+    case SettingKind::Integer:
+      return "integer";
+    case SettingKind::Boolean:
+      return "boolean";
+    case SettingKind::String:
+      return "string";
+    case SettingKind::Vec3:
+      return "[3 numbers]";
+  }
+  return "";
+}
+
+/// A table cell: a literal | would end the cell.
+std::string cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+template <class T>
+std::string table_markdown(const SettingTable<T>& table) {
+  const T defaults{};
+  std::string out =
+      "| key | type | default | unit | valid | meaning |\n|---|---|---|---|---|---|\n";
+  for (const Setting<T>& s : table.settings) {
+    std::string valid;
+    if (!s.choices.empty()) {
+      std::vector<std::string> c;
+      for (const std::string& x : s.choices) c.push_back(fmt::format("`{}`", x));
+      valid = fmt::format("{}", fmt::join(c, ", "));
+    } else if (s.range.bounded()) {
+      valid = s.range.text();
+    } else if (s.kind == SettingKind::Number || s.kind == SettingKind::Vec3) {
+      valid = "finite";
+    }
+    if (!s.note.empty()) valid += (valid.empty() ? "" : ", ") + std::string(s.note);
+    const std::string def =
+        s.required ? "required" : fmt::format("`{}`", value_text(s.get(defaults)));
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", s.key, kind_text(s.kind), cell(def),
+                       s.unit, cell(valid), cell(s.doc));
+  }
+  return out;
+}
+
+std::string solvers_markdown() {
+  std::string out =
+      "| solver | parameters | shapes | friction | contact stiffness | method |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const SolverInfo& s : solver_registry())
+    out += fmt::format("| `{}` | `[simulation.{}]` | {} | {} | {} | {} |\n", s.name,
+                       s.settings_table, supported_shapes_text(s), s.friction ? "yes" : "no",
+                       s.stiffness ? "yes" : "no", cell(s.summary));
+  return out;
+}
+
+}  // namespace
+
+bool SettingRange::contains(double v) const {
+  if (std::isnan(v)) return false;
+  const bool lo_ok = lo_open ? v > lo : v >= lo;
+  const bool hi_ok = hi_open ? v < hi : v <= hi;
+  return lo_ok && hi_ok;
+}
+
+bool SettingRange::bounded() const {
+  return lo > -kInf || hi < kInf;
+}
+
+std::string SettingRange::text() const {
+  if (lo > -kInf && hi < kInf)
+    return fmt::format("{}{}, {}{}", lo_open ? "(" : "[", number_text(lo), number_text(hi),
+                       hi_open ? ")" : "]");
+  if (lo > -kInf) return fmt::format("{} {}", lo_open ? ">" : ">=", number_text(lo));
+  if (hi < kInf) return fmt::format("{} {}", hi_open ? "<" : "<=", number_text(hi));
+  return "";
+}
+
+const std::vector<SettingTable<Scenario>>& simulation_schema() {
+  static const std::vector<SettingTable<Scenario>> tables = [] {
+    std::vector<SettingTable<Scenario>> t;
+    t.push_back({"simulation", "the time step, duration, gravity, solver and contact treatment",
+                 simulation_keys()});
+    t.push_back({"simulation.pgs", "parameters of the resting-contact pass", pgs_keys()});
+    for (const SolverInfo& s : solver_registry())
+      t.push_back({fmt::format("simulation.{}", s.settings_table),
+                   fmt::format("parameters of the {} solver", s.name),
+                   solver_keys(s.settings_table)});
+    return t;
+  }();
+  return tables;
+}
+
+const SettingTable<Scenario>* find_simulation_table(std::string_view name) {
+  for (const SettingTable<Scenario>& t : simulation_schema())
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+const SettingTable<Material>& material_schema() {
+  static const SettingTable<Material> table = [] {
+    SettingTable<Material> t{"material", "a material, named for bodies and walls", {}};
+    t.settings.push_back(required(field<Material>(
+        "name", "", any(), "the name bodies, fills and walls refer to",
+        [](Material & m) -> auto& { return m.name; }, "non-empty, unique")));
+    t.settings.push_back(field<Material>(
+        "density", "kg/m³", above(0), "mass density",
+        [](Material & m) -> auto& { return m.density; }));
+    t.settings.push_back(field<Material>(
+        "restitution", "1", closed(0, 1),
+        "energetic coefficient of restitution e (Stronge); a pair takes the smaller",
+        [](Material & m) -> auto& { return m.restitution; }));
+    t.settings.push_back(field<Material>(
+        "friction", "1", at_least(0), "Coulomb coefficient μ; a pair takes the geometric mean",
+        [](Material & m) -> auto& { return m.friction; }));
+    t.settings.push_back(field<Material>(
+        "stiffness", "", above(0),
+        "contact stiffness K of the LZB solver (only ratios matter; a pair takes the two in "
+        "series)",
+        [](Material & m) -> auto& { return m.stiffness; }));
+    return t;
+  }();
+  return table;
+}
+
+const SettingTable<OutputSettings>& output_schema() {
+  static const SettingTable<OutputSettings> table = [] {
+    SettingTable<OutputSettings> t{"output", "what a run writes and how often", {}};
+    t.settings.push_back(field<OutputSettings>(
+        "directory", "", any(), "output directory; \"\" = `out/<scenario stem>`; `-o` overrides",
+        [](OutputSettings & o) -> auto& { return o.directory; }));
+    t.settings.push_back(field<OutputSettings>(
+        "every", "", at_least(0), "VTK frame every N steps (and the last step); 0 = no frames",
+        [](OutputSettings & o) -> auto& { return o.every; }));
+    t.settings.push_back(field<OutputSettings>(
+        "state_every", "", at_least(0),
+        "`state_SSSSSS.csv` every N steps; the final `state.csv` is always written",
+        [](OutputSettings & o) -> auto& { return o.state_every; }));
+    t.settings.push_back(field<OutputSettings>(
+        "energy_every", "", at_least(1), "`energy.csv` row every N steps (and the last step)",
+        [](OutputSettings & o) -> auto& { return o.energy_every; }));
+    t.settings.push_back(field<OutputSettings>(
+        "vtk", "", any(), "false disables frames whatever `every` says",
+        [](OutputSettings & o) -> auto& { return o.vtk; }));
+    return t;
+  }();
+  return table;
+}
+
+void read_settings(const TomlReader& r, const SettingTable<Scenario>& table, Scenario& target) {
+  read_table(r, table, target);
+}
+void read_settings(const TomlReader& r, const SettingTable<Material>& table, Material& target) {
+  read_table(r, table, target);
+}
+void read_settings(const TomlReader& r, const SettingTable<OutputSettings>& table,
+                   OutputSettings& target) {
+  read_table(r, table, target);
+}
+
+std::vector<std::string> schema_names() {
+  std::vector<std::string> names;
+  for (const SettingTable<Scenario>& t : simulation_schema()) names.push_back(t.name);
+  names.push_back("solvers");
+  names.push_back(material_schema().name);
+  names.push_back(output_schema().name);
+  return names;
+}
+
+std::string schema_markdown(std::string_view name) {
+  if (name == "solvers") return solvers_markdown();
+  if (name == material_schema().name) return table_markdown(material_schema());
+  if (name == output_schema().name) return table_markdown(output_schema());
+  if (const SettingTable<Scenario>* t = find_simulation_table(name)) return table_markdown(*t);
+  throw std::invalid_argument(fmt::format("no settings table '{}'", name));
+}
+
+std::string update_schema_blocks(const std::string& doc) {
+  static const std::string open_tag = "<!-- schema ", end_tag = "<!-- end schema -->";
+  std::string out;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t b = doc.find(open_tag, pos);
+    if (b == std::string::npos) break;
+    const std::size_t name_end = doc.find(" -->", b);
+    const std::size_t line_end = doc.find('\n', b);
+    if (name_end == std::string::npos || line_end == std::string::npos || name_end > line_end)
+      throw std::invalid_argument("a schema marker line must read <!-- schema NAME -->");
+    const std::string name = doc.substr(b + open_tag.size(), name_end - b - open_tag.size());
+    const std::size_t e = doc.find(end_tag, line_end);
+    if (e == std::string::npos)
+      throw std::invalid_argument(fmt::format("schema block '{}' is not closed", name));
+    out += doc.substr(pos, line_end + 1 - pos);
+    out += schema_markdown(name);
+    pos = e;
+  }
+  out += doc.substr(pos);
+  return out;
+}
+
+}  // namespace etdem

@@ -1,0 +1,268 @@
+#include "etdem/io/shape_kinds.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "etdem/collision/compound_overlap.hpp"
+#include "etdem/io/mesh_import.hpp"
+#include "etdem/io/tet_mesh_import.hpp"
+#include "etdem/shapes/tet_merge.hpp"
+
+namespace etdem {
+namespace {
+
+// ---- reading [[shape]] tables ------------------------------------------------------------
+
+void read_sphere(const TomlReader& r, const std::string& name, ShapeSource&,
+                 ShapeReadContext& ctx) {
+  const double radius = r.number("radius");
+  if (!(radius > 0.0)) r.fail("radius", "must be > 0");
+  ctx.shapes.add_sphere(name, radius);
+}
+
+void read_box(const TomlReader& r, const std::string& name, ShapeSource&, ShapeReadContext& ctx) {
+  const Vec3 half_extents = r.vec3("half_extents");
+  if (!(half_extents.array() > 0.0).all()) r.fail("half_extents", "must all be > 0");
+  ctx.shapes.add_box(name, half_extents);
+}
+
+/// The hull of the given vertices, or of the vertices of a mesh file.
+void read_polyhedron(const TomlReader& r, const std::string& name, ShapeSource& src,
+                     ShapeReadContext& ctx) {
+  const bool from_file = r.has("file");
+  if (from_file && r.has("vertices")) r.fail("file", "give either vertices or file, not both");
+  std::vector<Vec3> vertices;
+  if (from_file) {
+    src.file = r.string("file");
+    MeshImportOptions o;
+    o.scale = r.number("scale", 1.0);
+    if (!(o.scale > 0.0 && std::isfinite(o.scale))) r.fail("scale", "must be finite and > 0");
+    try {
+      vertices = import_mesh(resolve_scenario_path(ctx.scenario_file, src.file), o).vertices;
+    } catch (const std::runtime_error& e) {
+      r.fail("file", e.what());
+    }
+  } else {
+    vertices = r.vec3_list("vertices");
+  }
+  try {
+    ctx.shapes.add_polyhedron(name, ConvexPolyhedron::from_points(vertices));
+  } catch (const std::invalid_argument& e) {
+    r.fail(from_file ? "file" : "vertices", e.what());
+  }
+}
+
+/// The part types, for messages: "sphere, box or polyhedron".
+std::string part_type_names();
+
+/// file = a tetrahedral mesh (or a closed surface Gmsh tetrahedralises), scale, merge: the
+/// tetrahedra, merged into convex parts unless merge = false, become hidden polyhedron shapes
+/// named "NAME.partK" placed in the mesh's frame, added to the table before the compound.
+void read_tetrahedral_compound(const TomlReader& r, const std::string& name, ShapeSource& src,
+                               ShapeReadContext& ctx) {
+  src.file = r.string("file");
+  const double scale = r.number("scale", 1.0);
+  if (!(scale > 0.0 && std::isfinite(scale))) r.fail("scale", "must be finite and > 0");
+  const bool merge = r.boolean("merge", true);
+  TetMeshImport mesh;
+  std::vector<std::vector<int>> groups;
+  try {
+    mesh = import_tet_mesh(resolve_scenario_path(ctx.scenario_file, src.file), scale);
+    groups = convex_parts(mesh.mesh, merge);
+  } catch (const std::exception& e) {
+    r.fail("file", e.what());
+  }
+  src.notes = mesh.notes;
+  src.notes.push_back(fmt::format("{} tetrahedra -> {} convex parts{}", mesh.mesh.tets.size(),
+                                  groups.size(), merge ? "" : " (merge = false)"));
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    if (!ctx.names.insert(fmt::format("{}.part{}", name, g)).second)
+      r.fail("name", fmt::format("the part name '{}.part{}' is taken by another shape", name, g));
+  std::vector<CompoundPart> parts;
+  try {
+    parts = add_part_hulls(ctx.shapes, name, mesh.mesh, groups);
+  } catch (const std::invalid_argument& e) {
+    r.fail("file", e.what());
+  }
+  try {
+    Compound c = make_compound(ctx.shapes, parts);
+    check_parts_disjoint(ctx.shapes, c);
+    ctx.shapes.add_compound(name, std::move(c));
+  } catch (const std::invalid_argument& e) {
+    r.fail("file", e.what());
+  }
+}
+
+/// parts = [{ shape = "NAME", position = [x, y, z], orientation = [w, x, y, z] }, ...]: earlier
+/// spheres, boxes or polyhedra placed in the compound's input frame (orientation optional); or
+/// file = a tetrahedral mesh.
+void read_compound(const TomlReader& r, const std::string& name, ShapeSource& src,
+                   ShapeReadContext& ctx) {
+  if (r.has("file")) {
+    if (r.has("parts")) r.fail("file", "give either parts or file, not both");
+    read_tetrahedral_compound(r, name, src, ctx);
+    return;
+  }
+  if (r.has("merge")) r.fail("merge", "only with file (a tetrahedral mesh)");
+  if (!r.has("parts"))
+    r.fail("parts", "required key is missing (an array of parts, or file = a tetrahedral mesh)");
+  const auto tables = r.tables("parts");
+  if (tables.empty()) r.fail("parts", "a compound needs at least one part");
+  std::vector<CompoundPart> parts;
+  for (const TomlReader& t : tables) {
+    CompoundPart p;
+    p.shape = read_shape_name(ctx.shapes, t, "shape");
+    const ShapeType pt = ctx.shapes.type[p.shape];
+    if (!shape_kind(pt).part)
+      t.fail("shape",
+             fmt::format("a part must be a {}, not a {}", part_type_names(), shape_type_name(pt)));
+    p.position = t.vec3("position");
+    if (t.has("orientation")) {
+      const auto q = t.numbers("orientation", 4);
+      p.orientation = Quat(q[0], q[1], q[2], q[3]);
+      if (std::abs(p.orientation.norm() - 1.0) > 1e-3)
+        t.fail("orientation", "must be a unit quaternion [w, x, y, z] (|q| within 1e-3 of 1)");
+      p.orientation.normalize();
+    }
+    t.finish();
+    parts.push_back(p);
+  }
+  try {
+    Compound c = make_compound(ctx.shapes, parts);
+    check_parts_disjoint(ctx.shapes, c);
+    ctx.shapes.add_compound(name, std::move(c));
+  } catch (const std::invalid_argument& e) {
+    r.fail("parts", e.what());
+  }
+}
+
+// ---- frames, columns, nodes, drawing -----------------------------------------------------
+
+Quat identity_frame(const ShapeTable&, int) {
+  return Quat::Identity();
+}
+Quat polyhedron_frame(const ShapeTable& t, int s) {
+  return t.polyhedron(s).input_rotation;
+}
+Quat compound_frame(const ShapeTable& t, int s) {
+  return t.compound(s).input_rotation;
+}
+
+void sphere_columns(const ShapeTable& t, int s, double& r, Vec3& h) {
+  r = t.sphere(s).radius;
+  h = Vec3::Zero();
+}
+void box_columns(const ShapeTable& t, int s, double& r, Vec3& h) {
+  r = t.bounding_radius[s];
+  h = t.box(s).half_extents;
+}
+void bounded_columns(const ShapeTable& t, int s, double& r, Vec3& h) {
+  r = t.bounding_radius[s];
+  h = Vec3::Zero();
+}
+
+void sphere_nodes(const ShapeTable& t, int s, const Vec3& at, const Mat3&, ShapeNodes& out) {
+  out.balls.emplace_back(at, t.sphere(s).radius);
+}
+void hull_nodes(const ShapeTable& t, int s, const Vec3& at, const Mat3& turn, ShapeNodes& out) {
+  for (const Vec3& v : t.hull(s).vertices) out.nodes.push_back(at + turn * v);
+}
+void compound_nodes(const ShapeTable& t, int s, const Vec3& at, const Mat3& turn, ShapeNodes& out) {
+  for (const CompoundPart& p : t.compound(s).parts)
+    shape_kind(t.type[p.shape]).nodes(t, p.shape, at + turn * p.position, turn * p.rotation, out);
+}
+
+void draw_sphere(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3&,
+                 DrawPieces& out) {
+  out.spheres.push_back({body, x, t.sphere(s).radius});
+}
+void draw_box(const ShapeTable&, int, int body, const Vec3&, const Mat3&, DrawPieces& out) {
+  out.boxes.push_back(body);
+}
+void draw_polyhedron(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3& r,
+                     DrawPieces& out) {
+  out.polyhedra.push_back({body, &t.polyhedron(s), x, r});
+}
+/// A compound's sphere parts go with the spheres; its box and polyhedron parts are drawn as
+/// hulls (polyhedra), each carrying the compound's body id.
+void draw_compound(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3& r,
+                   DrawPieces& out) {
+  for (const CompoundPart& p : t.compound(s).parts) {
+    const Vec3 at = x + r * p.position;
+    if (t.type[p.shape] == ShapeType::Sphere)
+      out.spheres.push_back({body, at, t.sphere(p.shape).radius});
+    else
+      out.polyhedra.push_back({body, &t.hull(p.shape), at, r * p.rotation});
+  }
+}
+void draw_mesh(const ShapeTable&, int, int body, const Vec3&, const Mat3&, DrawPieces& out) {
+  out.meshes.push_back(body);
+}
+
+// The registry: one line per shape type, in ShapeType order.
+const ShapeKind kKinds[] = {
+    {ShapeType::Sphere, read_sphere, true, identity_frame, sphere_columns, sphere_nodes,
+     draw_sphere},
+    {ShapeType::Plane, nullptr, false, identity_frame, bounded_columns, nullptr, nullptr},
+    {ShapeType::Box, read_box, true, identity_frame, box_columns, hull_nodes, draw_box},
+    {ShapeType::Polyhedron, read_polyhedron, true, polyhedron_frame, bounded_columns, hull_nodes,
+     draw_polyhedron},
+    {ShapeType::Compound, read_compound, false, compound_frame, bounded_columns, compound_nodes,
+     draw_compound},
+    {ShapeType::Mesh, nullptr, false, identity_frame, bounded_columns, nullptr, draw_mesh},
+};
+static_assert(std::size(kKinds) == static_cast<std::size_t>(ShapeType::Count),
+              "one record per shape type");
+
+std::string part_type_names() {
+  std::vector<std::string> names;
+  for (const ShapeKind& k : kKinds)
+    if (k.part) names.push_back(shape_type_name(k.type));
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
+}
+
+}  // namespace
+
+const ShapeKind& shape_kind(ShapeType t) {
+  const ShapeKind& k = kKinds[static_cast<int>(t)];
+  if (k.type != t) throw std::logic_error("shape registry out of ShapeType order");
+  return k;
+}
+
+const ShapeKind* find_shape_kind(std::string_view name) {
+  for (const ShapeKind& k : kKinds)
+    if (k.read && name == shape_type_name(k.type)) return &k;
+  return nullptr;
+}
+
+std::vector<std::string> shape_kind_names() {
+  std::vector<std::string> names;
+  for (const ShapeKind& k : kKinds)
+    if (k.read) names.push_back(shape_type_name(k.type));
+  return names;
+}
+
+int read_shape_name(const ShapeTable& shapes, const TomlReader& r, std::string_view key) {
+  const std::string name = r.string(key);
+  if (const int s = shapes.find(name); s >= 0) return s;
+  std::vector<std::string> known;
+  for (const std::string& n : shapes.name) known.push_back(fmt::format("'{}'", n));
+  r.fail(key, known.empty()
+                  ? std::string("no shape is defined")
+                  : fmt::format("unknown shape name (known: {})", fmt::join(known, ", ")));
+}
+
+std::string resolve_scenario_path(const std::string& scenario_file, const std::string& file) {
+  const std::filesystem::path p(file);
+  if (p.is_absolute()) return file;
+  return (std::filesystem::path(scenario_file).parent_path() / p).string();
+}
+
+}  // namespace etdem
