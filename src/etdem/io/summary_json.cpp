@@ -65,6 +65,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                   {"impulses", t.resting.iterations},
                   {"sweeps", t.resting.rounds},
                   {"sweep_bound_reached", t.resting.guards_fired},
+                  {"energy_guards", t.resting.energy_guards},
                   {"approaching_left", t.resting.approaching_left}};
   j["max_penetration"] = {
       {"m", t.max_penetration},
