@@ -19,12 +19,12 @@ namespace {
 /// What a run of a pile showed, step by step.
 struct EnergyWatch {
   double initial = 0.0;
-  double worst_rise = 0.0;        // [J] largest rise of total + integration + correction in a step
-  double correction_gain = 0.0;   // [J] potential energy added by position projection, run total
-  double fastest_fall = 0.0;      // [m/s] largest downward speed of any grain so far
-  double fastest_rise = 0.0;      // [m/s] largest upward speed of any grain
+  double worst_rise = 0.0;       // [J] largest rise of total + integration + correction in a step
+  double correction_gain = 0.0;  // [J] potential energy added by position projection, run total
+  double fastest_fall = 0.0;     // [m/s] largest downward speed of any grain so far
+  double fastest_rise = 0.0;     // [m/s] largest upward speed of any grain
   double fastest_rise_excess = -1e300;  // [m/s] largest (upward speed - fastest fall before it)
-  double deepest = 0.0;           // [m] deepest contact over the run
+  double deepest = 0.0;                 // [m] deepest contact over the run
 
   /// Steps the world n times, checking after each step.
   void run(World& w, long n) {
@@ -60,17 +60,9 @@ const char* grain_name(Grain g) {
   return g == Grain::Cube ? "cubes" : g == Grain::Rock ? "rocks" : "crosses";
 }
 
-/// Convex hull of n points on an ellipsoid of semi-axes s (1, 0.8, 0.6), seeded.
-std::vector<Vec3> rock(int n, double s, std::mt19937_64& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  std::vector<Vec3> p;
-  for (int k = 0; k < n; ++k)
-    p.push_back(s * Vec3(g(rng), g(rng), g(rng)).normalized().cwiseProduct(Vec3(1.0, 0.8, 0.6)));
-  return p;
-}
-
 /// 5 x 4 x `layers` grains of about 1 cm, randomly oriented on an 18 mm lattice (jittered),
-/// falling from 0.25 m into a 9 x 7.2 cm box: e = 0.3, mu = 0.5, dt = 1/600 s as the repose examples.
+/// falling from 0.25 m into a 9 x 7.2 cm box: e = 0.3, mu = 0.5, dt = 1/600 s as the repose
+/// examples.
 void build_pile(TestWorld& t, Grain g, unsigned seed, int layers) {
   t.world.settings.gravity = Vec3(0, 0, -9.81);
   const double spacing = 0.018;
@@ -81,7 +73,7 @@ void build_pile(TestWorld& t, Grain g, unsigned seed, int layers) {
   if (g == Grain::Cube) shapes.push_back(t.world.shapes.add_box("cube", Vec3::Constant(0.005)));
   if (g == Grain::Rock)
     for (int k = 0; k < 4; ++k)
-      shapes.push_back(t.world.shapes.add_polyhedron("rock", rock(10 + 3 * k, 0.007, rng)));
+      shapes.push_back(t.world.shapes.add_polyhedron("rock", random_rock(10 + 3 * k, 0.007, rng)));
   if (g == Grain::Cross) {
     const double a = 0.016 / 3.0;  // 16 mm arm to arm: fits the lattice as the crosses example
     const int cube = t.world.shapes.add_box("cube", Vec3::Constant(0.5 * a));
@@ -118,14 +110,18 @@ TEST_P(EnergyPile, NoStepCreatesEnergyAndNoGrainIsShotOut) {
   t.world.initialize();
   EnergyWatch watch;
   watch.run(t.world, 480);  // 0.8 s: the fall, the impacts, the pile settling
-  SCOPED_TRACE(::testing::Message() << grain_name(pc.grain) << " seed " << pc.seed << ", "
-                                    << pc.threads << " threads: fastest fall "
-                                    << watch.fastest_fall << " m/s, fastest rise "
-                                    << watch.fastest_rise << " m/s, deepest " << watch.deepest
-                                    << " m, projection gain " << watch.correction_gain / watch.initial);
+  SCOPED_TRACE(::testing::Message()
+               << grain_name(pc.grain) << " seed " << pc.seed << ", " << pc.threads
+               << " threads: fastest fall " << watch.fastest_fall << " m/s, fastest rise "
+               << watch.fastest_rise << " m/s, deepest " << watch.deepest << " m, projection gain "
+               << watch.correction_gain / watch.initial);
   EXPECT_LE(watch.worst_rise, 1e-9 * watch.initial);
-  std::printf("%s seed %u threads %d: worst rise %.3g J of %.3g J, fastest fall %.3f m/s, rise %.3f m/s, deepest %.2f mm, projection gain %.2g\n",
-              grain_name(pc.grain), pc.seed, pc.threads, watch.worst_rise, watch.initial, watch.fastest_fall, watch.fastest_rise, 1e3 * watch.deepest, watch.correction_gain / watch.initial);
+  std::printf(
+      "%s seed %u threads %d: worst rise %.3g J of %.3g J, fastest fall %.3f m/s, rise %.3f m/s, "
+      "deepest %.2f mm, projection gain %.2g\n",
+      grain_name(pc.grain), pc.seed, pc.threads, watch.worst_rise, watch.initial,
+      watch.fastest_fall, watch.fastest_rise, 1e3 * watch.deepest,
+      watch.correction_gain / watch.initial);
   // A grain may bounce (e = 0.3) but never rise faster than anything fell.
   EXPECT_LT(watch.fastest_rise_excess, 0.0);
   // Projection lifts penetrating grains; what it adds is booked as correction and stays small.
@@ -134,16 +130,17 @@ TEST_P(EnergyPile, NoStepCreatesEnergyAndNoGrainIsShotOut) {
   EXPECT_LT(std::abs(residual), 1e-12 * watch.initial);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Piles, EnergyPile,
-    ::testing::Values(PileCase{Grain::Cube, 1, 1}, PileCase{Grain::Cube, 2, 2},
-                      PileCase{Grain::Cube, 3, 1}, PileCase{Grain::Rock, 1, 2},
-                      PileCase{Grain::Rock, 2, 1}, PileCase{Grain::Cross, 1, 1},
-                      PileCase{Grain::Cross, 2, 2}),
-    [](const ::testing::TestParamInfo<PileCase>& info) {
-      return std::string(grain_name(info.param.grain)) + "_seed" +
-             std::to_string(info.param.seed) + "_threads" + std::to_string(info.param.threads);
-    });
+INSTANTIATE_TEST_SUITE_P(Piles, EnergyPile,
+                         ::testing::Values(PileCase{Grain::Cube, 1, 1}, PileCase{Grain::Cube, 2, 2},
+                                           PileCase{Grain::Cube, 3, 1}, PileCase{Grain::Rock, 1, 2},
+                                           PileCase{Grain::Rock, 2, 1},
+                                           PileCase{Grain::Cross, 1, 1},
+                                           PileCase{Grain::Cross, 2, 2}),
+                         [](const ::testing::TestParamInfo<PileCase>& info) {
+                           return std::string(grain_name(info.param.grain)) + "_seed" +
+                                  std::to_string(info.param.seed) + "_threads" +
+                                  std::to_string(info.param.threads);
+                         });
 
 TEST(EnergyPile, CubesExampleNoLongerShootsCubesOut) {
   // examples/repose/cubes.toml for 0.4 s: before the fix one step created 0.95 J (5 % of the

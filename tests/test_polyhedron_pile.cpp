@@ -11,15 +11,6 @@
 namespace etdem::test {
 namespace {
 
-/// Convex hull of n points on an ellipsoid of semi-axes s (1, 0.8, 0.6), seeded.
-std::vector<Vec3> rock(int n, double s, std::mt19937_64& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  std::vector<Vec3> p;
-  for (int k = 0; k < n; ++k)
-    p.push_back(s * Vec3(g(rng), g(rng), g(rng)).normalized().cwiseProduct(Vec3(1.0, 0.8, 0.6)));
-  return p;
-}
-
 /// Adds polyhedral grains of size ~s on a lattice: rocks of 8..18 points, tetrahedra and cubes.
 /// (Fewer points can give a wafer 1/10 as thick as it is wide; squeezed under the pile such a
 /// light, thin grain keeps rattling in the resting pass's 12 sweeps.)
@@ -29,7 +20,7 @@ void add_grains(TestWorld& t, int nx, int ny, int nz, double s, double spacing, 
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<int> shapes;
   for (int k = 0; k < 6; ++k)
-    shapes.push_back(t.world.shapes.add_polyhedron("rock", rock(8 + 2 * k, s, rng)));
+    shapes.push_back(t.world.shapes.add_polyhedron("rock", random_rock(8 + 2 * k, s, rng)));
   const double a = 0.8 * s;
   shapes.push_back(t.world.shapes.add_polyhedron(
       "tet", std::vector<Vec3>{Vec3(a, a, a), Vec3(a, -a, -a), Vec3(-a, a, -a), Vec3(-a, -a, a)}));

@@ -5,10 +5,20 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <vector>
 
 #include "etdem/world/world.hpp"
 
 namespace etdem::test {
+
+/// Vertices of a seeded random convex rock: n points on an ellipsoid of semi-axes s (1, 0.8, 0.6).
+inline std::vector<Vec3> random_rock(int n, double s, std::mt19937_64& rng) {
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<Vec3> p;
+  for (int k = 0; k < n; ++k)
+    p.push_back(s * Vec3(g(rng), g(rng), g(rng)).normalized().cwiseProduct(Vec3(1.0, 0.8, 0.6)));
+  return p;
+}
 
 struct TestWorld {
   World world;
@@ -19,12 +29,16 @@ struct TestWorld {
     material = world.add_material({"m", density, restitution, friction});
     world.settings.gravity = Vec3::Zero();
   }
-  int add_floor(double z = 0.0) { return world.add_plane(Vec3(0, 0, z), Vec3::UnitZ(), material, "floor"); }
+  int add_floor(double z = 0.0) {
+    return world.add_plane(Vec3(0, 0, z), Vec3::UnitZ(), material, "floor");
+  }
   int add_plane(const Vec3& p, const Vec3& n) { return world.add_plane(p, n, material); }
-  int add_sphere(double r, const Vec3& x, const Vec3& v = Vec3::Zero(), const Vec3& w = Vec3::Zero()) {
+  int add_sphere(double r, const Vec3& x, const Vec3& v = Vec3::Zero(),
+                 const Vec3& w = Vec3::Zero()) {
     auto it = sphere_shapes.find(r);
-    const int s = it != sphere_shapes.end() ? it->second
-                                            : (sphere_shapes[r] = world.shapes.add_sphere("sphere", r));
+    const int s = it != sphere_shapes.end()
+                      ? it->second
+                      : (sphere_shapes[r] = world.shapes.add_sphere("sphere", r));
     return world.add_body(s, material, x, Quat::Identity(), v, w);
   }
   int add_box(const Vec3& half, const Vec3& x, const Quat& q = Quat::Identity(),
@@ -71,8 +85,10 @@ struct TestWorld {
     };
     const Bodies& b = world.bodies;
     for (int i = 0; i < b.count(); ++i) {
-      for (int k = 0; k < 3; ++k) mix(b.position[i][k]), mix(b.velocity[i][k]), mix(b.angular_velocity[i][k]);
-      mix(b.orientation[i].w()), mix(b.orientation[i].x()), mix(b.orientation[i].y()), mix(b.orientation[i].z());
+      for (int k = 0; k < 3; ++k)
+        mix(b.position[i][k]), mix(b.velocity[i][k]), mix(b.angular_velocity[i][k]);
+      mix(b.orientation[i].w()), mix(b.orientation[i].x()), mix(b.orientation[i].y()),
+          mix(b.orientation[i].z());
     }
     return h;
   }

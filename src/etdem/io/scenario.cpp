@@ -138,13 +138,7 @@ class Parser {
     b.shape = read_shape_name(sc_.shapes, r, "shape");
     b.material = find_named(r, "material", sc_.materials, "material");
     b.position = r.vec3("position");
-    if (r.has("orientation")) {
-      const auto q = r.numbers("orientation", 4);
-      b.orientation = Quat(q[0], q[1], q[2], q[3]);
-      if (std::abs(b.orientation.norm() - 1.0) > 1e-3)
-        r.fail("orientation", "must be a unit quaternion [w, x, y, z] (|q| within 1e-3 of 1)");
-      b.orientation.normalize();
-    }
+    b.orientation = r.unit_quaternion("orientation", b.orientation);
     b.velocity = r.vec3("velocity", b.velocity);
     b.angular_velocity = r.vec3("angular_velocity", b.angular_velocity);
     b.fixed = r.boolean("fixed", false);

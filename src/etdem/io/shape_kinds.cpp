@@ -121,13 +121,7 @@ void read_compound(const TomlReader& r, const std::string& name, ShapeSource& sr
       t.fail("shape",
              fmt::format("a part must be a {}, not a {}", part_type_names(), shape_type_name(pt)));
     p.position = t.vec3("position");
-    if (t.has("orientation")) {
-      const auto q = t.numbers("orientation", 4);
-      p.orientation = Quat(q[0], q[1], q[2], q[3]);
-      if (std::abs(p.orientation.norm() - 1.0) > 1e-3)
-        t.fail("orientation", "must be a unit quaternion [w, x, y, z] (|q| within 1e-3 of 1)");
-      p.orientation.normalize();
-    }
+    p.orientation = t.unit_quaternion("orientation", p.orientation);
     t.finish();
     parts.push_back(p);
   }

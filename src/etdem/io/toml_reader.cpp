@@ -262,6 +262,16 @@ Vec3 TomlReader::vec3(std::string_view key, const Vec3& fallback) const {
   return get(key) ? vec3(key) : fallback;
 }
 
+Quat TomlReader::unit_quaternion(std::string_view key, const Quat& fallback) const {
+  if (!get(key)) return fallback;
+  const auto q = numbers(key, 4);
+  Quat out(q[0], q[1], q[2], q[3]);
+  if (std::abs(out.norm() - 1.0) > 1e-3)
+    fail(key, "must be a unit quaternion [w, x, y, z] (|q| within 1e-3 of 1)");
+  out.normalize();
+  return out;
+}
+
 std::vector<Vec3> TomlReader::vec3_list(std::string_view key) const {
   const toml::node* n = get(key);
   if (!n) fail(key, "required key is missing");
@@ -273,14 +283,14 @@ std::vector<Vec3> TomlReader::vec3_list(std::string_view key) const {
     const toml::node& e = *a->get(i);
     const toml::array* xyz = e.as_array();
     if (!xyz || xyz->size() != 3)
-      fail(key, fmt::format("element {} must be an array of 3 numbers, not {}", i,
-                            toml_value_text(e)));
+      fail(key,
+           fmt::format("element {} must be an array of 3 numbers, not {}", i, toml_value_text(e)));
     for (std::size_t c = 0; c < 3; ++c) {
       const toml::node& x = *xyz->get(c);
       if (!x.is_number())
         fail(key, fmt::format("element {} {} must hold numbers only", i, toml_value_text(e)));
-      out[i][c] =
-          x.is_integer() ? static_cast<double>(x.as_integer()->get()) : x.as_floating_point()->get();
+      out[i][c] = x.is_integer() ? static_cast<double>(x.as_integer()->get())
+                                 : x.as_floating_point()->get();
       if (!std::isfinite(out[i][c]))
         fail(key, fmt::format("element {} {} must hold finite numbers", i, toml_value_text(e)));
     }
