@@ -249,7 +249,7 @@ int main(int argc, char** argv) try {
           "solvers snapshot=%s mode=step solver=%s steps=%ld ms_per_step=%.6g solve_ms_per_step=%.6g "
           "impulses=%ld guards=%ld collisions=%ld max_penetration_m=%.3g\n",
           s.name.c_str(), name, steps, 1e3 * wall / static_cast<double>(steps),
-          1e3 * world.profile().solve / static_cast<double>(steps), tot.solver.iterations,
+          1e3 * world.profile()[etdem::StepProfile::Solve] / static_cast<double>(steps), tot.solver.iterations,
           tot.solver.guards_fired, tot.collisions, tot.max_penetration);
       std::fflush(stdout);
     }

@@ -66,8 +66,27 @@ void print_mesh_notes(const Scenario& sc) {
         fmt::print("{}: note: wall[{}].file: {}: {}\n", sc.file, w, sc.walls[w].file, note);
 }
 
+/// The step's phases over the run: seconds, share, calls and microseconds per step.
+void print_profile(const nlohmann::json& summary) {
+  const auto& seconds = summary["profile_seconds"];
+  const auto& calls = summary["profile_calls"];
+  const double total = seconds["total"].get<double>();
+  const long steps = summary["steps"].get<long>();
+  fmt::print("{:<10} {:>10} {:>7} {:>10} {:>12}\n", "phase", "seconds", "share", "calls",
+             "us/step");
+  for (int k = 0; k < StepProfile::kPhases; ++k) {
+    const char* name = StepProfile::kNames[k];
+    const double t = seconds[name].get<double>();
+    fmt::print("{:<10} {:>10.3f} {:>6.1f}% {:>10} {:>12.1f}\n", name, t,
+               total > 0.0 ? 100.0 * t / total : 0.0, calls[name].get<long>(),
+               steps > 0 ? 1e6 * t / static_cast<double>(steps) : 0.0);
+  }
+  fmt::print("{:<10} {:>10.3f} {:>6.1f}% {:>10} {:>12.1f}\n", "total", total, 100.0, steps,
+             steps > 0 ? 1e6 * total / static_cast<double>(steps) : 0.0);
+}
+
 int run(const std::string& file, const std::vector<std::string>& sets, const std::string& dir,
-        int threads) {
+        int threads, bool profile) {
   Scenario sc = load_scenario(file, sets);
   print_mesh_notes(sc);
   if (threads >= 0) sc.settings.threads = threads;
@@ -92,6 +111,7 @@ int run(const std::string& file, const std::vector<std::string>& sets, const std
       s["max_penetration"]["fraction_of_smallest_diameter"].get<double>());
   print_ledger(r.ledger);
   fmt::print("max relative residual over the run: {:.3g}\n", r.max_relative_residual);
+  if (profile) print_profile(s);
   return kExitOk;
 }
 
@@ -379,6 +399,8 @@ int main(int argc, char** argv) {
           "INT in [0, 4096]"));
   run_cmd->add_option("--set", sets, "override a scenario key, e.g. --set simulation.dt=0.001")
       ->allow_extra_args(false);
+  bool profile = false;
+  run_cmd->add_flag("--profile", profile, "print the time of each step phase at the end");
 
   auto* check_cmd = app.add_subcommand("check", "validate a scenario without running it");
   check_cmd->add_option("scenario", file, "scenario file (TOML)")->required();
@@ -415,7 +437,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   try {
-    if (run_cmd->parsed()) return run(file, sets, dir, threads);
+    if (run_cmd->parsed()) return run(file, sets, dir, threads, profile);
     if (check_cmd->parsed()) return check(file, sets);
     if (repose_cmd->parsed())
       return series ? analyze_repose_series(analyze_dir) : analyze_repose(analyze_dir);

@@ -95,9 +95,14 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   j["containers"] = containers;
   if (!containers.empty()) j["container"] = containers[0];
   const StepProfile& p = world.profile();
-  j["profile_seconds"] = {{"forces", p.forces},       {"broad", p.broad},   {"narrow", p.narrow},
-                          {"islands", p.islands},     {"solve", p.solve},   {"correct", p.correct},
-                          {"integrate", p.integrate}, {"ledger", p.ledger}, {"total", p.total()}};
+  json seconds = json::object(), calls = json::object();
+  for (int k = 0; k < StepProfile::kPhases; ++k) {
+    seconds[StepProfile::kNames[k]] = p.seconds[k];
+    calls[StepProfile::kNames[k]] = p.calls[k];
+  }
+  seconds["total"] = p.total();
+  j["profile_seconds"] = seconds;
+  j["profile_calls"] = calls;
   return j;
 }
 

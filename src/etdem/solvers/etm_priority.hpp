@@ -82,6 +82,8 @@ struct EtmPrioritySettings {
   double velocity_tolerance = 1e-4;
   double energy_tolerance = 1e-12;  // elastic energy below this fraction of the island's peak
                                     // is truncated (booked as truncated)
+
+  bool operator==(const EtmPrioritySettings&) const = default;
 };
 
 /// Names used in scenario files ("velocity", "mass-weighted"; "pair", "island"; "full",

@@ -44,6 +44,8 @@ struct JoltSettings {
   /// A contact with v_n >= -tol no longer approaches, tol = velocity_tolerance times the largest
   /// initial approach speed of the island (as EtmSettings::velocity_tolerance).
   double velocity_tolerance = 1e-4;
+
+  bool operator==(const JoltSettings&) const = default;
 };
 
 class JoltSolver final : public Solver {

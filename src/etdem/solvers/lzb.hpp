@@ -61,6 +61,8 @@ struct LzbSettings {
   /// A contact with no stored energy takes part only while delta_dot > tol, tol = this times the
   /// island's largest initial approach speed.
   double velocity_tolerance = 1e-9;
+
+  bool operator==(const LzbSettings&) const = default;
 };
 
 class LzbSolver final : public Solver {

@@ -32,6 +32,8 @@ struct RestingSettings {
   double warm_start = 1.0;     // fraction of last step's impulses applied first (0 = cold)
   double slip_velocity = 0.0;  // [m/s] above it a saturated friction impulse opposes the slip;
                                // the world sets it to the resting velocity
+
+  bool operator==(const RestingSettings&) const = default;
 };
 
 class RestingSolver final : public Solver {

@@ -66,6 +66,8 @@ struct SmmSettings {
   /// Relative tolerance of the tests of the active-set and stick-slip loops: velocities relative
   /// to the island's fastest approach at s0, impulses relative to its largest normal impulse.
   double tolerance = 1e-9;
+
+  bool operator==(const SmmSettings&) const = default;
 };
 
 class SmmSolver final : public Solver {

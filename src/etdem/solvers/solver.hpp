@@ -65,6 +65,8 @@ struct EtmSettings {
   /// penetration of 3e-9 m per step at dt = 1/600 s.
   double velocity_tolerance = 1e-4;
   double energy_tolerance = 1e-12;   // relative to the island's peak elastic energy
+
+  bool operator==(const EtmSettings&) const = default;
 };
 
 class Solver {

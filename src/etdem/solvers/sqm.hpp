@@ -45,6 +45,8 @@ struct SqmSettings {
   /// Cap on impulses per island per step. A ball held between two walls with e = 1 never stops
   /// (Chatterjee's "infinite calculations"); the cap ends it and is counted as a guard.
   long max_iterations = 1'000'000;
+
+  bool operator==(const SqmSettings&) const = default;
 };
 
 class SqmSolver final : public Solver {

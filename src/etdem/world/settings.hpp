@@ -69,6 +69,8 @@ struct WorldSettings {
   double effective_resting_velocity() const {
     return resting_velocity >= 0.0 ? resting_velocity : 2.0 * gravity.norm() * dt;
   }
+
+  bool operator==(const WorldSettings&) const = default;
 };
 
 }  // namespace etdem

@@ -24,13 +24,20 @@ constexpr double kTouch = 1e-9;
 /// in a dense pile has 12 neighbours, a cross about 30 within the contact skin.
 constexpr std::size_t kMaxPairsPerBody = 200;
 
+/// Times one phase into a StepProfile (seconds and a call).
 class Timer {
  public:
-  explicit Timer(double& sink) : sink_(sink), t0_(std::chrono::steady_clock::now()) {}
-  ~Timer() { sink_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+  Timer(StepProfile& p, StepProfile::Phase phase)
+      : p_(p), phase_(phase), t0_(std::chrono::steady_clock::now()) {}
+  ~Timer() {
+    p_.seconds[phase_] +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    ++p_.calls[phase_];
+  }
 
  private:
-  double& sink_;
+  StepProfile& p_;
+  StepProfile::Phase phase_;
   std::chrono::steady_clock::time_point t0_;
 };
 
@@ -78,6 +85,24 @@ void World::set_solver(std::unique_ptr<Solver> solver) {
 }
 
 void World::initialize() {
+  configure();
+  previous_.clear();  // a fresh start carries no impulses from an earlier run
+  previous_order_.clear();
+  bodies.update_world_inertia();
+  ledger_ = EnergyLedger{};
+  ledger_.measure(bodies, settings.gravity);
+  ledger_.initial = ledger_.total();
+  profile_ = StepProfile{};
+  last_profile_ = StepProfile{};
+  totals_ = RunTotals{};
+  check_finite();
+}
+
+void World::configure() {
+  // The solvers copy what they need of the settings (the resting pass: dt, gravity's direction,
+  // the slip velocity). The copy the solvers were made from is kept, and step() compares the
+  // live settings with it: a change (a new dt between steps, another lambda) is applied by
+  // configuring again rather than ignored. Ledger and warm-start impulses carry on.
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
   if (!custom_solver_) solver_ = make_solver(settings);
   if (!custom_solver_) {  // the shapes the solver can handle (jolt: particles, spheres)
@@ -92,8 +117,6 @@ void World::initialize() {
     }
   }
   solver_->prepare(omp_get_max_threads());
-  previous_.clear();  // a fresh start carries no impulses from an earlier run
-  previous_order_.clear();
   resting_.reset();
   if (settings.resting == "pgs" && settings.effective_resting_velocity() > 0.0) {
     RestingSettings rs = settings.resting_solver;
@@ -106,30 +129,30 @@ void World::initialize() {
              resting_names().end()) {
     throw std::invalid_argument(fmt::format("unknown resting treatment '{}'", settings.resting));
   }
-  bodies.update_world_inertia();
-  ledger_ = EnergyLedger{};
-  ledger_.measure(bodies, settings.gravity);
-  ledger_.initial = ledger_.total();
-  profile_ = StepProfile{};
-  totals_ = RunTotals{};
-  check_finite();
+  applied_ = settings;
 }
 
 void World::step() {
   if (!solver_) initialize();
-  process_events();
-  { Timer t(profile_.forces); apply_external_forces(); }   // 1. v += dt F/m
-  { Timer t(profile_.broad); find_pairs(); }                // 2. swept boxes, uniform grid
-  check_pair_count();
-  { Timer t(profile_.narrow); find_contacts(); warm_start_contacts(); }  // 3. points, candidates
-  { Timer t(profile_.islands); build_islands(); }           // 4. union-find
-  { Timer t(profile_.solve); resolve_islands(); }           // 5. solver per island
-  { Timer t(profile_.correct); correct_positions(); }       // 6. position projection
-  { Timer t(profile_.integrate); damp_and_integrate(); }    // 7. damping, x += dt v, rotation
-  { Timer t(profile_.ledger); update_ledger(); remember_contacts(); }  // 8. ledger
+  if (!(settings == applied_)) configure();  // settings changed since: apply, never ignore
+  StepProfile& p = last_profile_;
+  p = StepProfile{};
+  p.steps = 1;
+  using P = StepProfile;
+  { Timer t(p, P::Events); process_events(); }             // 0. scheduled changes (walls removed)
+  { Timer t(p, P::Forces); apply_external_forces(); }      // 1. v += dt F/m
+  { Timer t(p, P::Broad); find_pairs(); }                  // 2. swept boxes, uniform grid
+  { Timer t(p, P::Checks); check_pair_count(); }           //    a step that sweeps everything
+  { Timer t(p, P::Narrow); find_contacts(); warm_start_contacts(); }  // 3. points, candidates
+  { Timer t(p, P::Islands); build_islands(); }             // 4. union-find
+  { Timer t(p, P::Solve); resolve_islands(); }             // 5. solver per island
+  { Timer t(p, P::Correct); correct_positions(); }         // 6. position projection
+  { Timer t(p, P::Integrate); damp_and_integrate(); }      // 7. damping, x += dt v, rotation
+  { Timer t(p, P::Ledger); update_ledger(); remember_contacts(); }  // 8. ledger
   time_ += settings.dt;
   ++steps_;
-  check_finite();
+  { Timer t(p, P::Checks); check_finite(); }               // NaN/Inf with body and step
+  profile_.add(p);
 }
 
 void World::process_events() {

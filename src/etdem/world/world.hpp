@@ -1,6 +1,7 @@
 // The world: shape table, materials, bodies, settings, and the step as a list of phases.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,11 +20,29 @@
 
 namespace etdem {
 
-/// Wall-clock seconds spent in each phase, cumulative.
+/// Wall-clock seconds spent in each phase of World::step and how often it ran: for the last
+/// step (World::last_profile) and summed over the run (World::profile).
 struct StepProfile {
-  double forces = 0, broad = 0, narrow = 0, islands = 0, solve = 0, correct = 0, integrate = 0,
-         ledger = 0;
-  double total() const { return forces + broad + narrow + islands + solve + correct + integrate + ledger; }
+  enum Phase { Events, Forces, Broad, Narrow, Islands, Solve, Correct, Integrate, Ledger, Checks };
+  static constexpr int kPhases = 10;
+  /// Names in step order, as summary.json and `etdem run --profile` print them.
+  static constexpr const char* kNames[kPhases] = {"events",  "forces",  "broad",     "narrow",
+                                                  "islands", "solve",   "correct",   "integrate",
+                                                  "ledger",  "checks"};
+  std::array<double, kPhases> seconds{};  // [s]
+  std::array<long, kPhases> calls{};
+  long steps = 0;
+
+  double operator[](Phase p) const { return seconds[p]; }
+  double total() const {
+    double t = 0.0;
+    for (double x : seconds) t += x;
+    return t;
+  }
+  void add(const StepProfile& o) {
+    for (int k = 0; k < kPhases; ++k) seconds[k] += o.seconds[k], calls[k] += o.calls[k];
+    steps += o.steps;
+  }
 };
 
 /// What happened in one step, and the running maxima over the run.
@@ -91,13 +110,15 @@ class World {
   double time() const { return time_; }
   long step_count() const { return steps_; }
   const EnergyLedger& ledger() const { return ledger_; }
-  const StepProfile& profile() const { return profile_; }
+  const StepProfile& profile() const { return profile_; }            // summed over the run
+  const StepProfile& last_profile() const { return last_profile_; }  // the last step
   const StepStats& last_step() const { return last_; }
   const RunTotals& totals() const { return totals_; }
   std::span<const Contact> contacts() const { return contacts_; }
   const Solver& solver() const { return *solver_; }
 
  private:
+  void configure();  // solvers and threads from the settings (initialize, or a change of them)
   void process_events();
   void apply_external_forces();
   void find_pairs();
@@ -121,7 +142,8 @@ class World {
   bool custom_solver_ = false;       // solver_ was given by set_solver()
   std::unique_ptr<Solver> resting_;  // null when resting contacts go to solver_
   EnergyLedger ledger_;
-  StepProfile profile_;
+  StepProfile profile_, last_profile_;
+  WorldSettings applied_;  // the settings initialize() configured the solvers with
   StepStats last_;
   RunTotals totals_;
 
