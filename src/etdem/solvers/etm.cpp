@@ -13,42 +13,10 @@ void EtmSolver::prepare(int threads) {
 }
 
 void EtmSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const {
-  const std::size_t n = cs.size();
-  s.k.resize(n);
-  s.k_inv.resize(n);
-  s.un.resize(n);
-  s.increment.resize(n);
-  s.elastic.assign(n, 0.0);
-  s.restitution.resize(n);
-  s.heap.reset(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Contact& c = cs[i];
-    s.k[i] = impulse::collision_matrix(c, b);
-    if (c.friction > 0.0) s.k_inv[i] = s.k[i].inverse();
-    s.un[i] = c.normal.dot(impulse::relative_velocity(c, b));
+  s.EtmScratch::setup(cs, b, settings_.velocity_tolerance);
+  s.increment.resize(cs.size());
+  for (std::size_t i = 0; i < cs.size(); ++i)
     s.increment[i] = s.un[i] < 0.0 ? -s.un[i] / settings_.lambda : 0.0;
-    s.restitution[i] = c.restitution;
-  }
-  double fastest = 0.0;
-  for (std::size_t i = 0; i < n; ++i) fastest = std::max(fastest, -s.un[i]);
-  s.tolerance = settings_.velocity_tolerance * fastest;
-  // Body -> contact adjacency, so an impulse refreshes only the contacts it changes.
-  s.graph.build(cs, b.count);
-}
-
-void EtmSolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b, Scratch& s,
-                                   int contact, bool push) const {
-  const double tol = s.tolerance;
-  auto refresh_body = [&](int body) {
-    if (body < 0) return;
-    for (const int j : s.graph.of(body)) {
-      s.un[j] = cs[j].normal.dot(impulse::relative_velocity(cs[j], b));
-      s.heap.touch(j);
-      if (push && s.un[j] < -tol) s.heap.push(j, s.un[j]);
-    }
-  };
-  refresh_body(cs[contact].a);
-  refresh_body(cs[contact].b);
 }
 
 bool EtmSolver::compress(std::span<const Contact> cs, IslandBodies& b, Scratch& s,
@@ -78,7 +46,7 @@ bool EtmSolver::compress(std::span<const Contact> cs, IslandBodies& b, Scratch& 
     st.dissipated_friction -= g.work - g.normal_work;  // tangential work (Eqs. 17, 19)
     impulse::apply(c, b, g.p);
     ++st.iterations;
-    refresh_neighbours(cs, b, s, i, true);
+    s.refresh_neighbours(cs, b, i, true, [&](int j) { return s.un[j]; });
     if (st.iterations >= settings_.max_iterations) return false;
   }
   return true;

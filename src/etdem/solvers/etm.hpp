@@ -3,9 +3,9 @@
 //   round r = 1 .. max_rounds (300, §6):
 //     I   compression: repeatedly take the contact with the smallest relative normal velocity
 //         (heap by u_n) while it approaches; raise its u_n by du = |u_n(s0)| / lambda, or to
-//         exactly zero when that would overshoot (Eqs. 62-63, docs/errata.md: the step is positive);
-//         impulse with friction by Eqs. 50-55; its elastic energy W grows by minus the normal
-//         work, Eqs. 18 and 64.
+//         exactly zero when that would overshoot (Eqs. 62-63, docs/errata.md: the step is
+//         positive); impulse with friction by Eqs. 50-55; its elastic energy W grows by minus the
+//         normal work, Eqs. 18 and 64.
 //     II  restitution: W <- e^2 W at every contact (Stronge's hypothesis, Eq. 65).
 //     III separation: sweep the contacts in order; each with W > 0 gets du = |u_n(s0)| / lambda,
 //         capped so that it releases at most W (Eq. 49, Eq. 66), until no energy remains.
@@ -26,8 +26,7 @@
 
 #include <vector>
 
-#include "etdem/solvers/body_contacts.hpp"
-#include "etdem/solvers/contact_heap.hpp"
+#include "etdem/solvers/etm_rounds.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -40,16 +39,8 @@ class EtmSolver final : public Solver {
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
 
  private:
-  struct Scratch {
-    // Per contact of the island being resolved.
-    std::vector<Mat3> k, k_inv;       // collision matrix and its inverse (inverse only if mu > 0)
-    std::vector<double> un;           // relative normal velocity [m/s]
-    std::vector<double> increment;    // |u_n(s0)| / lambda [m/s]
-    std::vector<double> elastic;      // W, elastic energy stored at the contact [J]
-    std::vector<double> restitution;  // e used this step (0 after the round guard)
-    BodyContacts graph;               // body -> contacts
-    ContactHeap heap;                 // compression queue keyed by u_n
-    double tolerance = 0.0;           // [m/s] absolute velocity tolerance of this island
+  struct Scratch : EtmScratch {
+    std::vector<double> increment;  // per contact: |u_n(s0)| / lambda [m/s]
   };
 
   void setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const;
@@ -57,8 +48,6 @@ class EtmSolver final : public Solver {
   bool compress(std::span<const Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st) const;
   /// Stage III. Returns false when the iteration cap fired.
   bool separate(std::span<const Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st) const;
-  void refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b, Scratch& s,
-                          int contact, bool push) const;
 
   EtmSettings settings_;
   std::vector<Scratch> scratch_;

@@ -59,44 +59,14 @@ void EtmPrioritySolver::prepare(int threads) {
 
 void EtmPrioritySolver::setup(std::span<const Contact> cs, const IslandBodies& b,
                               Scratch& s) const {
-  const std::size_t n = cs.size();
-  s.k.resize(n);
-  s.k_inv.resize(n);
-  s.un.resize(n);
-  s.weight.resize(n);
-  s.elastic.assign(n, 0.0);
-  s.restitution.resize(n);
-  s.heap.reset(n);
+  s.EtmScratch::setup(cs, b, settings_.velocity_tolerance);
   const bool weighted = settings_.ordering == EtmPrioritySettings::Ordering::MassWeighted;
-  double fastest = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
+  s.weight.resize(cs.size());
+  for (std::size_t i = 0; i < cs.size(); ++i) {
     const Contact& c = cs[i];
-    s.k[i] = impulse::collision_matrix(c, b);
-    if (c.friction > 0.0) s.k_inv[i] = s.k[i].inverse();
-    s.un[i] = c.normal.dot(impulse::relative_velocity(c, b));
     // §4.3: m_A m_B / (m_A + m_B) = 1 / (1/m_A + 1/m_B); a static body has 1/m = 0.
     s.weight[i] = weighted ? 1.0 / (impulse::inv_mass(b, c.a) + impulse::inv_mass(b, c.b)) : 1.0;
-    s.restitution[i] = c.restitution;
-    fastest = std::max(fastest, -s.un[i]);
   }
-  s.tolerance = settings_.velocity_tolerance * fastest;
-  // Body -> contact adjacency, so an impulse refreshes only the contacts it changes.
-  s.graph.build(cs, b.count);
-}
-
-void EtmPrioritySolver::refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b,
-                                           Scratch& s, int contact, bool push) const {
-  const double tol = s.tolerance;
-  auto refresh_body = [&](int body) {
-    if (body < 0) return;
-    for (const int j : s.graph.of(body)) {
-      s.un[j] = cs[j].normal.dot(impulse::relative_velocity(cs[j], b));
-      s.heap.touch(j);
-      if (push && s.un[j] < -tol) s.heap.push(j, s.weight[j] * s.un[j]);
-    }
-  };
-  refresh_body(cs[contact].a);
-  refresh_body(cs[contact].b);
 }
 
 bool EtmPrioritySolver::compress(std::span<const Contact> cs, IslandBodies& b, Scratch& s,
@@ -147,7 +117,8 @@ bool EtmPrioritySolver::compress(std::span<const Contact> cs, IslandBodies& b, S
       st.dissipated_friction -= g.work - g.normal_work;  // tangential work
       impulse::apply(c, b, g.p);                         // line 17
       ++st.iterations;
-      refresh_neighbours(cs, b, s, i, true);  // line 20
+      s.refresh_neighbours(cs, b, i, true,
+                           [&](int j) { return s.weight[j] * s.un[j]; });  // line 20
       if (st.iterations >= settings_.max_iterations) return false;
     }
   }

@@ -4,14 +4,14 @@
 //   repeat (line 6; after max_rounds rounds e = 0: guard, counted) until no contact approaches:
 //     compression (lines 5-21): a priority queue of the approaching contacts keyed by u_n. Take
 //         the minimum u_n^min and the contacts within a relative beta of it (the group Gamma,
-//         line 9); each gets du = |u_n^min| / (alpha |Gamma|) (line 10, docs/errata.md: positive, like
-//         ETM Eq. 62), never past zero, with friction (lines 12-16, ETM 2014 Eqs. 50-55) and
+//         line 9); each gets du = |u_n^min| / (alpha |Gamma|) (line 10, docs/errata.md: positive,
+//         like ETM Eq. 62), never past zero, with friction (lines 12-16, ETM 2014 Eqs. 50-55) and
 //         W += -dW_n (line 18, Eq. 29; W positive while compressed). Recompute, repeat.
-//     restitution (lines 23-25): W <- e^2 W (docs/errata.md: Stronge, Eq. 1; the printed eps W is a typo).
-//     separation (lines 27-41): a priority queue keyed by W, maximum first. The group of
+//     restitution (lines 23-25): W <- e^2 W (docs/errata.md: Stronge, Eq. 1; the printed eps W is a
+//     typo). separation (lines 27-41): a priority queue keyed by W, maximum first. The group of
 //         contacts within beta of W^max gets the increment of Eq. 33 (line 30 with the energy
-//         restored, docs/errata.md), du = -u_n + sqrt(u_n^2 + 2 dW n.(K n)), which releases exactly dW
-//         at the head; each member is capped at the increment that releases its own W.
+//         restored, docs/errata.md), du = -u_n + sqrt(u_n^2 + 2 dW n.(K n)), which releases exactly
+//         dW at the head; each member is capped at the increment that releases its own W.
 //
 // §4.3 ("weighted relative velocity"): with ordering = mass-weighted the compression queue, the
 // group and the increment use u~_n = m_A m_B / (m_A + m_B) u_n instead of u_n (a static body has
@@ -44,8 +44,7 @@
 #include <string>
 #include <vector>
 
-#include "etdem/solvers/body_contacts.hpp"
-#include "etdem/solvers/contact_heap.hpp"
+#include "etdem/solvers/etm_rounds.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -116,18 +115,10 @@ class EtmPrioritySolver final : public Solver {
   void set_trace(std::vector<EtmPriorityPhase>* trace) { trace_ = trace; }
 
  private:
-  struct Scratch {
-    // Per contact of the island being resolved.
-    std::vector<Mat3> k, k_inv;       // collision matrix and its inverse (inverse only if mu > 0)
-    std::vector<double> un;           // relative normal velocity [m/s]
-    std::vector<double> weight;       // ordering weight: 1, or the reduced mass [kg]
-    std::vector<double> elastic;      // W, elastic energy stored at the contact [J]
-    std::vector<double> quantum;      // energy released per separation step (gradual) [J]
-    std::vector<double> restitution;  // e used this step (0 after the round guard)
-    std::vector<int> group;           // members of the current group
-    BodyContacts graph;               // body -> contacts
-    ContactHeap heap;                 // compression: (weighted) u_n, minimum first; separation: -W
-    double tolerance = 0.0;           // [m/s] absolute velocity tolerance of this island
+  struct Scratch : EtmScratch {
+    std::vector<double> weight;   // per contact: ordering weight, 1 or the reduced mass [kg]
+    std::vector<double> quantum;  // per contact: energy released per separation step [J]
+    std::vector<int> group;       // members of the current group
   };
 
   void setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const;
@@ -135,10 +126,6 @@ class EtmPrioritySolver final : public Solver {
   bool compress(std::span<const Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st) const;
   /// Separation phase. Returns false when the iteration cap fired.
   bool separate(std::span<const Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st) const;
-  /// Recomputes u_n of every contact sharing a body with `contact`; with `push`, queues those
-  /// that approach (compression).
-  void refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b, Scratch& s,
-                          int contact, bool push) const;
   void record(EtmPriorityPhase::Kind kind, long round, const IslandBodies& b, const Scratch& s,
               const SolverStats& st) const;
 

@@ -17,10 +17,63 @@
 #include <span>
 #include <vector>
 
+#include "etdem/solvers/body_contacts.hpp"
+#include "etdem/solvers/contact_heap.hpp"
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
+
+/// Per-contact scratch of both ETM solvers for the island being resolved (each solver extends it
+/// with its own arrays).
+struct EtmScratch {
+  std::vector<Mat3> k, k_inv;       // collision matrix and its inverse (inverse only if mu > 0)
+  std::vector<double> un;           // relative normal velocity [m/s]
+  std::vector<double> elastic;      // W, elastic energy stored at the contact [J]
+  std::vector<double> restitution;  // e used this step (0 after the round guard)
+  BodyContacts graph;               // body -> contacts
+  ContactHeap heap;                 // the solver's queue
+  double tolerance = 0.0;           // [m/s] absolute velocity tolerance of this island
+
+  /// Sizes and fills the shared arrays for contacts `cs`; the tolerance is `velocity_tolerance`
+  /// times the island's fastest initial approach.
+  void setup(std::span<const Contact> cs, const IslandBodies& b, double velocity_tolerance) {
+    const std::size_t n = cs.size();
+    k.resize(n);
+    k_inv.resize(n);
+    un.resize(n);
+    elastic.assign(n, 0.0);
+    restitution.resize(n);
+    heap.reset(n);
+    double fastest = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Contact& c = cs[i];
+      k[i] = impulse::collision_matrix(c, b);
+      if (c.friction > 0.0) k_inv[i] = k[i].inverse();
+      un[i] = c.normal.dot(impulse::relative_velocity(c, b));
+      restitution[i] = c.restitution;
+      fastest = std::max(fastest, -un[i]);
+    }
+    tolerance = velocity_tolerance * fastest;
+    // Body -> contact adjacency, so an impulse refreshes only the contacts it changes.
+    graph.build(cs, b.count);
+  }
+
+  /// Recomputes u_n of every contact sharing a body with `contact` (their queue entries go
+  /// stale); with `push`, queues those that approach under key(j).
+  template <class Key>
+  void refresh_neighbours(std::span<const Contact> cs, const IslandBodies& b, int contact,
+                          bool push, Key key) {
+    for (const int body : {cs[contact].a, cs[contact].b}) {
+      if (body < 0) continue;
+      for (const int j : graph.of(body)) {
+        un[j] = cs[j].normal.dot(impulse::relative_velocity(cs[j], b));
+        heap.touch(j);
+        if (push && un[j] < -tolerance) heap.push(j, key(j));
+      }
+    }
+  }
+};
 
 /// The per-contact state the round loop reads and writes, owned by the solver's scratch.
 struct EtmRoundState {
