@@ -57,6 +57,29 @@ void EtmPrioritySolver::prepare(int threads) {
   scratch_.resize(std::max(threads, 1));
 }
 
+template <class Joins>
+void EtmPrioritySolver::gather_group(std::span<const Contact> cs, Scratch& s,
+                                     const ContactHeap::Entry& head, double limit,
+                                     Joins joins) const {
+  // Lines 9 and 29: the head of the queue and the contacts within beta of it. Pair grouping
+  // (§3.3, "adjacent contact points glued together"): the other contacts of the same two bodies
+  // that `joins` accepts (their queue entries stay; an impulse makes them stale). Island
+  // grouping (the lines read literally): every queued contact whose key is <= limit.
+  s.group.clear();
+  s.group.push_back(head.contact);
+  if (settings_.grouping == EtmPrioritySettings::Grouping::Pair) {
+    const Contact& h = cs[head.contact];
+    const int body = h.a >= 0 ? h.a : h.b;
+    for (const int j : s.graph.of(body)) {
+      if (j == head.contact || cs[j].a != h.a || cs[j].b != h.b) continue;
+      if (joins(j)) s.group.push_back(j);
+    }
+  } else {
+    ContactHeap::Entry e;
+    while (s.heap.pop_if_at_most(limit, e)) s.group.push_back(e.contact);
+  }
+}
+
 void EtmPrioritySolver::setup(std::span<const Contact> cs, const IslandBodies& b,
                               Scratch& s) const {
   s.EtmScratch::setup(cs, b, settings_.velocity_tolerance);
@@ -82,22 +105,9 @@ bool EtmPrioritySolver::compress(std::span<const Contact> cs, IslandBodies& b, S
   while (s.heap.pop(top)) {
     // Line 9: the group of contacts within a relative beta of the minimum key (keys < 0).
     const double key_min = top.key;
-    s.group.clear();
-    s.group.push_back(top.contact);
-    if (settings_.grouping == EtmPrioritySettings::Grouping::Pair) {
-      // The other contacts of the same two bodies within beta (their heap entries stay; an
-      // impulse makes them stale).
-      const Contact& h = cs[top.contact];
-      const int body = h.a >= 0 ? h.a : h.b;
-      for (const int j : s.graph.of(body)) {
-        if (j == top.contact || cs[j].a != h.a || cs[j].b != h.b) continue;
-        const double key = s.weight[j] * s.un[j];
-        if (s.un[j] < -tol && key <= key_min * (1.0 - beta)) s.group.push_back(j);
-      }
-    } else {
-      ContactHeap::Entry e;
-      while (s.heap.pop_if_at_most(key_min * (1.0 - beta), e)) s.group.push_back(e.contact);
-    }
+    gather_group(cs, s, top, key_min * (1.0 - beta), [&](int j) {
+      return s.un[j] < -tol && s.weight[j] * s.un[j] <= key_min * (1.0 - beta);
+    });
     // Line 10 (docs/errata.md: positive): the increment of the key, shared by the group.
     const double step = -key_min / (settings_.alpha * static_cast<double>(s.group.size()));
     for (const int i : s.group) {
@@ -171,19 +181,9 @@ bool EtmPrioritySolver::separate(std::span<const Contact> cs, IslandBodies& b, S
   while (s.heap.pop(top)) {
     // Line 29: the group of contacts within a relative beta of W^max.
     const double w_max = -top.key;
-    s.group.clear();
-    s.group.push_back(top.contact);
-    if (settings_.grouping == EtmPrioritySettings::Grouping::Pair) {
-      const Contact& h = cs[top.contact];
-      const int body = h.a >= 0 ? h.a : h.b;
-      for (const int j : s.graph.of(body)) {
-        if (j == top.contact || cs[j].a != h.a || cs[j].b != h.b) continue;
-        if (s.elastic[j] > tol_w && s.elastic[j] >= w_max * (1.0 - beta)) s.group.push_back(j);
-      }
-    } else {
-      ContactHeap::Entry e;
-      while (s.heap.pop_if_at_most(-w_max * (1.0 - beta), e)) s.group.push_back(e.contact);
-    }
+    gather_group(cs, s, top, -w_max * (1.0 - beta), [&](int j) {
+      return s.elastic[j] > tol_w && s.elastic[j] >= w_max * (1.0 - beta);
+    });
     // Line 30 (Eq. 33): the increment that releases W^max (full) or the head's quantum
     // (gradual) at the head; the members take it, capped at their own W.
     double du_group = 0.0;

@@ -126,6 +126,10 @@ class EtmPrioritySolver final : public Solver {
   bool compress(std::span<const Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st) const;
   /// Separation phase. Returns false when the iteration cap fired.
   bool separate(std::span<const Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st) const;
+  /// The head of a phase's queue and the contacts grouped with it into s.group.
+  template <class Joins>
+  void gather_group(std::span<const Contact> cs, Scratch& s, const ContactHeap::Entry& head,
+                    double limit, Joins joins) const;
   void record(EtmPriorityPhase::Kind kind, long round, const IslandBodies& b, const Scratch& s,
               const SolverStats& st) const;
 
