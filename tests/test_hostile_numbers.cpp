@@ -10,6 +10,8 @@
 
 #include "etdem/io/run.hpp"
 #include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_error.hpp"
+#include "etdem/world/world.hpp"
 
 namespace etdem {
 namespace {
@@ -61,15 +63,67 @@ std::string read(const fs::path& p) {
   return ss.str();
 }
 
-TEST(HostileNumbers, ABodyFarAwayRunsWithoutSizingTheGridByTheDistance) {
+TEST(HostileNumbers, AbsurdCoordinatesAreRefusedByKey) {
+  // A body 1e18 m away is no scene (the broad phase copes with one: test_broad_phase); the
+  // loader names the key before any work.
   for (const char* x : {"1e18", "-1e18", "1e300"}) {
-    const Scenario sc = parse_scenario(
-        scenario(std::string("[[body]]\nshape = \"s\"\nmaterial = \"m\"\nposition = [") + x +
-                 ", 0.0, 0.0]\n"),
-        "far.toml");
-    const RunResult r = run_scenario(sc, {temp_dir(std::string("far") + x).string(), false});
-    EXPECT_EQ(r.steps, 5) << x;
-    EXPECT_EQ(r.summary["status"], "completed") << x;
+    try {
+      parse_scenario(scenario(std::string("[[body]]\nshape = \"s\"\nmaterial = \"m\"\n"
+                                          "position = [") +
+                              x + ", 0.0, 0.0]\n"),
+                     "far.toml");
+      FAIL() << x;
+    } catch (const ScenarioError& e) {
+      EXPECT_NE(std::string(e.what()).find("body[1].position: lies beyond"), std::string::npos)
+          << e.what();
+    }
+  }
+  // A vertex at 1e38 m: named as such (it was reported as a flat hull).
+  const std::string big = scenario("") + R"(
+[[shape]]
+name = "big"
+type = "polyhedron"
+vertices = [[0, 0, 0], [1e38, 0, 0], [0, 1e38, 0], [0, 0, 1e38]]
+)";
+  try {
+    parse_scenario(big, "big.toml");
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("vertex 1 (1e+38, 0, 0) lies beyond"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(HostileNumbers, GrainsTooSmallForDoublePrecisionAreRefused) {
+  const std::string tiny = scenario(R"([[body]]
+shape = "tiny"
+material = "m"
+position = [0.5, 0.5, 0.5]
+)") + R"(
+[[shape]]
+name = "tiny"
+type = "polyhedron"
+vertices = [[0, 0, 0], [1e-40, 0, 0], [0, 1e-40, 0], [0, 0, 1e-40]]
+)";
+  const Scenario sc = parse_scenario(tiny, "tiny.toml");
+  try {
+    World world;
+    build_world(sc, world);  // where the scene's scale is known
+    FAIL() << "a 1e-40 m grain passed";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("shape 'tiny': its thinnest extent is below 1e-9"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(HostileNumbers, ANegativeTableIndexInSetIsNamedAsSuch) {
+  try {
+    parse_scenario(scenario(""), "s.toml", {"material[-1].friction=0.3"});
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("index -1 of 'material' is negative"), std::string::npos)
+        << e.what();
   }
 }
 

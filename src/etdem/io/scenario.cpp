@@ -138,6 +138,8 @@ class Parser {
     b.shape = read_shape_name(sc_.shapes, r, "shape");
     b.material = find_named(r, "material", sc_.materials, "material");
     b.position = r.vec3("position");
+    if (b.position.cwiseAbs().maxCoeff() > kMaxCoordinate)
+      r.fail("position", fmt::format("lies beyond {:g} m of the origin", kMaxCoordinate));
     b.orientation = r.unit_quaternion("orientation", b.orientation);
     b.velocity = r.vec3("velocity", b.velocity);
     b.angular_velocity = r.vec3("angular_velocity", b.angular_velocity);

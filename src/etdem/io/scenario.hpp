@@ -20,6 +20,11 @@ class World;
 
 /// What the file said about a shape beyond its geometry (Scenario::shape_sources, indexed like
 /// Scenario::shapes).
+/// [m] largest coordinate a position or vertex may have: a scene 10^12 m across has no grain
+/// double precision can resolve (positions keep ~16 digits; contacts need the grain's size to
+/// many of them).
+inline constexpr double kMaxCoordinate = 1e12;
+
 struct ShapeSource {
   std::string file;                // mesh file as given ("" = none): a polyhedron's hull, a
                                    // compound's tetrahedral mesh

@@ -49,6 +49,14 @@ void read_polyhedron(const TomlReader& r, const std::string& name, ShapeSource& 
   } else {
     vertices = r.vec3_list("vertices");
   }
+  // Coordinates beyond kMaxCoordinate are no scene the engine resolves (and squared, as the
+  // hull and mass properties square them, they overflow): refused by name, not reported later
+  // as a flat hull or a non-finite state.
+  for (std::size_t k = 0; k < vertices.size(); ++k)
+    if (vertices[k].cwiseAbs().maxCoeff() > kMaxCoordinate)
+      r.fail(from_file ? "file" : "vertices",
+             fmt::format("vertex {} ({:.3g}, {:.3g}, {:.3g}) lies beyond {:g} m", k,
+                         vertices[k].x(), vertices[k].y(), vertices[k].z(), kMaxCoordinate));
   try {
     ctx.shapes.add_polyhedron(name, ConvexPolyhedron::from_points(vertices));
   } catch (const std::invalid_argument& e) {

@@ -379,14 +379,20 @@ std::string apply_override(toml::table& root, const std::string& spec, const std
   toml::table* t = &root;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     std::string name = parts[p];
-    long index = -1;
+    long index = -1;  // -1: no index (a given index must be >= 0)
     if (const auto lb = name.find('['); lb != std::string::npos) {
       if (name.back() != ']') bad("malformed index in key");
+      const std::string digits = name.substr(lb + 1, name.size() - lb - 2);
       try {
-        index = std::stol(name.substr(lb + 1, name.size() - lb - 2));
+        std::size_t used = 0;
+        index = std::stol(digits, &used);
+        if (used != digits.size()) bad("malformed index in key");
       } catch (const std::exception&) {
         bad("malformed index in key");
       }
+      if (index < 0)
+        bad(fmt::format("index {} of '{}' is negative (tables count from 0)", digits,
+                        name.substr(0, lb)));
       name = name.substr(0, lb);
     }
     if (name.empty()) bad("empty key segment");
