@@ -20,7 +20,6 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
   s.t1.resize(n);
   s.t2.resize(n);
   s.tangent_mass.resize(n);
-  s.tangent_k.resize(n);
   s.rows.resize(3 * n);
   s.pn.assign(n, 0.0);
   s.pt.assign(n, Eigen::Vector2d::Zero());
@@ -33,7 +32,6 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     Eigen::Matrix2d kt;
     kt << s.t1[i].dot(k * s.t1[i]), s.t1[i].dot(k * s.t2[i]),  //
         s.t2[i].dot(k * s.t1[i]), s.t2[i].dot(k * s.t2[i]);
-    s.tangent_k[i] = kt;
     s.tangent_mass[i] = kt.inverse();
     const Vec3* dirs[3] = {&c.normal, &s.t1[i], &s.t2[i]};
     for (int d = 0; d < 3; ++d) {
@@ -62,19 +60,13 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
       b.w[c.b] -= m * row.ib;
     }
   };
-  // Each update is either a normal or a tangential impulse; its whole work (Eq. 16, exactly the
-  // change of kinetic energy) is booked to restitution (normal, e = 0) or friction (tangential).
-  // The work is computed from the contact-space quantities, which is the same number as
-  // impulse::work (1/2 (2u + K p).p) for p = dpn n or p = dt1 t1 + dt2 t2, at a fraction of the
-  // cost.
-  auto book_normal = [&](const Contact& c, std::size_t i, double un, double dpn) {
-    st.dissipated_restitution -= dpn * (un + 0.5 * dpn / s.normal_mass[i]);
+  // An update is a normal or a tangential impulse; its work is not booked here: the pass books
+  // each contact once from its total impulse (book_and_guard).
+  auto apply_normal = [&](const Contact& c, std::size_t i, double dpn) {
     push(c, s.rows[3 * i], c.normal, dpn);
     ++st.iterations;
   };
-  auto book_tangent = [&](const Contact& c, std::size_t i, const Eigen::Vector2d& ut,
-                          const Eigen::Vector2d& dpt) {
-    st.dissipated_friction -= dpt.dot(ut) + 0.5 * dpt.dot(s.tangent_k[i] * dpt);
+  auto apply_tangent = [&](const Contact& c, std::size_t i, const Eigen::Vector2d& dpt) {
     push(c, s.rows[3 * i + 1], s.t1[i], dpt.x());
     push(c, s.rows[3 * i + 2], s.t2[i], dpt.y());
     ++st.iterations;
@@ -84,11 +76,8 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
   for (std::size_t i = 0; i < n; ++i) s.u0[i] = impulse::relative_velocity(cs[i], b);
   s.v0.assign(b.v, b.v + b.count);
   s.w0.assign(b.w, b.w + b.count);
-  const double booked_restitution = st.dissipated_restitution;
-  const double booked_friction = st.dissipated_friction;
   // Warm start: last step's impulses of the same contacts, projected onto this step's tangent
-  // plane and clipped to the friction disc, applied before the first sweep. Their work is booked
-  // like any other impulse's.
+  // plane and clipped to the friction disc, applied before the first sweep.
   for (std::size_t i = 0; i < n; ++i) {
     const Contact& c = cs[i];
     if (c.normal_impulse <= 0.0) continue;
@@ -98,10 +87,8 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     const double limit = c.friction * s.pn[i];
     if (pt.norm() > limit) pt *= limit / pt.norm();
     s.pt[i] = pt;
-    Vec3 u = impulse::relative_velocity(c, b);
-    book_normal(c, i, c.normal.dot(u), s.pn[i]);
-    u = impulse::relative_velocity(c, b);
-    book_tangent(c, i, Eigen::Vector2d(s.t1[i].dot(u), s.t2[i].dot(u)), pt);
+    apply_normal(c, i, s.pn[i]);
+    apply_tangent(c, i, pt);
   }
   // One projected Gauss-Seidel sweep over the contacts; returns whether it converged (no
   // impulse changed by more than the tolerance times the largest accumulated normal impulse).
@@ -118,7 +105,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
       const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * (un - target));
       const double dpn = pn_new - s.pn[i];
       if (dpn != 0.0) {
-        book_normal(c, i, un, dpn);
+        apply_normal(c, i, dpn);
         s.pn[i] = pn_new;
       }
       largest_change = std::max(largest_change, std::abs(dpn));
@@ -142,7 +129,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
       }
       const Eigen::Vector2d dpt = pt_new - s.pt[i];
       if (dpt.x() != 0.0 || dpt.y() != 0.0) {
-        book_tangent(c, i, ut, dpt);
+        apply_tangent(c, i, dpt);
         s.pt[i] = pt_new;
       }
       largest_change = std::max(largest_change, dpt.norm());
@@ -156,7 +143,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     ++st.guards_fired;
   };
   sweeps(settings_.iterations);
-  book_and_guard(cs, b, s, st, booked_restitution, booked_friction);
+  book_and_guard(cs, b, s, st);
   if (settings_.shock_propagation && settings_.down.squaredNorm() > 0.0)
     shock_propagation(cs, b, s, st);
   for (std::size_t i = 0; i < n; ++i) {
@@ -169,7 +156,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
 }
 
 void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s,
-                                   SolverStats& st, double restitution0, double friction0) {
+                                   SolverStats& st) {
   // The accumulated impulses P_c of the pass (warm start and sweeps) changed the velocities
   // exactly by M^-1 sum J_c^T P_c, so the kinetic energy changed by
   //   dK = sum_c P_c . (u_c,before + u_c,after) / 2,
@@ -212,8 +199,8 @@ void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scrat
   }
   // dK(s) split: the A term couples normal and tangential impulses; each part of P is booked
   // with the same velocities, so the split is P_n.(u_b + u_a)/2 and P_t.(u_b + u_a)/2.
-  st.dissipated_restitution = restitution0 - (scale * b_normal + scale * scale * a_normal);
-  st.dissipated_friction = friction0 - (scale * b_tangent + scale * scale * a_tangent);
+  st.dissipated_restitution -= scale * b_normal + scale * scale * a_normal;
+  st.dissipated_friction -= scale * b_tangent + scale * scale * a_tangent;
 }
 
 void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s,

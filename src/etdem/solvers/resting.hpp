@@ -53,7 +53,6 @@ class RestingSolver final : public Solver {
   struct Scratch {
     std::vector<double> normal_mass;        // 1 / n.K n [kg]
     std::vector<Vec3> t1, t2;               // tangent basis
-    std::vector<Eigen::Matrix2d> tangent_k;     // K restricted to (t1, t2) [1/kg]
     std::vector<Eigen::Matrix2d> tangent_mass;  // its inverse [kg]
     std::vector<double> pn;                 // accumulated normal impulse [N s]
     std::vector<Eigen::Vector2d> pt;        // accumulated tangential impulse [N s]
@@ -65,8 +64,7 @@ class RestingSolver final : public Solver {
   void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
   /// Books each contact's work from its total impulse and scales the pass back where it would
   /// do positive net work (energy guard).
-  void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
-                      double restitution0, double friction0);
+  void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
   RestingSettings settings_;
   std::vector<Scratch> scratch_;
 
