@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "etdem/collision/collide.hpp"
+#include "etdem/shapes/level_set_build.hpp"
 #include "etdem/shapes/shape.hpp"
 
 namespace etdem {
@@ -39,6 +40,8 @@ struct Samples {
     const std::vector<std::array<int, 3>> t = {{0, 1, 2}, {0, 2, 3}};
     of[int(ShapeType::Mesh)] =
         table.add_mesh("sheet", TriangleMesh::build(v, t, TriangleMesh::Facing::AsGiven));
+    of[int(ShapeType::LevelSet)] = table.add_level_set(
+        "grain", level_set_superellipsoid(Vec3(0.45, 0.35, 0.25), 0.6, 0.8, {0.04, 300}));
     for (int k = 0; k < static_cast<int>(ShapeType::Count); ++k)
       if (of[k] < 0) ADD_FAILURE() << "no sample shape of type " << k;
   }

@@ -31,11 +31,17 @@ struct Table {
     add(ShapeType::Box, ShapeType::Polyhedron, collide_box_polyhedron);
     add(ShapeType::Polyhedron, ShapeType::Polyhedron, collide_polyhedron_polyhedron);
     for (ShapeType t : {ShapeType::Sphere, ShapeType::Plane, ShapeType::Box, ShapeType::Polyhedron,
-                        ShapeType::Compound, ShapeType::Mesh})
+                        ShapeType::Compound, ShapeType::Mesh, ShapeType::LevelSet})
       add(ShapeType::Compound, t, collide_compound_any);
     add(ShapeType::Sphere, ShapeType::Mesh, collide_sphere_mesh);
     add(ShapeType::Box, ShapeType::Mesh, collide_box_mesh);
     add(ShapeType::Polyhedron, ShapeType::Mesh, collide_polyhedron_mesh);
+    add(ShapeType::LevelSet, ShapeType::Plane, collide_level_set_plane);
+    add(ShapeType::Sphere, ShapeType::LevelSet, collide_sphere_level_set);
+    add(ShapeType::LevelSet, ShapeType::Box, collide_level_set_convex);
+    add(ShapeType::LevelSet, ShapeType::Polyhedron, collide_level_set_convex);
+    add(ShapeType::LevelSet, ShapeType::LevelSet, collide_level_set_level_set);
+    add(ShapeType::LevelSet, ShapeType::Mesh, collide_level_set_mesh);
   }
 };
 

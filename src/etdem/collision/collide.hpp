@@ -44,4 +44,17 @@ void collide_box_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, dou
 void collide_polyhedron_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double,
                              Manifold&);
 
+// Level-set grains (collide_level_set.cpp): node-to-surface.
+void collide_level_set_plane(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                             Manifold&);
+void collide_sphere_level_set(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                              Manifold&);
+/// A level set against a box or a polyhedron (through the shape table's hull).
+void collide_level_set_convex(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                              Manifold&);
+void collide_level_set_level_set(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                                 Manifold&);
+void collide_level_set_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                            Manifold&);
+
 }  // namespace etdem

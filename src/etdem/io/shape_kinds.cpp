@@ -10,6 +10,7 @@
 #include "etdem/collision/compound_overlap.hpp"
 #include "etdem/io/mesh_import.hpp"
 #include "etdem/io/tet_mesh_import.hpp"
+#include "etdem/shapes/level_set_build.hpp"
 #include "etdem/shapes/tet_merge.hpp"
 
 namespace etdem {
@@ -142,6 +143,91 @@ void read_compound(const TomlReader& r, const std::string& name, ShapeSource& sr
   }
 }
 
+/// True when the file starts with OpenVDB's magic number (0x56444220, little endian).
+bool is_vdb_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  unsigned char b[4] = {0, 0, 0, 0};
+  const std::size_t got = std::fread(b, 1, 4, f);
+  std::fclose(f);
+  return got == 4 && b[0] == 0x20 && b[1] == 0x42 && b[2] == 0x44 && b[3] == 0x56;
+}
+
+/// spacing, nodes, and one source: file = a closed STL/OBJ surface (with scale) or an OpenVDB
+/// level set (with grid), or generator = sphere | ellipsoid | superellipsoid | rock with its
+/// parameters.
+void read_level_set(const TomlReader& r, const std::string& name, ShapeSource& src,
+                    ShapeReadContext& ctx) {
+  LevelSetOptions o;
+  o.spacing = r.number("spacing");
+  if (!(o.spacing > 0.0 && std::isfinite(o.spacing))) r.fail("spacing", "must be finite and > 0");
+  const long nodes = r.integer("nodes", 500);
+  if (nodes < 4 || nodes > 1000000) r.fail("nodes", "must lie in [4, 1000000]");
+  o.nodes = static_cast<int>(nodes);
+  const bool from_file = r.has("file"), from_generator = r.has("generator");
+  if (from_file == from_generator)
+    r.fail(from_file ? "generator" : "file",
+           "give either file (a closed surface or an OpenVDB grid) or generator");
+  std::string key = "generator";
+  try {
+    if (from_file) {
+      key = "file";
+      src.file = r.string("file");
+      const std::string path = resolve_scenario_path(ctx.scenario_file, src.file);
+      if (is_vdb_file(path)) {
+        if (r.has("scale")) r.fail("scale", "applies to surface files, not to an OpenVDB grid");
+        ctx.shapes.add_level_set(name, level_set_from_vdb(path, r.string("grid", ""), o));
+        return;
+      }
+      MeshImportOptions mo;
+      mo.scale = r.number("scale", 1.0);
+      if (!(mo.scale > 0.0 && std::isfinite(mo.scale))) r.fail("scale", "must be finite and > 0");
+      MeshData m;
+      try {
+        m = import_mesh(path, mo);
+      } catch (const std::runtime_error& e) {
+        r.fail("file", e.what());
+      }
+      ctx.shapes.add_level_set(name, level_set_from_surface(m.vertices, m.triangles, o));
+      return;
+    }
+    const std::string g = r.string("generator");
+    if (g == "sphere") {
+      const double radius = r.number("radius");
+      if (!(radius > 0.0 && std::isfinite(radius))) r.fail("radius", "must be finite and > 0");
+      ctx.shapes.add_level_set(name, level_set_sphere(radius, o));
+    } else if (g == "ellipsoid" || g == "superellipsoid") {
+      const Vec3 axes = r.vec3("semi_axes");
+      if (!(axes.array() > 0.0).all()) r.fail("semi_axes", "must all be > 0");
+      double e1 = 1.0, e2 = 1.0;
+      if (g == "superellipsoid") {
+        const std::vector<double> e = r.numbers("exponents", 2);
+        e1 = e[0];
+        e2 = e[1];
+        if (!(e1 > 0.0 && e1 <= 2.0 && e2 > 0.0 && e2 <= 2.0))
+          r.fail("exponents", "must both lie in (0, 2]");
+      }
+      ctx.shapes.add_level_set(name, level_set_superellipsoid(axes, e1, e2, o));
+    } else if (g == "rock") {
+      const double radius = r.number("radius");
+      if (!(radius > 0.0 && std::isfinite(radius))) r.fail("radius", "must be finite and > 0");
+      const double roughness = r.number("roughness", 0.15);
+      if (!(roughness >= 0.0 && roughness <= 0.5)) r.fail("roughness", "must lie in [0, 0.5]");
+      const double elongation = r.number("elongation", 1.0);
+      if (!(elongation >= 1.0 && elongation <= 10.0)) r.fail("elongation", "must lie in [1, 10]");
+      const long seed = r.integer("seed", 1);
+      if (seed < 0) r.fail("seed", "must be >= 0");
+      ctx.shapes.add_level_set(name, level_set_rock(radius, roughness, elongation,
+                                                    static_cast<std::uint64_t>(seed), o));
+    } else {
+      r.fail("generator", "must be one of sphere, ellipsoid, superellipsoid, rock");
+    }
+  } catch (const std::invalid_argument& e) {
+    // Messages about the grid name the spacing; the others the source.
+    r.fail(std::string_view(e.what()).starts_with("spacing") ? "spacing" : key, e.what());
+  }
+}
+
 // ---- frames, columns, nodes, drawing -----------------------------------------------------
 
 Quat identity_frame(const ShapeTable&, int) {
@@ -152,6 +238,9 @@ Quat polyhedron_frame(const ShapeTable& t, int s) {
 }
 Quat compound_frame(const ShapeTable& t, int s) {
   return t.compound(s).input_rotation;
+}
+Quat level_set_frame(const ShapeTable& t, int s) {
+  return t.level_set(s).input_rotation;
 }
 
 void sphere_columns(const ShapeTable& t, int s, double& r, Vec3& h) {
@@ -178,6 +267,11 @@ void compound_nodes(const ShapeTable& t, int s, const Vec3& at, const Mat3& turn
     shape_kind(t.type[p.shape]).nodes(t, p.shape, at + turn * p.position, turn * p.rotation, out);
 }
 
+void level_set_nodes(const ShapeTable& t, int s, const Vec3& at, const Mat3& turn,
+                     ShapeNodes& out) {
+  for (const Vec3& v : t.level_set(s).nodes) out.nodes.push_back(at + turn * v);
+}
+
 void draw_sphere(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3&,
                  DrawPieces& out) {
   out.spheres.push_back({body, x, t.sphere(s).radius});
@@ -201,6 +295,10 @@ void draw_compound(const ShapeTable& t, int s, int body, const Vec3& x, const Ma
       out.polyhedra.push_back({body, &t.hull(p.shape), at, r * p.rotation});
   }
 }
+void draw_level_set(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3& r,
+                    DrawPieces& out) {
+  out.surfaces.push_back({body, &t.level_set(s).surface, x, r});
+}
 void draw_mesh(const ShapeTable&, int, int body, const Vec3&, const Mat3&, DrawPieces& out) {
   out.meshes.push_back(body);
 }
@@ -216,6 +314,8 @@ const ShapeKind kKinds[] = {
     {ShapeType::Compound, read_compound, false, compound_frame, bounded_columns, compound_nodes,
      draw_compound},
     {ShapeType::Mesh, nullptr, false, identity_frame, bounded_columns, nullptr, draw_mesh},
+    {ShapeType::LevelSet, read_level_set, false, level_set_frame, bounded_columns, level_set_nodes,
+     draw_level_set},
 };
 static_assert(std::size(kKinds) == static_cast<std::size_t>(ShapeType::Count),
               "one record per shape type");

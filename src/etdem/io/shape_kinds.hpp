@@ -43,6 +43,13 @@ struct DrawPieces {
   std::vector<int> boxes;       // boxes_*.vtu (hexahedra)
   std::vector<Hull> polyhedra;  // polyhedra_*.vtu
   std::vector<int> meshes;      // meshes_*.vtu, static: drawn once
+  struct Surface {
+    int body;
+    const SurfaceMesh* mesh;  // body frame
+    Vec3 position;
+    Mat3 rotation;
+  };
+  std::vector<Surface> surfaces;  // levelsets_*.vtu (zero contours of level-set grains)
 };
 
 struct ShapeKind {

@@ -109,6 +109,7 @@ void VtkWriter::write_frame(const World& world) {
     has_boxes_ = !boxes.empty();
     has_walls_ = !walls_.empty();
     has_polyhedra_ = !polyhedra.empty();
+    has_surfaces_ = !pieces.surfaces.empty();
   }
 
   if (has_spheres_) {
@@ -208,6 +209,41 @@ void VtkWriter::write_frame(const World& world) {
     const std::string file = fmt::format("frames/polyhedra_{:06d}.vtu", step);
     write_file(directory_ + "/" + file, b);
     entries_.push_back({time, 3, file});
+  }
+
+  if (has_surfaces_) {
+    // Level-set grains: each grain's zero contour, posed.
+    std::vector<Vec3> p;
+    std::vector<std::array<std::int64_t, 3>> tri;
+    std::vector<int> owner;
+    for (const DrawPieces::Surface& piece : pieces.surfaces) {
+      const std::int64_t base = static_cast<std::int64_t>(p.size());
+      for (const Vec3& v : piece.mesh->vertices) p.push_back(piece.position + piece.rotation * v);
+      for (const auto& t : piece.mesh->triangles) {
+        tri.push_back({base + t[0], base + t[1], base + t[2]});
+        owner.push_back(piece.body);
+      }
+    }
+    Buffer b;
+    const std::size_t n = tri.size();
+    begin(b, p.size(), n);
+    fmt::format_to(std::back_inserter(b), "<CellData Vectors=\"velocity\">\n");
+    int_array(b, "Int64", "id", n, [&](std::size_t k) { return owner[k]; });
+    float_array(b, "velocity", 3, n,
+                [&](std::size_t k, int c) { return bodies.velocity[owner[k]][c]; });
+    float_array(b, "angular_velocity", 3, n,
+                [&](std::size_t k, int c) { return bodies.angular_velocity[owner[k]][c]; });
+    fmt::format_to(std::back_inserter(b), "</CellData>\n");
+    points(b, p);
+    fmt::format_to(std::back_inserter(b), "<Cells>\n");
+    int_array(b, "Int64", "connectivity", 3 * n, [&](std::size_t k) { return tri[k / 3][k % 3]; });
+    int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
+    int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
+    fmt::format_to(std::back_inserter(b), "</Cells>\n");
+    end(b);
+    const std::string file = fmt::format("frames/levelsets_{:06d}.vtu", step);
+    write_file(directory_ + "/" + file, b);
+    entries_.push_back({time, 5, file});
   }
 
   if (first) {

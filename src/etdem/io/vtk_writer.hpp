@@ -57,7 +57,8 @@ class VtkWriter {
   std::vector<WallQuad> walls_;
   std::vector<Entry> entries_;
   int frames_ = 0;
-  bool has_spheres_ = false, has_boxes_ = false, has_walls_ = false, has_polyhedra_ = false;
+  bool has_spheres_ = false, has_boxes_ = false, has_walls_ = false, has_polyhedra_ = false,
+       has_surfaces_ = false;
 };
 
 }  // namespace etdem

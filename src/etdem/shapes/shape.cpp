@@ -19,6 +19,8 @@ const char* shape_type_name(ShapeType t) {
       return "compound";
     case ShapeType::Mesh:
       return "mesh";
+    case ShapeType::LevelSet:
+      return "levelset";
     default:
       return "unknown";
   }
@@ -83,6 +85,15 @@ int ShapeTable::add_mesh(const std::string& nm, TriangleMesh m) {
   return size() - 1;
 }
 
+int ShapeTable::add_level_set(const std::string& nm, LevelSet l) {
+  type.push_back(ShapeType::LevelSet);
+  index.push_back(static_cast<int>(level_sets.size()));
+  name.push_back(nm);
+  bounding_radius.push_back(l.bounding_radius);
+  level_sets.push_back(std::move(l));
+  return size() - 1;
+}
+
 int ShapeTable::find(const std::string& nm) const {
   for (int i = 0; i < size(); ++i)
     if (name[i] == nm) return i;
@@ -101,6 +112,10 @@ MassProperties ShapeTable::mass_properties(int s, double density) const {
       const Compound& c = compound(s);
       return {c.volume, density * c.volume, density * c.unit_inertia};
     }
+    case ShapeType::LevelSet: {
+      const LevelSet& l = level_set(s);
+      return {l.volume, density * l.volume, density * l.unit_inertia};
+    }
     default:
       throw std::logic_error(std::string("a ") + shape_type_name(type[s]) +
                              " has no mass properties here; planes and meshes are static walls");
@@ -117,6 +132,8 @@ double ShapeTable::min_thickness(int s) const {
       return polyhedron(s).min_width;
     case ShapeType::Compound:
       return compound(s).min_thickness;
+    case ShapeType::LevelSet:
+      return level_set(s).min_thickness;
     default:
       return std::numeric_limits<double>::infinity();
   }

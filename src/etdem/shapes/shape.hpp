@@ -9,12 +9,13 @@
 #include "etdem/core/mass_properties.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/shapes/compound.hpp"
+#include "etdem/shapes/level_set.hpp"
 #include "etdem/shapes/polyhedron.hpp"
 #include "etdem/shapes/triangle_mesh.hpp"
 
 namespace etdem {
 
-enum class ShapeType : int { Sphere = 0, Plane, Box, Polyhedron, Compound, Mesh, Count };
+enum class ShapeType : int { Sphere = 0, Plane, Box, Polyhedron, Compound, Mesh, LevelSet, Count };
 
 const char* shape_type_name(ShapeType t);
 
@@ -45,6 +46,7 @@ struct ShapeTable {
   std::vector<ConvexPolyhedron> box_hulls;  // per box: the same box as a polyhedron
   std::vector<Compound> compounds;
   std::vector<TriangleMesh> meshes;          // static walls only
+  std::vector<LevelSet> level_sets;
 
   int add_sphere(const std::string& nm, double radius);
   int add_box(const std::string& nm, const Vec3& half_extents);
@@ -59,6 +61,8 @@ struct ShapeTable {
   int add_compound(const std::string& nm, Compound c);
   /// A triangle mesh (static walls only; see triangle_mesh.hpp).
   int add_mesh(const std::string& nm, TriangleMesh m);
+  /// A level-set grain already in its body frame (see level_set_build.hpp).
+  int add_level_set(const std::string& nm, LevelSet l);
   int size() const { return static_cast<int>(type.size()); }
   int find(const std::string& nm) const;  // -1 when absent
 
@@ -67,6 +71,7 @@ struct ShapeTable {
   const ConvexPolyhedron& polyhedron(int s) const { return polyhedra[index[s]]; }
   const Compound& compound(int s) const { return compounds[index[s]]; }
   const TriangleMesh& mesh(int s) const { return meshes[index[s]]; }
+  const LevelSet& level_set(int s) const { return level_sets[index[s]]; }
   /// The shape as a convex polyhedron: a polyhedron itself, or a box's hull.
   const ConvexPolyhedron& hull(int s) const {
     return type[s] == ShapeType::Box ? box_hulls[index[s]] : polyhedra[index[s]];
@@ -76,7 +81,8 @@ struct ShapeTable {
   /// a closed mesh's own mass properties are TriangleMesh::mass_properties).
   MassProperties mass_properties(int s, double density) const;
   /// [m] smallest thickness of a solid shape (sphere: diameter; box: smallest edge; polyhedron:
-  /// smallest extent along a face normal; compound: its thinnest part).
+  /// smallest extent along a face normal; compound: its thinnest part; level set: its
+  /// smallest extent along its principal axes).
   double min_thickness(int s) const;
 };
 

@@ -1,0 +1,264 @@
+// Level-set grains against every shape: node-to-surface contacts (Kawamoto et al. 2016; Tan,
+// Wijesuriya & Sitar 2024, section 3.1). The surface nodes of one body are placed in the other
+// body's frame and its signed distance is read there: the value is the gap, its gradient the
+// normal, and the contact point lies halfway between the node and the surface it faces.
+//
+// Which body gives the nodes ("slave") and which the distance ("master"):
+// - level set / level set: the nodes of the smaller grain (by bounding radius) against the larger's
+//   grid; when the two are within kBothWays in size, both ways, so that neither grain's corners
+//   slip between the other's nodes;
+// - level set / sphere: the sphere's centre against the grain's grid (distance minus radius),
+//   unless the sphere is the larger, then the grain's nodes against the sphere;
+// - level set / plane, box, polyhedron, triangle mesh: the grain's nodes against the exact
+//   distance of the other shape; a box's or polyhedron's vertices also go against the grain's
+//   grid, so that a sharp corner between nodes is felt.
+// Every node closer than the margin is a candidate; at most Manifold::kMaxPoints are kept, the
+// deepest first and then the most spread (ContactCollector).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <span>
+
+#include "etdem/collision/collide.hpp"
+#include "etdem/collision/contact_collector.hpp"
+#include "etdem/collision/mesh_contacts.hpp"
+
+namespace etdem {
+namespace {
+
+/// Size ratio above which two level-set grains test each other's nodes both ways.
+constexpr double kBothWays = 0.8;
+
+/// Nodes of level set `la` (pose pa) against a signed distance of body B (pose pb), given in
+/// B's frame by dist(q, gradient). Normal from B to A = B's gradient, turned to world. Nodes
+/// farther from B's origin than `reach` (B's bounding radius plus the margin) are skipped.
+template <class Dist>
+void nodes_against(const LevelSet& la, const Pose& pa, const Pose& pb, double reach, double margin,
+                   bool flip, Dist&& dist, ContactCollector& out) {
+  const Mat3 m = pb.rotation.transpose() * pa.rotation;
+  const Vec3 t = pb.rotation.transpose() * (pa.position - pb.position);
+  const double reach2 = reach * reach;
+  for (const Vec3& x : la.nodes) {
+    const Vec3 q = m * x + t;
+    if (q.squaredNorm() > reach2) continue;
+    Vec3 g;
+    const double phi = dist(q, g);
+    if (!(phi < margin)) continue;
+    const double g_norm = g.norm();
+    if (!(g_norm > 0.0)) continue;
+    const Vec3 n = pb.rotation * (g / g_norm);  // out of B
+    const Vec3 p = pa.position + pa.rotation * x;
+    const Vec3 point = p - 0.5 * phi * n;
+    out.add(point, phi, flip ? Vec3(-n) : n);
+  }
+}
+
+/// Points (body frame of their owner, pose pp) against the level set `lb` (pose pb): normal from
+/// the level set to the points' body when `points_are_a`, else the other way.
+void points_against_level_set(std::span<const Vec3> points, const Pose& pp, const LevelSet& lb,
+                              const Pose& pb, double margin, bool points_are_a,
+                              ContactCollector& out) {
+  const Mat3 m = pb.rotation.transpose() * pp.rotation;
+  const Vec3 t = pb.rotation.transpose() * (pp.position - pb.position);
+  const double reach = lb.bounding_radius + std::max(margin, 0.0);
+  for (const Vec3& x : points) {
+    const Vec3 q = m * x + t;
+    if (q.squaredNorm() > reach * reach) continue;
+    Vec3 g;
+    const double phi = lb.value_gradient(q, g);
+    if (!(phi < margin)) continue;
+    const double g_norm = g.norm();
+    if (!(g_norm > 0.0)) continue;
+    const Vec3 n = pb.rotation * (g / g_norm);  // out of the level set
+    const Vec3 point = pp.position + pp.rotation * x - 0.5 * phi * n;
+    out.add(point, phi, points_are_a ? n : Vec3(-n));
+  }
+}
+
+/// Signed distance of q to a convex polyhedron (its frame) and the gradient: inside, the
+/// nearest face plane; outside, the distance to the closest point of the surface.
+double convex_distance(const ConvexPolyhedron& h, const Vec3& q, Vec3& gradient) {
+  double best = -std::numeric_limits<double>::infinity();
+  int face = 0;
+  for (int f = 0; f < static_cast<int>(h.faces.size()); ++f) {
+    const double d = h.faces[f].normal.dot(q) - h.faces[f].offset;
+    if (d > best) {
+      best = d;
+      face = f;
+    }
+  }
+  if (best <= 0.0) {
+    gradient = h.faces[face].normal;
+    return best;
+  }
+  // Outside: the closest point lies on a face the point is in front of.
+  double d2_best = std::numeric_limits<double>::infinity();
+  Vec3 closest = q;
+  for (int f = 0; f < static_cast<int>(h.faces.size()); ++f) {
+    const auto& fc = h.faces[f];
+    if (fc.normal.dot(q) - fc.offset <= 0.0) continue;
+    const auto idx = h.face(f);
+    const int nv = static_cast<int>(idx.size());
+    // Inside the face polygon (convex, counter-clockwise about the outward normal)?
+    const Vec3 on_plane = q - (fc.normal.dot(q) - fc.offset) * fc.normal;
+    bool inside = true;
+    for (int k = 0; k < nv && inside; ++k) {
+      const Vec3& a = h.vertices[idx[k]];
+      const Vec3& b = h.vertices[idx[(k + 1) % nv]];
+      if ((b - a).cross(on_plane - a).dot(fc.normal) < 0.0) inside = false;
+    }
+    if (inside) {
+      const double d2 = (q - on_plane).squaredNorm();
+      if (d2 < d2_best) {
+        d2_best = d2;
+        closest = on_plane;
+      }
+      continue;
+    }
+    for (int k = 0; k < nv; ++k) {
+      const Vec3& a = h.vertices[idx[k]];
+      const Vec3& b = h.vertices[idx[(k + 1) % nv]];
+      const Vec3 ab = b - a;
+      const double s = std::clamp((q - a).dot(ab) / ab.squaredNorm(), 0.0, 1.0);
+      const Vec3 c = a + s * ab;
+      const double d2 = (q - c).squaredNorm();
+      if (d2 < d2_best) {
+        d2_best = d2;
+        closest = c;
+      }
+    }
+  }
+  const double d = std::sqrt(d2_best);
+  gradient = d > 0.0 ? Vec3((q - closest) / d) : h.faces[face].normal;
+  return d;
+}
+
+bool spheres_apart(const ShapeTable& shapes, int sa, const Pose& pa, int sb, const Pose& pb,
+                   double margin) {
+  const double r = shapes.bounding_radius[sa] + shapes.bounding_radius[sb] + std::max(margin, 0.0);
+  return (pa.position - pb.position).squaredNorm() > r * r;
+}
+
+}  // namespace
+
+void collide_level_set_plane(const ShapeTable& shapes, int sa, const Pose& pa, int /*sb*/,
+                             const Pose& pb, double margin, Manifold& out) {
+  out.clear();
+  const LevelSet& la = shapes.level_set(sa);
+  const Vec3 n = pb.rotation.col(2);
+  if ((pa.position - pb.position).dot(n) - la.bounding_radius >= margin) return;
+  thread_local ContactCollector c;
+  c.clear();
+  const Mat3 r = pa.rotation;
+  for (const Vec3& x : la.nodes) {
+    const Vec3 p = pa.position + r * x;
+    const double gap = (p - pb.position).dot(n);
+    if (gap < margin) c.add(p - 0.5 * gap * n, gap);
+  }
+  out.normal = n;
+  c.emit(out);
+}
+
+void collide_sphere_level_set(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
+                              const Pose& pb, double margin, Manifold& out) {
+  out.clear();
+  if (spheres_apart(shapes, sa, pa, sb, pb, margin)) return;
+  const double r = shapes.sphere(sa).radius;
+  const LevelSet& lb = shapes.level_set(sb);
+  if (r <= lb.bounding_radius) {
+    const Vec3 c = pb.rotation.transpose() * (pa.position - pb.position);
+    Vec3 g;
+    const double gap = lb.value_gradient(c, g) - r;
+    if (!(gap < margin) || !(g.norm() > 0.0)) return;
+    out.normal = pb.rotation * g.normalized();
+    out.add(pa.position - (r + 0.5 * gap) * out.normal, gap);
+    return;
+  }
+  // The larger sphere: the grain's nodes against it (normal out of the sphere, flipped to B->A).
+  thread_local ContactCollector c;
+  c.clear();
+  const Vec3 centre = pa.position;
+  nodes_against(
+      lb, pb, Pose(centre, Quat::Identity()), r + std::max(margin, 0.0), margin, true,
+      [&](const Vec3& q, Vec3& g) {
+        const double d = q.norm();
+        g = d > 0.0 ? Vec3(q / d) : Vec3::UnitZ();
+        return d - r;
+      },
+      c);
+  c.emit(out);
+}
+
+void collide_level_set_convex(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
+                              const Pose& pb, double margin, Manifold& out) {
+  out.clear();
+  if (spheres_apart(shapes, sa, pa, sb, pb, margin)) return;
+  const LevelSet& la = shapes.level_set(sa);
+  const ConvexPolyhedron& hb = shapes.hull(sb);
+  thread_local ContactCollector c;
+  c.clear();
+  nodes_against(la, pa, pb, hb.bounding_radius + std::max(margin, 0.0), margin, false,
+                [&](const Vec3& q, Vec3& g) { return convex_distance(hb, q, g); }, c);
+  points_against_level_set(hb.vertices, pb, la, pa, margin, false, c);
+  c.emit(out);
+}
+
+void collide_level_set_level_set(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
+                                 const Pose& pb, double margin, Manifold& out) {
+  out.clear();
+  if (spheres_apart(shapes, sa, pa, sb, pb, margin)) return;
+  const LevelSet& la = shapes.level_set(sa);
+  const LevelSet& lb = shapes.level_set(sb);
+  const double ra = la.bounding_radius, rb = lb.bounding_radius;
+  thread_local ContactCollector c;
+  c.clear();
+  const bool a_nodes = ra <= rb || std::min(ra, rb) > kBothWays * std::max(ra, rb);
+  const bool b_nodes = rb <= ra || std::min(ra, rb) > kBothWays * std::max(ra, rb);
+  if (a_nodes) points_against_level_set(la.nodes, pa, lb, pb, margin, true, c);
+  if (b_nodes) points_against_level_set(lb.nodes, pb, la, pa, margin, false, c);
+  c.emit(out);
+}
+
+void collide_level_set_mesh(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
+                            const Pose& pb, double margin, Manifold& out) {
+  out.clear();
+  const LevelSet& la = shapes.level_set(sa);
+  const TriangleMesh& m = shapes.mesh(sb);
+  const Vec3 centre = pb.rotation.transpose() * (pa.position - pb.position);
+  const Vec3 ext = Vec3::Constant(la.bounding_radius + std::max(margin, 0.0));
+  thread_local std::vector<int> near;
+  near.clear();
+  m.query(centre - ext, centre + ext, [&](int t) { near.push_back(t); });
+  if (near.empty()) return;
+  thread_local MeshContacts points;
+  points.clear();
+  const Mat3 rot = pb.rotation.transpose() * pa.rotation;
+  for (const Vec3& x : la.nodes) {
+    const Vec3 q = rot * x + centre;
+    // The nearest triangle: in front of its plane by the distance to its closest point, behind
+    // it (over the triangle) by the plane distance; the back of a triangle elsewhere is ignored.
+    double best = std::numeric_limits<double>::infinity();
+    Vec3 normal = Vec3::UnitZ();
+    for (int t : near) {
+      TriangleFeature f;
+      const Vec3 cp = closest_point_triangle(q, m.corner(t, 0), m.corner(t, 1), m.corner(t, 2), f);
+      const double s = m.normals[t].dot(q - m.corner(t, 0));
+      double d;
+      if (s >= 0.0)
+        d = (q - cp).norm();
+      else if (f == TriangleFeature::Face)
+        d = s;
+      else
+        continue;
+      if (d < best) {
+        best = d;
+        normal = (f == TriangleFeature::Face || d <= 1e-12) ? m.normals[t] : Vec3((q - cp) / d);
+      }
+    }
+    if (!(best < margin)) continue;
+    points.add(q - 0.5 * best * normal, best, normal);
+  }
+  points.emit(pb, 1e-6 * la.bounding_radius, out);
+}
+
+}  // namespace etdem

@@ -1,0 +1,260 @@
+#include "etdem/shapes/level_set.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+#include <Eigen/Eigenvalues>
+
+namespace etdem {
+
+namespace {
+
+/// Trilinear value (and interpolated gradient when `grad` is given) at grid coordinates u,
+/// which lie inside the box.
+double trilinear(const LevelSetGrid& g, const Vec3& u, Vec3* grad) {
+  int i[3];
+  double f[3];
+  for (int a = 0; a < 3; ++a) {
+    int ia = static_cast<int>(std::floor(u[a]));
+    ia = std::clamp(ia, 0, g.n[a] - 2);
+    i[a] = ia;
+    f[a] = u[a] - ia;
+  }
+  const std::size_t sy = static_cast<std::size_t>(g.n[0]),
+                    sz = static_cast<std::size_t>(g.n[0]) * g.n[1];
+  const std::size_t b = g.at(i[0], i[1], i[2]);
+  const std::size_t idx[8] = {b, b + 1, b + sy, b + 1 + sy, b + sz, b + 1 + sz, b + sy + sz,
+                              b + 1 + sy + sz};
+  const double fx = f[0], fy = f[1], fz = f[2];
+  const double gx = 1.0 - fx, gy = 1.0 - fy, gz = 1.0 - fz;
+  const double w[8] = {gx * gy * gz, fx * gy * gz, gx * fy * gz, fx * fy * gz,
+                       gx * gy * fz, fx * gy * fz, gx * fy * fz, fx * fy * fz};
+  double v = 0.0;
+  for (int c = 0; c < 8; ++c) v += w[c] * g.phi[idx[c]];
+  if (grad) {
+    Vec3 d = Vec3::Zero();
+    for (int c = 0; c < 8; ++c) {
+      const auto& gc = g.grad[idx[c]];
+      d += w[c] * Vec3(gc[0], gc[1], gc[2]);
+    }
+    *grad = d;
+  }
+  return v;
+}
+
+}  // namespace
+
+double LevelSetGrid::value(const Vec3& p) const {
+  const Vec3 u = (p - origin) / spacing;
+  const Vec3 hi(n[0] - 1, n[1] - 1, n[2] - 1);
+  const Vec3 c = u.cwiseMax(Vec3::Zero()).cwiseMin(hi);
+  const double inside = trilinear(*this, c, nullptr);
+  if (c == u) return inside;
+  return inside + spacing * (u - c).norm();
+}
+
+double LevelSetGrid::value_gradient(const Vec3& p, Vec3& gradient) const {
+  const Vec3 u = (p - origin) / spacing;
+  const Vec3 hi(n[0] - 1, n[1] - 1, n[2] - 1);
+  const Vec3 c = u.cwiseMax(Vec3::Zero()).cwiseMin(hi);
+  const double inside = trilinear(*this, c, &gradient);
+  if (c == u) return inside;
+  const Vec3 out = u - c;
+  const double d = out.norm();
+  gradient = (gradient + out / d).normalized();
+  return inside + spacing * d;
+}
+
+void LevelSetGrid::compute_gradients() {
+  grad.assign(phi.size(), {0.0f, 0.0f, 0.0f});
+  const std::size_t stride[3] = {1, static_cast<std::size_t>(n[0]),
+                                 static_cast<std::size_t>(n[0]) * n[1]};
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        const int ijk[3] = {i, j, k};
+        const std::size_t c = at(i, j, k);
+        for (int a = 0; a < 3; ++a) {
+          const bool lo = ijk[a] > 0, hi = ijk[a] < n[a] - 1;
+          const double up = hi ? phi[c + stride[a]] : phi[c];
+          const double down = lo ? phi[c - stride[a]] : phi[c];
+          grad[c][a] = static_cast<float>((up - down) / ((lo && hi ? 2.0 : 1.0) * spacing));
+        }
+      }
+}
+
+std::size_t LevelSet::memory_bytes() const {
+  return sizeof(LevelSet) + grid.phi.capacity() * sizeof(float) +
+         grid.grad.capacity() * sizeof(std::array<float, 3>) + nodes.capacity() * sizeof(Vec3) +
+         surface.vertices.capacity() * sizeof(Vec3) +
+         surface.triangles.capacity() * sizeof(std::array<int, 3>);
+}
+
+GridMoments grid_moments(const LevelSetGrid& g) {
+  const double eps = g.spacing;
+  const double cell = g.spacing * g.spacing * g.spacing;
+  double v = 0.0;
+  Vec3 s = Vec3::Zero();
+  Mat3 q = Mat3::Zero();
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i) {
+        const double phi = g.phi[g.at(i, j, k)];
+        double w;
+        if (phi <= -eps)
+          w = 1.0;
+        else if (phi >= eps)
+          continue;
+        else
+          w = 0.5 * (1.0 - phi / eps - std::sin(M_PI * phi / eps) / M_PI);
+        w *= cell;
+        const Vec3 x = g.node(i, j, k);
+        v += w;
+        s += w * x;
+        q += w * (x * x.transpose());
+      }
+  GridMoments m;
+  m.volume = v;
+  if (v <= 0.0) return m;
+  m.centre = s / v;
+  const Mat3 cov = q - v * (m.centre * m.centre.transpose());
+  m.inertia = cov.trace() * Mat3::Identity() - cov;
+  return m;
+}
+
+namespace {
+
+/// Deterministic uniform numbers in [0, 1) (splitmix64).
+struct Uniform {
+  std::uint64_t s;
+  double operator()() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) * 0x1.0p-53;
+  }
+};
+
+/// Principal axes as the columns of a proper rotation; an isotropic (or nearly) tensor keeps
+/// the grid's axes, so a sphere's body frame is its input frame.
+Mat3 principal_axes(const Mat3& inertia, Vec3& moments) {
+  Eigen::SelfAdjointEigenSolver<Mat3> es(inertia);
+  moments = es.eigenvalues();
+  const double spread = moments.maxCoeff() - moments.minCoeff();
+  if (spread <= 1e-6 * moments.maxCoeff()) {
+    moments = Vec3::Constant(inertia.trace() / 3.0);
+    return Mat3::Identity();
+  }
+  Mat3 e = es.eigenvectors();
+  // Each axis points towards the grid's positive octant (deterministic sign), right-handed.
+  for (int a = 0; a < 2; ++a) {
+    int big = 0;
+    for (int r = 1; r < 3; ++r)
+      if (std::abs(e(r, a)) > std::abs(e(big, a)) + 1e-12) big = r;
+    if (e(big, a) < 0.0) e.col(a) = -e.col(a);
+  }
+  e.col(2) = e.col(0).cross(e.col(1));
+  return e;
+}
+
+}  // namespace
+
+LevelSet finish_level_set(LevelSetGrid grid, const SurfaceMesh& contour, int node_count) {
+  if (node_count < 4) throw std::invalid_argument("a level set needs at least 4 surface nodes");
+  const GridMoments mom = grid_moments(grid);
+  if (!(mom.volume > 0.0)) throw std::invalid_argument("the level set encloses no solid");
+  if (contour.triangles.empty()) throw std::invalid_argument("the level set has no zero contour");
+
+  if (grid.grad.size() != grid.phi.size()) grid.compute_gradients();
+  LevelSet ls;
+  Vec3 moments;
+  const Mat3 axes = principal_axes(mom.inertia, moments);
+  ls.grid_rotation = axes;
+  ls.grid_offset = mom.centre;
+  ls.volume = mom.volume;
+  ls.unit_inertia = moments;
+  ls.input_rotation = Quat(axes).normalized();
+  ls.input_centre = mom.centre;
+
+  // The contour in the body frame.
+  ls.surface.triangles = contour.triangles;
+  ls.surface.vertices.reserve(contour.vertices.size());
+  for (const Vec3& v : contour.vertices)
+    ls.surface.vertices.push_back(axes.transpose() * (v - mom.centre));
+  ls.grid = std::move(grid);
+
+  // Area-weighted samples of the contour, then farthest-point sampling of node_count of them.
+  const auto& sv = ls.surface.vertices;
+  const auto& st = ls.surface.triangles;
+  std::vector<double> cumulative(st.size());
+  double area = 0.0;
+  for (std::size_t t = 0; t < st.size(); ++t) {
+    area += 0.5 * (sv[st[t][1]] - sv[st[t][0]]).cross(sv[st[t][2]] - sv[st[t][0]]).norm();
+    cumulative[t] = area;
+  }
+  if (!(area > 0.0)) throw std::invalid_argument("the level set's zero contour has no area");
+  const std::size_t samples = std::max<std::size_t>(20 * static_cast<std::size_t>(node_count), 2000);
+  std::vector<Vec3> pool;
+  pool.reserve(samples);
+  Uniform rnd{0x5eedULL};
+  for (std::size_t k = 0; k < samples; ++k) {
+    const double target = rnd() * area;
+    const std::size_t t = static_cast<std::size_t>(
+        std::lower_bound(cumulative.begin(), cumulative.end(), target) - cumulative.begin());
+    const auto& tri = st[std::min(t, st.size() - 1)];
+    double a = rnd(), b = rnd();
+    if (a + b > 1.0) {
+      a = 1.0 - a;
+      b = 1.0 - b;
+    }
+    pool.push_back(sv[tri[0]] + a * (sv[tri[1]] - sv[tri[0]]) + b * (sv[tri[2]] - sv[tri[0]]));
+  }
+  std::size_t first = 0;
+  for (std::size_t k = 1; k < pool.size(); ++k)
+    if (pool[k].squaredNorm() > pool[first].squaredNorm()) first = k;
+  std::vector<double> d2(pool.size(), std::numeric_limits<double>::infinity());
+  const std::size_t want = std::min<std::size_t>(static_cast<std::size_t>(node_count), pool.size());
+  ls.nodes.reserve(want);
+  std::size_t pick = first;
+  for (std::size_t m = 0; m < want; ++m) {
+    ls.nodes.push_back(pool[pick]);
+    std::size_t next = 0;
+    double best = -1.0;
+    for (std::size_t k = 0; k < pool.size(); ++k) {
+      d2[k] = std::min(d2[k], (pool[k] - pool[pick]).squaredNorm());
+      if (d2[k] > best) {
+        best = d2[k];
+        next = k;
+      }
+    }
+    pick = next;
+  }
+  // Onto the zero level of the interpolated grid (the contour is piecewise linear).
+  for (Vec3& p : ls.nodes)
+    for (int it = 0; it < 4; ++it) {
+      Vec3 g;
+      const double phi = ls.value_gradient(p, g);
+      const double g2 = g.squaredNorm();
+      if (!(g2 > 0.0)) break;
+      p -= (phi / g2) * g;
+    }
+
+  double r2 = 0.0;
+  for (const Vec3& p : ls.nodes) r2 = std::max(r2, p.squaredNorm());
+  for (const Vec3& p : ls.surface.vertices) r2 = std::max(r2, p.squaredNorm());
+  ls.bounding_radius = std::sqrt(r2);
+  Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+  for (const Vec3& p : ls.surface.vertices) {
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
+  ls.min_thickness = (hi - lo).minCoeff();
+  ls.node_spacing = std::sqrt(area / static_cast<double>(ls.nodes.size()));
+  return ls;
+}
+
+}  // namespace etdem

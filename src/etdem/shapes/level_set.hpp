@@ -1,0 +1,101 @@
+// Level-set grains (Kawamoto et al. 2016; the impulse-based LS-DEM of Tan, Wijesuriya & Sitar
+// 2024, section 3.1): a grain of any shape is a signed-distance grid and a set of nodes on its
+// surface. Contacts are node-to-surface: the nodes of one body are looked up in the other's grid,
+// whose value is the gap and whose gradient the normal.
+//
+// The grid is dense (one float per node, x fastest) and shared by every grain of the shape. Its
+// values are the signed distance to the surface, negative inside, sampled at the nodes
+// origin + h (i, j, k); between nodes it is interpolated trilinearly. The gradient is the
+// trilinear interpolation of central differences stored at the nodes (the interpolant's own
+// gradient jumps at every cell face and is one-sided on the nodes, which would tilt the normal
+// of a contact on a symmetry plane by a difference quotient). The grid keeps the frame it was built in ("grid frame": the
+// input surface's frame, or the generator's); the body frame (centre of mass at the origin,
+// principal axes along x, y, z) maps into it by p_grid = rotation * p_body + offset, so nothing is
+// resampled when the shape is re-centred.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "etdem/core/math.hpp"
+
+namespace etdem {
+
+/// A dense signed-distance grid with trilinear interpolation.
+struct LevelSetGrid {
+  Vec3 origin{0, 0, 0};   // m, position of node (0, 0, 0)
+  double spacing = 0.0;   // m, h
+  std::array<int, 3> n{0, 0, 0};  // nodes along x, y, z (each >= 2)
+  std::vector<float> phi;         // m, n[0] n[1] n[2] values, x fastest
+  std::vector<std::array<float, 3>> grad;  // per node: central differences (one-sided on the box)
+
+  std::size_t at(int i, int j, int k) const {
+    return (static_cast<std::size_t>(k) * n[1] + j) * n[0] + i;
+  }
+  Vec3 node(int i, int j, int k) const { return origin + spacing * Vec3(i, j, k); }
+  Vec3 upper() const { return origin + spacing * Vec3(n[0] - 1, n[1] - 1, n[2] - 1); }
+
+  /// Signed distance at p (grid frame). Outside the grid: the value at the nearest point of the
+  /// grid's box plus the distance to it (an upper bound of the distance, which is all a point
+  /// that far from the surface needs).
+  double value(const Vec3& p) const;
+  /// Signed distance at p and its gradient (interpolated; outside the grid the direction from
+  /// the box to p, added to the box value's gradient and normalised).
+  double value_gradient(const Vec3& p, Vec3& gradient) const;
+  /// Fills `grad` from `phi` (call after the values are set).
+  void compute_gradients();
+};
+
+/// A triangle surface in the body frame (the zero contour, for drawing).
+struct SurfaceMesh {
+  std::vector<Vec3> vertices;
+  std::vector<std::array<int, 3>> triangles;
+};
+
+/// A level-set shape in its body frame.
+struct LevelSet {
+  LevelSetGrid grid;
+  Mat3 grid_rotation = Mat3::Identity();  // p_grid = grid_rotation * p_body + grid_offset
+  Vec3 grid_offset{0, 0, 0};
+  std::vector<Vec3> nodes;   // m, surface nodes, body frame
+  SurfaceMesh surface;       // m, zero contour, body frame
+  double volume = 0.0;       // m^3 (smoothed Heaviside over the grid)
+  Vec3 unit_inertia{0, 0, 0};  // m^5, principal moments per unit density
+  double bounding_radius = 0.0;  // m, largest |node| (every node and the contour inside it)
+  double min_thickness = 0.0;    // m, smallest extent along the principal axes
+  double node_spacing = 0.0;     // m, mean distance between neighbouring nodes
+  Quat input_rotation{1, 0, 0, 0};  // from the body frame to the grid (input) frame
+  Vec3 input_centre{0, 0, 0};       // centre of mass in the grid (input) frame
+
+  /// Signed distance at a body-frame point.
+  double value(const Vec3& p_body) const { return grid.value(grid_rotation * p_body + grid_offset); }
+  /// Signed distance and its gradient (body frame; not normalised).
+  double value_gradient(const Vec3& p_body, Vec3& gradient) const {
+    Vec3 g;
+    const double v = grid.value_gradient(grid_rotation * p_body + grid_offset, g);
+    gradient = grid_rotation.transpose() * g;
+    return v;
+  }
+  /// Bytes held by the shape (grid, nodes, surface).
+  std::size_t memory_bytes() const;
+};
+
+/// Volume and second moments of the solid {phi < 0} by the smoothed Heaviside
+/// H(-phi) = 1/2 (1 - phi/eps - sin(pi phi/eps)/pi) for |phi| <= eps (Kawamoto et al. 2016,
+/// Eq. 3; eps = the grid spacing) summed over the grid cells (grid frame).
+struct GridMoments {
+  double volume = 0.0;          // m^3
+  Vec3 centre{0, 0, 0};         // m, centre of volume
+  Mat3 inertia = Mat3::Zero();  // m^5, per unit density, about the centre
+};
+GridMoments grid_moments(const LevelSetGrid& g);
+
+/// Completes a shape from its grid (grid frame) and its zero contour (grid frame): mass
+/// properties, the body frame, `node_count` surface nodes spread evenly over the contour
+/// (farthest-point sampling of area-weighted samples, then moved onto the zero level by Newton
+/// steps), the bounding radius and the thinnest extent. Throws std::invalid_argument with a
+/// one-line reason when the grid holds no solid or the contour is empty.
+LevelSet finish_level_set(LevelSetGrid grid, const SurfaceMesh& contour, int node_count);
+
+}  // namespace etdem

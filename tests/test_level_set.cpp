@@ -1,0 +1,246 @@
+// Level-set grains (shapes/level_set*, collision/collide_level_set.cpp): the grid against closed
+// forms, the mass properties' convergence with the spacing, the surface nodes, a stored grid read
+// back, and contacts on the world pipeline (a head-on impact with an analytic sphere, a cube at
+// rest on its face, V3 with the level-set box).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include "etdem/shapes/level_set_build.hpp"
+#include "test_world_fixture.hpp"
+
+namespace etdem::test {
+namespace {
+
+/// The closed surface of a box of half extents h (12 triangles, outward).
+void box_surface(const Vec3& h, std::vector<Vec3>& v, std::vector<std::array<int, 3>>& t) {
+  v.clear();
+  for (int k = 0; k < 8; ++k)
+    v.emplace_back((k & 1 ? 1 : -1) * h.x(), (k & 2 ? 1 : -1) * h.y(), (k & 4 ? 1 : -1) * h.z());
+  t = {{0, 2, 1}, {1, 2, 3}, {4, 5, 6}, {5, 7, 6}, {0, 1, 4}, {1, 5, 4},
+       {2, 6, 3}, {3, 6, 7}, {0, 4, 2}, {2, 4, 6}, {1, 3, 5}, {3, 7, 5}};
+}
+
+TEST(LevelSetGrid, SphereSampledExactlyIsWithinTheTrilinearBound) {
+  const double r = 1.0, h = 0.1;
+  const LevelSet ls = level_set_sphere(r, {h, 200});
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  double worst = 0.0;
+  for (int k = 0; k < 20000; ++k) {
+    const Vec3 d = Vec3(u(rng), u(rng), u(rng)).normalized();
+    const double rho = r - h + 3.0 * h * 0.5 * (u(rng) + 1.0);  // [r - h, r + 2h]
+    const Vec3 p = rho * d;
+    worst = std::max(worst, std::abs(ls.value(p) - (rho - r)));
+  }
+  // Trilinear interpolation of |p| - r: at most h^2/8 times the sum of the second derivatives,
+  // 2/|p| near the surface; the grid stores floats.
+  const double bound = h * h / (4.0 * (r - h)) + 1e-6;
+  std::printf("sphere r = %g, h = %g: worst |phi - exact| = %.3e, bound %.3e\n", r, h, worst, bound);
+  EXPECT_LT(worst, bound);
+  EXPECT_GT(worst, 0.05 * bound);  // the bound is not vacuous: interpolation does err
+}
+
+TEST(LevelSetGrid, GradientIsTheSurfaceNormal) {
+  const LevelSet ls = level_set_sphere(0.5, {0.025, 200});
+  for (const Vec3& p : ls.nodes) {
+    Vec3 g;
+    ls.value_gradient(p, g);
+    EXPECT_GT(g.normalized().dot(p.normalized()), 0.999);
+  }
+}
+
+struct Convergence {
+  double coarse, fine, order;
+};
+template <class Build>
+Convergence volume_convergence(Build&& build, double exact_volume, const Vec3& exact_inertia,
+                               double h0) {
+  std::vector<double> err;
+  for (double h : {h0, h0 / 2, h0 / 4}) {
+    const LevelSet ls = build(h);
+    const double ev = std::abs(ls.volume - exact_volume) / exact_volume;
+    Vec3 sorted = ls.unit_inertia;
+    std::sort(sorted.data(), sorted.data() + 3);
+    const double ei = (sorted - exact_inertia).cwiseAbs().maxCoeff() / exact_inertia.maxCoeff();
+    err.push_back(std::max(ev, ei));
+    std::printf("  h = %.4f: volume error %.3e, inertia error %.3e\n", h, ev, ei);
+  }
+  return {err[0], err[2], std::log2(err[0] / err[2]) / 2.0};
+}
+
+TEST(LevelSetMass, ConvergesToSphereBoxAndEllipsoid) {
+  {
+    std::printf("sphere r = 1\n");
+    const double v = 4.0 / 3.0 * M_PI, i = 0.4 * v;
+    const Convergence c = volume_convergence(
+        [](double h) { return level_set_sphere(1.0, {h, 50}); }, v, Vec3(i, i, i), 0.2);
+    std::printf("  order %.2f\n", c.order);
+    EXPECT_GT(c.order, 1.5);
+    EXPECT_LT(c.fine, 5e-3);
+  }
+  {
+    std::printf("box 1 x 0.8 x 0.6\n");
+    const Vec3 hx(0.5, 0.4, 0.3);
+    std::vector<Vec3> vtx;
+    std::vector<std::array<int, 3>> tri;
+    box_surface(hx, vtx, tri);
+    const double v = 8 * hx.prod();
+    const Vec3 s = hx.cwiseProduct(hx);
+    Vec3 in = v / 3.0 * Vec3(s.y() + s.z(), s.x() + s.z(), s.x() + s.y());
+    std::sort(in.data(), in.data() + 3);
+    const Convergence c = volume_convergence(
+        [&](double h) { return level_set_from_surface(vtx, tri, {h, 50}); }, v, in, 0.1);
+    std::printf("  order %.2f\n", c.order);
+    EXPECT_GT(c.order, 0.9);  // corners and edges: first order at least
+    EXPECT_LT(c.fine, 1e-2);
+  }
+  {
+    std::printf("ellipsoid 1 x 0.7 x 0.5\n");
+    const Vec3 a(1.0, 0.7, 0.5);
+    const double v = 4.0 / 3.0 * M_PI * a.prod();
+    Vec3 in = v / 5.0 * Vec3(a.y() * a.y() + a.z() * a.z(), a.x() * a.x() + a.z() * a.z(),
+                             a.x() * a.x() + a.y() * a.y());
+    std::sort(in.data(), in.data() + 3);
+    const Convergence c = volume_convergence(
+        [&](double h) { return level_set_superellipsoid(a, 1.0, 1.0, {h, 50}); }, v, in, 0.1);
+    std::printf("  order %.2f\n", c.order);
+    EXPECT_GT(c.order, 1.5);
+    EXPECT_LT(c.fine, 3e-3);
+  }
+}
+
+TEST(LevelSetNodes, LieOnTheSurfaceAndAreEvenlySpread) {
+  const LevelSet ls = level_set_superellipsoid(Vec3(1.0, 0.7, 0.5), 1.0, 1.0, {0.05, 800});
+  ASSERT_EQ(ls.nodes.size(), 800u);
+  double mean_nn = 0.0, min_nn = 1e9;
+  for (std::size_t i = 0; i < ls.nodes.size(); ++i) {
+    EXPECT_LT(std::abs(ls.value(ls.nodes[i])), 1e-6);
+    double nn = 1e9;
+    for (std::size_t j = 0; j < ls.nodes.size(); ++j)
+      if (i != j) nn = std::min(nn, (ls.nodes[i] - ls.nodes[j]).norm());
+    mean_nn += nn;
+    min_nn = std::min(min_nn, nn);
+  }
+  mean_nn /= static_cast<double>(ls.nodes.size());
+  std::printf("800 nodes: nearest neighbour mean %.4f, min %.4f\n", mean_nn, min_nn);
+  EXPECT_GT(min_nn, 0.5 * mean_nn);  // no clusters (farthest-point sampling)
+  // The body frame: centre of mass at the origin, principal axes along x, y, z (x the longest).
+  Vec3 c = Vec3::Zero();
+  for (const Vec3& p : ls.nodes) c += p;
+  EXPECT_LT((c / 800.0).norm(), 0.02);
+  EXPECT_GT(ls.unit_inertia.z(), ls.unit_inertia.x());
+}
+
+TEST(LevelSetFile, StoredGridReadsBackTheSameShape) {
+  const LevelSet a = level_set_superellipsoid(Vec3(0.5, 0.4, 0.3), 0.5, 0.5, {0.025, 300});
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "etdem_test_level_set.vdb").string();
+  save_level_set_vdb(a.grid, path, "grain");
+  const LevelSet b = level_set_from_vdb(path, "", {0.0, 300});
+  EXPECT_NEAR(b.volume, a.volume, 1e-6 * a.volume);
+  EXPECT_LT((b.unit_inertia - a.unit_inertia).norm(), 1e-5 * a.unit_inertia.norm());
+  EXPECT_THROW(level_set_from_vdb(path, "other", {0.0, 300}), std::invalid_argument);
+  std::filesystem::remove(path);
+}
+
+TEST(LevelSetInput, RefusesCoarseSpacingOpenSurfacesAndHugeGrids) {
+  EXPECT_THROW(level_set_sphere(1.0, {0.5, 100}), std::invalid_argument);   // 4 cells across
+  EXPECT_THROW(level_set_sphere(1.0, {1e-4, 100}), std::invalid_argument);  // 8e12 nodes
+  EXPECT_THROW(level_set_sphere(1.0, {0.1, 3}), std::invalid_argument);     // 3 nodes
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> t;
+  box_surface(Vec3(0.5, 0.5, 0.5), v, t);
+  t.pop_back();  // a hole
+  EXPECT_THROW(level_set_from_surface(v, t, {0.05, 100}), std::invalid_argument);
+}
+
+// A level-set sphere hits an analytic sphere of the same radius and density head on, e = 1,
+// mu = 0: the velocities are exchanged up to the level set's mass and normal errors (O(h/R)),
+// and ETM keeps the kinetic energy to round-off.
+TEST(LevelSetContact, HeadOnImpactWithAnAnalyticSphereExchangesVelocities) {
+  TestWorld t(1.0, 0.0);
+  t.world.settings.resting_velocity = 0.0;
+  const double r = 0.5, h = 0.025;
+  const int shape = t.world.shapes.add_level_set("ls", level_set_sphere(r, {h, 500}));
+  const int a = t.world.add_body(shape, t.material, Vec3(-0.6, 0, 0), Quat::Identity(),
+                                 Vec3(1, 0, 0));
+  const int b = t.add_sphere(r, Vec3(0.6, 0, 0));
+  t.world.initialize();
+  const double e0 = t.kinetic();
+  t.simulate(0.4);
+  const Vec3 va = t.world.bodies.velocity[a], vb = t.world.bodies.velocity[b];
+  std::printf("after: v_ls = %.6f, v_sphere = %.6f, energy error %.2e\n", va.x(), vb.x(),
+              std::abs(t.kinetic() - e0) / e0);
+  EXPECT_NEAR(va.x(), 0.0, 2.0 * h / r);
+  EXPECT_NEAR(vb.x(), 1.0, 2.0 * h / r);
+  EXPECT_LT(va.tail<2>().norm() + vb.tail<2>().norm(), 1e-9);
+  EXPECT_LT(std::abs(t.kinetic() - e0) / e0, 1e-12);
+}
+
+// A level-set cube dropped onto a plane settles flat on a face: height = half side, no tilt.
+TEST(LevelSetContact, CubeComesToRestOnItsFace) {
+  TestWorld t(0.5, 0.5);
+  t.world.settings.gravity = Vec3(0, 0, -9.81);
+  t.add_floor();
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> tri;
+  const double half = 0.05;
+  box_surface(Vec3::Constant(half), v, tri);
+  const int shape = t.world.shapes.add_level_set("cube", level_set_from_surface(v, tri, {0.005, 600}));
+  const Quat tilt(Eigen::AngleAxisd(0.1, Vec3(1, 1, 0).normalized()));
+  const int c = t.world.add_body(shape, t.material, Vec3(0, 0, 0.09), tilt);
+  t.world.initialize();
+  t.simulate(1.5);
+  const Vec3 up = t.world.bodies.orientation[c] * Vec3::UnitZ();
+  // Which body axis points up does not matter; it must be one of them.
+  const Mat3 r = t.world.bodies.orientation[c].toRotationMatrix();
+  const double best = r.row(2).cwiseAbs().maxCoeff();
+  std::printf("cube at rest: z = %.5f (half side %.3f), |axis . z| = %.6f, speed %.2e\n",
+              t.world.bodies.position[c].z(), half, best, t.world.bodies.velocity[c].norm());
+  (void)up;
+  EXPECT_GT(best, std::cos(1.0 * M_PI / 180.0));
+  EXPECT_NEAR(t.world.bodies.position[c].z(), half, 0.02 * half);
+  EXPECT_LT(t.world.bodies.velocity[c].norm(), 1e-3);
+}
+
+// V3 with the level-set box: a 2 x 2 x 1 box hits the ground at (1, 1, -10) m/s, e = 1, mu = 0,
+// no gravity: v_x and v_y kept exactly, energy to round-off, v_z inverted up to the energy the
+// spurious spin takes. The box code's spin comes from the order of its four symmetric corner
+// impulses and falls as 7/lambda (test_validation_v3_v8.cpp). The level set's bottom face is
+// up to 16 nodes that are not symmetric about the centre of mass, so the impulses leave a spin
+// that does not fall with lambda: measured 0.4 to 1.9 rad/s over spacings 0.05 and 0.025 m and
+// 500 to 6000 nodes (at most 1.5 % of the energy), recorded in docs/validation.md.
+TEST(LevelSetContact, V3BoxOntoGroundMatchesTheBoxCode) {
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> tri;
+  box_surface(Vec3(1, 1, 0.5), v, tri);
+  const LevelSet shape = level_set_from_surface(v, tri, {0.05, 1500});
+  std::printf("lambda  |omega| [rad/s]  v_z [m/s]\n");
+  for (int lambda : {10, 50, 200}) {
+    TestWorld t(1.0, 0.0);
+    t.world.settings.resting_velocity = 0.0;
+    t.world.settings.etm.lambda = lambda;
+    t.add_floor();
+    const int s = t.world.shapes.add_level_set("box", shape);
+    const int box = t.world.add_body(s, t.material, Vec3(0, 0, 0.6), Quat::Identity(),
+                                     Vec3(1, 1, -10));
+    t.world.initialize();
+    const double e0 = t.kinetic();
+    t.simulate(0.1);
+    const Vec3 vel = t.world.bodies.velocity[box], w = t.world.bodies.angular_velocity[box];
+    std::printf("%6d  %.6e  %.12f  (energy error %.1e)\n", lambda, w.norm(), vel.z(),
+                std::abs(t.kinetic() - e0) / e0);
+    EXPECT_NEAR(vel.x(), 1.0, 1e-9);
+    EXPECT_NEAR(vel.y(), 1.0, 1e-9);
+    EXPECT_LT(std::abs(t.kinetic() - e0) / e0, 1e-12);
+    EXPECT_LT(w.norm(), 2.5) << "lambda " << lambda;
+    EXPECT_GT(vel.z(), 9.85) << "lambda " << lambda;
+  }
+}
+
+}  // namespace
+}  // namespace etdem::test
