@@ -121,8 +121,6 @@ class Parser {
       r.fail("type",
              "a mesh is a static wall: use [[wall]] type = \"mesh\" (a body can take the "
              "hull of a mesh file: type = \"polyhedron\", file = ...)");
-    if (!kind && type == "levelset")
-      r.fail("type", fmt::format("this shape type is not available yet (available: {})", known));
     if (!kind) r.fail("type", fmt::format("unknown shape type (known: {})", known));
     ShapeReadContext ctx{sc_.shapes, shapes_seen_, src_.file};
     kind->read(r, name, src, ctx);
