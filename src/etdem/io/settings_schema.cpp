@@ -159,8 +159,15 @@ std::vector<Sim> simulation_keys() {
   v.push_back(one_of<Scenario>(
       "resting", resting_names(),
       "how slow (resting) contacts are resolved: `pgs` = hybrid inelastic contact pass after the "
-      "collision solver (solvers/resting.hpp), `etm` = inside the collision solver with e = 0",
+      "collision solver (solvers/resting.hpp), `etm` = inside the collision solver with e = 0, "
+      "`wall-correction` = as `etm`, then grains penetrating walls at their predicted positions "
+      "get their velocities corrected (2024 §4.1, world/wall_correction.cpp)",
       [](Scenario & s) -> auto& { return s.settings.resting; }));
+  v.push_back(field<Scenario>(
+      "wall_iterations", "", closed(1, 1000),
+      "resting = `wall-correction`: rounds of predict, detect and correct per step; a step that "
+      "needs them all is counted (summary.json resting.wall_bound_reached)",
+      [](Scenario & s) -> auto& { return s.settings.wall_iterations; }));
   v.push_back(field<Scenario>(
       "resting_velocity", "m/s", any(),
       "contacts approaching slower than this are resting (e = 0); < 0 = automatic, 2 |g| dt",

@@ -66,7 +66,10 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                   {"sweeps", t.resting.rounds},
                   {"sweep_bound_reached", t.resting.guards_fired},
                   {"energy_guards", t.resting.energy_guards},
-                  {"approaching_left", t.resting.approaching_left}};
+                  {"approaching_left", t.resting.approaching_left},
+                  {"wall_corrections", t.wall_corrections},
+                  {"wall_rounds", t.wall_rounds},
+                  {"wall_bound_reached", t.wall_bound_reached}};
   j["max_penetration"] = {
       {"m", t.max_penetration},
       {"smallest_grain_diameter", std::isfinite(thinnest) ? thinnest : 0.0},

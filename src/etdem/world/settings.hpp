@@ -55,6 +55,8 @@ struct WorldSettings {
   /// contact pass after the collision solver, solvers/resting.hpp) or "etm" (inside the
   /// collision solver with e = 0, the paper's method unchanged; slow for piles).
   std::string resting = "pgs";
+  /// resting = "wall-correction": rounds of predict, detect and correct per step (2024 §4.1).
+  int wall_iterations = 10;
   RestingSettings resting_solver;
   /// Contacts are reported up to this fraction of the smaller bounding radius apart, beyond the
   /// distance the pair can close in one step, so the resting pass sees near neighbours that the

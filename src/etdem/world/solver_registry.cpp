@@ -83,7 +83,7 @@ const std::vector<std::string>& solver_names() {
 }
 
 const std::vector<std::string>& resting_names() {
-  static const std::vector<std::string> names = {"pgs", "etm"};
+  static const std::vector<std::string> names = {"pgs", "etm", "wall-correction"};
   return names;
 }
 

@@ -146,6 +146,7 @@ void World::step() {
   { Timer t(p, P::Narrow); find_contacts(); warm_start_contacts(); }  // 3. points, candidates
   { Timer t(p, P::Islands); build_islands(); }             // 4. union-find
   { Timer t(p, P::Solve); resolve_islands(); }             // 5. solver per island
+  { Timer t(p, P::Correct); correct_wall_velocities(); }   //    grains predicted in walls
   { Timer t(p, P::Correct); correct_positions(); }         // 6. position projection
   { Timer t(p, P::Integrate); damp_and_integrate(); }      // 7. damping, x += dt v, rotation
   { Timer t(p, P::Ledger); update_ledger(); remember_contacts(); }  // 8. ledger
@@ -558,7 +559,7 @@ void World::correct_positions() {
 void World::damp_and_integrate() {
   const double dt = settings.dt;
   const double f = 1.0 - settings.damping * dt;  // 2024 Eqs. 47-48, 0 <= xi dt <= 1 (Eq. 49)
-  double damped = 0.0, gravity_work = 0.0, rotation_gain = 0.0;
+  double damped = 0.0, gravity_work = 0.0, rotation_gain = 0.0, wall_work = 0.0;
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_dynamic(i)) continue;
     Vec3& v = bodies.velocity[i];
@@ -573,7 +574,14 @@ void World::damp_and_integrate() {
     bodies.position[i] += dx;
     gravity_work += bodies.mass[i] * settings.gravity.dot(dx);
     const Quat q0 = bodies.orientation[i];
-    bodies.orientation[i] = integrate_orientation(q0, w, dt);
+    if (!wall_dv_.empty()) {  // wall-correction: the pseudo-velocities move, then vanish
+      const Vec3 dx_wall = dt * wall_dv_[i];
+      bodies.position[i] += dx_wall;
+      wall_work += bodies.mass[i] * settings.gravity.dot(dx_wall);
+      bodies.orientation[i] = integrate_orientation(q0, w + wall_dw_[i], dt);
+    } else {
+      bodies.orientation[i] = integrate_orientation(q0, w, dt);
+    }
     const Vec3& inertia = bodies.inertia[i];
     const bool isotropic = inertia.x() == inertia.y() && inertia.y() == inertia.z();
     if (settings.conserve_angular_momentum && !isotropic) {
@@ -588,6 +596,7 @@ void World::damp_and_integrate() {
   }
   ledger_.damping += damped;
   ledger_.integration += gravity_work - rotation_gain;
+  ledger_.correction += wall_work;  // as position projection: minus the potential energy added
 }
 
 Vec3 World::displacement(int i) const {
@@ -631,6 +640,9 @@ void World::update_ledger() {
   totals_.resting.add(last_.resting);
   totals_.collisions += last_.collisions;
   totals_.max_penetration = std::max(totals_.max_penetration, last_.max_penetration);
+  totals_.wall_corrections += last_.wall_corrections;
+  totals_.wall_rounds += last_.wall_rounds;
+  totals_.wall_bound_reached += last_.wall_bound_reached;
 }
 
 void World::check_finite() const {

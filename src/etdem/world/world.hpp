@@ -55,6 +55,9 @@ struct StepStats {
   SolverStats resting;  // resting-contact pass
   long collisions = 0;  // candidates approaching faster than the resting velocity
   double max_penetration = 0.0;  // [m] deepest contact this step (before projection)
+  long wall_corrections = 0;     // velocity corrections against walls (wall-correction)
+  long wall_rounds = 0;          // predict-detect-correct rounds
+  long wall_bound_reached = 0;   // 1 when the rounds ran out with a grain still in a wall
 };
 
 struct RunTotals {
@@ -65,6 +68,7 @@ struct RunTotals {
   SolverStats solver;
   SolverStats resting;
   double max_penetration = 0.0;  // [m] over the run
+  long wall_corrections = 0, wall_rounds = 0, wall_bound_reached = 0;  // wall-correction
 };
 
 /// A scheduled change: a body (typically a wall) is removed at a time.
@@ -129,6 +133,7 @@ class World {
   void build_islands();
   void resolve_islands();
   void correct_positions();
+  void correct_wall_velocities();  // resting = "wall-correction" (world/wall_correction.cpp)
   void damp_and_integrate();
   void update_ledger();
   void check_finite() const;
@@ -180,6 +185,7 @@ class World {
   std::vector<Contact> previous_;      // last step's contacts with their impulses
   std::vector<int> previous_order_;    // previous_ sorted by (a, b)
   std::vector<Vec3> correction_;
+  std::vector<Vec3> wall_dv_, wall_dw_;  // wall-correction pseudo-velocities (positions only)
   std::vector<int> correction_count_;
 };
 
