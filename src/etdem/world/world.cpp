@@ -146,8 +146,7 @@ void World::step() {
   { Timer t(p, P::Narrow); find_contacts(); warm_start_contacts(); }  // 3. points, candidates
   { Timer t(p, P::Islands); build_islands(); }             // 4. union-find
   { Timer t(p, P::Solve); resolve_islands(); }             // 5. solver per island
-  { Timer t(p, P::Correct); correct_wall_velocities(); }   //    grains predicted in walls
-  { Timer t(p, P::Correct); correct_positions(); }         // 6. position projection
+  { Timer t(p, P::Correct); correct_wall_velocities(); correct_positions(); }  // 6. walls, projection
   { Timer t(p, P::Integrate); damp_and_integrate(); }      // 7. damping, x += dt v, rotation
   { Timer t(p, P::Ledger); update_ledger(); remember_contacts(); }  // 8. ledger
   time_ += settings.dt;
