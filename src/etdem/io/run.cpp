@@ -81,7 +81,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   remove_stale_outputs(dir);
 
   RunInfo info;
-  info.threads = omp_get_max_threads();
+  // The thread count the run will use (`--threads`, [simulation] threads), as the world sets it
+  // when it initialises.
+  info.threads = world.settings.threads > 0 ? world.settings.threads : omp_get_max_threads();
 
   write_shapes_json((dir / "shapes.json").string(), world.shapes);
   EnergyCsvWriter energy((dir / "energy.csv").string());

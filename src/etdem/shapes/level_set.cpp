@@ -161,6 +161,35 @@ Mat3 principal_axes(const Mat3& inertia, Vec3& moments) {
   return e;
 }
 
+/// Orders nodes[first, first + count) into clusters of at most kClusterNodes by splitting at the
+/// median of the longest axis, appending the clusters.
+void cluster_nodes(std::vector<Vec3>& nodes, int first, int count,
+                   std::vector<NodeCluster>& out) {
+  Vec3 lo = nodes[first], hi = nodes[first];
+  for (int k = first; k < first + count; ++k) {
+    lo = lo.cwiseMin(nodes[k]);
+    hi = hi.cwiseMax(nodes[k]);
+  }
+  if (count <= kClusterNodes) {
+    NodeCluster c;
+    c.centre = 0.5 * (lo + hi);
+    for (int k = first; k < first + count; ++k)
+      c.radius = std::max(c.radius, (nodes[k] - c.centre).norm());
+    c.first = first;
+    c.count = count;
+    out.push_back(c);
+    return;
+  }
+  int axis = 0;
+  (hi - lo).maxCoeff(&axis);
+  const int half = count / 2;
+  std::nth_element(nodes.begin() + first, nodes.begin() + first + half,
+                   nodes.begin() + first + count,
+                   [axis](const Vec3& a, const Vec3& b) { return a[axis] < b[axis]; });
+  cluster_nodes(nodes, first, half, out);
+  cluster_nodes(nodes, first + half, count - half, out);
+}
+
 }  // namespace
 
 LevelSet finish_level_set(LevelSetGrid grid, const SurfaceMesh& contour, int node_count) {
@@ -242,6 +271,25 @@ LevelSet finish_level_set(LevelSetGrid grid, const SurfaceMesh& contour, int nod
       if (!(g2 > 0.0)) break;
       p -= (phi / g2) * g;
     }
+
+  cluster_nodes(ls.nodes, 0, static_cast<int>(ls.nodes.size()), ls.clusters);
+  // The median splits order the clusters depth first, so consecutive ones are neighbours.
+  for (int first = 0; first < static_cast<int>(ls.clusters.size()); first += kClustersPerGroup) {
+    NodeCluster g;
+    g.first = first;
+    g.count = std::min<int>(kClustersPerGroup, static_cast<int>(ls.clusters.size()) - first);
+    Vec3 lo = ls.clusters[first].centre, hi = lo;
+    for (int c = first; c < first + g.count; ++c)
+      for (int k = ls.clusters[c].first; k < ls.clusters[c].first + ls.clusters[c].count; ++k) {
+        lo = lo.cwiseMin(ls.nodes[k]);
+        hi = hi.cwiseMax(ls.nodes[k]);
+      }
+    g.centre = 0.5 * (lo + hi);
+    for (int c = first; c < first + g.count; ++c)
+      for (int k = ls.clusters[c].first; k < ls.clusters[c].first + ls.clusters[c].count; ++k)
+        g.radius = std::max(g.radius, (ls.nodes[k] - g.centre).norm());
+    ls.groups.push_back(g);
+  }
 
   double r2 = 0.0;
   for (const Vec3& p : ls.nodes) r2 = std::max(r2, p.squaredNorm());

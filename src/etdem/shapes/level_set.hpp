@@ -53,12 +53,30 @@ struct SurfaceMesh {
   std::vector<std::array<int, 3>> triangles;
 };
 
+/// A group of neighbouring surface nodes and a sphere holding them: a contact test looks up the
+/// other body's distance at the centre first and skips the whole group when it is farther than
+/// the radius (times the distance's Lipschitz bound) plus the margin.
+struct NodeCluster {
+  Vec3 centre{0, 0, 0};  // m, body frame
+  double radius = 0.0;   // m
+  int first = 0, count = 0;  // nodes[first .. first + count)
+};
+
+/// Largest slope of a trilinearly interpolated signed distance: each axis' difference quotient
+/// is at most 1, so the gradient's norm at most sqrt(3); a cluster is skipped only when its
+/// centre's distance exceeds this times its radius plus the margin.
+inline constexpr double kDistanceSlope = 1.7320508075688772;
+
 /// A level-set shape in its body frame.
 struct LevelSet {
   LevelSetGrid grid;
   Mat3 grid_rotation = Mat3::Identity();  // p_grid = grid_rotation * p_body + grid_offset
   Vec3 grid_offset{0, 0, 0};
-  std::vector<Vec3> nodes;   // m, surface nodes, body frame
+  std::vector<Vec3> nodes;   // m, surface nodes, body frame, ordered cluster by cluster
+  std::vector<NodeCluster> clusters;  // at most kClusterNodes nodes each
+  /// Groups of kClustersPerGroup consecutive clusters (first, count index `clusters`; the sphere
+  /// holds all their nodes), tested before their clusters.
+  std::vector<NodeCluster> groups;
   SurfaceMesh surface;       // m, zero contour, body frame
   double volume = 0.0;       // m^3 (smoothed Heaviside over the grid)
   Vec3 unit_inertia{0, 0, 0};  // m^5, principal moments per unit density
@@ -80,6 +98,10 @@ struct LevelSet {
   /// Bytes held by the shape (grid, nodes, surface).
   std::size_t memory_bytes() const;
 };
+
+/// Nodes per cluster, clusters per group (at most).
+inline constexpr int kClusterNodes = 32;
+inline constexpr int kClustersPerGroup = 8;
 
 /// Volume and second moments of the solid {phi < 0} by the smoothed Heaviside
 /// H(-phi) = 1/2 (1 - phi/eps - sin(pi phi/eps)/pi) for |phi| <= eps (Kawamoto et al. 2016,
