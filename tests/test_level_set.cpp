@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_error.hpp"
 #include "etdem/shapes/level_set_build.hpp"
 #include "test_world_fixture.hpp"
 
@@ -264,6 +266,68 @@ TEST(LevelSetExample, RockFlowRunsThroughTheCli) {
   EXPECT_LT(j["max_penetration"]["fraction_of_smallest_diameter"].get<double>(), 0.1);
   EXPECT_TRUE(std::filesystem::exists(out / "frames" / "levelsets_000000.vtu"));
   std::filesystem::remove_all(out);
+}
+
+/// The message of loading a scenario with one level-set shape table (its keys after the name).
+std::string level_set_error(const std::string& keys) {
+  const std::string text = R"([simulation]
+dt = 0.001
+duration = 0.01
+[[material]]
+name = "rock"
+density = 2650.0
+restitution = 0.5
+friction = 0.5
+[[shape]]
+name = "grain"
+type = "levelset"
+)" + keys + "\n";
+  try {
+    (void)parse_scenario(text, "grains.toml");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Bad input is one line naming the file, the key and the value, before anything is built.
+TEST(LevelSetInput, LoaderNamesFileKeyAndValue) {
+  struct Case {
+    const char* keys;
+    const char* key;    // expected in the message
+    const char* words;  // expected in the message
+  };
+  const Case cases[] = {
+      {"generator = \"sphere\"\nradius = 0.01\nspacing = 0.005", "spacing", "too coarse"},
+      {"generator = \"sphere\"\nradius = 0.01\nspacing = 1e-7", "spacing", "too fine"},
+      {"generator = \"sphere\"\nradius = 0.01\nspacing = 0.001\nnodes = 3", "nodes", "[4, 1000000]"},
+      {"radius = 0.01\nspacing = 0.001", "file", "either file"},
+      {"generator = \"sphere\"\nfile = \"x.stl\"\nradius = 0.01\nspacing = 0.001", "generator", "either file"},
+      {"generator = \"cube\"\nspacing = 0.001", "generator", "sphere, ellipsoid"},
+      {"generator = \"superellipsoid\"\nsemi_axes = [0.01, 0.01, 0.01]\nexponents = [3.0, 1.0]\nspacing = 0.001", "exponents", "(0, 2]"},
+      {"generator = \"rock\"\nradius = 0.01\nroughness = 0.9\nspacing = 0.001", "roughness", "[0, 0.5]"},
+      {"file = \"no-such-grain.stl\"\nspacing = 0.001", "file", "no-such-grain.stl"},
+      {"generator = \"sphere\"\nradius = 0.01\nspacing = 0.001\nscale = 2.0", "scale", "unknown"},
+  };
+  for (const Case& c : cases) {
+    const std::string m = level_set_error(c.keys);
+    EXPECT_NE(m.find("grains.toml"), std::string::npos) << c.keys << " -> " << m;
+    EXPECT_NE(m.find(c.key), std::string::npos) << c.keys << " -> " << m;
+    EXPECT_NE(m.find(c.words), std::string::npos) << c.keys << " -> " << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  // An open surface: a cube with one face missing.
+  const std::string stl = (std::filesystem::temp_directory_path() / "etdem_open_cube.obj").string();
+  {
+    std::ofstream f(stl);
+    f << "v -1 -1 -1\nv 1 -1 -1\nv -1 1 -1\nv 1 1 -1\nv -1 -1 1\nv 1 -1 1\nv -1 1 1\nv 1 1 1\n"
+         "f 1 3 2\nf 2 3 4\nf 5 6 7\nf 6 8 7\nf 1 2 5\nf 2 6 5\nf 3 7 4\nf 4 7 8\nf 1 5 3\n"
+         "f 3 5 7\nf 2 4 6\n";
+  }
+  const std::string m = level_set_error("file = \"" + stl + "\"\nspacing = 0.1");
+  EXPECT_NE(m.find("file"), std::string::npos) << m;
+  EXPECT_NE(m.find("not closed"), std::string::npos) << m;
+  std::filesystem::remove(stl);
 }
 
 }  // namespace
