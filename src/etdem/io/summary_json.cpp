@@ -47,6 +47,11 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   j["threads"] = info.threads;
   j["frames"] = info.frames;
   j["bodies"] = {{"total", b.count()}, {"dynamic", dynamic}, {"planes", planes}};
+  // Memory of the shared level-set grids (grid values, gradients, nodes, drawing surface).
+  std::size_t level_set_bytes = 0;
+  for (const LevelSet& ls : world.shapes.level_sets) level_set_bytes += ls.memory_bytes();
+  j["level_sets"] = {{"shapes", world.shapes.level_sets.size()},
+                     {"bytes", level_set_bytes}};
   j["contacts"] = {{"total", t.contacts},
                    {"per_step_mean", t.contacts * per_step},
                    {"candidates_total", t.candidates},
