@@ -36,6 +36,20 @@ const Fixture& fixture() {
   return f;
 }
 
+/// The dense grid as an OpenVDB tree on the same nodes.
+openvdb::FloatGrid::Ptr as_vdb(const LevelSetGrid& d) {
+  openvdb::initialize();
+  openvdb::FloatGrid::Ptr vdb = openvdb::FloatGrid::create(float(3 * d.spacing));
+  auto xf = openvdb::math::Transform::createLinearTransform(d.spacing);
+  xf->postTranslate(openvdb::Vec3d(d.origin.x(), d.origin.y(), d.origin.z()));
+  vdb->setTransform(xf);
+  auto acc = vdb->getAccessor();
+  for (int k = 0; k < d.n[2]; ++k)
+    for (int j = 0; j < d.n[1]; ++j)
+      for (int i = 0; i < d.n[0]; ++i) acc.setValue(openvdb::Coord(i, j, k), d.phi[d.at(i, j, k)]);
+  return vdb;
+}
+
 void BM_DenseValueGradient(benchmark::State& state) {
   const Fixture& f = fixture();
   std::size_t k = 0;
@@ -49,23 +63,12 @@ void BM_DenseValueGradient(benchmark::State& state) {
 BENCHMARK(BM_DenseValueGradient);
 
 void BM_OpenVdbValueGradient(benchmark::State& state) {
-  openvdb::initialize();
   const Fixture& f = fixture();
-  const LevelSetGrid& d = f.ls.grid;
-  openvdb::FloatGrid::Ptr vdb = openvdb::FloatGrid::create(float(3 * d.spacing));
-  auto xf = openvdb::math::Transform::createLinearTransform(d.spacing);
-  xf->postTranslate(openvdb::Vec3d(d.origin.x(), d.origin.y(), d.origin.z()));
-  vdb->setTransform(xf);
-  {
-    auto acc = vdb->getAccessor();
-    for (int k = 0; k < d.n[2]; ++k)
-      for (int j = 0; j < d.n[1]; ++j)
-        for (int i = 0; i < d.n[0]; ++i) acc.setValue(openvdb::Coord(i, j, k), d.phi[d.at(i, j, k)]);
-  }
+  const openvdb::FloatGrid::Ptr vdb = as_vdb(f.ls.grid);
   auto acc = vdb->getConstAccessor();
   openvdb::tools::GridSampler<openvdb::FloatGrid::ConstAccessor, openvdb::tools::BoxSampler>
       sampler(acc, vdb->transform());
-  const double h = d.spacing;
+  const double h = f.ls.grid.spacing;
   std::size_t k = 0;
   for (auto _ : state) {
     const Vec3& p = f.points[k++ & 4095];
@@ -87,19 +90,8 @@ void BM_OpenVdbValueGradient(benchmark::State& state) {
 BENCHMARK(BM_OpenVdbValueGradient);
 
 void BM_OpenVdbValueOnly(benchmark::State& state) {
-  openvdb::initialize();
   const Fixture& f = fixture();
-  const LevelSetGrid& d = f.ls.grid;
-  openvdb::FloatGrid::Ptr vdb = openvdb::FloatGrid::create(float(3 * d.spacing));
-  auto xf = openvdb::math::Transform::createLinearTransform(d.spacing);
-  xf->postTranslate(openvdb::Vec3d(d.origin.x(), d.origin.y(), d.origin.z()));
-  vdb->setTransform(xf);
-  {
-    auto acc = vdb->getAccessor();
-    for (int k = 0; k < d.n[2]; ++k)
-      for (int j = 0; j < d.n[1]; ++j)
-        for (int i = 0; i < d.n[0]; ++i) acc.setValue(openvdb::Coord(i, j, k), d.phi[d.at(i, j, k)]);
-  }
+  const openvdb::FloatGrid::Ptr vdb = as_vdb(f.ls.grid);
   auto acc = vdb->getConstAccessor();
   openvdb::tools::GridSampler<openvdb::FloatGrid::ConstAccessor, openvdb::tools::BoxSampler>
       sampler(acc, vdb->transform());

@@ -59,18 +59,15 @@ void near_nodes(const LevelSet& ls, const Mat3& m, const Vec3& t, double reach, 
 }
 
 /// Nodes of level set `la` (pose pa) against a signed distance of body B (pose pb), given in
-/// B's frame by dist(q, gradient) (slope at most `slope`). Normal from B to A = B's gradient,
+/// B's frame by dist(q, gradient) and, without the gradient (for the cluster tests), by value(q)
+/// (slope at most `slope`). Normal from B to A = B's gradient,
 /// turned to world, flipped when `flip`. Nodes farther from B's origin than `reach` (B's
 /// bounding radius plus the margin) are skipped.
-template <class Dist>
+template <class Value, class Dist>
 void nodes_against(const LevelSet& la, const Pose& pa, const Pose& pb, double reach, double margin,
-                   double slope, bool flip, Dist&& dist, ContactCollector& out) {
+                   double slope, bool flip, Value&& value, Dist&& dist, ContactCollector& out) {
   const Mat3 m = pb.rotation.transpose() * pa.rotation;
   const Vec3 t = pb.rotation.transpose() * (pa.position - pb.position);
-  auto value = [&](const Vec3& q) {
-    Vec3 g;
-    return dist(q, g);
-  };
   near_nodes(la, m, t, reach, margin, slope, value, [&](const Vec3& x, const Vec3& q) {
     Vec3 g;
     const double phi = dist(q, g);
@@ -94,19 +91,6 @@ void point_against_level_set(const Vec3& q, const Vec3& p, const LevelSet& lb, c
   if (!(g_norm > 0.0)) return;
   const Vec3 n = pb.rotation * (g / g_norm);  // out of the level set
   out.add(p - 0.5 * phi * n, phi, points_are_a ? n : Vec3(-n));
-}
-
-/// The nodes of level set la (pose pa) against level set lb (pose pb).
-void level_set_nodes_against(const LevelSet& la, const Pose& pa, const LevelSet& lb,
-                             const Pose& pb, double margin, bool a_is_a, ContactCollector& out) {
-  const Mat3 m = pb.rotation.transpose() * pa.rotation;
-  const Vec3 t = pb.rotation.transpose() * (pa.position - pb.position);
-  near_nodes(la, m, t, lb.bounding_radius + std::max(margin, 0.0), margin, kDistanceSlope,
-             [&](const Vec3& q) { return lb.value(q); },
-             [&](const Vec3& x, const Vec3& q) {
-               point_against_level_set(q, pa.position + pa.rotation * x, lb, pb, margin, a_is_a,
-                                       out);
-             });
 }
 
 /// Points (body frame of their owner, pose pp: a polyhedron's vertices) against the level set
@@ -230,9 +214,9 @@ void collide_sphere_level_set(const ShapeTable& shapes, int sa, const Pose& pa, 
   // The larger sphere: the grain's nodes against it (normal out of the sphere, flipped to B->A).
   thread_local ContactCollector c;
   c.clear();
-  const Vec3 centre = pa.position;
   nodes_against(
-      lb, pb, Pose(centre, Quat::Identity()), r + std::max(margin, 0.0), margin, 1.0, true,
+      lb, pb, Pose(pa.position, Quat::Identity()), r + std::max(margin, 0.0), margin, 1.0, true,
+      [&](const Vec3& q) { return q.norm() - r; },
       [&](const Vec3& q, Vec3& g) {
         const double d = q.norm();
         g = d > 0.0 ? Vec3(q / d) : Vec3::UnitZ();
@@ -250,8 +234,14 @@ void collide_level_set_convex(const ShapeTable& shapes, int sa, const Pose& pa, 
   const ConvexPolyhedron& hb = shapes.hull(sb);
   thread_local ContactCollector c;
   c.clear();
-  nodes_against(la, pa, pb, hb.bounding_radius + std::max(margin, 0.0), margin, 1.0, false,
-                [&](const Vec3& q, Vec3& g) { return convex_distance(hb, q, g); }, c);
+  auto dist = [&](const Vec3& q, Vec3& g) { return convex_distance(hb, q, g); };
+  nodes_against(
+      la, pa, pb, hb.bounding_radius + std::max(margin, 0.0), margin, 1.0, false,
+      [&](const Vec3& q) {
+        Vec3 g;
+        return dist(q, g);
+      },
+      dist, c);
   points_against_level_set(hb.vertices, pb, la, pa, margin, false, c);
   c.emit(out);
 }
@@ -267,8 +257,16 @@ void collide_level_set_level_set(const ShapeTable& shapes, int sa, const Pose& p
   c.clear();
   const bool a_nodes = ra <= rb || std::min(ra, rb) > kBothWays * std::max(ra, rb);
   const bool b_nodes = rb <= ra || std::min(ra, rb) > kBothWays * std::max(ra, rb);
-  if (a_nodes) level_set_nodes_against(la, pa, lb, pb, margin, true, c);
-  if (b_nodes) level_set_nodes_against(lb, pb, la, pa, margin, false, c);
+  // A's nodes in B's grid give normals out of B (B -> A); B's nodes in A's grid are flipped.
+  auto against = [&](const LevelSet& nodes, const Pose& pn, const LevelSet& grid, const Pose& pg,
+                     bool flip) {
+    nodes_against(
+        nodes, pn, pg, grid.bounding_radius + std::max(margin, 0.0), margin, kDistanceSlope, flip,
+        [&](const Vec3& q) { return grid.value(q); },
+        [&](const Vec3& q, Vec3& g) { return grid.value_gradient(q, g); }, c);
+  };
+  if (a_nodes) against(la, pa, lb, pb, false);
+  if (b_nodes) against(lb, pb, la, pa, true);
   c.emit(out);
 }
 
@@ -288,21 +286,13 @@ void collide_level_set_mesh(const ShapeTable& shapes, int sa, const Pose& pa, in
   const Mat3 rot = pb.rotation.transpose() * pa.rotation;
   for (const Vec3& x : la.nodes) {
     const Vec3 q = rot * x + centre;
-    // The nearest triangle: in front of its plane by the distance to its closest point, behind
-    // it (over the triangle) by the plane distance; the back of a triangle elsewhere is ignored.
+    // The nearest triangle by the one-sided distance of the sphere-mesh pair.
     double best = std::numeric_limits<double>::infinity();
     Vec3 normal = Vec3::UnitZ();
     for (int t : near) {
       TriangleFeature f;
-      const Vec3 cp = closest_point_triangle(q, m.corner(t, 0), m.corner(t, 1), m.corner(t, 2), f);
-      const double s = m.normals[t].dot(q - m.corner(t, 0));
-      double d;
-      if (s >= 0.0)
-        d = (q - cp).norm();
-      else if (f == TriangleFeature::Face)
-        d = s;
-      else
-        continue;
+      Vec3 cp;
+      const double d = triangle_distance(m, t, q, cp, f);
       if (d < best) {
         best = d;
         normal = (f == TriangleFeature::Face || d <= 1e-12) ? m.normals[t] : Vec3((q - cp) / d);

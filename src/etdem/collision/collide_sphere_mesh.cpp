@@ -13,18 +13,6 @@
 #include "etdem/collision/mesh_contacts.hpp"
 
 namespace etdem {
-namespace {
-
-/// Signed distance of c to triangle t: |c - closest| in front of its plane, the (negative) plane
-/// distance behind it over the triangle, +inf behind it elsewhere (the back does not count).
-double triangle_distance(const TriangleMesh& m, int t, const Vec3& c, Vec3& q, TriangleFeature& f) {
-  const double s = m.normals[t].dot(c - m.corner(t, 0));
-  q = closest_point_triangle(c, m.corner(t, 0), m.corner(t, 1), m.corner(t, 2), f);
-  if (s >= 0.0) return (c - q).norm();
-  return f == TriangleFeature::Face ? s : std::numeric_limits<double>::infinity();
-}
-
-}  // namespace
 
 void collide_sphere_trimesh(double r, const Pose& pa, const TriangleMesh& m, const Pose& pb,
                             double margin, Manifold& out) {

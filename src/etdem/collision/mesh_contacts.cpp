@@ -1,9 +1,19 @@
 #include "etdem/collision/mesh_contacts.hpp"
 
+#include "etdem/shapes/triangle_mesh.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace etdem {
+
+double triangle_distance(const TriangleMesh& m, int t, const Vec3& c, Vec3& q, TriangleFeature& f) {
+  const double s = m.normals[t].dot(c - m.corner(t, 0));
+  q = closest_point_triangle(c, m.corner(t, 0), m.corner(t, 1), m.corner(t, 2), f);
+  if (s >= 0.0) return (c - q).norm();
+  return f == TriangleFeature::Face ? s : std::numeric_limits<double>::infinity();
+}
 
 Vec3 closest_point_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c,
                             TriangleFeature& feature) {

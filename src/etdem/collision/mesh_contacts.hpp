@@ -18,6 +18,13 @@ enum class TriangleFeature { Face, Edge0, Edge1, Edge2, Vertex0, Vertex1, Vertex
 Vec3 closest_point_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c,
                             TriangleFeature& feature);
 
+struct TriangleMesh;
+
+/// One-sided signed distance of c to triangle t of m (mesh frame), with its closest point q and
+/// the feature q lies on: |c - q| in front of the triangle's plane, the (negative) plane distance
+/// behind it over the triangle, +inf behind it elsewhere (the back does not count).
+double triangle_distance(const TriangleMesh& m, int t, const Vec3& c, Vec3& q, TriangleFeature& f);
+
 /// Candidate contact points in the mesh's body frame, each with its normal (mesh to body).
 class MeshContacts {
  public:

@@ -1,5 +1,7 @@
 #include "etdem/shapes/level_set.hpp"
 
+#include "etdem/core/splitmix.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -127,18 +129,6 @@ GridMoments grid_moments(const LevelSetGrid& g) {
 
 namespace {
 
-/// Deterministic uniform numbers in [0, 1) (splitmix64).
-struct Uniform {
-  std::uint64_t s;
-  double operator()() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return static_cast<double>(z >> 11) * 0x1.0p-53;
-  }
-};
-
 /// Principal axes as the columns of a proper rotation; an isotropic (or nearly) tensor keeps
 /// the grid's axes, so a sphere's body frame is its input frame.
 Mat3 principal_axes(const Mat3& inertia, Vec3& moments) {
@@ -229,7 +219,7 @@ LevelSet finish_level_set(LevelSetGrid grid, const SurfaceMesh& contour, int nod
   const std::size_t samples = std::max<std::size_t>(20 * static_cast<std::size_t>(node_count), 2000);
   std::vector<Vec3> pool;
   pool.reserve(samples);
-  Uniform rnd{0x5eedULL};
+  SplitMix64 rnd{0x5eedULL};
   for (std::size_t k = 0; k < samples; ++k) {
     const double target = rnd() * area;
     const std::size_t t = static_cast<std::size_t>(

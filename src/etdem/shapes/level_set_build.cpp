@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -12,6 +13,7 @@
 #include <openvdb/tools/SignedFloodFill.h>
 #include <openvdb/tools/VolumeToMesh.h>
 
+#include "etdem/core/splitmix.hpp"
 #include "etdem/shapes/triangle_mesh.hpp"
 
 namespace etdem {
@@ -126,6 +128,27 @@ LevelSet star_shaped(double mean_radius, Radius&& radius_along, const LevelSetOp
   return level_set_from_surface(m.vertices, m.triangles, o);
 }
 
+/// A dense grid as an OpenVDB level set on the same nodes: every value when `band` is infinite
+/// (what volumeToMesh needs), else only those within `band` of the surface, the rest
+/// flood-filled (a narrow band, as stored in files).
+FloatGrid::Ptr vdb_from_dense(const LevelSetGrid& g, double band) {
+  init_vdb();
+  FloatGrid::Ptr vdb = FloatGrid::create(static_cast<float>(3.0 * g.spacing));
+  auto xf = voxel_transform(g.spacing);
+  xf->postTranslate(openvdb::Vec3d(g.origin.x(), g.origin.y(), g.origin.z()));
+  vdb->setTransform(xf);
+  vdb->setGridClass(openvdb::GRID_LEVEL_SET);
+  auto acc = vdb->getAccessor();
+  for (int k = 0; k < g.n[2]; ++k)
+    for (int j = 0; j < g.n[1]; ++j)
+      for (int i = 0; i < g.n[0]; ++i) {
+        const float v = g.phi[g.at(i, j, k)];
+        if (std::abs(v) < band) acc.setValue(Coord(i, j, k), v);
+      }
+  if (std::isfinite(band)) openvdb::tools::signedFloodFill(vdb->tree());
+  return vdb;
+}
+
 /// The shape of a dense grid: nodes from the full contour, and a coarser contour (OpenVDB's
 /// adaptive meshing, flat regions in fewer triangles) kept for drawing.
 LevelSet finish(LevelSetGrid g, int nodes) {
@@ -140,16 +163,7 @@ LevelSet finish(LevelSetGrid g, int nodes) {
 }  // namespace
 
 SurfaceMesh zero_contour(const LevelSetGrid& g, double adaptivity) {
-  init_vdb();
-  FloatGrid::Ptr vdb = FloatGrid::create(static_cast<float>(3.0 * g.spacing));
-  auto xf = voxel_transform(g.spacing);
-  xf->postTranslate(openvdb::Vec3d(g.origin.x(), g.origin.y(), g.origin.z()));
-  vdb->setTransform(xf);
-  vdb->setGridClass(openvdb::GRID_LEVEL_SET);
-  auto acc = vdb->getAccessor();
-  for (int k = 0; k < g.n[2]; ++k)
-    for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i) acc.setValue(Coord(i, j, k), g.phi[g.at(i, j, k)]);
+  const FloatGrid::Ptr vdb = vdb_from_dense(g, std::numeric_limits<double>::infinity());
   std::vector<openvdb::Vec3s> points;
   std::vector<openvdb::Vec3I> tris;
   std::vector<openvdb::Vec4I> quads;
@@ -253,14 +267,7 @@ LevelSet level_set_rock(double radius, double roughness, double elongation, std:
     throw std::invalid_argument("elongation must lie in [1, 10]");
   // Waves sin(f (d . u) + p) over the directions, amplitudes falling as 1/f, normalised to a
   // unit root-mean-square.
-  std::uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
-  auto uniform = [&s]() {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
-    return static_cast<double>(z >> 11) * 0x1.0p-53;
-  };
+  SplitMix64 uniform{seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL};
   struct Wave {
     Vec3 u;
     double f, p, a;
@@ -326,22 +333,8 @@ LevelSet level_set_from_vdb(const std::string& path, const std::string& grid_nam
 }
 
 void save_level_set_vdb(const LevelSetGrid& g, const std::string& path, const std::string& name) {
-  init_vdb();
-  FloatGrid::Ptr vdb = FloatGrid::create(static_cast<float>(3.0 * g.spacing));
-  auto xf = voxel_transform(g.spacing);
-  xf->postTranslate(openvdb::Vec3d(g.origin.x(), g.origin.y(), g.origin.z()));
-  vdb->setTransform(xf);
-  vdb->setGridClass(openvdb::GRID_LEVEL_SET);
+  FloatGrid::Ptr vdb = vdb_from_dense(g, 3.0 * g.spacing);
   vdb->setName(name);
-  auto acc = vdb->getAccessor();
-  const float band = static_cast<float>(3.0 * g.spacing);
-  for (int k = 0; k < g.n[2]; ++k)
-    for (int j = 0; j < g.n[1]; ++j)
-      for (int i = 0; i < g.n[0]; ++i) {
-        const float v = g.phi[g.at(i, j, k)];
-        if (std::abs(v) < band) acc.setValue(Coord(i, j, k), v);
-      }
-  openvdb::tools::signedFloodFill(vdb->tree());
   openvdb::io::File file(path);
   file.write({vdb});
   file.close();

@@ -32,14 +32,16 @@ void World::correct_wall_velocities() {
   wall_dv_.assign(bodies.count(), Vec3::Zero());
   wall_dw_.assign(bodies.count(), Vec3::Zero());
   // Grain-wall pairs: the broad phase's pairs with one static body, and every grain against
-  // every plane (planes are tested apart from the grid).
-  thread_local std::vector<std::pair<int, int>> walls;
+  // every plane (planes are tested apart from the grid). Walls do not move, so after the first
+  // round only the pairs of grains corrected in the round before can still be in a wall.
+  std::vector<std::pair<int, int>>& walls = wall_pairs_;
   walls.clear();
   for (const auto& [a, b] : pairs_)
     if (dynamic_[a] != dynamic_[b]) walls.emplace_back(dynamic_[a] ? a : b, dynamic_[a] ? b : a);
   for (int i : dynamic_ids_)
     for (int p : planes_) walls.emplace_back(i, p);
-  for (int round = 0; round < settings.wall_iterations; ++round) {
+  wall_moved_.assign(bodies.count(), 0);
+  for (int round = 0; round < settings.wall_iterations && !walls.empty(); ++round) {
     long corrected = 0;
     for (const auto& [i, wall] : walls) {
       const Vec3 v = bodies.velocity[i] + wall_dv_[i];
@@ -64,12 +66,15 @@ void World::correct_wall_velocities() {
       const double impulse = (-m.gap[deepest] / dt) / k_nn;
       wall_dv_[i] += (impulse * bodies.inv_mass[i]) * n;
       wall_dw_[i] += inv_inertia * (impulse * rn);
+      wall_moved_[i] = 1;
       ++corrected;
     }
     ++last_.wall_rounds;
     last_.wall_corrections += corrected;
     if (corrected == 0) break;
     if (round + 1 == settings.wall_iterations) last_.wall_bound_reached = 1;
+    std::erase_if(walls, [&](const std::pair<int, int>& p) { return !wall_moved_[p.first]; });
+    for (const auto& p : walls) wall_moved_[p.first] = 0;
   }
 }
 

@@ -186,6 +186,8 @@ class World {
   std::vector<int> previous_order_;    // previous_ sorted by (a, b)
   std::vector<Vec3> correction_;
   std::vector<Vec3> wall_dv_, wall_dw_;  // wall-correction pseudo-velocities (positions only)
+  std::vector<std::pair<int, int>> wall_pairs_;  // wall-correction: (grain, wall) still to test
+  std::vector<char> wall_moved_;                 // wall-correction: grain corrected this round
   std::vector<int> correction_count_;
 };
 
