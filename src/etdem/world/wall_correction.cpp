@@ -21,31 +21,32 @@
 
 namespace etdem {
 
-void World::correct_wall_velocities() {
+void World::correct_wall_velocities(const StepBodies& sb, WallCorrection& out) {
   if (settings.resting != "wall-correction") {
-    wall_dv_.clear();  // a later change of `resting` leaves no stale pseudo-velocities
-    wall_dw_.clear();
+    out.dv.clear();  // a later change of `resting` leaves no stale pseudo-velocities
+    out.dw.clear();
     return;
   }
   const double dt = settings.dt;
   Manifold m;
-  wall_dv_.assign(bodies.count(), Vec3::Zero());
-  wall_dw_.assign(bodies.count(), Vec3::Zero());
+  out.dv.assign(bodies.count(), Vec3::Zero());
+  out.dw.assign(bodies.count(), Vec3::Zero());
   // Grain-wall pairs: the broad phase's pairs with one static body, and every grain against
   // every plane (planes are tested apart from the grid). Walls do not move, so after the first
   // round only the pairs of grains corrected in the round before can still be in a wall.
   std::vector<std::pair<int, int>>& walls = wall_pairs_;
   walls.clear();
-  for (const auto& [a, b] : pairs_)
-    if (dynamic_[a] != dynamic_[b]) walls.emplace_back(dynamic_[a] ? a : b, dynamic_[a] ? b : a);
-  for (int i : dynamic_ids_)
-    for (int p : planes_) walls.emplace_back(i, p);
+  for (const auto& [a, b] : sb.pairs)
+    if (sb.dynamic[a] != sb.dynamic[b])
+      walls.emplace_back(sb.dynamic[a] ? a : b, sb.dynamic[a] ? b : a);
+  for (int i : sb.dynamic_ids)
+    for (int p : sb.unbounded) walls.emplace_back(i, p);
   wall_moved_.assign(bodies.count(), 0);
   for (int round = 0; round < settings.wall_iterations && !walls.empty(); ++round) {
     long corrected = 0;
     for (const auto& [i, wall] : walls) {
-      const Vec3 v = bodies.velocity[i] + wall_dv_[i];
-      const Vec3 w = bodies.angular_velocity[i] + wall_dw_[i];
+      const Vec3 v = bodies.velocity[i] + out.dv[i];
+      const Vec3 w = bodies.angular_velocity[i] + out.dw[i];
       const Pose predicted(bodies.position[i] + dt * v,
                            integrate_orientation(bodies.orientation[i], w, dt));
       const Pose wall_pose(bodies.position[wall], bodies.orientation[wall]);
@@ -58,14 +59,13 @@ void World::correct_wall_velocities() {
       const Vec3 n = m.normal_at(deepest);  // from the wall to the grain
       // The grain's surface point: half the (negative) gap behind the midway point.
       const Vec3 r = m.point[deepest] + 0.5 * m.gap[deepest] * n - predicted.position;
-      const Mat3 inv_inertia =
-          world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]);
+      const Mat3 inv_inertia = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]);
       const Vec3 rn = r.cross(n);
       const double k_nn = bodies.inv_mass[i] + rn.dot(inv_inertia * rn);
       if (!(k_nn > 0.0)) continue;
       const double impulse = (-m.gap[deepest] / dt) / k_nn;
-      wall_dv_[i] += (impulse * bodies.inv_mass[i]) * n;
-      wall_dw_[i] += inv_inertia * (impulse * rn);
+      out.dv[i] += (impulse * bodies.inv_mass[i]) * n;
+      out.dw[i] += inv_inertia * (impulse * rn);
       wall_moved_[i] = 1;
       ++corrected;
     }

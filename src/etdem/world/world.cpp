@@ -122,7 +122,8 @@ void World::configure() {
     RestingSettings rs = settings.resting_solver;
     rs.slip_velocity = settings.effective_resting_velocity();
     rs.dt = settings.dt;
-    rs.down = settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
+    rs.down =
+        settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
     resting_ = std::make_unique<RestingSolver>(rs);
     resting_->prepare(omp_get_max_threads());
   } else if (std::find(resting_names().begin(), resting_names().end(), settings.resting) ==
@@ -138,20 +139,44 @@ void World::step() {
   StepProfile& p = last_profile_;
   p = StepProfile{};
   p.steps = 1;
+  last_ = StepStats{};
   using P = StepProfile;
-  { Timer t(p, P::Events); process_events(); }             // 0. scheduled changes (walls removed)
-  { Timer t(p, P::Forces); apply_external_forces(); }      // 1. v += dt F/m
-  { Timer t(p, P::Broad); find_pairs(); }                  // 2. swept boxes, uniform grid
-  { Timer t(p, P::Checks); check_pair_count(); }           //    a step that sweeps everything
-  { Timer t(p, P::Narrow); find_contacts(); warm_start_contacts(); }  // 3. points, candidates
-  { Timer t(p, P::Islands); build_islands(); }             // 4. union-find
-  { Timer t(p, P::Solve); resolve_islands(); }             // 5. solver per island
-  { Timer t(p, P::Correct); correct_wall_velocities(); correct_positions(); }  // 6. walls, projection
-  { Timer t(p, P::Integrate); damp_and_integrate(); }      // 7. damping, x += dt v, rotation
-  { Timer t(p, P::Ledger); update_ledger(); remember_contacts(); }  // 8. ledger
+  auto timed = [&p](P::Phase phase, auto&& phase_work) {
+    Timer t(p, phase);
+    phase_work();
+  };
+  StepBodies& sb = step_bodies_;
+  StepContacts& sc = step_contacts_;
+  // 0. scheduled changes (walls removed); 1. v += dt F/m
+  timed(P::Events, [&] { process_events(); });
+  timed(P::Forces, [&] { apply_external_forces(); });
+  // 2. swept boxes in a uniform grid -> candidate pairs (a step that sweeps everything stops)
+  timed(P::Broad, [&] { find_pairs(sb); });
+  timed(P::Checks, [&] { check_pair_count(sb); });
+  // 3. pairs -> contact points, last step's impulses onto the same contacts
+  timed(P::Narrow, [&] {
+    find_contacts(sb, sc);
+    warm_start(sc.contacts);
+  });
+  // 4. contacts -> islands (union-find over dynamic bodies)
+  timed(P::Islands, [&] { build_islands(sb, sc, islands_); });
+  // 5. islands -> velocities (collision solver, resting pass), impulses, each body's motion
+  timed(P::Solve, [&] { resolve_islands(sb, islands_, sc.contacts, motion_); });
+  // 6. wall correction (pseudo-velocities), position projection of the contacts
+  timed(P::Correct, [&] {
+    correct_wall_velocities(sb, wall_);
+    correct_positions(sb, sc.contacts);
+  });
+  // 7. damping, positions from the motion, rotation
+  timed(P::Integrate, [&] { damp_and_integrate(motion_, wall_); });
+  // 8. energy ledger; this step's contacts kept for the next warm start
+  timed(P::Ledger, [&] {
+    update_ledger();
+    remember_contacts(sc.contacts);
+  });
   time_ += settings.dt;
   ++steps_;
-  { Timer t(p, P::Checks); check_finite(); }               // NaN/Inf with body and step
+  timed(P::Checks, [&] { check_finite(); });  // NaN/Inf with body and step
   profile_.add(p);
 }
 
@@ -175,10 +200,10 @@ void World::apply_external_forces() {
   bodies.update_world_inertia();
 }
 
-Vec3 World::contact_velocity(const Contact& c) const {
+Vec3 World::contact_velocity(const Contact& c, const std::vector<char>& dynamic) const {
   Vec3 u = Vec3::Zero();
-  if (dynamic_[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
-  if (dynamic_[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
+  if (dynamic[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
+  if (dynamic[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
   return u;
 }
 
@@ -188,19 +213,19 @@ double World::speed_bound(int i) const {
          bodies.angular_velocity[i].norm() * shapes.bounding_radius[bodies.shape[i]];
 }
 
-void World::find_pairs() {
+void World::find_pairs(StepBodies& out) {
   const double dt = settings.dt;
   boxes_.clear();
   box_ids_.clear();
-  planes_.clear();
-  dynamic_ids_.clear();
-  dynamic_.assign(bodies.count(), 0);
+  out.unbounded.clear();
+  out.dynamic_ids.clear();
+  out.dynamic.assign(bodies.count(), 0);
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_active(i)) continue;
-    dynamic_[i] = bodies.is_dynamic(i);
-    if (dynamic_[i]) dynamic_ids_.push_back(i);
+    out.dynamic[i] = bodies.is_dynamic(i);
+    if (out.dynamic[i]) out.dynamic_ids.push_back(i);
     if (std::isinf(shapes.bounding_radius[bodies.shape[i]])) {  // planes: tested apart
-      planes_.push_back(i);
+      out.unbounded.push_back(i);
       continue;
     }
     // Box swept by the motion of the step: radius plus the distance any surface point can move.
@@ -210,37 +235,38 @@ void World::find_pairs() {
     boxes_.push_back({c.array() - r, c.array() + r});
     box_ids_.push_back(i);
   }
-  broad_.find_pairs(boxes_, box_ids_, pairs_);
+  broad_.find_pairs(boxes_, box_ids_, out.pairs);
 }
 
-void World::check_pair_count() const {
+void World::check_pair_count(const StepBodies& sb) const {
   // Bodies moving farther than the scene per step (gravity of 1e12 m/s^2, a velocity typed in
   // the wrong unit) sweep boxes over everything: every pair becomes a candidate and the step
   // costs O(N^2) in the narrow phase and the solvers (2 million contacts for 2000 spheres).
   // Such a run has no meaning; it is stopped with the fastest body named instead of crawling.
-  const std::size_t bound = kMaxPairsPerBody * dynamic_ids_.size() + 100'000;
-  if (pairs_.size() <= bound) return;
+  const std::size_t bound = kMaxPairsPerBody * sb.dynamic_ids.size() + 100'000;
+  if (sb.pairs.size() <= bound) return;
   int fastest = -1;
-  for (int i : dynamic_ids_)
+  for (int i : sb.dynamic_ids)
     if (fastest < 0 || speed_bound(i) > speed_bound(fastest)) fastest = i;
   throw std::runtime_error(fmt::format(
       "step {} (t = {:.6g} s): {} candidate pairs for {} moving bodies (more than {} per body): "
       "bodies move farther than their neighbours per step; the fastest, body {} ('{}'), moves "
       "{:.3g} m in one step of {:.3g} s at {:.3g} m/s",
-      steps_, time_, pairs_.size(), dynamic_ids_.size(), kMaxPairsPerBody, fastest,
-      fastest >= 0 ? bodies.name[fastest] : "", fastest >= 0 ? speed_bound(fastest) * settings.dt : 0.0,
-      settings.dt, fastest >= 0 ? speed_bound(fastest) : 0.0));
+      steps_, time_, sb.pairs.size(), sb.dynamic_ids.size(), kMaxPairsPerBody, fastest,
+      fastest >= 0 ? bodies.name[fastest] : "",
+      fastest >= 0 ? speed_bound(fastest) * settings.dt : 0.0, settings.dt,
+      fastest >= 0 ? speed_bound(fastest) : 0.0));
 }
 
-void World::find_contacts() {
+void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   const double dt = settings.dt;
   const int threads = omp_get_max_threads();
   per_thread_contacts_.resize(threads);
-  const int np = static_cast<int>(pairs_.size());
-  const int nd = static_cast<int>(dynamic_ids_.size());
-  const int nplanes = static_cast<int>(planes_.size());
+  const int np = static_cast<int>(sb.pairs.size());
+  const int nd = static_cast<int>(sb.dynamic_ids.size());
+  const int nplanes = static_cast<int>(sb.unbounded.size());
   const double skin = resting_ ? settings.contact_skin : 0.0;
-  auto emit = [&](int a, int b, const Manifold& m, std::vector<Contact>& out) {
+  auto emit = [&](int a, int b, const Manifold& m, std::vector<Contact>& list) {
     const Material& ma = materials[bodies.material[a]];
     const Material& mb = materials[bodies.material[b]];
     for (int k = 0; k < m.count; ++k) {
@@ -255,19 +281,19 @@ void World::find_contacts() {
       c.restitution = pair_restitution(ma, mb);
       c.friction = pair_friction(ma, mb);
       c.stiffness = pair_stiffness(ma, mb);
-      out.push_back(c);
+      list.push_back(c);
     }
   };
   for (auto& v : per_thread_contacts_) v.clear();
-  // Small scenes stay on one thread (see broad_phase.cpp).
+    // Small scenes stay on one thread (see broad_phase.cpp).
 #pragma omp parallel num_threads(threads) if (np > 512)
   {
-    auto& out = per_thread_contacts_[omp_get_thread_num()];
+    auto& list = per_thread_contacts_[omp_get_thread_num()];
     Manifold m;
 #pragma omp for schedule(static) nowait
     for (int k = 0; k < np; ++k) {
-      const auto [a, b] = pairs_[k];
-      if (!dynamic_[a] && !dynamic_[b]) continue;
+      const auto [a, b] = sb.pairs[k];
+      if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
       // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow
       // phase's strict `gap < margin` from dropping them when nothing moves.
       const double margin = (speed_bound(a) + speed_bound(b)) * dt +
@@ -275,54 +301,54 @@ void World::find_contacts() {
                                                        shapes.bounding_radius[bodies.shape[b]]);
       collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
               bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
-      emit(a, b, m, out);
+      emit(a, b, m, list);
     }
   }
-  contacts_.clear();
-  for (auto& v : per_thread_contacts_) contacts_.insert(contacts_.end(), v.begin(), v.end());
+  std::vector<Contact>& contacts = out.contacts;
+  contacts.clear();
+  for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
   // Every dynamic body against every active plane (walls are few; infinite planes stay out of
   // the grid).
   for (auto& v : per_thread_contacts_) v.clear();
 #pragma omp parallel num_threads(threads) if (nd > 512)
   {
-    auto& out = per_thread_contacts_[omp_get_thread_num()];
+    auto& list = per_thread_contacts_[omp_get_thread_num()];
     Manifold m;
 #pragma omp for schedule(static)
     for (int k = 0; k < nd; ++k) {
-      const int a = dynamic_ids_[k];
+      const int a = sb.dynamic_ids[k];
       const Pose pa(bodies.position[a], bodies.orientation[a]);
       const double reach =
           (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + speed_bound(a) * dt;
       for (int pi = 0; pi < nplanes; ++pi) {
-        const int b = planes_[pi];
+        const int b = sb.unbounded[pi];
         const Vec3 n = bodies.orientation[b] * Vec3::UnitZ();
         if ((pa.position - bodies.position[b]).dot(n) >= reach) continue;
         collide(shapes, bodies.shape[a], pa, bodies.shape[b],
                 Pose(bodies.position[b], bodies.orientation[b]),
                 speed_bound(a) * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);
-        emit(a, b, m, out);
+        emit(a, b, m, list);
       }
     }
   }
-  for (auto& v : per_thread_contacts_) contacts_.insert(contacts_.end(), v.begin(), v.end());
+  for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
 
   // Collision candidates: contacts closed or closing within the step, g + u_n dt <= 0 (a chain
   // of exactly touching balls struck at one end is one multiple impact).
-  candidates_.clear();
-  last_ = StepStats{};
-  last_.contacts = static_cast<long>(contacts_.size());
-  for (int k = 0; k < static_cast<int>(contacts_.size()); ++k) {
-    const Contact& c = contacts_[k];
+  out.candidates.clear();
+  last_.contacts = static_cast<long>(contacts.size());
+  for (int k = 0; k < static_cast<int>(contacts.size()); ++k) {
+    const Contact& c = contacts[k];
     last_.max_penetration = std::max(last_.max_penetration, -c.gap);
-    const Vec3 u = contact_velocity(c);
+    const Vec3 u = contact_velocity(c, sb.dynamic);
     // With the resting pass every reported contact joins the islands (speculative contacts);
     // the collision solver still only sees contacts that would close within the step.
-    if (c.gap + c.normal.dot(u) * dt <= 0.0 || resting_) candidates_.push_back(k);
+    if (c.gap + c.normal.dot(u) * dt <= 0.0 || resting_) out.candidates.push_back(k);
   }
-  last_.candidates = static_cast<long>(candidates_.size());
+  last_.candidates = static_cast<long>(out.candidates.size());
 }
 
-void World::warm_start_contacts() {
+void World::warm_start(std::vector<Contact>& contacts) const {
   // A contact is the same as last step's when it joins the same two bodies and its point moved
   // less than a quarter of the smaller body's bounding radius (manifold points are not numbered
   // stably for boxes, so points are matched by position).
@@ -330,14 +356,15 @@ void World::warm_start_contacts() {
   auto less = [&](int x, const std::pair<int, int>& key) {
     return std::make_pair(previous_[x].a, previous_[x].b) < key;
   };
-  for (Contact& c : contacts_) {
+  for (Contact& c : contacts) {
     const std::pair<int, int> key(c.a, c.b);
     auto it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key, less);
     const double ra = shapes.bounding_radius[bodies.shape[c.a]];
     const double rb = shapes.bounding_radius[bodies.shape[c.b]];
     double best = 0.0625 * std::min(ra, rb) * std::min(ra, rb);
     const Contact* match = nullptr;
-    for (; it != previous_order_.end() && previous_[*it].a == c.a && previous_[*it].b == c.b; ++it) {
+    for (; it != previous_order_.end() && previous_[*it].a == c.a && previous_[*it].b == c.b;
+         ++it) {
       const double d2 = (previous_[*it].point - c.point).squaredNorm();
       if (d2 < best) {
         best = d2;
@@ -351,122 +378,124 @@ void World::warm_start_contacts() {
   }
 }
 
-void World::remember_contacts() {
+void World::remember_contacts(const std::vector<Contact>& contacts) {
   if (!resting_) return;
-  previous_ = contacts_;
+  previous_ = contacts;
   previous_order_.resize(previous_.size());
   for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
   std::sort(previous_order_.begin(), previous_order_.end(), [&](int x, int y) {
-    return std::make_pair(previous_[x].a, previous_[x].b) < std::make_pair(previous_[y].a, previous_[y].b);
+    return std::make_pair(previous_[x].a, previous_[x].b) <
+           std::make_pair(previous_[y].a, previous_[y].b);
   });
 }
 
-void World::build_islands() {
-  island_builder_.build(contacts_, candidates_, dynamic_, islands_);
-  last_.islands = islands_.count();
+void World::build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out) {
+  island_builder_.build(sc.contacts, sc.candidates, sb.dynamic, out);
+  last_.islands = out.count();
 }
 
-void World::resolve_islands() {
-  const int ni = islands_.count();
+void World::resolve_islands(const StepBodies& sb, const Islands& islands,
+                            std::vector<Contact>& contacts, std::vector<Motion>& motion) {
+  const int ni = islands.count();
   // Every body flies free (no contact this step) until an island claims it.
-  motion_.assign(bodies.count(), Motion{});
+  motion.assign(bodies.count(), Motion{});
   if (ni == 0) return;
   const double v_rest = settings.effective_resting_velocity();
   // Gather island-local copies: bodies numbered 0..n-1 within their island, static bodies -1.
-  const int nb = islands_.body_start[ni];
-  island_v_.resize(nb);
-  island_w_.resize(nb);
-  island_inv_mass_.resize(nb);
-  island_inv_inertia_.resize(nb);
-  local_index_.assign(bodies.count(), -1);
+  const int nb = islands.body_start[ni];
+  isl_.v.resize(nb);
+  isl_.w.resize(nb);
+  isl_.inv_mass.resize(nb);
+  isl_.inv_inertia.resize(nb);
+  isl_.local_index.assign(bodies.count(), -1);
   for (int k = 0; k < ni; ++k)
-    for (int s = islands_.body_start[k]; s < islands_.body_start[k + 1]; ++s) {
-      const int i = islands_.body_order[s];
-      local_index_[i] = s - islands_.body_start[k];
-      island_v_[s] = bodies.velocity[i];
-      island_w_[s] = bodies.angular_velocity[i];
-      island_inv_mass_[s] = bodies.inv_mass[i];
-      island_inv_inertia_[s] = bodies.inv_inertia_world[i];
+    for (int s = islands.body_start[k]; s < islands.body_start[k + 1]; ++s) {
+      const int i = islands.body_order[s];
+      isl_.local_index[i] = s - islands.body_start[k];
+      isl_.v[s] = bodies.velocity[i];
+      isl_.w[s] = bodies.angular_velocity[i];
+      isl_.inv_mass[s] = bodies.inv_mass[i];
+      isl_.inv_inertia[s] = bodies.inv_inertia_world[i];
     }
   // Island-local contacts. With the hybrid resting treatment, each island's collisions (faster
   // approach than v_rest) come first and go to the collision solver; the resting pass then sees
   // the whole island. Otherwise every contact goes to the collision solver, slow ones with e = 0.
-  island_contacts_.resize(islands_.contact_order.size());
-  island_source_.resize(islands_.contact_order.size());
-  island_collisions_.assign(ni, 0);
+  isl_.contacts.resize(islands.contact_order.size());
+  isl_.source.resize(islands.contact_order.size());
+  isl_.collisions.assign(ni, 0);
   // Classify each contact once: slow (resting) or a collision.
-  contact_slow_.resize(island_contacts_.size());
-  for (std::size_t s = 0; s < contact_slow_.size(); ++s) {
-    const Contact& c = contacts_[islands_.contact_order[s]];
-    const double un = c.normal.dot(contact_velocity(c));
+  isl_.slow.resize(isl_.contacts.size());
+  for (std::size_t s = 0; s < isl_.slow.size(); ++s) {
+    const Contact& c = contacts[islands.contact_order[s]];
+    const double un = c.normal.dot(contact_velocity(c, sb.dynamic));
     const bool closing = c.gap + un * settings.dt <= 0.0;
-    contact_slow_[s] = (v_rest > 0.0 && un > -v_rest) || !closing;
+    isl_.slow[s] = (v_rest > 0.0 && un > -v_rest) || !closing;
   }
   for (int k = 0; k < ni; ++k) {
-    int slot = islands_.contact_start[k];
+    int slot = islands.contact_start[k];
     // Collisions first, then (with the resting pass) the slow ones, each group in its original
     // order. Without the resting pass every contact goes to the collision solver.
     for (int pass = 0; pass < 2; ++pass) {
       if (pass == 1 && !resting_) break;
-      for (int s = islands_.contact_start[k]; s < islands_.contact_start[k + 1]; ++s) {
-        const bool slow = contact_slow_[s];
+      for (int s = islands.contact_start[k]; s < islands.contact_start[k + 1]; ++s) {
+        const bool slow = isl_.slow[s];
         if (resting_ && slow != (pass == 1)) continue;
-        Contact c = contacts_[islands_.contact_order[s]];
+        Contact c = contacts[islands.contact_order[s]];
         // Resting contacts in the collision solver are resolved inelastically, so a pile does
         // not bounce on the g dt it gains every step. v_rest = 0 turns this off.
         if (slow) c.restitution = 0.0;
-        c.a = dynamic_[c.a] ? local_index_[c.a] : -1;
-        c.b = dynamic_[c.b] ? local_index_[c.b] : -1;
-        island_contacts_[slot] = c;
-        island_source_[slot] = islands_.contact_order[s];
+        c.a = sb.dynamic[c.a] ? isl_.local_index[c.a] : -1;
+        c.b = sb.dynamic[c.b] ? isl_.local_index[c.b] : -1;
+        isl_.contacts[slot] = c;
+        isl_.source[slot] = islands.contact_order[s];
         ++slot;
-        if (pass == 0) ++island_collisions_[k];
+        if (pass == 0) ++isl_.collisions[k];
       }
     }
   }
   // Largest islands first so one big island does not start last; the result of each island
   // depends only on its own data, never on which thread resolves it.
-  island_order_.resize(ni);
-  for (int k = 0; k < ni; ++k) island_order_[k] = k;
-  std::stable_sort(island_order_.begin(), island_order_.end(), [&](int x, int y) {
-    return islands_.contact_start[x + 1] - islands_.contact_start[x] >
-           islands_.contact_start[y + 1] - islands_.contact_start[y];
+  isl_.order.resize(ni);
+  for (int k = 0; k < ni; ++k) isl_.order[k] = k;
+  std::stable_sort(isl_.order.begin(), isl_.order.end(), [&](int x, int y) {
+    return islands.contact_start[x + 1] - islands.contact_start[x] >
+           islands.contact_start[y + 1] - islands.contact_start[y];
   });
-  island_v0_.resize(nb);
-  island_toi_.assign(nb, 0.0);
-  island_kick_.assign(ni, 0.0);
-  island_stats_.assign(ni, SolverStats{});
-  island_resting_stats_.assign(ni, SolverStats{});
-#pragma omp parallel for schedule(dynamic, 1) if (ni > 1 && islands_.contact_order.size() > 256)
+  isl_.v0.resize(nb);
+  isl_.toi.assign(nb, 0.0);
+  isl_.kick.assign(ni, 0.0);
+  isl_.stats.assign(ni, SolverStats{});
+  isl_.resting_stats.assign(ni, SolverStats{});
+#pragma omp parallel for schedule(dynamic, 1) if (ni > 1 && islands.contact_order.size() > 256)
   for (int o = 0; o < ni; ++o) {
-    const int k = island_order_[o];
-    const int b0 = islands_.body_start[k];
+    const int k = isl_.order[o];
+    const int b0 = islands.body_start[k];
     IslandBodies view;
-    view.count = islands_.body_start[k + 1] - b0;
-    view.v = island_v_.data() + b0;
-    view.w = island_w_.data() + b0;
-    view.inv_mass = island_inv_mass_.data() + b0;
-    view.inv_inertia = island_inv_inertia_.data() + b0;
-    const int c0 = islands_.contact_start[k];
-    const std::span<Contact> all(island_contacts_.data() + c0, islands_.contact_start[k + 1] - c0);
+    view.count = islands.body_start[k + 1] - b0;
+    view.v = isl_.v.data() + b0;
+    view.w = isl_.w.data() + b0;
+    view.inv_mass = isl_.inv_mass.data() + b0;
+    view.inv_inertia = isl_.inv_inertia.data() + b0;
+    const int c0 = islands.contact_start[k];
+    const std::span<Contact> all(isl_.contacts.data() + c0, islands.contact_start[k + 1] - c0);
     const int thread = omp_get_thread_num();
-    if (island_collisions_[k] > 0) {
-      const std::span<Contact> collisions = all.first(island_collisions_[k]);
+    if (isl_.collisions[k] > 0) {
+      const std::span<Contact> collisions = all.first(isl_.collisions[k]);
       // Time of impact of each body: the earliest time one of its approaching contacts closes
       // (gap / -u_n; 0 for a contact already touching). The body moves with its old velocity
       // until then and with the new one after (World::displacement). Every contact of the
       // island counts, resting ones too: the old velocity must not carry a body into a
       // neighbour that only the resting pass was holding off.
-      for (int s = 0; s < view.count; ++s) island_toi_[b0 + s] = settings.dt;
+      for (int s = 0; s < view.count; ++s) isl_.toi[b0 + s] = settings.dt;
       for (const Contact& c : all) {
         const double un = c.normal.dot(impulse::relative_velocity(c, view));
         if (!(un < 0.0)) continue;
         const double t = c.gap > 0.0 ? std::min(settings.dt, c.gap / -un) : 0.0;
         for (const int body : {c.a, c.b})
-          if (body >= 0) island_toi_[b0 + body] = std::min(island_toi_[b0 + body], t);
+          if (body >= 0) isl_.toi[b0 + body] = std::min(isl_.toi[b0 + body], t);
       }
       for (int s = 0; s < view.count; ++s)
-        if (island_toi_[b0 + s] >= settings.dt) island_toi_[b0 + s] = 0.0;  // no impact
+        if (isl_.toi[b0 + s] >= settings.dt) isl_.toi[b0 + s] = 0.0;  // no impact
       // Gravity acts on either side of the impact: the solver sees the velocity at the impact,
       // v - g (dt - t_c), and the rest of the step's kick is given back after it. (With the
       // whole kick before the impact an elastic ball left 2 g (dt - t_c) too fast: 0.12 % per
@@ -479,44 +508,44 @@ void World::resolve_islands() {
         kick += 0.5 * (view.v[s].squaredNorm() - before) / view.inv_mass[s];
       };
       for (int s = 0; s < view.count; ++s)
-        if (island_toi_[b0 + s] > 0.0) {
-          shift_velocity(s, -(settings.dt - island_toi_[b0 + s]));
-          island_v0_[b0 + s] = view.v[s];
+        if (isl_.toi[b0 + s] > 0.0) {
+          shift_velocity(s, -(settings.dt - isl_.toi[b0 + s]));
+          isl_.v0[b0 + s] = view.v[s];
         }
-      island_stats_[k] = solver_->resolve(collisions, view, thread);
+      isl_.stats[k] = solver_->resolve(collisions, view, thread);
       for (int s = 0; s < view.count; ++s)
-        if (island_toi_[b0 + s] > 0.0) shift_velocity(s, settings.dt - island_toi_[b0 + s]);
-      island_kick_[k] = kick;
+        if (isl_.toi[b0 + s] > 0.0) shift_velocity(s, settings.dt - isl_.toi[b0 + s]);
+      isl_.kick[k] = kick;
     }
-    if (resting_) island_resting_stats_[k] = resting_->resolve(all, view, thread);
+    if (resting_) isl_.resting_stats[k] = resting_->resolve(all, view, thread);
   }
   // Scatter back and sum the statistics in island order (deterministic).
-  for (Contact& c : contacts_) {
+  for (Contact& c : contacts) {
     c.normal_impulse = 0.0;
     c.tangent_impulse = Vec3::Zero();
   }
-  for (std::size_t s = 0; s < island_contacts_.size(); ++s) {
-    contacts_[island_source_[s]].normal_impulse = island_contacts_[s].normal_impulse;
-    contacts_[island_source_[s]].tangent_impulse = island_contacts_[s].tangent_impulse;
+  for (std::size_t s = 0; s < isl_.contacts.size(); ++s) {
+    contacts[isl_.source[s]].normal_impulse = isl_.contacts[s].normal_impulse;
+    contacts[isl_.source[s]].tangent_impulse = isl_.contacts[s].tangent_impulse;
   }
   for (int s = 0; s < nb; ++s) {
-    const int i = islands_.body_order[s];
-    bodies.velocity[i] = island_v_[s];
-    bodies.angular_velocity[i] = island_w_[s];
-    motion_[i].free = false;
-    if (island_toi_[s] > 0.0) motion_[i] = {false, island_toi_[s], island_v0_[s]};
+    const int i = islands.body_order[s];
+    bodies.velocity[i] = isl_.v[s];
+    bodies.angular_velocity[i] = isl_.w[s];
+    motion[i].free = false;
+    if (isl_.toi[s] > 0.0) motion[i] = {false, isl_.toi[s], isl_.v0[s]};
   }
   for (int k = 0; k < ni; ++k) {
-    ledger_.integration -= island_kick_[k];
-    last_.solver.add(island_stats_[k]);
-    last_.resting.add(island_resting_stats_[k]);
-    last_.collisions += island_collisions_[k];
-    last_.largest_island =
-        std::max<long>(last_.largest_island, islands_.contact_start[k + 1] - islands_.contact_start[k]);
+    ledger_.integration -= isl_.kick[k];
+    last_.solver.add(isl_.stats[k]);
+    last_.resting.add(isl_.resting_stats[k]);
+    last_.collisions += isl_.collisions[k];
+    last_.largest_island = std::max<long>(last_.largest_island,
+                                          islands.contact_start[k + 1] - islands.contact_start[k]);
   }
 }
 
-void World::correct_positions() {
+void World::correct_positions(const StepBodies& sb, const std::vector<Contact>& contacts) {
   // Position projection (jolt appendix B.18): each penetrating contact moves its bodies apart
   // along the normal by k_p times the depth beyond the slop, shared by inverse mass. A body with
   // several penetrating contacts takes the mean of their corrections, so the four corners of a
@@ -527,11 +556,11 @@ void World::correct_positions() {
   correction_.assign(bodies.count(), Vec3::Zero());
   correction_count_.assign(bodies.count(), 0);
   bool any = false;
-  for (const Contact& c : contacts_) {
+  for (const Contact& c : contacts) {
     const double depth = -c.gap - settings.penetration_slop;
     if (depth <= 0.0) continue;
-    const double ia = dynamic_[c.a] ? bodies.inv_mass[c.a] : 0.0;
-    const double ib = dynamic_[c.b] ? bodies.inv_mass[c.b] : 0.0;
+    const double ia = sb.dynamic[c.a] ? bodies.inv_mass[c.a] : 0.0;
+    const double ib = sb.dynamic[c.b] ? bodies.inv_mass[c.b] : 0.0;
     if (ia + ib <= 0.0) continue;
     const Vec3 d = kp * depth * c.normal;
     if (ia > 0.0) {
@@ -555,7 +584,7 @@ void World::correct_positions() {
   ledger_.correction += work;
 }
 
-void World::damp_and_integrate() {
+void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorrection& wall) {
   const double dt = settings.dt;
   const double f = 1.0 - settings.damping * dt;  // 2024 Eqs. 47-48, 0 <= xi dt <= 1 (Eq. 49)
   double damped = 0.0, gravity_work = 0.0, rotation_gain = 0.0, wall_work = 0.0;
@@ -569,15 +598,15 @@ void World::damp_and_integrate() {
       w *= f;
       damped += before - bodies.kinetic_energy(i);
     }
-    const Vec3 dx = displacement(i);
+    const Vec3 dx = motion.empty() ? Vec3(dt * v) : displacement(i, motion[i]);
     bodies.position[i] += dx;
     gravity_work += bodies.mass[i] * settings.gravity.dot(dx);
     const Quat q0 = bodies.orientation[i];
-    if (!wall_dv_.empty()) {  // wall-correction: the pseudo-velocities move, then vanish
-      const Vec3 dx_wall = dt * wall_dv_[i];
+    if (!wall.dv.empty()) {  // wall-correction: the pseudo-velocities move, then vanish
+      const Vec3 dx_wall = dt * wall.dv[i];
       bodies.position[i] += dx_wall;
       wall_work += bodies.mass[i] * settings.gravity.dot(dx_wall);
-      bodies.orientation[i] = integrate_orientation(q0, w + wall_dw_[i], dt);
+      bodies.orientation[i] = integrate_orientation(q0, w + wall.dw[i], dt);
     } else {
       bodies.orientation[i] = integrate_orientation(q0, w, dt);
     }
@@ -598,7 +627,7 @@ void World::damp_and_integrate() {
   ledger_.correction += wall_work;  // as position projection: minus the potential energy added
 }
 
-Vec3 World::displacement(int i) const {
+Vec3 World::displacement(int i, const Motion& m) const {
   // Position update (2024 §3.2 symplectic Euler, x += v dt with the new velocity), refined
   // where the step's motion is known better:
   //  - a body with no contact this step moves exactly under gravity, x += (v - g dt / 2) dt
@@ -615,8 +644,6 @@ Vec3 World::displacement(int i) const {
   const double dt = settings.dt;
   const Vec3& v = bodies.velocity[i];
   const Vec3& g = settings.gravity;
-  if (motion_.empty()) return dt * v;
-  const Motion& m = motion_[i];
   if (m.free) return dt * (v - 0.5 * dt * g);
   if (m.impact_time <= 0.0) return dt * v;
   const double tc = m.impact_time, tau = dt - tc;
@@ -660,7 +687,8 @@ void World::check_finite() const {
   // Finite states whose energy overflows (a velocity of 1e308 m/s): name the body.
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_dynamic(i)) continue;
-    const double e = bodies.kinetic_energy(i) - bodies.mass[i] * settings.gravity.dot(bodies.position[i]);
+    const double e =
+        bodies.kinetic_energy(i) - bodies.mass[i] * settings.gravity.dot(bodies.position[i]);
     if (!std::isfinite(e))
       throw std::runtime_error(fmt::format(
           "non-finite energy of body {} ('{}') at step {} (t = {:.6g} s): position ({}, {}, {}), "
@@ -670,9 +698,10 @@ void World::check_finite() const {
           bodies.velocity[i].z(), bodies.angular_velocity[i].x(), bodies.angular_velocity[i].y(),
           bodies.angular_velocity[i].z()));
   }
-  throw std::runtime_error(fmt::format("non-finite energy at step {} (the sum of finite body "
-                                       "energies overflows)",
-                                       steps_));
+  throw std::runtime_error(
+      fmt::format("non-finite energy at step {} (the sum of finite body "
+                  "energies overflows)",
+                  steps_));
 }
 
 }  // namespace etdem

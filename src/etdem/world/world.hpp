@@ -17,6 +17,7 @@
 #include "etdem/world/islands.hpp"
 #include "etdem/world/settings.hpp"
 #include "etdem/world/solver_registry.hpp"
+#include "etdem/world/step_context.hpp"
 
 namespace etdem {
 
@@ -26,8 +27,8 @@ struct StepProfile {
   enum Phase { Events, Forces, Broad, Narrow, Islands, Solve, Correct, Integrate, Ledger, Checks };
   static constexpr int kPhases = 10;
   /// Names in step order, as summary.json and `etdem run --profile` print them.
-  static constexpr const char* kNames[kPhases] = {"events",  "forces",  "broad",     "narrow",
-                                                  "islands", "solve",   "correct",   "integrate",
+  static constexpr const char* kNames[kPhases] = {"events",  "forces", "broad",   "narrow",
+                                                  "islands", "solve",  "correct", "integrate",
                                                   "ledger",  "checks"};
   std::array<double, kPhases> seconds{};  // [s]
   std::array<long, kPhases> calls{};
@@ -47,13 +48,13 @@ struct StepProfile {
 
 /// What happened in one step, and the running maxima over the run.
 struct StepStats {
-  long contacts = 0;      // contact points from the narrow phase
-  long candidates = 0;    // of which would close within the step
+  long contacts = 0;    // contact points from the narrow phase
+  long candidates = 0;  // of which would close within the step
   long islands = 0;
-  long largest_island = 0;  // contacts
-  SolverStats solver;   // collision solver (ETM)
-  SolverStats resting;  // resting-contact pass
-  long collisions = 0;  // candidates approaching faster than the resting velocity
+  long largest_island = 0;       // contacts
+  SolverStats solver;            // collision solver (ETM)
+  SolverStats resting;           // resting-contact pass
+  long collisions = 0;           // candidates approaching faster than the resting velocity
   double max_penetration = 0.0;  // [m] deepest contact this step (before projection)
   long wall_corrections = 0;     // velocity corrections against walls (wall-correction)
   long wall_rounds = 0;          // predict-detect-correct rounds
@@ -67,7 +68,7 @@ struct RunTotals {
   long collisions = 0;
   SolverStats solver;
   SolverStats resting;
-  double max_penetration = 0.0;  // [m] over the run
+  double max_penetration = 0.0;                                        // [m] over the run
   long wall_corrections = 0, wall_rounds = 0, wall_bound_reached = 0;  // wall-correction
 };
 
@@ -118,28 +119,33 @@ class World {
   const StepProfile& last_profile() const { return last_profile_; }  // the last step
   const StepStats& last_step() const { return last_; }
   const RunTotals& totals() const { return totals_; }
-  std::span<const Contact> contacts() const { return contacts_; }
+  std::span<const Contact> contacts() const { return step_contacts_.contacts; }
   const Solver& solver() const { return *solver_; }
 
  private:
+  // The phases of step(), in order. Each takes the lists it reads and fills as arguments
+  // (world/step_context.hpp); members below are only the world's state and reused scratch.
   void configure();  // solvers and threads from the settings (initialize, or a change of them)
   void process_events();
   void apply_external_forces();
-  void find_pairs();
-  void check_pair_count() const;  // throws when the broad phase returns nearly every pair
-  void find_contacts();
-  void warm_start_contacts();   // last step's impulses onto matching contacts
-  void remember_contacts();     // keep this step's impulses for the next
-  void build_islands();
-  void resolve_islands();
-  void correct_positions();
-  void correct_wall_velocities();  // resting = "wall-correction" (world/wall_correction.cpp)
-  void damp_and_integrate();
+  void find_pairs(StepBodies& out);
+  void check_pair_count(const StepBodies& sb) const;  // throws when nearly every pair is swept
+  void find_contacts(const StepBodies& sb, StepContacts& out);
+  void warm_start(std::vector<Contact>& contacts) const;  // last step's impulses onto matches
+  void build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out);
+  void resolve_islands(const StepBodies& sb, const Islands& islands, std::vector<Contact>& contacts,
+                       std::vector<Motion>& motion);
+  void correct_wall_velocities(const StepBodies& sb, WallCorrection& out);  // wall_correction.cpp
+  void correct_positions(const StepBodies& sb, const std::vector<Contact>& contacts);
+  void damp_and_integrate(const std::vector<Motion>& motion, const WallCorrection& wall);
   void update_ledger();
+  void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
   void check_finite() const;
-  double speed_bound(int i) const;  // [m/s] fastest surface point of body i
-  Vec3 displacement(int i) const;   // [m] position change of the step (damp_and_integrate)
-  Vec3 contact_velocity(const Contact& c) const;  // u = u_A - u_B, global body ids
+
+  double speed_bound(int i) const;                  // [m/s] fastest surface point of body i
+  Vec3 displacement(int i, const Motion& m) const;  // [m] position change of the step
+  /// u = u_A - u_B at a contact (global body ids; static bodies do not move).
+  Vec3 contact_velocity(const Contact& c, const std::vector<char>& dynamic) const;
 
   double time_ = 0.0;
   long steps_ = 0;
@@ -152,43 +158,44 @@ class World {
   StepStats last_;
   RunTotals totals_;
 
-  // Per-step buffers, reused across steps.
+  // The lists one step passes between its phases (reused capacity; see step()).
+  StepBodies step_bodies_;
+  StepContacts step_contacts_;
+  Islands islands_;
+  std::vector<Motion> motion_;  // per body
+  WallCorrection wall_;
+
+  // Carried from one step to the next: last step's contacts with their impulses (warm start).
+  std::vector<Contact> previous_;
+  std::vector<int> previous_order_;  // previous_ sorted by (a, b)
+
+  // Scratch of single phases, reused across steps.
   BroadPhase broad_;
   std::vector<Aabb> boxes_;
-  std::vector<int> box_ids_, planes_, dynamic_ids_;
-  std::vector<std::pair<int, int>> pairs_;
+  std::vector<int> box_ids_;
   std::vector<std::vector<Contact>> per_thread_contacts_;
-  std::vector<Contact> contacts_;
-  std::vector<int> candidates_;
-  std::vector<char> dynamic_;
   IslandBuilder island_builder_;
-  Islands islands_;
-  std::vector<int> island_order_, local_index_;
-  std::vector<Vec3> island_v_, island_w_;
-  std::vector<double> island_inv_mass_;
-  std::vector<Mat3> island_inv_inertia_;
-  std::vector<Contact> island_contacts_;
-  std::vector<int> island_source_;  // per island contact: its index in contacts_
-  std::vector<char> contact_slow_;  // per island contact (island order): resting, not collision
-  std::vector<Vec3> island_v0_;      // per island body: velocity at its time of impact [m/s]
-  std::vector<double> island_toi_;   // per island body: time of impact in the step, 0 = none [s]
-  std::vector<double> island_kick_;  // per island: kinetic energy of the gravity split [J]
-  /// How a body moved during the step, for its position update (displacement()).
-  struct Motion {
-    bool free = true;             // in no island: no contact this step
-    double impact_time = 0.0;     // [s] time of its first impact within the step, 0 = none
-    Vec3 impact_velocity{0, 0, 0};  // [m/s] its velocity at that impact
-  };
-  std::vector<Motion> motion_;    // per body
-  std::vector<SolverStats> island_stats_, island_resting_stats_;
-  std::vector<int> island_collisions_;  // per island: leading contacts that are collisions
-  std::vector<Contact> previous_;      // last step's contacts with their impulses
-  std::vector<int> previous_order_;    // previous_ sorted by (a, b)
-  std::vector<Vec3> correction_;
-  std::vector<Vec3> wall_dv_, wall_dw_;  // wall-correction pseudo-velocities (positions only)
+  /// resolve_islands: each island's bodies gathered into contiguous island-local arrays, its
+  /// contacts with island-local body ids, collisions first.
+  struct IslandScratch {
+    std::vector<int> order;         // islands, largest first
+    std::vector<int> local_index;   // per body: index within its island, -1 none
+    std::vector<Vec3> v, w;         // per island body [m/s], [rad/s]
+    std::vector<double> inv_mass;   // per island body [1/kg]
+    std::vector<Mat3> inv_inertia;  // per island body, world frame
+    std::vector<Contact> contacts;  // island order
+    std::vector<int> source;        // per island contact: its index in the step's list
+    std::vector<char> slow;         // per island contact: resting, not a collision
+    std::vector<Vec3> v0;           // per island body: velocity at its time of impact
+    std::vector<double> toi;        // per island body: time of impact, 0 = none [s]
+    std::vector<double> kick;       // per island: kinetic energy of the gravity split [J]
+    std::vector<SolverStats> stats, resting_stats;  // per island
+    std::vector<int> collisions;  // per island: leading contacts that are collisions
+  } isl_;
+  std::vector<Vec3> correction_;                 // correct_positions: per body [m]
+  std::vector<int> correction_count_;            // correct_positions: per body
   std::vector<std::pair<int, int>> wall_pairs_;  // wall-correction: (grain, wall) still to test
   std::vector<char> wall_moved_;                 // wall-correction: grain corrected this round
-  std::vector<int> correction_count_;
 };
 
 }  // namespace etdem
