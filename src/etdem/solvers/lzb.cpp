@@ -87,9 +87,9 @@ void LzbSolver::setup(std::span<const Contact> cs, const IslandBodies& b, Scratc
           s.val[s.cursor[k]] += d;
         }
       }
-      // A body listed twice in its contact list (contact with itself as A and B) is summed twice above and
-      // over both sides: such a contact cannot occur (the narrow phase never pairs a body with
-      // itself).
+      // A body listed twice in its contact list (contact with itself as A and B) is summed twice
+      // above and over both sides: such a contact cannot occur (the narrow phase never pairs a body
+      // with itself).
     }
     for (int q = row0; q < static_cast<int>(s.col.size()); ++q) {
       if (s.col[q] == j) s.diag[j] = s.val[q];

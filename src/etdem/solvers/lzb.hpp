@@ -86,8 +86,8 @@ class LzbSolver final : public Solver {
     std::vector<double> impulse;    // P_j, accumulated normal impulse [N s]
     std::vector<double> increment;  // dP_j of the current step [N s]
     std::vector<double> event;      // fraction of the step at which the contact terminates
-    BodyContacts graph;  // body -> contacts
-    std::vector<int> cursor;  // per contact: its column in the row being assembled, or -1
+    BodyContacts graph;             // body -> contacts
+    std::vector<int> cursor;        // per contact: its column in the row being assembled, or -1
   };
 
   void setup(std::span<const Contact> cs, const IslandBodies& b, Scratch& s) const;

@@ -21,17 +21,20 @@
 namespace etdem {
 
 struct RestingSettings {
-  int iterations = 12;       // Gauss-Seidel sweeps per island and step (upper bound)
-  double tolerance = 1e-3;   // stop when no impulse changed by more than this fraction of the
-                             // largest accumulated normal impulse in a sweep
-  double dt = 0.0;             // [s] time step: a contact with gap g > 0 may close at g / dt
-                               // (speculative contact); set by the world
-  Vec3 down{0, 0, 0};          // unit gravity direction (zero: no shock propagation); set by
-                               // the world
+  int iterations = 12;            // Gauss-Seidel sweeps per island and step (upper bound)
+  double tolerance = 1e-3;        // stop when no impulse changed by more than this fraction of the
+                                  // largest accumulated normal impulse in a sweep
+  double dt = 0.0;                // [s] time step: a contact with gap g > 0 may close at g / dt
+                                  // (speculative contact); set by the world
+  Vec3 down{0, 0, 0};             // unit gravity direction (zero: no shock propagation); set by
+                                  // the world
+  Vec3 gravity{0, 0, 0};          // [m/s^2] the step's acceleration of every dynamic body, whose
+                                  // kick g dt the pass's impulses cancel on resting grains (their
+                                  // work is booked from the velocity before it); set by the world
   bool shock_propagation = true;  // final bottom-up pass with the lower body fixed (with gravity)
-  double warm_start = 1.0;     // fraction of last step's impulses applied first (0 = cold)
-  double slip_velocity = 0.0;  // [m/s] above it a saturated friction impulse opposes the slip;
-                               // the world sets it to the resting velocity
+  double warm_start = 1.0;        // fraction of last step's impulses applied first (0 = cold)
+  double slip_velocity = 0.0;     // [m/s] above it a saturated friction impulse opposes the slip;
+                                  // the world sets it to the resting velocity
 
   bool operator==(const RestingSettings&) const = default;
 };
@@ -51,15 +54,15 @@ class RestingSolver final : public Solver {
     Vec3 ia, ib;  // I^-1 (r x d) [1/(kg m)]
   };
   struct Scratch {
-    std::vector<double> normal_mass;        // 1 / n.K n [kg]
-    std::vector<Vec3> t1, t2;               // tangent basis
+    std::vector<double> normal_mass;            // 1 / n.K n [kg]
+    std::vector<Vec3> t1, t2;                   // tangent basis
     std::vector<Eigen::Matrix2d> tangent_mass;  // its inverse [kg]
-    std::vector<double> pn;                 // accumulated normal impulse [N s]
-    std::vector<Eigen::Vector2d> pt;        // accumulated tangential impulse [N s]
+    std::vector<double> pn;                     // accumulated normal impulse [N s]
+    std::vector<Eigen::Vector2d> pt;            // accumulated tangential impulse [N s]
     std::vector<std::pair<double, int>> order;  // (height, contact), bottom of the pile first
-    std::vector<Row> rows;                  // 3 per contact: n, t1, t2
-    std::vector<Vec3> u0;                   // relative velocity before the pass [m/s]
-    std::vector<Vec3> v0, w0;               // body velocities before the pass
+    std::vector<Row> rows;                      // 3 per contact: n, t1, t2
+    std::vector<Vec3> u0;                       // relative velocity before the pass [m/s]
+    std::vector<Vec3> v0, w0;                   // body velocities before the pass
   };
   void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
   /// Books each contact's work from its total impulse and scales the pass back where it would
@@ -67,7 +70,6 @@ class RestingSolver final : public Solver {
   void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
   RestingSettings settings_;
   std::vector<Scratch> scratch_;
-
 };
 
 }  // namespace etdem

@@ -310,14 +310,37 @@ SolverStats SmmSolver::resolve(std::span<Contact> cs, IslandBodies& b, int threa
       s.u1.swap(s.fallback_u);
     }
   }
+  // Energy guard: the simultaneous solve with friction can raise the kinetic energy (a sliding
+  // impulse along -slip on coupled contacts; docs/solvers.md). The impulses change the velocities
+  // linearly, so scaled by s they change the kinetic energy by dK(s) = s B + s^2 A with
+  // B = sum p.u(s0) and A = sum p.(u(s1) - u(s0)) / 2 >= 0; where dK(1) > 0 the impulses are
+  // scaled to s = -B / A, at which they do no net work (counted, as the resting pass does).
+  double bb = 0.0, aa = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    bb += s.p[i].dot(s.u0[i]);
+    aa += 0.5 * s.p[i].dot(s.u1[i] - s.u0[i]);
+  }
+  if (bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0) {
+    const double scale = std::clamp(-bb / aa, 0.0, 1.0);
+    for (int k = 0; k < b.count; ++k) {
+      s.v1[k] = b.v[k] + scale * (s.v1[k] - b.v[k]);
+      s.w1[k] = b.w[k] + scale * (s.w1[k] - b.w[k]);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      s.p[i] *= scale;
+      s.u1[i] = s.u0[i] + scale * (s.u1[i] - s.u0[i]);
+    }
+    ++st.energy_guards;
+  }
   for (int k = 0; k < b.count; ++k) {
     b.v[k] = s.v1[k];
     b.w[k] = s.w1[k];
   }
   // Energy: the change of kinetic energy is exactly the work of the impulses,
   // sum_i 1/2 (u_i(s0) + u_i(s1)) . p_i (Eq. 16 for simultaneous impulses); its normal part
-  // (Eq. 18) is booked as restitution, the tangential part as friction. Both are signed: a
-  // simultaneous solve can do positive work (docs/solvers.md).
+  // (Eq. 18) is booked as restitution, the tangential part as friction. A part can be
+  // negative where the coupled solve moves energy between normal and tangential directions;
+  // the world nets the two (World::resolve_islands), the guard above keeps their sum >= 0.
   for (std::size_t i = 0; i < n; ++i) {
     const Contact& c = cs[i];
     if (cs[i].normal.dot(s.u1[i]) < -tol_v) ++st.approaching_left;

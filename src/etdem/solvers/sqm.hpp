@@ -6,8 +6,8 @@
 //     one Newton impact at that contact alone: target u_n -> -e u_n (Eqs. 71-73); the sticking
 //     impulse p = K^-1 du that also zeroes the tangential relative velocity (Eq. 73, Eq. 8) if it
 //     lies inside the Coulomb cone (Eq. 74), otherwise the sliding impulse
-//     p = p_n (n + mu q), p_n = -(1 + e) u_n / (n.K(n + mu q)) (Eqs. 75-76; docs/errata.md: Eq. 75's
-//     printed (n - mu q) must read (n + mu q), the only reading that gives u_n -> -e u_n);
+//     p = p_n (n + mu q), p_n = -(1 + e) u_n / (n.K(n + mu q)) (Eqs. 75-76; docs/errata.md: Eq.
+//     75's printed (n - mu q) must read (n + mu q), the only reading that gives u_n -> -e u_n);
 //     update the two bodies and re-key every contact they touch (body -> contact adjacency).
 //
 // Choices where the appendix is silent (docs/solvers.md):

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "etdem/core/math.hpp"
-#include "etdem/solvers/jolt.hpp"
 #include "etdem/solvers/etm_priority.hpp"
+#include "etdem/solvers/jolt.hpp"
 #include "etdem/solvers/lzb.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/smm.hpp"
@@ -18,10 +18,10 @@ namespace etdem {
 
 struct Material {
   std::string name;
-  double density = 2650.0;    // [kg/m^3]
-  double restitution = 0.5;   // normal restitution e in [0, 1] (energetic, Stronge)
-  double friction = 0.5;      // Coulomb mu >= 0
-  double stiffness = 1.0;     // contact stiffness K > 0 (LZB solver; only ratios matter)
+  double density = 2650.0;   // [kg/m^3]
+  double restitution = 0.5;  // normal restitution e in [0, 1] (energetic, Stronge)
+  double friction = 0.5;     // Coulomb mu >= 0
+  double stiffness = 1.0;    // contact stiffness K > 0 (LZB solver; only ratios matter)
 };
 
 /// Values of a material pair. The pair restitution is the smaller of the two (the more
@@ -39,15 +39,15 @@ inline double pair_stiffness(const Material& a, const Material& b) {
 }
 
 struct WorldSettings {
-  double dt = 1.0 / 600.0;               // [s] time step (ETM 2014 uses 1/600 throughout)
-  Vec3 gravity{0.0, 0.0, -9.81};         // [m/s^2]
-  std::string solver = "etm";            // a name of the solver registry (solver_registry.hpp)
-  EtmSettings etm;                       // parameters of the ETM solver
-  EtmPrioritySettings etm_priority;      // parameters of the modified ETM (2024)
-  SqmSettings sqm;                       // parameters of the sequential impulse method
-  JoltSettings jolt;                     // parameters of the velocity-jolt method (spheres only)
-  SmmSettings smm;                       // parameters of the simultaneous impulse method
-  LzbSettings lzb;                       // parameters of the LZB solver
+  double dt = 1.0 / 600.0;           // [s] time step (ETM 2014 uses 1/600 throughout)
+  Vec3 gravity{0.0, 0.0, -9.81};     // [m/s^2]
+  std::string solver = "etm";        // a name of the solver registry (solver_registry.hpp)
+  EtmSettings etm;                   // parameters of the ETM solver
+  EtmPrioritySettings etm_priority;  // parameters of the modified ETM (2024)
+  SqmSettings sqm;                   // parameters of the sequential impulse method
+  JoltSettings jolt;                 // parameters of the velocity-jolt method (spheres only)
+  SmmSettings smm;                   // parameters of the simultaneous impulse method
+  LzbSettings lzb;                   // parameters of the LZB solver
   /// [m/s] contacts approaching slower than this are resolved inelastically (e = 0), so a
   /// resting pile does not bounce on the g*dt it gains each step. < 0: automatic, 2 |g| dt.
   double resting_velocity = -1.0;
@@ -62,11 +62,11 @@ struct WorldSettings {
   /// distance the pair can close in one step, so the resting pass sees near neighbours that the
   /// solve may push a grain into (speculative contacts). Only with resting = "pgs".
   double contact_skin = 0.1;
-  double projection = 0.3;               // k_p of the jolt appendix (B.18), 0 disables
-  double penetration_slop = 0.0;         // [m] penetration left uncorrected by projection
-  double damping = 0.0;                  // [1/s] global damping xi, 2024 Eqs. 47-49
-  int threads = 0;                       // OpenMP threads, 0 = OpenMP's default
-  bool conserve_angular_momentum = true; // rotate with L = I w held fixed (torque-free exact)
+  double projection = 0.3;                // k_p of the jolt appendix (B.18), 0 disables
+  double penetration_slop = 0.0;          // [m] penetration left uncorrected by projection
+  double damping = 0.0;                   // [1/s] global damping xi, 2024 Eqs. 47-49
+  int threads = 0;                        // OpenMP threads, 0 = OpenMP's default
+  bool conserve_angular_momentum = true;  // rotate with L = I w held fixed (torque-free exact)
 
   double effective_resting_velocity() const {
     return resting_velocity >= 0.0 ? resting_velocity : 2.0 * gravity.norm() * dt;

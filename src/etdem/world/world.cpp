@@ -122,6 +122,7 @@ void World::configure() {
     RestingSettings rs = settings.resting_solver;
     rs.slip_velocity = settings.effective_resting_velocity();
     rs.dt = settings.dt;
+    rs.gravity = settings.gravity;
     rs.down =
         settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
     resting_ = std::make_unique<RestingSolver>(rs);
@@ -512,7 +513,15 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
           shift_velocity(s, -(settings.dt - isl_.toi[b0 + s]));
           isl_.v0[b0 + s] = view.v[s];
         }
+      // Without the resting pass the collision solver also holds resting grains (slow
+      // contacts with e = 0); see book_resting_kick for the momentum it gives them.
+      const bool held = !resting_ && v_rest > 0.0 &&
+                        std::none_of(isl_.toi.begin() + b0, isl_.toi.begin() + b0 + view.count,
+                                     [](double t) { return t > 0.0; });
+      const Vec3 momentum_before = held ? island_momentum(view) : Vec3::Zero();
       isl_.stats[k] = solver_->resolve(collisions, view, thread);
+      isl_.stats[k].net_dissipation();
+      if (held) book_resting_kick(island_momentum(view) - momentum_before, isl_.stats[k]);
       for (int s = 0; s < view.count; ++s)
         if (isl_.toi[b0 + s] > 0.0) shift_velocity(s, settings.dt - isl_.toi[b0 + s]);
       isl_.kick[k] = kick;
@@ -543,6 +552,28 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     last_.largest_island = std::max<long>(last_.largest_island,
                                           islands.contact_start[k + 1] - islands.contact_start[k]);
   }
+}
+
+Vec3 World::island_momentum(const IslandBodies& view) {
+  Vec3 p = Vec3::Zero();
+  for (int s = 0; s < view.count; ++s) p += view.v[s] / view.inv_mass[s];
+  return p;
+}
+
+void World::book_resting_kick(const Vec3& momentum_change, SolverStats& st) const {
+  // An island the step met already in contact (no body with a time of impact inside the step)
+  // is held by contact forces acting through the step alongside gravity. Their work is
+  // P.(u_start + u_after)/2 from the velocity before the gravity kick, as the resting pass
+  // books it per contact (solvers/resting.cpp); summed over the island's contacts the shift
+  // from the kicked velocity is (g dt / 2).(sum of the impulses on the island) = (g dt / 2).dP,
+  // internal impulses cancelling. The solver booked it as dissipation (a grain at rest showed
+  // m |g dt|^2 / 2 of restitution every step); it is the time discretisation's: taken from
+  // restitution first, then friction, never below zero, and booked as integration.
+  const double shift = 0.5 * settings.dt * settings.gravity.dot(momentum_change);
+  st.integration -= shift;
+  st.dissipated_restitution += shift;
+  st.net_dissipation();
+  st.negative_dissipation_to_integration();
 }
 
 void World::correct_positions(const StepBodies& sb, const std::vector<Contact>& contacts) {
@@ -655,6 +686,7 @@ void World::update_ledger() {
     ledger_.restitution += s->dissipated_restitution;
     ledger_.friction += s->dissipated_friction;
     ledger_.truncation += s->truncated;
+    ledger_.integration += s->integration;
   }
   ledger_.measure(bodies, settings.gravity);
   totals_.steps += 1;

@@ -138,6 +138,9 @@ class World {
   void correct_wall_velocities(const StepBodies& sb, WallCorrection& out);  // wall_correction.cpp
   void correct_positions(const StepBodies& sb, const std::vector<Contact>& contacts);
   void damp_and_integrate(const std::vector<Motion>& motion, const WallCorrection& wall);
+  /// Books the gravity kick a held island's contacts cancelled as integration, not dissipation.
+  void book_resting_kick(const Vec3& momentum_change, SolverStats& st) const;
+  static Vec3 island_momentum(const IslandBodies& view);  // [kg m/s]
   void update_ledger();
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
   void check_finite() const;
