@@ -23,17 +23,6 @@ namespace etdem {
 namespace fs = std::filesystem;
 namespace {
 
-/// Finite quads for the planes of every box container, to draw them in ParaView.
-std::vector<WallQuad> container_quads(const Scenario& sc, const std::vector<BodyOrigin>& origin) {
-  std::vector<WallQuad> out;
-  for (std::size_t i = 0; i < origin.size(); ++i) {
-    const BodyOrigin& o = origin[i];
-    if (o.kind != BodyOrigin::Kind::Wall || sc.walls[o.index].type != WallSpec::Type::Box) continue;
-    out.push_back({static_cast<int>(i), box_planes(sc.walls[o.index])[o.item].quad});
-  }
-  return out;
-}
-
 /// Removes output files of an earlier run that this run might not overwrite.
 void remove_stale_outputs(const fs::path& dir) {
   auto stale = [](const fs::path& p, std::initializer_list<const char*> prefixes, const char* ext) {
@@ -56,6 +45,16 @@ void remove_stale_outputs(const fs::path& dir) {
 }
 
 }  // namespace
+
+std::vector<WallQuad> container_quads(const Scenario& sc, const std::vector<BodyOrigin>& origin) {
+  std::vector<WallQuad> out;
+  for (std::size_t i = 0; i < origin.size(); ++i) {
+    const BodyOrigin& o = origin[i];
+    if (o.kind != BodyOrigin::Kind::Wall || sc.walls[o.index].type != WallSpec::Type::Box) continue;
+    out.push_back({static_cast<int>(i), box_planes(sc.walls[o.index])[o.item].quad});
+  }
+  return out;
+}
 
 std::string output_directory(const Scenario& sc, const std::string& requested) {
   if (!requested.empty()) return requested;
