@@ -52,13 +52,16 @@ bool is_fixed(const Bodies& b, int i) {
   return (b.flags[i] & kBodyFixed) != 0;
 }
 
-/// Holds the busy flag for the duration of a step: a second Python thread stepping the same
-/// world while the GIL is released gets an error instead of a data race.
+/// Holds the busy flag while the world steps (and while it is written): a second Python thread
+/// that steps or writes the same world while the GIL is released gets an error instead of a
+/// data race, and so does a run's callback that tries to step the world it is called from.
 class BusyGuard {
  public:
   explicit BusyGuard(std::atomic<bool>& flag) : flag_(flag) {
     if (flag_.exchange(true))
-      throw std::runtime_error("etdem.World: the world is being stepped by another thread");
+      throw std::runtime_error(
+          "etdem.World: the world is being stepped (by another thread, or this is a callback of "
+          "its run)");
   }
   ~BusyGuard() { flag_.store(false); }
   BusyGuard(const BusyGuard&) = delete;
@@ -126,8 +129,11 @@ long PyWorld::step_released(long n) {
   while (done < n) {
     const auto t0 = clock::now();
     {
-      BusyGuard busy(busy_);
       py::gil_scoped_release release;
+      // OpenMP's thread count is per calling thread: a Python thread other than the one that
+      // built the world starts with the default, while the solvers' scratch was sized for the
+      // count at World::initialize. Step with that count.
+      omp_set_num_threads(threads_);
       while (done < n) {
         world.step();
         ++done;
@@ -144,6 +150,7 @@ long PyWorld::step_released(long n) {
 
 long PyWorld::step(long n) {
   if (n < 0 || n > 1'000'000'000'000L) fail("step", "n must be in [0, 1e12]", fmt::format("{}", n));
+  const BusyGuard busy(busy_);
   check_state();
   return step_released(n);
 }
@@ -165,6 +172,7 @@ long PyWorld::run(py::object until, py::object callback, long every) {
   const double remaining = end - world.time();
   const long steps = remaining / dt <= 1e-9 ? 0 : steps_for(remaining, dt);
   if (remaining / dt > 1e12) fail("run", "more than 1e12 steps to go", fmt::format("{}", end));
+  const BusyGuard busy(busy_);  // a callback cannot step this world either
   long taken = 0;
   const py::object self = py::cast(this, py::return_value_policy::reference);
   while (taken < steps) {
@@ -192,6 +200,7 @@ py::array PyWorld::view(Field f, py::handle self) {
 }
 
 void PyWorld::assign(Field f, py::handle values) {
+  const BusyGuard busy(busy_);
   Bodies& b = world.bodies;
   const long n = b.count();
   const py::array_t<double> a = as_rows(values, n, 3, scenario.file, field_name(f));
@@ -225,6 +234,7 @@ py::array PyWorld::orientations() const {
 }
 
 void PyWorld::set_orientations(py::handle values) {
+  const BusyGuard busy(busy_);
   Bodies& b = world.bodies;
   const long n = b.count();
   const py::array_t<double> a = as_rows(values, n, 4, scenario.file, "orientations");
@@ -251,6 +261,7 @@ void PyWorld::set_orientations(py::handle values) {
 }
 
 py::dict PyWorld::energy() {
+  const BusyGuard busy(busy_);
   world.book_external_change();
   const EnergyLedger& l = world.ledger();
   py::dict d;

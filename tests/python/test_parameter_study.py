@@ -17,5 +17,7 @@ def test_parameter_study_runs_and_plots(source, tmp_path):
     assert len(rows) >= 3
     for row in rows:
         # Rebound apex of a ball dropped from h onto a plane: e^2 h (Newton = Stronge for a
-        # frictionless central impact), to the time step's resolution of the apex.
-        assert abs(row["rebound"] - row["restitution"] ** 2 * row["drop"]) <= 0.01 * row["drop"], row
+        # frictionless central impact); the apex sampled at the steps (1/600 s) and the impact
+        # within a step leave 1e-5 to 3e-5 m of the 0.5 m drop.
+        assert abs(row["rebound"] - row["restitution"] ** 2 * row["drop"]) <= 2e-4 * row["drop"], row
+        assert abs(row["residual"]) <= 1e-14, row

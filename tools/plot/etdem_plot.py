@@ -99,10 +99,15 @@ def plot_energy(plt, d, out):
             ax.fill_between(t, neg_base, neg_top, color=colour, linewidth=0, alpha=0.6)
         pos_base, neg_base = pos_top, neg_top
     ax.axhline(0.0, color="black", linewidth=0.6)
+    # What the stack adds up to: the initial energy (potential above its lowest) plus what the
+    # negative terms below zero added.
+    budget = number(rows[0], "total", path) - lowest + series["residual"][0]
+    ax.axhline(budget, color="black", linestyle="--", linewidth=0.8,
+               label="initial (potential above its lowest)")
     ax.set_xlabel("time [s]")
     ax.set_ylabel("energy [J]")
-    ax.set_title(f"energy ledger: {os.path.basename(os.path.abspath(d))}"
-                 " (below 0: energy added, e.g. by the time discretisation)", fontsize=9)
+    ax.set_title(f"energy ledger of {os.path.basename(os.path.abspath(d))}: stored and dissipated, "
+                 "stacked\n(below 0: negative terms, energy the discretisation added)", fontsize=9)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     fig.savefig(out, dpi=110)

@@ -40,8 +40,10 @@ void remove_stale_outputs(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (stale(e.path(), {"state_"}, ".csv")) fs::remove(e.path(), ec);
   fs::remove(dir / "particles.pvd", ec);
-  fs::remove(dir / "repose.json", ec);
-  fs::remove(dir / "repose_series.csv", ec);
+  for (const char* name : {"repose.json", "repose_series.csv", "mound.json", "mound_profile.csv",
+                           "runout.json", "runout_map.csv", "energy.png", "repose.png", "mound.png",
+                           "runout.png"})
+    fs::remove(dir / name, ec);
 }
 
 }  // namespace
