@@ -3,86 +3,43 @@
 # runout write their JSON and CSV, each `etdem plot` writes a non-empty PNG, and bad input is a
 # one-line error (exit 2), a missing python3 or matplotlib a clear failure (exit 1). Run by ctest
 #   bash tests/script_plots.sh ETDEM_CLI SOURCE_DIR
-set -u
-CLI=${1:?usage: script_plots.sh ETDEM_CLI SOURCE_DIR}
-SRC=${2:?usage: script_plots.sh ETDEM_CLI SOURCE_DIR}
-PY=/usr/bin/python3
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/cli_script_lib.sh"
 
-fail() {
-  echo "FAILED: $*" >&2
-  for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
-  exit 1
-}
-
-# 80 spheres settle in a box whose right wall goes at 0.1 s; they spill out along +x.
-cat > "$TMP/spill.toml" <<'TOML'
-[simulation]
-dt = 0.0016666666666666668
-duration = 0.4
-gravity = [0.0, 0.0, -9.81]
-
-[[material]]
-name = "glass"
-density = 2500.0
-restitution = 0.3
-friction = 0.5
-
-[[shape]]
-name = "grain"
-type = "sphere"
-radius = 0.005
-
-[[fill]]
-shape = "grain"
-material = "glass"
-count = 80
-region = { min = [0.0, 0.0, 0.0], max = [0.06, 0.06, 0.12] }
-seed = 3
-
-[[wall]]
-name = "box"
-type = "box"
-min = [0.0, 0.0, 0.0]
-max = [0.06, 0.06, 0.2]
-material = "glass"
-
-[[event]]
-time = 0.1
-remove = "box.right"
-
-[output]
-every = 0
-TOML
-"$CLI" run "$TMP/spill.toml" -o "$TMP/run" > "$TMP/run.log" 2>&1 || fail "etdem run exited with $?"
+# The angle-of-repose example, small: 300 spheres (r = 5 mm) settle in its box (0.15 x 0.1 m),
+# whose right wall (x = 0.15 m) goes at 0.2 s; some spill out along +x.
+SPILL=(--set fill[0].count=300 --set simulation.duration=0.6 --set event[0].time=0.2
+       --set output.every=0)
+"$CLI" run "$SRC/examples/repose/spheres.toml" -o "$TMP/run" "${SPILL[@]}" > "$TMP/run.log" 2>&1 \
+  || fail "etdem run exited with $?"
 
 # 1. The analyses.
 "$CLI" analyze mound "$TMP/run" > "$TMP/mound.log" 2>&1 || fail "analyze mound exited with $?"
-grep -q "base z = 0 m: floor of container 'box'" "$TMP/mound.log" || fail "mound: base not the container floor"
+grep -q "base z = 0 m: floor of container 'container'" "$TMP/mound.log" || fail "mound: base not the container floor"
 "$PY" - "$TMP/run" <<'PY' || fail "mound.json / mound_profile.csv"
 import csv, json, sys
 d = sys.argv[1]
 m = json.load(open(d + "/mound.json"))
-assert m["grains"] == 80 and m["weights"] == "volume", m
-# 80 spheres of 5 mm: the heap is a few grains high and never higher than the fill.
-assert 0.005 < m["height"] < 0.13, m["height"]
+assert m["grains"] == 300 and m["weights"] == "volume", m
+# Three layers of 96 and a few: at most four grains high, at least one.
+assert 0.01 - 1e-3 < m["height"] < 0.04 + 1e-3, m["height"]
 assert 0.0 < m["spread"] <= m["reach"], m
 assert abs(m["spread"] - m["spread_count"]) < 1e-12  # equal spheres: volume = count
 rows = list(csv.DictReader(open(d + "/mound_profile.csv")))
 assert abs(sum(float(r["share"]) for r in rows) - 1.0) < 1e-6
 PY
-"$CLI" analyze runout "$TMP/run" --direction 1,0 --origin 0.06,0.03 > "$TMP/runout.log" 2>&1 \
+"$CLI" analyze runout "$TMP/run" --direction 1,0 --origin 0.15,0.05 > "$TMP/runout.log" 2>&1 \
   || fail "analyze runout exited with $?"
 "$PY" - "$TMP/run" <<'PY' || fail "runout.json / runout_map.csv"
 import csv, json, math, sys
 d = sys.argv[1]
 r = json.load(open(d + "/runout.json"))
-assert r["direction"] == [1.0, 0.0] and r["origin"] == [0.06, 0.03], r
-# Grains left through the opening: the deposit reaches past the wall, and its area is at least
-# the grains' own cross-sections packed (80 pi r^2 = 6.3e-3 m^2) at most 1/0.9069 apart.
+assert r["direction"] == [1.0, 0.0] and r["origin"] == [0.15, 0.05], r
+# Grains left through the opening (runout past x = 0.15 m); the others lean on the left wall
+# (rear -0.15 m) between the front and back walls (width 0.1 m); the footprint covers most of
+# the floor and no more than the grains' own discs (300 pi r^2).
 assert r["runout"] > 0.0, r
-assert 0.5 * 80 * math.pi * 0.005 ** 2 < r["area"] < 80 * math.pi * 0.005 ** 2 / 0.9 + 0.01, r["area"]
+assert abs(r["rear"] + 0.15) < 1e-3 and abs(r["width"] - 0.1) < 1e-3, r
+assert 0.9 * 0.15 * 0.1 < r["area"] < 300 * math.pi * 0.005 ** 2, r["area"]
 cells = list(csv.DictReader(open(d + "/runout_map.csv")))
 assert len(cells) == r["map"]["covered"]
 PY
@@ -91,7 +48,7 @@ PY
 "$CLI" analyze repose "$TMP/run" > /dev/null 2>&1 || fail "analyze repose exited with $?"
 for kind in energy repose mound runout; do
   extra=()
-  [ "$kind" = runout ] && extra=(--direction 1,0 --origin 0.06,0.03)
+  [ "$kind" = runout ] && extra=(--direction 1,0 --origin 0.15,0.05)
   "$CLI" plot "$kind" "$TMP/run" "${extra[@]}" > "$TMP/plot_$kind.log" 2>&1 || fail "plot $kind exited with $?"
   png="$TMP/run/$kind.png"
   [ -s "$png" ] || fail "plot $kind wrote no $png"

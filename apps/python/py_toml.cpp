@@ -90,78 +90,16 @@ void convert(py::handle value, const std::string& file, const std::string& key, 
   fail(file, key, fmt::format("a Python {} is not a scenario value", type_of(value)), value);
 }
 
-void append_literal(const toml::node& n, std::string& out);
-
-/// A key as TOML writes it: bare when it can be, quoted otherwise.
-std::string key_text(std::string_view k) {
-  const bool bare = !k.empty() && std::all_of(k.begin(), k.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-  });
-  if (bare) return std::string(k);
-  std::string out;
-  append_literal(toml::value<std::string>(std::string(k)), out);
-  return out;
-}
-
-void append_literal(const toml::node& n, std::string& out) {
-  if (const auto* v = n.as_string()) {
-    out += '"';
-    for (const char c : v->get()) {
-      if (c == '"' || c == '\\') {
-        out += '\\';
-        out += c;
-      } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-        out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
-      } else {
-        out += c;
-      }
-    }
-    out += '"';
-  } else if (const auto* v = n.as_integer()) {
-    out += fmt::format("{}", v->get());
-  } else if (const auto* v = n.as_floating_point()) {
-    const double d = v->get();
-    if (std::isnan(d)) {
-      out += "nan";
-    } else {
-      // Shortest text that reads back to the same double; ".0" keeps whole numbers floats.
-      std::string t = fmt::format("{}", d);
-      if (t.find_first_of(".ein") == std::string::npos) t += ".0";
-      out += t;
-    }
-  } else if (const auto* v = n.as_boolean()) {
-    out += v->get() ? "true" : "false";
-  } else if (const auto* a = n.as_array()) {
-    out += '[';
-    for (std::size_t i = 0; i < a->size(); ++i) {
-      if (i) out += ", ";
-      append_literal(*a->get(i), out);
-    }
-    out += ']';
-  } else if (const auto* t = n.as_table()) {
-    out += '{';
-    bool first = true;
-    for (const auto& [k, v] : *t) {
-      out += first ? " " : ", ";
-      first = false;
-      out += key_text(k.str()) + " = ";
-      append_literal(v, out);
-    }
-    out += first ? "}" : " }";
-  }
-}
-
 /// The keys of a table: scalars and arrays as `key = literal`, sub-tables as [path.sub].
 void append_table(const toml::table& t, const std::string& path, std::string& out) {
   for (const auto& [k, v] : t)
     if (!v.is_table()) {
-      out += key_text(k.str()) + " = ";
-      append_literal(v, out);
+      out += toml_key(k.str()) + " = " + toml_literal(v);
       out += '\n';
     }
   for (const auto& [k, v] : t)
     if (v.is_table()) {
-      const std::string sub = path + "." + key_text(k.str());
+      const std::string sub = path + "." + toml_key(k.str());
       out += fmt::format("\n[{}]\n", sub);
       append_table(*v.as_table(), sub, out);
     }
@@ -185,12 +123,6 @@ toml::table to_table(py::handle dict, const std::string& file, const std::string
     insert_value(t, name, item.second, file, key.empty() ? name : key + "." + name);
   }
   return t;
-}
-
-std::string toml_literal(const toml::node& node) {
-  std::string out;
-  append_literal(node, out);
-  return out;
 }
 
 std::vector<std::string> overrides_of(py::handle set, const std::string& file) {
@@ -261,15 +193,15 @@ std::string ScenarioBuilder::toml_text() const {
     const toml::node* v = root_.get(name);
     if (!v) continue;
     if (const auto* t = v->as_table()) {
-      out += fmt::format("\n[{}]\n", key_text(name));
-      append_table(*t, key_text(name), out);
+      out += fmt::format("\n[{}]\n", toml_key(name));
+      append_table(*t, toml_key(name), out);
     } else if (const auto* a = v->as_array(); a && a->is_array_of_tables() && !a->empty()) {
       for (const auto& e : *a) {
-        out += fmt::format("\n[[{}]]\n", key_text(name));
-        append_table(*e.as_table(), key_text(name), out);
+        out += fmt::format("\n[[{}]]\n", toml_key(name));
+        append_table(*e.as_table(), toml_key(name), out);
       }
     } else {
-      head += fmt::format("{} = {}\n", key_text(name), toml_literal(*v));  // before any table
+      head += fmt::format("{} = {}\n", toml_key(name), toml_literal(*v));  // before any table
     }
   }
   return head + out;
