@@ -108,3 +108,19 @@ def test_a_non_finite_run_is_a_runtime_error():
     w.velocities[0] = (1e300, 0.0, 0.0)  # finite, but its kinetic energy is not
     with pytest.raises(RuntimeError, match="non-finite energy of body 0"):
         w.step()
+
+
+def test_outputs_to_unwritable_places_are_value_errors(tmp_path):
+    s = etdem.Scenario()
+    s.simulation(dt=0.001, duration=1.0)
+    s.material(name="m", density=1000.0, restitution=0.5, friction=0.1)
+    s.shape(name="ball", type="sphere", radius=0.1)
+    s.body(shape="ball", material="m", position=[0, 0, 1])
+    w = s.build()
+    with pytest.raises(ValueError, match=r"/proc/x/state.csv: cannot open for writing"):
+        w.write_state("/proc/x/state.csv")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="cannot create the output directory"):
+        w.write_frame(str(tmp_path / "file"))
+    with pytest.raises(ValueError, match=r"<python>: scenario: expected a dict \(value 3\)"):
+        etdem.Scenario(3)
