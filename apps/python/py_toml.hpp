@@ -21,7 +21,6 @@ namespace py = pybind11;
 void insert_value(toml::table& table, const std::string& name, py::handle value,
                   const std::string& file, const std::string& key);
 
-
 /// A dict (or keyword arguments) as a TOML table; keys whose value is None are left out.
 toml::table to_table(py::handle dict, const std::string& file, const std::string& key);
 
