@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev libomp-dev
   python3 python3-numpy python3-meshio python3-matplotlib
+  python3-dev pybind11-dev python3-pybind11 python3-pytest
 )
 if [ "${1:-}" = "--with-peers" ]; then PACKAGES+=(liggghts); fi
 missing=()

@@ -3,18 +3,7 @@
 # (tests/read_output.py: meshio, xml, csv, json). Run by ctest as
 #   bash tests/script_cli_output.sh ETDEM_CLI SOURCE_DIR
 # Exits non-zero on the first failure.
-set -u
-CLI=${1:?usage: script_cli_output.sh ETDEM_CLI SOURCE_DIR}
-SRC=${2:?usage: script_cli_output.sh ETDEM_CLI SOURCE_DIR}
-PY=/usr/bin/python3
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-fail() {
-  echo "FAILED: $*" >&2
-  for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
-  exit 1
-}
+. "$(dirname "$0")/cli_script_lib.sh"
 
 cat > "$TMP/tiny.toml" <<'TOML'
 # 50 spheres poured into an open-top box; 60 steps.

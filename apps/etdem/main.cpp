@@ -3,6 +3,9 @@
 //   etdem check SCENARIO.toml [--set key=value ...]
 //   etdem analyze repose DIR [--series]
 //   etdem analyze energy DIR
+//   etdem analyze mound DIR [--fraction F] [--bin M] [--base Z]
+//   etdem analyze runout DIR --direction X,Y [--origin X,Y] [--fraction F] [--cell M]
+//   etdem plot energy|repose|mound|runout DIR [-o FILE.png] [the analysis' options]
 //   etdem schema [--markdown | --update FILE.md]
 // Exit codes: 0 success, 2 bad input (scenario, override, command line, unreadable run
 // directory), 1 failure while running (e.g. a non-finite state).
@@ -25,6 +28,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "commands.hpp"
 #include "etdem/analysis/repose.hpp"
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/run.hpp"
@@ -33,13 +37,16 @@
 #include "etdem/io/shape_nodes.hpp"
 #include "etdem/io/state_csv.hpp"
 #include "etdem/io/summary_json.hpp"
+#include "etdem/io/toml_reader.hpp"
 #include "etdem/world/world.hpp"
 
 namespace {
 
 using namespace etdem;
 
-constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
+using cli::kExitBadInput;
+using cli::kExitFailure;
+using cli::kExitOk;
 
 void print_ledger(const EnergyLedger& l) {
   fmt::print(
@@ -200,7 +207,9 @@ HeapNodes heap_nodes(const std::optional<std::map<std::string, ShapeNodes>>& sha
   return h;
 }
 
-int analyze_repose(const std::string& dir) {
+}  // namespace
+
+int etdem::cli::analyze_repose(const std::string& dir) {
   const StateTable state = read_state_csv(dir + "/state.csv");
   const ContainerExtents container = require_container(dir);
   const HeapNodes heap = heap_nodes(read_run_shapes(dir), state);
@@ -223,6 +232,10 @@ int analyze_repose(const std::string& dir) {
     j["angles_deg"].push_back(number_or_null(r.angles[k]));
     j["slopes"].push_back(number_or_null(r.slopes[k]));
   }
+  j["intercepts_m"] = nlohmann::json::array();  // fitted height at the floor's centre
+  for (double a : r.intercepts) j["intercepts_m"].push_back(number_or_null(a));
+  j["cell_centres_m"] = nlohmann::json::array();  // along the long axis, from the floor's centre
+  for (double c : r.cell_centres) j["cell_centres_m"].push_back(c);
   j["cells_per_row"] = r.points;
   j["mean_deg"] = number_or_null(r.mean);
   j["spread_deg"] = number_or_null(r.spread);
@@ -249,6 +262,8 @@ int analyze_repose(const std::string& dir) {
              motion.max_speed, motion.mean_speed);
   return kExitOk;
 }
+
+namespace {
 
 /// The angle over time from the run's state_SSSSSS.csv snapshots (output.state_every), so one
 /// can see whether the heap has stopped: repose_series.csv, one row per snapshot.
@@ -416,6 +431,42 @@ int main(int argc, char** argv) {
   auto* energy_cmd = analyze_cmd->add_subcommand("energy", "final energy ledger and residual");
   energy_cmd->add_option("dir", analyze_dir, "run directory")->required();
 
+  etdem::cli::MoundOptions mound;
+  etdem::cli::RunoutOptions runout;
+  auto add_mound_options = [&](CLI::App* c) {
+    c->add_option("--fraction", mound.fraction,
+                  "share of the deposit's weight (runout: also of the fan's area), (0, 1]");
+    c->add_option("--bin", mound.bin, "profile annulus [m] (default: median grain diameter)");
+    c->add_option("--base", mound.base,
+                  "floor height [m] (default: the container floor, else the lowest node)");
+  };
+  auto add_runout_options = [&](CLI::App* c, bool required) {
+    auto* d = c->add_option("--direction", runout.direction, "runout direction X,Y");
+    if (required) d->required();
+    c->add_option("--origin", runout.origin, "apex X,Y [m] runout is measured from (0,0)");
+    c->add_option("--cell", runout.cell, "deposit map cell [m] (default: half the median radius)");
+  };
+  auto* mound_cmd = analyze_cmd->add_subcommand(
+      "mound", "mound height, spread, reach and radial profile (mound.json, mound_profile.csv)");
+  mound_cmd->add_option("dir", analyze_dir, "run directory")->required();
+  add_mound_options(mound_cmd);
+  auto* runout_cmd = analyze_cmd->add_subcommand(
+      "runout", "runout distance, deposit area, fan angle (runout.json, runout_map.csv)");
+  runout_cmd->add_option("dir", analyze_dir, "run directory")->required();
+  runout_cmd->add_option("--fraction", runout.fraction, "share of the weight and fan area, (0, 1]");
+  add_runout_options(runout_cmd, true);
+
+  etdem::cli::PlotOptions plot;
+  auto* plot_cmd = app.add_subcommand(
+      "plot", "PNG of a run with matplotlib: energy, repose, mound or runout (DIR/KIND.png)");
+  plot_cmd->add_option("kind", plot.kind, "energy | repose | mound | runout")
+      ->required()
+      ->check(CLI::IsMember({"energy", "repose", "mound", "runout"}));
+  plot_cmd->add_option("dir", plot.dir, "run directory")->required();
+  plot_cmd->add_option("-o,--output", plot.output, "PNG file (default: DIR/KIND.png)");
+  add_mound_options(plot_cmd);
+  add_runout_options(plot_cmd, false);
+
   auto* schema_cmd =
       app.add_subcommand("schema", "list every setting with its default, unit and valid range");
   bool markdown = false;
@@ -440,8 +491,19 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return run(file, sets, dir, threads, profile);
     if (check_cmd->parsed()) return check(file, sets);
     if (repose_cmd->parsed())
-      return series ? analyze_repose_series(analyze_dir) : analyze_repose(analyze_dir);
+      return series ? analyze_repose_series(analyze_dir) : etdem::cli::analyze_repose(analyze_dir);
     if (energy_cmd->parsed()) return analyze_energy(analyze_dir);
+    if (mound_cmd->parsed()) return etdem::cli::analyze_mound(analyze_dir, mound);
+    if (runout_cmd->parsed()) return etdem::cli::analyze_runout(analyze_dir, runout);
+    if (plot_cmd->parsed()) {
+      plot.mound = mound;
+      plot.runout = runout;
+      plot.runout.fraction = mound.fraction;
+      if (plot.kind == "runout" && plot.runout.direction.empty())
+        throw InputError(input_message(plot.dir, 0, "--direction",
+                                       "required for plot runout: the runout direction X,Y", ""));
+      return etdem::cli::plot(plot);
+    }
     if (schema_cmd->parsed()) return schema(markdown, update_doc);
   } catch (const InputError& e) {
     std::fflush(stdout);

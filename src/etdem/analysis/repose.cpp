@@ -35,13 +35,14 @@ ReposeResult repose_angle_of_nodes(std::span<const Vec3> nodes, const Vec3& lo, 
     double& h = r.heights[cs][cl];
     if (std::isnan(h) || p.z() > h) h = p.z();
   }
+  const double centre = 0.5 * (lo[la] + hi[la]);
+  for (int c = 0; c < nl; ++c) r.cell_centres.push_back(lo[la] + (c + 0.5) * wl - centre);
   r.min = std::numeric_limits<double>::infinity();
   r.max = -std::numeric_limits<double>::infinity();
   double sum = 0.0;
   for (int row = 0; row < ns; ++row) {
     // Least squares z = a + b s over the non-empty cells, s relative to the floor's centre.
     double n = 0, sx = 0, sz = 0, sxx = 0, sxz = 0;
-    const double centre = 0.5 * (lo[la] + hi[la]);
     for (int c = 0; c < nl; ++c) {
       const double z = r.heights[row][c];
       if (std::isnan(z)) continue;
@@ -56,12 +57,14 @@ ReposeResult repose_angle_of_nodes(std::span<const Vec3> nodes, const Vec3& lo, 
     const double den = n * sxx - sx * sx;
     if (n < st.min_points || !(den > 0.0)) {
       r.slopes.push_back(nan);
+      r.intercepts.push_back(nan);
       r.angles.push_back(nan);
       continue;
     }
     const double slope = (n * sxz - sx * sz) / den;
     const double angle = std::atan(std::abs(slope)) * 180.0 / M_PI;
     r.slopes.push_back(slope);
+    r.intercepts.push_back((sz - slope * sx) / n);
     r.angles.push_back(angle);
     r.min = std::min(r.min, angle);
     r.max = std::max(r.max, angle);

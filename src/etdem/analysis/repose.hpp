@@ -31,10 +31,12 @@ struct ReposeSettings {
 };
 
 struct ReposeResult {
-  int long_axis = 0;           // 0 = x, 1 = y: the axis the rows run along
-  std::vector<double> angles;  // [deg] one per row (NaN when the row has too few points)
-  std::vector<double> slopes;  // dz / d(long axis), signed
-  std::vector<int> points;     // non-empty cells per row
+  int long_axis = 0;                 // 0 = x, 1 = y: the axis the rows run along
+  std::vector<double> angles;        // [deg] one per row (NaN when the row has too few points)
+  std::vector<double> slopes;        // dz / d(long axis), signed
+  std::vector<double> intercepts;    // [m] fitted height at the floor's centre (NaN: no angle)
+  std::vector<double> cell_centres;  // [m] along the long axis, relative to the floor's centre
+  std::vector<int> points;           // non-empty cells per row
   std::vector<std::vector<double>> heights;  // [row][cell] highest top [m], NaN when empty
   double mean = 0.0;                         // [deg] over rows with an angle (NaN when none)
   double spread = 0.0;                       // [deg] ((max - mean) + (mean - min)) / 2

@@ -23,17 +23,6 @@ namespace etdem {
 namespace fs = std::filesystem;
 namespace {
 
-/// Finite quads for the planes of every box container, to draw them in ParaView.
-std::vector<WallQuad> container_quads(const Scenario& sc, const std::vector<BodyOrigin>& origin) {
-  std::vector<WallQuad> out;
-  for (std::size_t i = 0; i < origin.size(); ++i) {
-    const BodyOrigin& o = origin[i];
-    if (o.kind != BodyOrigin::Kind::Wall || sc.walls[o.index].type != WallSpec::Type::Box) continue;
-    out.push_back({static_cast<int>(i), box_planes(sc.walls[o.index])[o.item].quad});
-  }
-  return out;
-}
-
 /// Removes output files of an earlier run that this run might not overwrite.
 void remove_stale_outputs(const fs::path& dir) {
   auto stale = [](const fs::path& p, std::initializer_list<const char*> prefixes, const char* ext) {
@@ -51,11 +40,23 @@ void remove_stale_outputs(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (stale(e.path(), {"state_"}, ".csv")) fs::remove(e.path(), ec);
   fs::remove(dir / "particles.pvd", ec);
-  fs::remove(dir / "repose.json", ec);
-  fs::remove(dir / "repose_series.csv", ec);
+  for (const char* name : {"repose.json", "repose_series.csv", "mound.json", "mound_profile.csv",
+                           "runout.json", "runout_map.csv", "energy.png", "repose.png", "mound.png",
+                           "runout.png"})
+    fs::remove(dir / name, ec);
 }
 
 }  // namespace
+
+std::vector<WallQuad> container_quads(const Scenario& sc, const std::vector<BodyOrigin>& origin) {
+  std::vector<WallQuad> out;
+  for (std::size_t i = 0; i < origin.size(); ++i) {
+    const BodyOrigin& o = origin[i];
+    if (o.kind != BodyOrigin::Kind::Wall || sc.walls[o.index].type != WallSpec::Type::Box) continue;
+    out.push_back({static_cast<int>(i), box_planes(sc.walls[o.index])[o.item].quad});
+  }
+  return out;
+}
 
 std::string output_directory(const Scenario& sc, const std::string& requested) {
   if (!requested.empty()) return requested;

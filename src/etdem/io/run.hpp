@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "etdem/io/scenario.hpp"
+#include "etdem/io/vtk_writer.hpp"
 #include "etdem/world/energy_ledger.hpp"
 
 namespace etdem {
@@ -30,6 +31,11 @@ struct RunResult {
 /// The directory a run writes to: `requested` if not empty, else output.directory, else
 /// out/<scenario stem>.
 std::string output_directory(const Scenario& scenario, const std::string& requested);
+
+/// Finite quads for the planes of every box container of a built world, to draw them in
+/// ParaView (VtkWriter).
+std::vector<WallQuad> container_quads(const Scenario& scenario,
+                                      const std::vector<BodyOrigin>& origin);
 
 /// Builds the world, steps it for the scenario's duration and writes the outputs. Files of an
 /// earlier run in the same directory that this run would not overwrite (frames, state_*.csv)

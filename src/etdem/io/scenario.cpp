@@ -2,6 +2,7 @@
 // references (material and shape names, event targets, duplicate names) are resolved here; the
 // geometric checks of the initial state live in scenario_check.cpp.
 #include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_tree.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -279,8 +280,10 @@ class Parser {
   int boxes_ = 0;
 };
 
-Scenario parse_tree(toml::table& root, const std::string& file,
-                    const std::vector<std::string>& overrides) {
+}  // namespace
+
+Scenario parse_scenario_tree(toml::table& root, const std::string& file,
+                             const std::vector<std::string>& overrides) {
   TomlSource src;
   src.file = file;
   for (const std::string& o : overrides) src.overridden.insert(apply_override(root, o, file));
@@ -291,14 +294,16 @@ Scenario parse_tree(toml::table& root, const std::string& file,
   return sc;
 }
 
-}  // namespace
-
-long Scenario::steps() const {
-  const double n = duration / settings.dt;
+long steps_for(double duration, double dt) {
+  const double n = duration / dt;
   const double r = std::round(n);
   const long s = std::abs(n - r) <= 1e-9 * std::max(1.0, r) ? static_cast<long>(r)
                                                             : static_cast<long>(std::ceil(n));
   return std::max(1L, s);
+}
+
+long Scenario::steps() const {
+  return steps_for(duration, settings.dt);
 }
 
 long Scenario::grain_count() const {
@@ -358,13 +363,13 @@ std::vector<std::string> wall_plane_names(const WallSpec& w) {
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   toml::table root = parse_toml_file(path);
-  return parse_tree(root, path, overrides);
+  return parse_scenario_tree(root, path, overrides);
 }
 
 Scenario parse_scenario(const std::string& text, const std::string& file,
                         const std::vector<std::string>& overrides) {
   toml::table root = parse_toml_text(text, file);
-  return parse_tree(root, file, overrides);
+  return parse_scenario_tree(root, file, overrides);
 }
 
 std::vector<BodyOrigin> build_world(const Scenario& sc, World& world) {

@@ -113,6 +113,10 @@ struct Scenario {
   int plane_count() const;
 };
 
+/// Number of steps of `dt` that cover `duration`: rounded up, except that a duration within 1e-9
+/// of a whole number of steps is not rounded up; at least 1.
+long steps_for(double duration, double dt);
+
 /// Reads, overrides and validates a scenario. `overrides` are "key=value" strings (e.g.
 /// "simulation.dt=0.001", "simulation.etm.lambda=50", "material[0].friction=0.3") applied to the
 /// TOML tree before validation. Throws ScenarioError ("FILE[:LINE]: KEY: message (value V)") for

@@ -14,8 +14,10 @@ namespace etdem {
 ShapeNodes shape_nodes(const ShapeTable& shapes, int s) {
   ShapeNodes out;
   out.type = shape_type_name(shapes.type[s]);
-  if (const auto nodes = shape_kind(shapes.type[s]).nodes)
+  if (const auto nodes = shape_kind(shapes.type[s]).nodes) {
     nodes(shapes, s, Vec3::Zero(), Mat3::Identity(), out);
+    out.volume = shapes.mass_properties(s, 1.0).volume;
+  }
   return out;
 }
 
@@ -28,6 +30,7 @@ void write_shapes_json(const std::string& path, const ShapeTable& shapes) {
     const ShapeNodes n = shape_nodes(shapes, s);
     nlohmann::json js;
     js["type"] = n.type;
+    js["volume"] = n.volume;
     js["nodes"] = nlohmann::json::array();
     for (const Vec3& v : n.nodes) js["nodes"].push_back({v.x(), v.y(), v.z()});
     js["spheres"] = nlohmann::json::array();
@@ -46,6 +49,7 @@ std::map<std::string, ShapeNodes> read_shapes_json(const std::string& path) {
       current = name;
       ShapeNodes n;
       n.type = js.at("type").get<std::string>();
+      if (js.contains("volume")) n.volume = js.at("volume").get<double>();
       for (const auto& v : js.at("nodes"))
         n.nodes.emplace_back(v.at(0).get<double>(), v.at(1).get<double>(), v.at(2).get<double>());
       for (const auto& b : js.at("spheres"))

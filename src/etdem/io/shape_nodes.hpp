@@ -20,6 +20,7 @@ struct ShapeNodes {
   std::string type;                            // sphere | box | polyhedron | compound
   std::vector<Vec3> nodes;                     // m, body frame
   std::vector<std::pair<Vec3, double>> balls;  // sphere parts: body-frame centre [m], radius [m]
+  double volume = 0.0;  // [m^3] of the shape (0: unknown, shapes.json written before it was)
 };
 
 /// The nodes of shape `s` of the table (planes and meshes have none).

@@ -81,6 +81,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
       {"fraction_of_smallest_diameter",
        std::isfinite(thinnest) && thinnest > 0.0 ? t.max_penetration / thinnest : 0.0}};
   j["energy"] = {{"initial", l.initial},
+                 {"external", l.external},
                  {"final_total", l.total()},
                  {"kinetic_translational", l.kinetic_translational},
                  {"kinetic_rotational", l.kinetic_rotational},

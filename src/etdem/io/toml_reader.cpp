@@ -1,6 +1,7 @@
 #include "etdem/io/toml_reader.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -63,9 +64,21 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-void render(const toml::node& n, std::string& out) {
+/// A value as one line of TOML. `exact`: a literal TOML reads back to the same value (strings
+/// escaped, keys quoted where they must be); otherwise the text messages quote (strings as they
+/// are, keys bare; control characters are escaped for messages by one_line).
+void render(const toml::node& n, std::string& out, bool exact) {
   if (const auto* v = n.as_string()) {
-    out += '"' + v->get() + '"';
+    out += '"';
+    for (const char c : v->get()) {
+      if (exact && (c == '"' || c == '\\'))
+        out += {'\\', c};
+      else if (exact && (static_cast<unsigned char>(c) < 0x20 || c == 0x7f))
+        out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
+      else
+        out += c;
+    }
+    out += '"';
   } else if (const auto* v = n.as_integer()) {
     out += fmt::format("{}", v->get());
   } else if (const auto* v = n.as_floating_point()) {
@@ -80,7 +93,7 @@ void render(const toml::node& n, std::string& out) {
     out += '[';
     for (std::size_t i = 0; i < a->size(); ++i) {
       if (i) out += ", ";
-      render(*a->get(i), out);
+      render(*a->get(i), out, exact);
     }
     out += ']';
   } else if (const auto* t = n.as_table()) {
@@ -89,8 +102,8 @@ void render(const toml::node& n, std::string& out) {
     for (const auto& [k, v] : *t) {
       if (!first) out += ", ";
       first = false;
-      out += std::string(k.str()) + " = ";
-      render(v, out);
+      out += (exact ? toml_key(k.str()) : std::string(k.str())) + " = ";
+      render(v, out, exact);
     }
     out += " }";
   } else {
@@ -102,9 +115,25 @@ void render(const toml::node& n, std::string& out) {
 
 }  // namespace
 
+std::string toml_key(std::string_view key) {
+  const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  if (bare) return std::string(key);
+  std::string out;
+  render(toml::value<std::string>(std::string(key)), out, true);
+  return out;
+}
+
+std::string toml_literal(const toml::node& node) {
+  std::string out;
+  render(node, out, true);
+  return out;
+}
+
 std::string toml_value_text(const toml::node& node) {
   std::string s;
-  render(node, s);
+  render(node, s, false);
   for (char& c : s)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   if (s.size() > 100) s = s.substr(0, 97) + "...";

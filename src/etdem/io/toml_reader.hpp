@@ -77,6 +77,12 @@ class TomlReader {
 /// Short one-line rendering of a TOML value for messages (strings quoted, long values cut).
 std::string toml_value_text(const toml::node& node);
 
+/// A value as TOML text that reads back to the same value (strings escaped, floats in their
+/// shortest exact form, tables inline); for writing TOML (`--set` values from Python).
+std::string toml_literal(const toml::node& node);
+/// A key as TOML writes it: bare when it can be, quoted otherwise.
+std::string toml_key(std::string_view key);
+
 /// Formats the one-line message "FILE[:LINE]: KEY: message (value VALUE)".
 std::string input_message(std::string_view file, int line, std::string_view key,
                           std::string_view message, std::string_view value = {});

@@ -1,7 +1,7 @@
 // Energy ledger (F13; ETM 2014 Eq. 67): mechanical energy still in the system and the energy
 // each mechanism has removed, cumulative since the start. By construction
-//   initial = kinetic + potential + elastic + restitution + friction + damping + correction
-//             + truncation + integration + residual,
+//   initial + external = kinetic + potential + elastic + restitution + friction + damping
+//                        + correction + truncation + integration + residual,
 // where residual is what no mechanism accounts for (round-off). Dissipated terms are positive
 // when energy left the system; `integration` is the energy the time discretisation adds (so it
 // is usually negative): symplectic Euler's gravity kick changes the kinetic energy by
@@ -26,13 +26,15 @@ struct EnergyLedger {
   double truncation = 0.0;   // elastic energy left when a solver stops (tolerances, guards)
   double integration = 0.0;  // minus the energy added by the time discretisation
   double initial = 0.0;      // [J] total at the start
+  double external = 0.0;     // [J] energy put in from outside the step: state written between
+                             // steps (the Python module's arrays; World::book_external_change)
 
   double kinetic() const { return kinetic_translational + kinetic_rotational; }
   double total() const { return kinetic() + potential + elastic; }
   double dissipated() const {
     return restitution + friction + damping + correction + truncation + integration;
   }
-  double residual() const { return initial - total() - dissipated(); }
+  double residual() const { return initial + external - total() - dissipated(); }
 
   /// Recomputes the stored energies (kinetic, potential) from the bodies.
   void measure(const Bodies& bodies, const Vec3& gravity);

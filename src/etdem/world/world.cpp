@@ -181,6 +181,15 @@ void World::step() {
   profile_.add(p);
 }
 
+void World::book_external_change() {
+  EnergyLedger now = ledger_;
+  now.measure(bodies, settings.gravity);
+  // The ledger was measured on the state the last step (or initialize) left: untouched, the
+  // difference is exactly 0.
+  now.external += (now.kinetic() + now.potential) - (ledger_.kinetic() + ledger_.potential);
+  ledger_ = now;
+}
+
 void World::process_events() {
   for (Event& e : events) {
     if (e.done || time_ + 0.5 * settings.dt < e.time) continue;

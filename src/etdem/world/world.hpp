@@ -107,6 +107,10 @@ class World {
   /// building, before the first step; calling again restarts the ledger.
   void initialize();
   void step();
+  /// Books as `external` energy what a change of the state made between steps (bodies written
+  /// from outside the step: the Python module's arrays) did to the kinetic and potential
+  /// energy, so the ledger keeps closing. Nothing changes when the state was not touched.
+  void book_external_change();
   /// Uses `solver` for the collisions instead of the one named in settings.solver (a solver of
   /// the user's own, or a wrapper that records or measures one); nullptr returns to the named
   /// solver. Takes effect at the next initialize().
