@@ -79,6 +79,13 @@ int World::add_mesh(const TriangleMesh& mesh, int material, const std::string& n
                     material, true, name);
 }
 
+int World::add_terrain(std::shared_ptr<const Terrain> terrain, int material,
+                       const std::string& name) {
+  const int shape = shapes.add_terrain(name.empty() ? "terrain" : name, std::move(terrain));
+  return bodies.add(Vec3::Zero(), Quat::Identity(), Vec3::Zero(), Vec3::Zero(), 0.0, Vec3::Zero(),
+                    shape, material, true, name);
+}
+
 void World::set_solver(std::unique_ptr<Solver> solver) {
   custom_solver_ = solver != nullptr;
   solver_ = std::move(solver);
@@ -199,7 +206,7 @@ void World::find_pairs() {
     if (!bodies.is_active(i)) continue;
     dynamic_[i] = bodies.is_dynamic(i);
     if (dynamic_[i]) dynamic_ids_.push_back(i);
-    if (std::isinf(shapes.bounding_radius[bodies.shape[i]])) {  // planes: tested apart
+    if (shapes.tested_apart(bodies.shape[i])) {  // planes and terrains: tested apart
       planes_.push_back(i);
       continue;
     }
@@ -280,8 +287,8 @@ void World::find_contacts() {
   }
   contacts_.clear();
   for (auto& v : per_thread_contacts_) contacts_.insert(contacts_.end(), v.begin(), v.end());
-  // Every dynamic body against every active plane (walls are few; infinite planes stay out of
-  // the grid).
+  // Every dynamic body against every active plane and terrain (walls are few; infinite planes
+  // and huge terrains stay out of the grid).
   for (auto& v : per_thread_contacts_) v.clear();
 #pragma omp parallel num_threads(threads) if (nd > 512)
   {
@@ -295,8 +302,9 @@ void World::find_contacts() {
           (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + speed_bound(a) * dt;
       for (int pi = 0; pi < nplanes; ++pi) {
         const int b = planes_[pi];
-        const Vec3 n = bodies.orientation[b] * Vec3::UnitZ();
-        if ((pa.position - bodies.position[b]).dot(n) >= reach) continue;
+        if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b],
+                              pa.position, reach))
+          continue;
         collide(shapes, bodies.shape[a], pa, bodies.shape[b],
                 Pose(bodies.position[b], bodies.orientation[b]),
                 speed_bound(a) * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);

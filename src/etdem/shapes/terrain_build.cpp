@@ -1,0 +1,241 @@
+#include "etdem/shapes/terrain_build.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace etdem {
+namespace {
+
+/// The grid of a terrain before its nodes: spacing, stored half-width, origin, columns.
+struct Grid {
+  double h = 0.0, stored = 0.0;
+  Vec3 origin{0, 0, 0};
+  int gx = 0, gy = 0;
+  double zmin = 0.0, zmax = 0.0;
+};
+
+Grid grid_of(const HeightMap& map, const TerrainBuildOptions& o) {
+  if (map.nx < 2 || map.ny < 2 || static_cast<std::size_t>(map.nx) * map.ny != map.z.size())
+    throw std::invalid_argument("a height map needs at least 2 x 2 nodes");
+  if (!(map.dx > 0.0 && map.dy > 0.0 && std::isfinite(map.dx) && std::isfinite(map.dy)))
+    throw std::invalid_argument("the height map's pixel size must be finite and > 0");
+  if (!(o.spacing > 0.0 && std::isfinite(o.spacing)))
+    throw std::invalid_argument("spacing must be finite and > 0");
+  if (!(o.band > 0.0 && std::isfinite(o.band)))
+    throw std::invalid_argument("band must be finite and > 0");
+  Grid g;
+  g.h = o.spacing;
+  // A point within the band reads eight nodes at most sqrt(3) h farther from the surface.
+  g.stored = o.band + 2.0 * o.spacing;
+  const auto [lo, hi] = std::minmax_element(map.z.begin(), map.z.end());
+  g.zmin = *lo;
+  g.zmax = *hi;
+  const double cols_x = std::ceil((map.x_max() - map.x0) / g.h - 1e-9) + 1.0;
+  const double cols_y = std::ceil((map.y_max() - map.y0) / g.h - 1e-9) + 1.0;
+  if (cols_x * cols_y > 4e9 || cols_x > 2e9 || cols_y > 2e9)
+    throw std::invalid_argument(
+        fmt::format("spacing {} m makes {:.3g} x {:.3g} grid columns over the map", g.h, cols_x,
+                    cols_y));
+  g.gx = std::max(2, static_cast<int>(cols_x));
+  g.gy = std::max(2, static_cast<int>(cols_y));
+  g.origin = Vec3(map.x0, map.y0, std::floor((g.zmin - g.stored) / g.h) * g.h - g.h);
+  return g;
+}
+
+/// Per column: the lowest and highest height of the map within `stored` horizontally (over the
+/// square of map nodes around it, which holds every triangle that comes that near).
+void window_ranges(const HeightMap& map, const Grid& g, std::vector<double>& lo,
+                   std::vector<double>& hi) {
+  auto range = [](double q, double q0, double d, double r, int n, int& a, int& b) {
+    a = static_cast<int>(std::clamp(std::floor((q - r - q0) / d), 0.0, n - 1.0));
+    b = static_cast<int>(std::clamp(std::ceil((q + r - q0) / d), 0.0, n - 1.0));
+  };
+  // Along x for every map row, then along y for every grid column.
+  std::vector<double> row_lo(static_cast<std::size_t>(map.ny) * g.gx);
+  std::vector<double> row_hi(row_lo.size());
+#pragma omp parallel for schedule(static)
+  for (int jm = 0; jm < map.ny; ++jm)
+    for (int i = 0; i < g.gx; ++i) {
+      int a, b;
+      range(g.origin.x() + i * g.h, map.x0, map.dx, g.stored, map.nx, a, b);
+      double l = map.at(a, jm), u = l;
+      for (int q = a + 1; q <= b; ++q) l = std::min(l, map.at(q, jm)), u = std::max(u, map.at(q, jm));
+      row_lo[static_cast<std::size_t>(jm) * g.gx + i] = l;
+      row_hi[static_cast<std::size_t>(jm) * g.gx + i] = u;
+    }
+  lo.assign(static_cast<std::size_t>(g.gx) * g.gy, 0.0);
+  hi.assign(lo.size(), 0.0);
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < g.gy; ++j) {
+    int a, b;
+    range(g.origin.y() + j * g.h, map.y0, map.dy, g.stored, map.ny, a, b);
+    for (int i = 0; i < g.gx; ++i) {
+      double l = row_lo[static_cast<std::size_t>(a) * g.gx + i];
+      double u = row_hi[static_cast<std::size_t>(a) * g.gx + i];
+      for (int q = a + 1; q <= b; ++q) {
+        l = std::min(l, row_lo[static_cast<std::size_t>(q) * g.gx + i]);
+        u = std::max(u, row_hi[static_cast<std::size_t>(q) * g.gx + i]);
+      }
+      lo[static_cast<std::size_t>(j) * g.gx + i] = l;
+      hi[static_cast<std::size_t>(j) * g.gx + i] = u;
+    }
+  }
+}
+
+/// Candidate k range of a column: from `stored` below its lowest nearby height to `stored`
+/// above its highest (every node outside it is farther than `stored` from the surface).
+void candidate_range(const Grid& g, double lo, double hi, int& ka, int& kb) {
+  ka = std::max(0, static_cast<int>(std::floor((lo - g.stored - g.origin.z()) / g.h)));
+  kb = static_cast<int>(std::ceil((hi + g.stored - g.origin.z()) / g.h));
+}
+
+std::size_t bytes_for(const HeightMap& map, const Grid& g, double nodes) {
+  return static_cast<std::size_t>(nodes * sizeof(TerrainNode) +
+                                  double(g.gx) * g.gy * sizeof(TerrainColumn) +
+                                  double(map.z.size()) * sizeof(double));
+}
+
+/// Bytes of a grid without looking at the map's relief: every column as tall as the map.
+double crude_nodes(const Grid& g) {
+  return double(g.gx) * g.gy * ((g.zmax - g.zmin + 2.0 * g.stored) / g.h + 3.0);
+}
+
+/// The exact signed distance and gradient at p, clamped to +-stored.
+TerrainNode node_at(const HeightMap& map, const Grid& g, const Vec3& p) {
+  const double x = p.x(), y = p.y();
+  const double H = map.height(x, y);
+  // The surface point straight below or above (clamped onto the map) bounds the distance.
+  Vec3 closest(std::clamp(x, map.x0, map.x_max()), std::clamp(y, map.y0, map.y_max()), H);
+  const double start = std::min((p - closest).norm(), g.stored);
+  const double d = map.distance(p, static_cast<int>(std::floor((x - start - map.x0) / map.dx)),
+                                static_cast<int>(std::floor((x + start - map.x0) / map.dx)),
+                                static_cast<int>(std::floor((y - start - map.y0) / map.dy)),
+                                static_cast<int>(std::floor((y + start - map.y0) / map.dy)),
+                                start, closest);
+  const double sign = p.z() >= H ? 1.0 : -1.0;
+  const double gap = (p - closest).norm();
+  Vec3 grad = gap > 1e-9 * g.h ? Vec3(sign * (p - closest) / gap) : map.normal(x, y);
+  TerrainNode n;
+  n.phi = static_cast<float>(sign * std::min(d, g.stored));
+  for (int c = 0; c < 3; ++c) n.grad[c] = static_cast<float>(grad[c]);
+  return n;
+}
+
+}  // namespace
+
+std::size_t terrain_bytes_estimate(const HeightMap& map, const TerrainBuildOptions& o) {
+  const Grid g = grid_of(map, o);
+  if (bytes_for(map, g, crude_nodes(g)) <= o.max_bytes) {
+    std::vector<double> lo, hi;
+    window_ranges(map, g, lo, hi);
+    double n = 0.0;
+    for (std::size_t c = 0; c < lo.size(); ++c) {
+      int ka, kb;
+      candidate_range(g, lo[c], hi[c], ka, kb);
+      n += kb - ka + 1;
+    }
+    return bytes_for(map, g, n);
+  }
+  return bytes_for(map, g, crude_nodes(g));
+}
+
+Terrain build_terrain(HeightMap map, const TerrainBuildOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Grid g = grid_of(map, o);
+  for (double z : map.z)
+    if (!std::isfinite(z)) throw std::invalid_argument("the height map holds a non-finite height");
+  // Refuse before the window arrays (16 bytes a column) or the nodes are allocated.
+  const double column_bytes = double(g.gx) * g.gy * (sizeof(TerrainColumn) + 2 * sizeof(double));
+  if (column_bytes > double(o.max_bytes))
+    throw std::invalid_argument(fmt::format(
+        "spacing {} m: {} x {} grid columns need {:.3g} GB, more than the {:.3g} GB allowed", g.h,
+        g.gx, g.gy, column_bytes / 1e9, double(o.max_bytes) / 1e9));
+  std::vector<double> lo, hi;
+  window_ranges(map, g, lo, hi);
+  const std::size_t ncol = lo.size();
+  std::vector<int> ka(ncol), kb(ncol);
+  double candidates = 0.0;
+  for (std::size_t c = 0; c < ncol; ++c) {
+    candidate_range(g, lo[c], hi[c], ka[c], kb[c]);
+    candidates += kb[c] - ka[c] + 1;
+  }
+  const std::size_t estimate = bytes_for(map, g, candidates);
+  if (estimate > o.max_bytes)
+    throw std::invalid_argument(fmt::format(
+        "spacing {} m and band {} m need up to {:.3g} GB for the terrain's band, more than the "
+        "{:.3g} GB allowed (a larger spacing, a thinner band or a crop)",
+        g.h, o.band, double(estimate) / 1e9, double(o.max_bytes) / 1e9));
+  lo = {};
+  hi = {};
+
+  Terrain t;
+  t.h = g.h;
+  t.band = o.band;
+  t.stored = g.stored;
+  t.origin = g.origin;
+  t.gx = g.gx;
+  t.gy = g.gy;
+  t.columns.resize(ncol);
+  // Reserved, not touched: the pages of the estimate that the trimmed runs do not fill are never
+  // resident.
+  t.nodes.reserve(static_cast<std::size_t>(candidates));
+  const float stored = static_cast<float>(g.stored);
+  // Rows of columns in blocks: columns in parallel into per-column buffers, appended in order
+  // (the result does not depend on the thread count).
+  constexpr int kBlockRows = 8;
+  std::vector<std::vector<TerrainNode>> buffer(static_cast<std::size_t>(kBlockRows) * g.gx);
+  for (int j0 = 0; j0 < g.gy; j0 += kBlockRows) {
+    const int rows = std::min(kBlockRows, g.gy - j0);
+    const int n = rows * g.gx;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int b = 0; b < n; ++b) {
+      const int i = b % g.gx, j = j0 + b / g.gx;
+      const std::size_t c = static_cast<std::size_t>(j) * g.gx + i;
+      auto at = [&](int k) { return node_at(map, g, g.origin + g.h * Vec3(i, j, k)); };
+      // The signed distance never decreases up a column: the first node above -stored by
+      // bisection, then upwards until +stored.
+      int a = ka[c], z = kb[c] + 1;
+      while (a < z) {
+        const int mid = a + (z - a) / 2;
+        if (at(mid).phi > -stored)
+          z = mid;
+        else
+          a = mid + 1;
+      }
+      std::vector<TerrainNode>& out = buffer[b];
+      out.clear();
+      for (int k = a; k <= kb[c]; ++k) {
+        const TerrainNode node = at(k);
+        if (node.phi >= stored) break;
+        out.push_back(node);
+      }
+      t.columns[c].k0 = a;
+      t.columns[c].count = static_cast<std::int32_t>(out.size());
+    }
+    for (int b = 0; b < n; ++b) {
+      const std::size_t c = static_cast<std::size_t>(j0 + b / g.gx) * g.gx + b % g.gx;
+      t.columns[c].start = static_cast<std::int64_t>(t.nodes.size());
+      t.nodes.insert(t.nodes.end(), buffer[b].begin(), buffer[b].end());
+    }
+  }
+  t.lo = Vec3(map.x0, map.y0, g.zmin);
+  t.hi = Vec3(map.x_max(), map.y_max(), g.zmax);
+  for (int c = 0; c < 8; ++c) {
+    const Vec3 corner((c & 1) ? t.hi.x() : t.lo.x(), (c & 2) ? t.hi.y() : t.lo.y(),
+                      (c & 4) ? t.hi.z() : t.lo.z());
+    t.bounding_radius = std::max(t.bounding_radius, corner.norm());
+  }
+  t.map = std::move(map);
+  t.build_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return t;
+}
+
+}  // namespace etdem
