@@ -16,8 +16,7 @@ struct Incline {
   Vec3 downhill;
   Vec3 start;
   /// On a plane, or on `terrain` (the same incline as a height map) when given.
-  Incline(double slope_deg, double friction_deg,
-          std::shared_ptr<const Terrain> terrain = nullptr)
+  Incline(double slope_deg, double friction_deg, std::shared_ptr<const Terrain> terrain = nullptr)
       : t(0.0, std::tan(friction_deg * M_PI / 180)) {
     t.world.settings.gravity = Vec3(0, 0, -9.81);
     const double th = slope_deg * M_PI / 180;

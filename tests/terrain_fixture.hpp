@@ -46,9 +46,10 @@ inline void write_ascii_grid(const std::string& path, int ncols, int nrows, doub
                              double y0, const std::function<double(double, double)>& f,
                              int nodata_col = -1, int nodata_row = -1) {
   std::ofstream out(path);
-  out << fmt::format("ncols {}\nnrows {}\nxllcenter {}\nyllcenter {}\ncellsize {}\n"
-                     "NODATA_value -9999\n",
-                     ncols, nrows, x0, y0, cell);
+  out << fmt::format(
+      "ncols {}\nnrows {}\nxllcenter {}\nyllcenter {}\ncellsize {}\n"
+      "NODATA_value -9999\n",
+      ncols, nrows, x0, y0, cell);
   for (int r = 0; r < nrows; ++r) {
     for (int c = 0; c < ncols; ++c) {
       const double v = (c == nodata_col && r == nodata_row)

@@ -51,7 +51,8 @@ struct Samples {
     ground.x0 = ground.y0 = -2.0;
     for (int j = 0; j < 41; ++j)
       for (int i = 0; i < 41; ++i)
-        ground.z.push_back(0.02 * std::sin(3.0 * (i * 0.1 - 2.0)) * std::cos(2.0 * (j * 0.1 - 2.0)));
+        ground.z.push_back(0.02 * std::sin(3.0 * (i * 0.1 - 2.0)) *
+                           std::cos(2.0 * (j * 0.1 - 2.0)));
     of[int(ShapeType::Terrain)] = table.add_terrain(
         "ground", std::make_shared<Terrain>(build_terrain(std::move(ground), {0.1, 1.0})));
     for (int k = 0; k < static_cast<int>(ShapeType::Count); ++k)

@@ -52,8 +52,9 @@ TEST(TerrainDistance, CurvedRasterWithinTheInterpolationBoundAndSignRight) {
   // dihedral angle (<= kappa dx) times h / 4. With h = dx: |phi - exact| <= h^2 kappa
   // (docs/design.md). The sign is right wherever |exact| exceeds that bound.
   const double A = 0.2, a = M_PI, d = 0.05, h = 0.05, kappa = A * a * a;
-  HeightMap map = height_map(81, 81, d, -2.0, -2.0,
-                             [&](double x, double y) { return A * std::sin(a * x) * std::cos(a * y); });
+  HeightMap map = height_map(81, 81, d, -2.0, -2.0, [&](double x, double y) {
+    return A * std::sin(a * x) * std::cos(a * y);
+  });
   const HeightMap copy = map;
   const auto t = make_terrain(std::move(map), h, 0.2);
   const double bound = h * h * kappa;
@@ -105,14 +106,13 @@ TEST(TerrainDistance, BandIsTheSameForAnyThreadCount) {
   const auto one = build(1), two = build(2);
   omp_set_num_threads(before);
   ASSERT_EQ(one->nodes.size(), two->nodes.size());
-  EXPECT_EQ(std::memcmp(one->nodes.data(), two->nodes.data(),
-                        one->nodes.size() * sizeof(TerrainNode)),
-            0);
+  EXPECT_EQ(
+      std::memcmp(one->nodes.data(), two->nodes.data(), one->nodes.size() * sizeof(TerrainNode)),
+      0);
   // Every column stores only nodes within the stored band, and the band is the whole range
   // where |phi| < stored (the nodes just outside each run are at +-stored).
   for (const TerrainColumn& c : one->columns)
-    for (int k = 0; k < c.count; ++k)
-      EXPECT_LT(std::abs(one->nodes[c.start + k].phi), one->stored);
+    for (int k = 0; k < c.count; ++k) EXPECT_LT(std::abs(one->nodes[c.start + k].phi), one->stored);
 }
 
 // ---- contacts --------------------------------------------------------------------------------
@@ -124,8 +124,9 @@ struct FlatScene {
   int terrain = -1, plane = -1;
   FlatScene() {
     terrain = shapes.add_terrain(
-        "flat", make_terrain(height_map(41, 41, 0.1, -2.0, -2.0, [](double, double) { return 0.0; }),
-                             0.1, 0.8));
+        "flat",
+        make_terrain(height_map(41, 41, 0.1, -2.0, -2.0, [](double, double) { return 0.0; }), 0.1,
+                     0.8));
     plane = shapes.add_plane("plane");
   }
 };
@@ -159,9 +160,9 @@ TEST(TerrainContacts, EveryGrainShapeMeetsAFlatTerrainAsItMeetsAPlane) {
   const int poly = s.shapes.add_polyhedron("rock", rock);
   expect_same_as_plane(s, poly, Pose(Vec3(-0.3, 0.2, 0.28), tilt), 0.05, "polyhedron");
   const int cube = s.shapes.add_box("cube", Vec3(0.1, 0.1, 0.1));
-  const int ell = s.shapes.add_compound(
-      "ell", make_compound(s.shapes, {{cube, Vec3(-0.1, 0, 0)}, {cube, Vec3(0.1, 0, 0)},
-                                      {cube, Vec3(0.1, 0.2, 0)}}));
+  const std::vector<CompoundPart> parts = {
+      {cube, Vec3(-0.1, 0, 0)}, {cube, Vec3(0.1, 0, 0)}, {cube, Vec3(0.1, 0.2, 0)}};
+  const int ell = s.shapes.add_compound("ell", make_compound(s.shapes, parts));
   expect_same_as_plane(s, ell, Pose(Vec3(0.0, 0.0, 0.12), tilt), 0.05, "compound");
   const int grain = s.shapes.add_level_set(
       "grain", level_set_superellipsoid(Vec3(0.25, 0.2, 0.15), 0.6, 0.8, {0.02, 300}));

@@ -23,7 +23,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path dir() {
-  const fs::path d = fs::temp_directory_path() / ("etdem_terrain_tests_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("etdem_terrain_tests_" + std::to_string(::getpid()));
   fs::create_directories(d);
   return d;
 }
@@ -32,8 +33,9 @@ fs::path dir() {
 /// when asked).
 std::string write_grid(const std::string& name, int nodata_col = -1, int nodata_row = -1) {
   const std::string path = (dir() / name).string();
-  test::write_ascii_grid(path, 21, 21, 0.1, 0.0, 0.0, [](double x, double) { return 0.1 * x; },
-                         nodata_col, nodata_row);
+  test::write_ascii_grid(
+      path, 21, 21, 0.1, 0.0, 0.0, [](double x, double) { return 0.1 * x; }, nodata_col,
+      nodata_row);
   return path;
 }
 
@@ -93,8 +95,8 @@ void expect_error(const std::string& keys, const std::string& key, const std::st
 
 TEST(TerrainInput, AsciiGridIsReadScaledOffsetAndBuilt) {
   write_grid("ramp.asc");
-  const Scenario sc = load_scenario(
-      scenario("file = \"ramp.asc\"\nscale = 2.0\noffset = [10.0, -5.0, 1.0]"));
+  const Scenario sc =
+      load_scenario(scenario("file = \"ramp.asc\"\nscale = 2.0\noffset = [10.0, -5.0, 1.0]"));
   ASSERT_EQ(sc.walls.size(), 1u);
   const WallSpec& w = sc.walls[0];
   ASSERT_EQ(w.type, WallSpec::Type::Terrain);
@@ -104,8 +106,9 @@ TEST(TerrainInput, AsciiGridIsReadScaledOffsetAndBuilt) {
   EXPECT_EQ(m.ny, 21);
   EXPECT_NEAR(m.x0, 10.0, 1e-12);
   EXPECT_NEAR(m.y0, -5.0, 1e-12);
-  // z = 2 (0.1 x_raster) + 1 at x_raster = 1.3 (node 13), any row.
-  EXPECT_NEAR(m.at(13, 4), 2.0 * 0.13 + 1.0, 1e-12);
+  // z = 2 (0.1 x_raster) + 1 at x_raster = 1.3 (node 13), any row (GDAL reads the grid's
+  // decimals as 32-bit floats).
+  EXPECT_NEAR(m.at(13, 4), 2.0 * 0.13 + 1.0, 1e-6);
   EXPECT_DOUBLE_EQ(w.spacing, 0.1);  // default: the pixel
   World world;
   build_world(sc, world);
@@ -129,14 +132,15 @@ TEST(TerrainInput, GeoTiffRoundTripsAndCropTakesItsWindow) {
                                         [](double x, double y) { return 0.5 * x - 0.25 * y; });
   const std::string path = (dir() / "plane.tif").string();
   write_geotiff(path, in);
-  const HeightMap all = read_height_map({path});
+  HeightMapRequest r;
+  r.path = path;
+  const HeightMap all = read_height_map(r);
   ASSERT_EQ(all.nx, 30);
   ASSERT_EQ(all.ny, 20);
   EXPECT_NEAR(all.x0, 100.0, 1e-12);
   EXPECT_NEAR(all.y0, 200.0, 1e-12);
   for (std::size_t k = 0; k < in.z.size(); ++k) EXPECT_NEAR(all.z[k], in.z[k], 1e-4);
   // Crop columns 5..14 and rows 2..9 (row 0 at the top = the largest y).
-  HeightMapRequest r{path};
   r.crop = std::array<long, 4>{5, 2, 10, 8};
   const HeightMap part = read_height_map(r);
   ASSERT_EQ(part.nx, 10);
@@ -160,7 +164,8 @@ TEST(TerrainInput, EveryBadInputIsAOneLineErrorNamingFileKeyAndValue) {
          "<SourceBand>1</SourceBand></SimpleSource></VRTRasterBand></VRTDataset>\n";
   expect_error("file = \"indirect.vrt\"", "file", "not a raster etdem reads");
   expect_error("file = \"hole.asc\"", "file", "NoData at pixel (column 3, row 4)");
-  expect_error("file = \"hole.asc\"\ncrop = [2, 2, 10, 10]", "crop", "NoData at pixel (column 3, row 4)");
+  expect_error("file = \"hole.asc\"\ncrop = [2, 2, 10, 10]", "crop",
+               "NoData at pixel (column 3, row 4)");
   expect_error("file = \"good.asc\"\ncrop = [15, 15, 10, 10]", "crop", "inside the 21 x 21 raster");
   expect_error("file = \"good.asc\"\ncrop = [0, 0, 1.5, 10]", "crop", "whole numbers");
   expect_error("file = \"good.asc\"\nraster_band = 2", "raster_band", "band 2 does not exist");
@@ -175,8 +180,8 @@ TEST(TerrainInput, EveryBadInputIsAOneLineErrorNamingFileKeyAndValue) {
 TEST(TerrainInput, TheCliExitsWithCode2OnABadTerrain) {
   write_grid("cli_hole.asc", 7, 7);
   const std::string file = scenario("file = \"cli_hole.asc\"");
-  const std::string cmd =
-      std::string("'") + ETDEM_CLI + "' check '" + file + "' > '" + (dir() / "cli.log").string() + "' 2>&1";
+  const std::string cmd = std::string("'") + ETDEM_CLI + "' check '" + file + "' > '" +
+                          (dir() / "cli.log").string() + "' 2>&1";
   const int rc = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(rc));
   EXPECT_EQ(WEXITSTATUS(rc), 2);

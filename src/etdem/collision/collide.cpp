@@ -30,9 +30,9 @@ struct Table {
     add(ShapeType::Polyhedron, ShapeType::Plane, collide_polyhedron_plane);
     add(ShapeType::Box, ShapeType::Polyhedron, collide_box_polyhedron);
     add(ShapeType::Polyhedron, ShapeType::Polyhedron, collide_polyhedron_polyhedron);
-    for (ShapeType t : {ShapeType::Sphere, ShapeType::Plane, ShapeType::Box, ShapeType::Polyhedron,
-                        ShapeType::Compound, ShapeType::Mesh, ShapeType::LevelSet,
-                        ShapeType::Terrain})
+    for (ShapeType t :
+         {ShapeType::Sphere, ShapeType::Plane, ShapeType::Box, ShapeType::Polyhedron,
+          ShapeType::Compound, ShapeType::Mesh, ShapeType::LevelSet, ShapeType::Terrain})
       add(ShapeType::Compound, t, collide_compound_any);
     add(ShapeType::Sphere, ShapeType::Mesh, collide_sphere_mesh);
     add(ShapeType::Box, ShapeType::Mesh, collide_box_mesh);

@@ -4,7 +4,8 @@
 // - sphere: its centre (distance minus radius: one exact point);
 // - level set: its surface nodes (clusters skipped whole as against a level-set grid);
 // - box, polyhedron: its vertices, and the raster nodes under it against the hull's exact
-//   distance (a peak or a ridge of the terrain poking into a face, which no grain vertex feels);
+//   distance (a peak or a ridge of the terrain poking into a face, which no grain vertex feels),
+//   only where the node supports the terrain towards the grain;
 // - compound: through its parts (collide_compound.cpp).
 // Normals from the terrain to the grain; every point within the margin is a candidate and at
 // most Manifold::kMaxPoints are kept, the deepest first, then the most spread
@@ -30,6 +31,24 @@ void point_against_terrain(const Terrain& tb, const Pose& pb, const Vec3& q, con
   if (!(g_norm > 0.0)) return;
   const Vec3 n = pb.rotation * (g / g_norm);
   out.add(p - 0.5 * phi * n, phi, n);
+}
+
+/// True when raster node (i, j) at `node` is a supporting vertex of the terrain along -m (m:
+/// the direction from the grain to the node, terrain frame): none of its neighbours in the
+/// triangulation lies nearer the grain. Only then can the grain touch the terrain at the node
+/// (a peak, a ridge, a flat patch under a face); elsewhere the terrain's triangles around the
+/// node come first, and the node would give a contact across them (a sliding block's leading
+/// face against the flat ground in front of it).
+bool supporting(const HeightMap& map, int i, int j, const Vec3& node, const Vec3& m) {
+  constexpr int kNeighbours[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}};
+  const double tol = 1e-9 * (map.dx + map.dy);
+  for (const auto& d : kNeighbours) {
+    const int a = i + d[0], b = j + d[1];
+    if (a < 0 || b < 0 || a >= map.nx || b >= map.ny) continue;
+    const Vec3 w(map.x0 + a * map.dx, map.y0 + b * map.dy, map.at(a, b));
+    if ((w - node).dot(m) < -tol) return false;
+  }
+  return true;
 }
 
 /// The grain's centre in the terrain frame; false when its ball (radius r plus the margin)
@@ -91,9 +110,11 @@ void collide_convex_terrain(const ShapeTable& shapes, int sa, const Pose& pa, in
   const HeightMap& map = tb.map;
   const double reach = ha.bounding_radius + std::max(margin, 0.0);
   const int i0 = std::max(0, static_cast<int>(std::ceil((c.x() - reach - map.x0) / map.dx)));
-  const int i1 = std::min(map.nx - 1, static_cast<int>(std::floor((c.x() + reach - map.x0) / map.dx)));
+  const int i1 =
+      std::min(map.nx - 1, static_cast<int>(std::floor((c.x() + reach - map.x0) / map.dx)));
   const int j0 = std::max(0, static_cast<int>(std::ceil((c.y() - reach - map.y0) / map.dy)));
-  const int j1 = std::min(map.ny - 1, static_cast<int>(std::floor((c.y() + reach - map.y0) / map.dy)));
+  const int j1 =
+      std::min(map.ny - 1, static_cast<int>(std::floor((c.y() + reach - map.y0) / map.dy)));
   const Mat3 to_grain = to_terrain.transpose();
   for (int j = j0; j <= j1; ++j)
     for (int i = i0; i <= i1; ++i) {
@@ -104,6 +125,7 @@ void collide_convex_terrain(const ShapeTable& shapes, int sa, const Pose& pa, in
       const double phi = convex_distance(ha, q, g);
       if (!(phi < margin)) continue;
       const Vec3 n = pa.rotation * g;  // out of the grain
+      if (!supporting(map, i, j, node, pb.rotation.transpose() * n)) continue;
       const Vec3 p = pb.position + pb.rotation * node;
       collector.add(p - 0.5 * phi * n, phi, -n);
     }

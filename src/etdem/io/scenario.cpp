@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -272,7 +272,8 @@ class Parser {
       std::array<long, 4> window{};
       for (int k = 0; k < 4; ++k) {
         if (!(c[k] == std::floor(c[k]) && c[k] >= 0.0 && c[k] < 2e9))
-          r.fail("crop", "must be four whole numbers >= 0: [first column, first row, columns, rows]");
+          r.fail("crop",
+                 "must be four whole numbers >= 0: [first column, first row, columns, rows]");
         window[k] = static_cast<long>(c[k]);
       }
       w.crop = req.crop = window;
@@ -303,10 +304,10 @@ class Parser {
     const Vec3 up = g > 0.0 ? Vec3(-s.gravity / g) : Vec3::UnitZ();
     double lowest = std::numeric_limits<double>::infinity();
     for (int c = 0; c < 8; ++c)
-      lowest = std::min(lowest, up.dot(Vec3((c & 1) ? map.x_max() : map.x0,
-                                            (c & 2) ? map.y_max() : map.y0,
-                                            (c & 4) ? *std::max_element(map.z.begin(), map.z.end())
-                                                    : *std::min_element(map.z.begin(), map.z.end()))));
+      lowest = std::min(lowest,
+                        up.dot(Vec3((c & 1) ? map.x_max() : map.x0, (c & 2) ? map.y_max() : map.y0,
+                                    (c & 4) ? *std::max_element(map.z.begin(), map.z.end())
+                                            : *std::min_element(map.z.begin(), map.z.end()))));
     auto grain = [&](int shape, const Vec3& top, const Vec3& v, const Vec3& omega) {
       const double R = sc_.shapes.bounding_radius[shape];
       radius = std::max(radius, R);
@@ -326,9 +327,10 @@ class Parser {
     w.band = r.number("band", radius > 0.0 ? 2.0 * radius + move : 4.0 * w.spacing);
     if (!(w.band > 0.0 && std::isfinite(w.band))) r.fail("band", "must be finite and > 0");
     if (w.band < needed)
-      r.fail("band", fmt::format("{} m is thinner than the largest grain's bounding radius {:.4g} m "
-                                 "plus what a step can move, {:.4g} m ({:.4g} m/s x dt)",
-                                 w.band, radius, move, speed));
+      r.fail("band",
+             fmt::format("{} m is thinner than the largest grain's bounding radius {:.4g} m "
+                         "plus what a step can move, {:.4g} m ({:.4g} m/s x dt)",
+                         w.band, radius, move, speed));
     try {
       auto t = std::make_shared<Terrain>(build_terrain(std::move(map), {w.spacing, w.band}));
       t->source = req.path;

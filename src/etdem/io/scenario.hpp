@@ -72,11 +72,11 @@ struct WallSpec {
   Vec3 offset{0, 0, 0};                  // mesh, terrain [m]
   bool inward = false;                   // mesh: a closed mesh faces inwards (a closed bin)
   std::shared_ptr<const TriangleMesh> mesh;  // mesh: read and checked, world coordinates
-  int raster_band = 1;                   // terrain: GDAL band number
+  int raster_band = 1;                       // terrain: GDAL band number
   std::optional<std::array<long, 4>> crop;   // terrain: pixel window [column, row, columns, rows]
-  double spacing = 0.0;                  // terrain: grid spacing h [m] (resolved)
-  double band = 0.0;                     // terrain: narrow band [m] (resolved)
-  std::shared_ptr<const Terrain> terrain;  // terrain: built, world coordinates
+  double spacing = 0.0;                      // terrain: grid spacing h [m] (resolved)
+  double band = 0.0;                         // terrain: narrow band [m] (resolved)
+  std::shared_ptr<const Terrain> terrain;    // terrain: built, world coordinates
   int line = 0;
 };
 

@@ -17,9 +17,9 @@ namespace {
 
 /// Single-file raster formats: each reads the file it is named (ENVI and EHdr also their header
 /// beside it) and nothing else.
-constexpr const char* kDrivers[] = {"GTiff",  "AAIGrid", "GRASSASCIIGrid", "XYZ",  "EHdr",
-                                    "ENVI",   "HFA",     "USGSDEM",        "SRTMHGT", "GSAG",
-                                    "GSBG",   "GS7BG",   "BT",             "PNG",  nullptr};
+constexpr const char* kDrivers[] = {"GTiff", "AAIGrid", "GRASSASCIIGrid", "XYZ",  "EHdr", "ENVI",
+                                    "HFA",   "USGSDEM", "SRTMHGT",        "GSAG", "GSBG", "GS7BG",
+                                    "BT",    "PNG",     nullptr};
 
 std::once_flag gdal_once;
 
@@ -64,8 +64,8 @@ HeightMap read_height_map(const HeightMapRequest& r) {
     throw HeightMapError("file", fmt::format("{}: GDAL virtual paths are refused", path));
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw HeightMapError("file", fmt::format("{}: no such file (a local raster file is needed)",
-                                             path));
+    throw HeightMapError("file",
+                         fmt::format("{}: no such file (a local raster file is needed)", path));
   register_gdal();
   OpenRaster open;
   CPLErrorReset();
@@ -77,9 +77,8 @@ HeightMap read_height_map(const HeightMapRequest& r) {
   const long width = GDALGetRasterXSize(open.ds), height = GDALGetRasterYSize(open.ds);
   const int bands = GDALGetRasterCount(open.ds);
   if (r.raster_band < 1 || r.raster_band > bands)
-    throw HeightMapError("raster_band",
-                         fmt::format("{} has {} band(s); band {} does not exist", path, bands,
-                                     r.raster_band));
+    throw HeightMapError("raster_band", fmt::format("{} has {} band(s); band {} does not exist",
+                                                    path, bands, r.raster_band));
   double gt[6];
   if (GDALGetGeoTransform(open.ds, gt) != CE_None)
     throw HeightMapError("file", fmt::format("{}: the raster has no georeferencing (pixel size "
@@ -89,8 +88,8 @@ HeightMap read_height_map(const HeightMapRequest& r) {
     throw HeightMapError("file", fmt::format("{}: rotated rasters are not supported", path));
   if (!(std::isfinite(gt[1]) && std::isfinite(gt[5]) && gt[1] != 0.0 && gt[5] != 0.0 &&
         std::isfinite(gt[0]) && std::isfinite(gt[3])))
-    throw HeightMapError("file", fmt::format("{}: the raster's pixel size is zero or not finite",
-                                             path));
+    throw HeightMapError("file",
+                         fmt::format("{}: the raster's pixel size is zero or not finite", path));
   long c0 = 0, r0 = 0, w = width, h = height;
   const std::string window_key = r.crop ? "crop" : "file";
   if (r.crop) {
@@ -103,8 +102,8 @@ HeightMap read_height_map(const HeightMapRequest& r) {
                               c0, r0, w, h, width, height, path));
   }
   if (w < 2 || h < 2)
-    throw HeightMapError("file", fmt::format("{}: {} x {} pixels; a terrain needs at least 2 x 2",
-                                             path, w, h));
+    throw HeightMapError(
+        "file", fmt::format("{}: {} x {} pixels; a terrain needs at least 2 x 2", path, w, h));
   if (double(w) * double(h) > r.max_pixels)
     throw HeightMapError(window_key,
                          fmt::format("{}: a window of {} x {} pixels is more than the {:.3g} "
@@ -156,8 +155,8 @@ void write_geotiff(const std::string& path, const HeightMap& map, std::optional<
   GDALDriverH driver = GDALGetDriverByName("GTiff");
   if (driver) out.ds = GDALCreate(driver, path.c_str(), map.nx, map.ny, 1, GDT_Float32, nullptr);
   if (!out.ds)
-    throw std::runtime_error(fmt::format("{}: cannot create a GeoTIFF: {}", path,
-                                         gdal_message("no GTiff driver")));
+    throw std::runtime_error(
+        fmt::format("{}: cannot create a GeoTIFF: {}", path, gdal_message("no GTiff driver")));
   // North up: row 0 is the largest y; the pixel of node (i, j) is centred on it.
   double gt[6] = {map.x0 - 0.5 * map.dx, map.dx, 0.0, map.y_max() + 0.5 * map.dy, 0.0, -map.dy};
   GDALSetGeoTransform(out.ds, gt);
@@ -169,8 +168,8 @@ void write_geotiff(const std::string& path, const HeightMap& map, std::optional<
     for (int i = 0; i < map.nx; ++i) row[i] = static_cast<float>(map.at(i, j));
     if (GDALRasterIO(band, GF_Write, 0, r, map.nx, 1, row.data(), map.nx, 1, GDT_Float32, 0, 0) !=
         CE_None)
-      throw std::runtime_error(fmt::format("{}: writing row {} failed: {}", path, r,
-                                           gdal_message("unknown error")));
+      throw std::runtime_error(
+          fmt::format("{}: writing row {} failed: {}", path, r, gdal_message("unknown error")));
   }
 }
 

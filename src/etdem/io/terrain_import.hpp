@@ -20,13 +20,13 @@
 namespace etdem {
 
 struct HeightMapRequest {
-  std::string path;            // a local raster file
-  int raster_band = 1;         // GDAL band number, from 1
+  std::string path;     // a local raster file
+  int raster_band = 1;  // GDAL band number, from 1
   /// Pixel window [first column, first row, columns, rows] (GDAL's order: row 0 at the top).
   std::optional<std::array<long, 4>> crop;
-  double scale = 1.0;          // z = scale * value + offset.z
-  Vec3 offset{0, 0, 0};        // m, added to every node (x, y: the raster's georeferencing)
-  double max_pixels = 2.5e8;   // larger windows are refused before they are read
+  double scale = 1.0;         // z = scale * value + offset.z
+  Vec3 offset{0, 0, 0};       // m, added to every node (x, y: the raster's georeferencing)
+  double max_pixels = 2.5e8;  // larger windows are refused before they are read
 };
 
 /// A height map input error: the scenario key it concerns ("file", "crop", "raster_band") and

@@ -320,7 +320,8 @@ void VtkWriter::write_terrain(const World& world, const std::vector<int>& bodies
     const HeightMap& m = world.shapes.terrain(bodies.shape[i]).map;
     const Mat3 r = bodies.orientation[i].toRotationMatrix();
     const double nodes = double(m.nx) * m.ny;
-    const int stride = std::max(1, static_cast<int>(std::ceil(std::sqrt(nodes / kMaxTerrainNodes))));
+    const int stride =
+        std::max(1, static_cast<int>(std::ceil(std::sqrt(nodes / kMaxTerrainNodes))));
     std::vector<int> xs, ys;
     for (int a = 0; a < m.nx - 1; a += stride) xs.push_back(a);
     xs.push_back(m.nx - 1);

@@ -105,8 +105,8 @@ int ShapeTable::add_terrain(const std::string& nm, std::shared_ptr<const Terrain
   return size() - 1;
 }
 
-bool ShapeTable::may_reach(int s, const Vec3& position, const Quat& orientation,
-                           const Vec3& centre, double reach) const {
+bool ShapeTable::may_reach(int s, const Vec3& position, const Quat& orientation, const Vec3& centre,
+                           double reach) const {
   if (type[s] == ShapeType::Terrain)
     return terrain(s).may_touch(orientation.conjugate() * (centre - position), reach);
   return (centre - position).dot(orientation * Vec3::UnitZ()) < reach;

@@ -55,8 +55,8 @@ double HeightMap::distance(const Vec3& p, int i0, int i1, int j0, int j1, double
       if (ex * ex + ey * ey + ez * ez >= best2) continue;  // the cell's box is farther
       const Vec3 a(xa, ya, za), b(xa + dx, ya, zb), c(xa + dx, ya + dy, zc), d(xa, ya + dy, zd);
       TriangleFeature f;
-      for (const Vec3& q : {closest_point_triangle(p, a, b, c, f),
-                            closest_point_triangle(p, a, c, d, f)}) {
+      for (const Vec3& q :
+           {closest_point_triangle(p, a, b, c, f), closest_point_triangle(p, a, c, d, f)}) {
         const double d2 = (p - q).squaredNorm();
         if (d2 < best2) best2 = d2, closest = q;
       }

@@ -74,9 +74,9 @@ struct TerrainColumn {
 
 struct Terrain {
   HeightMap map;
-  double h = 0.0;       // m, grid spacing
-  double band = 0.0;    // m, distances guaranteed to this (the band the loader asked for)
-  double stored = 0.0;  // m, distances stored up to this (band + the interpolation stencil)
+  double h = 0.0;        // m, grid spacing
+  double band = 0.0;     // m, distances guaranteed to this (the band the loader asked for)
+  double stored = 0.0;   // m, distances stored up to this (band + the interpolation stencil)
   Vec3 origin{0, 0, 0};  // position of grid node (0, 0, 0)
   int gx = 0, gy = 0;    // columns along x and y
   std::vector<TerrainColumn> columns;  // gx * gy, column (i, j) at i + gx j

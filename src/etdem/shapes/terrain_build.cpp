@@ -41,8 +41,9 @@ Grid grid_of(const HeightMap& map, const TerrainBuildOptions& o) {
   const double cols_y = std::ceil((map.y_max() - map.y0) / g.h - 1e-9) + 1.0;
   if (cols_x * cols_y > 4e9 || cols_x > 2e9 || cols_y > 2e9)
     throw std::invalid_argument(
-        fmt::format("spacing {} m makes {:.3g} x {:.3g} grid columns over the map", g.h, cols_x,
-                    cols_y));
+        fmt::format("spacing {} m makes {:.3g} x {:.3g} grid columns over the map, at least "
+                    "{:.3g} GB",
+                    g.h, cols_x, cols_y, cols_x * cols_y * sizeof(TerrainColumn) / 1e9));
   g.gx = std::max(2, static_cast<int>(cols_x));
   g.gy = std::max(2, static_cast<int>(cols_y));
   g.origin = Vec3(map.x0, map.y0, std::floor((g.zmin - g.stored) / g.h) * g.h - g.h);
@@ -66,7 +67,8 @@ void window_ranges(const HeightMap& map, const Grid& g, std::vector<double>& lo,
       int a, b;
       range(g.origin.x() + i * g.h, map.x0, map.dx, g.stored, map.nx, a, b);
       double l = map.at(a, jm), u = l;
-      for (int q = a + 1; q <= b; ++q) l = std::min(l, map.at(q, jm)), u = std::max(u, map.at(q, jm));
+      for (int q = a + 1; q <= b; ++q)
+        l = std::min(l, map.at(q, jm)), u = std::max(u, map.at(q, jm));
       row_lo[static_cast<std::size_t>(jm) * g.gx + i] = l;
       row_hi[static_cast<std::size_t>(jm) * g.gx + i] = u;
     }
@@ -114,11 +116,11 @@ TerrainNode node_at(const HeightMap& map, const Grid& g, const Vec3& p) {
   // The surface point straight below or above (clamped onto the map) bounds the distance.
   Vec3 closest(std::clamp(x, map.x0, map.x_max()), std::clamp(y, map.y0, map.y_max()), H);
   const double start = std::min((p - closest).norm(), g.stored);
-  const double d = map.distance(p, static_cast<int>(std::floor((x - start - map.x0) / map.dx)),
-                                static_cast<int>(std::floor((x + start - map.x0) / map.dx)),
-                                static_cast<int>(std::floor((y - start - map.y0) / map.dy)),
-                                static_cast<int>(std::floor((y + start - map.y0) / map.dy)),
-                                start, closest);
+  const double d =
+      map.distance(p, static_cast<int>(std::floor((x - start - map.x0) / map.dx)),
+                   static_cast<int>(std::floor((x + start - map.x0) / map.dx)),
+                   static_cast<int>(std::floor((y - start - map.y0) / map.dy)),
+                   static_cast<int>(std::floor((y + start - map.y0) / map.dy)), start, closest);
   const double sign = p.z() >= H ? 1.0 : -1.0;
   const double gap = (p - closest).norm();
   Vec3 grad = gap > 1e-9 * g.h ? Vec3(sign * (p - closest) / gap) : map.normal(x, y);
@@ -233,8 +235,7 @@ Terrain build_terrain(HeightMap map, const TerrainBuildOptions& o) {
     t.bounding_radius = std::max(t.bounding_radius, corner.norm());
   }
   t.map = std::move(map);
-  t.build_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  t.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return t;
 }
 

@@ -1,9 +1,9 @@
 // The hybrid resting treatment of the impulse-based LS-DEM (Tan, Wijesuriya & Sitar 2024, §4.1,
 // Figs. 5-6), `resting = "wall-correction"`: after the collision solver, every grain is moved
 // to where its new velocity would take it, x' = x + v dt (and its orientation turned by w dt);
-// a grain whose predicted pose penetrates a wall (a plane, a mesh, a terrain, a fixed body: any static
-// body the broad phase paired it with) gets an impulse at its deepest point, along that point's
-// normal, just large enough for the point to end on the wall's surface: its normal velocity
+// a grain whose predicted pose penetrates a wall (a plane, a mesh, a terrain, a fixed body: any
+// static body the broad phase paired it with) gets an impulse at its deepest point, along that
+// point's normal, just large enough for the point to end on the wall's surface: its normal velocity
 // rises by depth / dt, and the angular velocity follows from the moment of that impulse. The
 // prediction is repeated, since a correction at one wall can push a grain into another, until
 // no grain is predicted inside a wall or `wall_iterations` rounds are spent (a step that spends
@@ -58,8 +58,7 @@ void World::correct_wall_velocities() {
       const Vec3 n = m.normal_at(deepest);  // from the wall to the grain
       // The grain's surface point: half the (negative) gap behind the midway point.
       const Vec3 r = m.point[deepest] + 0.5 * m.gap[deepest] * n - predicted.position;
-      const Mat3 inv_inertia =
-          world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]);
+      const Mat3 inv_inertia = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]);
       const Vec3 rn = r.cross(n);
       const double k_nn = bodies.inv_mass[i] + rn.dot(inv_inertia * rn);
       if (!(k_nn > 0.0)) continue;
