@@ -21,8 +21,7 @@ V3Result drop_box_v3(int lambda) {
   t.world.settings.etm.lambda = lambda;
   t.world.settings.resting_velocity = 0.0;
   t.add_floor();
-  const int box =
-      t.add_box(Vec3(1, 1, 0.5), Vec3(0, 0, 0.5 + 0.1), Quat::Identity(), Vec3(1, 1, -10));
+  const int box = t.add_box(Vec3(1, 1, 0.5), Vec3(0, 0, 0.5 + 0.1), Quat::Identity(), Vec3(1, 1, -10));
   t.world.initialize();
   const double e0 = t.kinetic();
   t.simulate(0.1);  // the box covers 0.1 m in 6 steps; it has bounced by then

@@ -134,13 +134,12 @@ void collide_level_set_plane(const ShapeTable& shapes, int sa, const Pose& pa, i
   // In the plane's frame a node's height is its gap.
   const Mat3 m = pb.rotation.transpose() * pa.rotation;
   const Vec3 t = pb.rotation.transpose() * (pa.position - pb.position);
-  near_nodes(
-      la, m, t, std::numeric_limits<double>::infinity(), margin, 1.0,
-      [](const Vec3& q) { return q.z(); },
-      [&](const Vec3& x, const Vec3& q) {
-        if (!(q.z() < margin)) return;
-        c.add(pa.position + pa.rotation * x - 0.5 * q.z() * n, q.z());
-      });
+  near_nodes(la, m, t, std::numeric_limits<double>::infinity(), margin, 1.0,
+             [](const Vec3& q) { return q.z(); },
+             [&](const Vec3& x, const Vec3& q) {
+               if (!(q.z() < margin)) return;
+               c.add(pa.position + pa.rotation * x - 0.5 * q.z() * n, q.z());
+             });
   out.normal = n;
   c.emit(out);
 }

@@ -57,7 +57,7 @@ struct ShapeTable {
   std::vector<ConvexPolyhedron> polyhedra;
   std::vector<ConvexPolyhedron> box_hulls;  // per box: the same box as a polyhedron
   std::vector<Compound> compounds;
-  std::vector<TriangleMesh> meshes;  // static walls only
+  std::vector<TriangleMesh> meshes;          // static walls only
   std::vector<LevelSet> level_sets;
   /// Static walls only. Shared: a terrain's band can hold a gigabyte, and the scenario's table
   /// is copied into the world.

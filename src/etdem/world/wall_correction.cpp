@@ -58,7 +58,8 @@ void World::correct_wall_velocities() {
       const Vec3 n = m.normal_at(deepest);  // from the wall to the grain
       // The grain's surface point: half the (negative) gap behind the midway point.
       const Vec3 r = m.point[deepest] + 0.5 * m.gap[deepest] * n - predicted.position;
-      const Mat3 inv_inertia = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]);
+      const Mat3 inv_inertia =
+          world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]);
       const Vec3 rn = r.cross(n);
       const double k_nn = bodies.inv_mass[i] + rn.dot(inv_inertia * rn);
       if (!(k_nn > 0.0)) continue;

@@ -129,8 +129,7 @@ void World::configure() {
     RestingSettings rs = settings.resting_solver;
     rs.slip_velocity = settings.effective_resting_velocity();
     rs.dt = settings.dt;
-    rs.down =
-        settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
+    rs.down = settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
     resting_ = std::make_unique<RestingSolver>(rs);
     resting_->prepare(omp_get_max_threads());
   } else if (std::find(resting_names().begin(), resting_names().end(), settings.resting) ==
@@ -147,55 +146,19 @@ void World::step() {
   p = StepProfile{};
   p.steps = 1;
   using P = StepProfile;
-  {
-    Timer t(p, P::Events);
-    process_events();
-  }  // 0. scheduled changes (walls removed)
-  {
-    Timer t(p, P::Forces);
-    apply_external_forces();
-  }  // 1. v += dt F/m
-  {
-    Timer t(p, P::Broad);
-    find_pairs();
-  }  // 2. swept boxes, uniform grid
-  {
-    Timer t(p, P::Checks);
-    check_pair_count();
-  }  //    a step that sweeps everything
-  {
-    Timer t(p, P::Narrow);
-    find_contacts();
-    warm_start_contacts();
-  }  // 3. points, candidates
-  {
-    Timer t(p, P::Islands);
-    build_islands();
-  }  // 4. union-find
-  {
-    Timer t(p, P::Solve);
-    resolve_islands();
-  }  // 5. solver per island
-  {
-    Timer t(p, P::Correct);
-    correct_wall_velocities();
-    correct_positions();
-  }  // 6. walls, projection
-  {
-    Timer t(p, P::Integrate);
-    damp_and_integrate();
-  }  // 7. damping, x += dt v, rotation
-  {
-    Timer t(p, P::Ledger);
-    update_ledger();
-    remember_contacts();
-  }  // 8. ledger
+  { Timer t(p, P::Events); process_events(); }             // 0. scheduled changes (walls removed)
+  { Timer t(p, P::Forces); apply_external_forces(); }      // 1. v += dt F/m
+  { Timer t(p, P::Broad); find_pairs(); }                  // 2. swept boxes, uniform grid
+  { Timer t(p, P::Checks); check_pair_count(); }           //    a step that sweeps everything
+  { Timer t(p, P::Narrow); find_contacts(); warm_start_contacts(); }  // 3. points, candidates
+  { Timer t(p, P::Islands); build_islands(); }             // 4. union-find
+  { Timer t(p, P::Solve); resolve_islands(); }             // 5. solver per island
+  { Timer t(p, P::Correct); correct_wall_velocities(); correct_positions(); }  // 6. walls, projection
+  { Timer t(p, P::Integrate); damp_and_integrate(); }      // 7. damping, x += dt v, rotation
+  { Timer t(p, P::Ledger); update_ledger(); remember_contacts(); }  // 8. ledger
   time_ += settings.dt;
   ++steps_;
-  {
-    Timer t(p, P::Checks);
-    check_finite();
-  }  // NaN/Inf with body and step
+  { Timer t(p, P::Checks); check_finite(); }               // NaN/Inf with body and step
   profile_.add(p);
 }
 
@@ -272,9 +235,8 @@ void World::check_pair_count() const {
       "bodies move farther than their neighbours per step; the fastest, body {} ('{}'), moves "
       "{:.3g} m in one step of {:.3g} s at {:.3g} m/s",
       steps_, time_, pairs_.size(), dynamic_ids_.size(), kMaxPairsPerBody, fastest,
-      fastest >= 0 ? bodies.name[fastest] : "",
-      fastest >= 0 ? speed_bound(fastest) * settings.dt : 0.0, settings.dt,
-      fastest >= 0 ? speed_bound(fastest) : 0.0));
+      fastest >= 0 ? bodies.name[fastest] : "", fastest >= 0 ? speed_bound(fastest) * settings.dt : 0.0,
+      settings.dt, fastest >= 0 ? speed_bound(fastest) : 0.0));
 }
 
 void World::find_contacts() {
@@ -304,7 +266,7 @@ void World::find_contacts() {
     }
   };
   for (auto& v : per_thread_contacts_) v.clear();
-    // Small scenes stay on one thread (see broad_phase.cpp).
+  // Small scenes stay on one thread (see broad_phase.cpp).
 #pragma omp parallel num_threads(threads) if (np > 512)
   {
     auto& out = per_thread_contacts_[omp_get_thread_num()];
@@ -383,8 +345,7 @@ void World::warm_start_contacts() {
     const double rb = shapes.bounding_radius[bodies.shape[c.b]];
     double best = 0.0625 * std::min(ra, rb) * std::min(ra, rb);
     const Contact* match = nullptr;
-    for (; it != previous_order_.end() && previous_[*it].a == c.a && previous_[*it].b == c.b;
-         ++it) {
+    for (; it != previous_order_.end() && previous_[*it].a == c.a && previous_[*it].b == c.b; ++it) {
       const double d2 = (previous_[*it].point - c.point).squaredNorm();
       if (d2 < best) {
         best = d2;
@@ -404,8 +365,7 @@ void World::remember_contacts() {
   previous_order_.resize(previous_.size());
   for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
   std::sort(previous_order_.begin(), previous_order_.end(), [&](int x, int y) {
-    return std::make_pair(previous_[x].a, previous_[x].b) <
-           std::make_pair(previous_[y].a, previous_[y].b);
+    return std::make_pair(previous_[x].a, previous_[x].b) < std::make_pair(previous_[y].a, previous_[y].b);
   });
 }
 
@@ -559,8 +519,8 @@ void World::resolve_islands() {
     last_.solver.add(island_stats_[k]);
     last_.resting.add(island_resting_stats_[k]);
     last_.collisions += island_collisions_[k];
-    last_.largest_island = std::max<long>(
-        last_.largest_island, islands_.contact_start[k + 1] - islands_.contact_start[k]);
+    last_.largest_island =
+        std::max<long>(last_.largest_island, islands_.contact_start[k + 1] - islands_.contact_start[k]);
   }
 }
 
@@ -708,8 +668,7 @@ void World::check_finite() const {
   // Finite states whose energy overflows (a velocity of 1e308 m/s): name the body.
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_dynamic(i)) continue;
-    const double e =
-        bodies.kinetic_energy(i) - bodies.mass[i] * settings.gravity.dot(bodies.position[i]);
+    const double e = bodies.kinetic_energy(i) - bodies.mass[i] * settings.gravity.dot(bodies.position[i]);
     if (!std::isfinite(e))
       throw std::runtime_error(fmt::format(
           "non-finite energy of body {} ('{}') at step {} (t = {:.6g} s): position ({}, {}, {}), "
@@ -719,10 +678,9 @@ void World::check_finite() const {
           bodies.velocity[i].z(), bodies.angular_velocity[i].x(), bodies.angular_velocity[i].y(),
           bodies.angular_velocity[i].z()));
   }
-  throw std::runtime_error(
-      fmt::format("non-finite energy at step {} (the sum of finite body "
-                  "energies overflows)",
-                  steps_));
+  throw std::runtime_error(fmt::format("non-finite energy at step {} (the sum of finite body "
+                                       "energies overflows)",
+                                       steps_));
 }
 
 }  // namespace etdem

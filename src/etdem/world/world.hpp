@@ -26,8 +26,8 @@ struct StepProfile {
   enum Phase { Events, Forces, Broad, Narrow, Islands, Solve, Correct, Integrate, Ledger, Checks };
   static constexpr int kPhases = 10;
   /// Names in step order, as summary.json and `etdem run --profile` print them.
-  static constexpr const char* kNames[kPhases] = {"events",  "forces", "broad",   "narrow",
-                                                  "islands", "solve",  "correct", "integrate",
+  static constexpr const char* kNames[kPhases] = {"events",  "forces",  "broad",     "narrow",
+                                                  "islands", "solve",   "correct",   "integrate",
                                                   "ledger",  "checks"};
   std::array<double, kPhases> seconds{};  // [s]
   std::array<long, kPhases> calls{};
@@ -47,13 +47,13 @@ struct StepProfile {
 
 /// What happened in one step, and the running maxima over the run.
 struct StepStats {
-  long contacts = 0;    // contact points from the narrow phase
-  long candidates = 0;  // of which would close within the step
+  long contacts = 0;      // contact points from the narrow phase
+  long candidates = 0;    // of which would close within the step
   long islands = 0;
-  long largest_island = 0;       // contacts
-  SolverStats solver;            // collision solver (ETM)
-  SolverStats resting;           // resting-contact pass
-  long collisions = 0;           // candidates approaching faster than the resting velocity
+  long largest_island = 0;  // contacts
+  SolverStats solver;   // collision solver (ETM)
+  SolverStats resting;  // resting-contact pass
+  long collisions = 0;  // candidates approaching faster than the resting velocity
   double max_penetration = 0.0;  // [m] deepest contact this step (before projection)
   long wall_corrections = 0;     // velocity corrections against walls (wall-correction)
   long wall_rounds = 0;          // predict-detect-correct rounds
@@ -67,7 +67,7 @@ struct RunTotals {
   long collisions = 0;
   SolverStats solver;
   SolverStats resting;
-  double max_penetration = 0.0;                                        // [m] over the run
+  double max_penetration = 0.0;  // [m] over the run
   long wall_corrections = 0, wall_rounds = 0, wall_bound_reached = 0;  // wall-correction
 };
 
@@ -131,8 +131,8 @@ class World {
   void find_pairs();
   void check_pair_count() const;  // throws when the broad phase returns nearly every pair
   void find_contacts();
-  void warm_start_contacts();  // last step's impulses onto matching contacts
-  void remember_contacts();    // keep this step's impulses for the next
+  void warm_start_contacts();   // last step's impulses onto matching contacts
+  void remember_contacts();     // keep this step's impulses for the next
   void build_islands();
   void resolve_islands();
   void correct_positions();
@@ -171,22 +171,22 @@ class World {
   std::vector<double> island_inv_mass_;
   std::vector<Mat3> island_inv_inertia_;
   std::vector<Contact> island_contacts_;
-  std::vector<int> island_source_;   // per island contact: its index in contacts_
-  std::vector<char> contact_slow_;   // per island contact (island order): resting, not collision
+  std::vector<int> island_source_;  // per island contact: its index in contacts_
+  std::vector<char> contact_slow_;  // per island contact (island order): resting, not collision
   std::vector<Vec3> island_v0_;      // per island body: velocity at its time of impact [m/s]
   std::vector<double> island_toi_;   // per island body: time of impact in the step, 0 = none [s]
   std::vector<double> island_kick_;  // per island: kinetic energy of the gravity split [J]
   /// How a body moved during the step, for its position update (displacement()).
   struct Motion {
-    bool free = true;               // in no island: no contact this step
-    double impact_time = 0.0;       // [s] time of its first impact within the step, 0 = none
+    bool free = true;             // in no island: no contact this step
+    double impact_time = 0.0;     // [s] time of its first impact within the step, 0 = none
     Vec3 impact_velocity{0, 0, 0};  // [m/s] its velocity at that impact
   };
-  std::vector<Motion> motion_;  // per body
+  std::vector<Motion> motion_;    // per body
   std::vector<SolverStats> island_stats_, island_resting_stats_;
   std::vector<int> island_collisions_;  // per island: leading contacts that are collisions
-  std::vector<Contact> previous_;       // last step's contacts with their impulses
-  std::vector<int> previous_order_;     // previous_ sorted by (a, b)
+  std::vector<Contact> previous_;      // last step's contacts with their impulses
+  std::vector<int> previous_order_;    // previous_ sorted by (a, b)
   std::vector<Vec3> correction_;
   std::vector<Vec3> wall_dv_, wall_dw_;  // wall-correction pseudo-velocities (positions only)
   std::vector<std::pair<int, int>> wall_pairs_;  // wall-correction: (grain, wall) still to test
