@@ -10,7 +10,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "etdem/io/scenario.hpp"
 #include "etdem/io/terrain_import.hpp"
@@ -190,6 +193,41 @@ TEST(TerrainInput, TheCliExitsWithCode2OnABadTerrain) {
   std::getline(log, line);
   EXPECT_NE(line.find("wall[0].file"), std::string::npos) << line;
   EXPECT_NE(line.find("NoData at pixel (column 7, row 7)"), std::string::npos) << line;
+}
+
+// The example runs through the CLI: the slab slides down the 25 degree chute, stops on the 3
+// degree runout past the break (x = 1.8 m) and before the map's end (x = 3 m), the ledger
+// closes, summary.json reports the terrain's memory and the frames draw the terrain.
+TEST(TerrainExample, SlideRunsThroughTheCli) {
+  const fs::path out = dir() / "slide";
+  fs::remove_all(out);
+  const std::string cmd = std::string("'") + ETDEM_CLI + "' run '" + ETDEM_SOURCE_DIR +
+                          "/examples/levelset/terrain_slide.toml' -o '" + out.string() +
+                          "' >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream f(out / "summary.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["status"], "completed");
+  EXPECT_LT(std::abs(j["energy"]["max_relative_residual"].get<double>()), 1e-12);
+  EXPECT_EQ(j["terrains"]["count"], 1);
+  EXPECT_GT(j["terrains"]["bytes"].get<double>(), 0.0);
+  EXPECT_GT(j["terrains"]["band_nodes"].get<double>(), 0.0);
+  EXPECT_LT(j["max_penetration"]["fraction_of_smallest_diameter"].get<double>(), 0.05);
+  EXPECT_TRUE(fs::exists(out / "frames" / "terrain_000000.vtu"));
+  std::ifstream state(out / "state.csv");
+  std::string header, row;
+  std::getline(state, header);
+  std::getline(state, row);
+  std::vector<double> v;
+  std::stringstream ss(row);
+  for (std::string cell; std::getline(ss, cell, ',') && v.size() < 14;)
+    v.push_back(std::stod(cell));
+  ASSERT_EQ(v.size(), 14u) << row;
+  const double x = v[1], speed = Vec3(v[8], v[9], v[10]).norm();
+  std::printf("slab stopped at x = %.3f m, speed %.2e m/s\n", x, speed);
+  EXPECT_GT(x, 1.9);
+  EXPECT_LT(x, 2.8);
+  EXPECT_LT(speed, 0.02);
 }
 
 }  // namespace
