@@ -22,7 +22,8 @@ using test::make_terrain;
 TEST(TerrainDistance, ExactOnAnInclinedPlaneRaster) {
   // z = -tan(30) x over [-1, 3] x [-1, 1], pixels of 5 cm; grid spacing 4 cm (not aligned with
   // the raster), band 0.3 m. Away from the map's edges the distance is that of the plane:
-  // (z + tan(30) x) cos(30), gradient (sin 30, 0, cos 30), to float precision.
+  // (z + tan(30) x) cos(30) to float precision, gradient (sin 30, 0, cos 30) to its 16-bit
+  // components.
   const double th = 30.0 * M_PI / 180.0;
   const auto t = make_terrain(inclined_map(30.0, -1.0, 3.0, -1.0, 1.0, 0.05), 0.04, 0.3);
   std::mt19937_64 rng(7);
@@ -40,7 +41,7 @@ TEST(TerrainDistance, ExactOnAnInclinedPlaneRaster) {
   }
   std::printf("inclined plane: max |phi - exact| %.3e m, max |grad - n| %.3e\n", worst, worst_grad);
   EXPECT_LT(worst, 2e-6);
-  EXPECT_LT(worst_grad, 2e-6);
+  EXPECT_LT(worst_grad, 1e-4);
 }
 
 TEST(TerrainDistance, CurvedRasterWithinTheInterpolationBoundAndSignRight) {

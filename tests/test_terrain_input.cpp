@@ -123,11 +123,11 @@ TEST(TerrainInput, AsciiGridIsReadScaledOffsetAndBuilt) {
   EXPECT_FALSE(world.bodies.is_dynamic(ground));
 }
 
-TEST(TerrainInput, DefaultBandIsTwiceTheLargestGrainPlusAStepsFall) {
+TEST(TerrainInput, DefaultBandIsTheLargestGrainPlusAStepsFall) {
   write_grid("flat_band.asc");
   const Scenario sc = load_scenario(scenario("file = \"flat_band.asc\""));
   // The ball starts 0.5 m up, the terrain's lowest point is z = 0: v = sqrt(2 g 0.5).
-  EXPECT_NEAR(sc.walls[0].band, 2 * 0.1 + std::sqrt(2 * 9.81 * 0.5) * 0.001, 1e-12);
+  EXPECT_NEAR(sc.walls[0].band, 0.1 + std::sqrt(2 * 9.81 * 0.5) * 0.001, 1e-12);
 }
 
 TEST(TerrainInput, GeoTiffRoundTripsAndCropTakesItsWindow) {

@@ -7,8 +7,9 @@ sloping at --runout-slope degrees (0: a flat plane, 3: the paper's second case).
 channel is a parabola --depth deep and --channel-width wide, with walls rising at --wall-slope
 beyond it; the channel's cross-section fades out over --opening metres of runout, so the flow
 leaves it onto an open fan. The break in slope is rounded over --transition metres (the slope
-changes linearly there). One Float32 band, north up, pixel centres at x = i * pixel,
-y = (j - (ny - 1) / 2) * pixel (the channel's axis at y = 0), no NoData.
+changes linearly there). One Float32 band, north up, nx = length / pixel by ny = width / pixel
+pixels centred at x = (i + 1/2) pixel, y = (j - (ny - 1) / 2) pixel (the channel's axis at
+y = 0), no NoData.
 
 The defaults make the size of the paper's terrain, 4000 x 1280 pixels:
 
@@ -27,9 +28,10 @@ from osgeo import gdal
 
 
 def valley(args):
-    nx = int(round(args.length / args.pixel)) + 1
-    ny = int(round(args.width / args.pixel)) + 1
-    x = np.arange(nx) * args.pixel
+    # Pixels cover the area: their centres at (i + 1/2) pixel along x, symmetric about y = 0.
+    nx = int(round(args.length / args.pixel))
+    ny = int(round(args.width / args.pixel))
+    x = (np.arange(nx) + 0.5) * args.pixel
     y = (np.arange(ny) - (ny - 1) / 2.0) * args.pixel
     s1 = math.tan(math.radians(args.slope))
     s2 = math.tan(math.radians(args.runout_slope))
@@ -55,7 +57,7 @@ def main():
     p.add_argument("output", help="GeoTIFF to write")
     p.add_argument("--length", type=float, default=200.0, help="m along x (default 200)")
     p.add_argument("--width", type=float, default=64.0, help="m along y (default 64)")
-    p.add_argument("--pixel", type=float, default=0.05, help="m (default 0.05: 4001 x 1281 nodes)")
+    p.add_argument("--pixel", type=float, default=0.05, help="m (default 0.05: 4000 x 1280 pixels)")
     p.add_argument("--slope", type=float, default=25.0, help="channel slope, degrees (25)")
     p.add_argument("--runout-slope", type=float, default=0.0,
                    help="runout slope, degrees (0: flat; the paper's second case: 3)")

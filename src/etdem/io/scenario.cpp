@@ -295,7 +295,7 @@ class Parser {
     // Spacing: the raster's pixel (the surface holds no finer detail). Band: what the grains
     // need (docs/scenario.md): the largest grain's bounding radius plus what the fastest grain
     // can move in a step, its speed bounded by its start speed and a fall from its height to the
-    // terrain's lowest point; by default twice the radius plus that move.
+    // terrain's lowest point; by default just that.
     w.spacing = r.number("spacing", std::min(map.dx, map.dy));
     if (!(w.spacing > 0.0 && std::isfinite(w.spacing))) r.fail("spacing", "must be finite and > 0");
     double radius = 0.0, speed = 0.0;
@@ -324,7 +324,7 @@ class Parser {
               f.velocity, Vec3::Zero());
     const double move = speed * s.dt;
     const double needed = radius + move;
-    w.band = r.number("band", radius > 0.0 ? 2.0 * radius + move : 4.0 * w.spacing);
+    w.band = r.number("band", radius > 0.0 ? needed : 4.0 * w.spacing);
     if (!(w.band > 0.0 && std::isfinite(w.band))) r.fail("band", "must be finite and > 0");
     if (w.band < needed)
       r.fail("band",

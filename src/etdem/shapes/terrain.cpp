@@ -99,7 +99,7 @@ double interpolate(const Terrain& t, const Vec3& p, Vec3* grad) {
       }
       const TerrainNode& n = t.nodes[static_cast<std::size_t>(col.start + rel)];
       value += w * n.phi;
-      if (grad) g += w * Vec3(n.grad[0], n.grad[1], n.grad[2]);
+      if (grad) g += (w * kUnitScale) * Vec3(n.grad[0], n.grad[1], n.grad[2]);
     }
   }
   if (grad) *grad = g;

@@ -25,6 +25,8 @@
 // so terrain coordinates are world coordinates.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,11 +61,18 @@ struct HeightMap {
   int cell_y(double y) const;
 };
 
-/// One stored grid node: signed distance and its gradient (unit, out of the solid).
+/// One stored grid node: signed distance and its gradient (unit, out of the solid), the
+/// gradient's components in units of 1/32767 (12 bytes a node instead of 16; the direction to
+/// 3e-5 rad).
 struct TerrainNode {
-  float phi;      // m
-  float grad[3];  // unit vector
+  float phi;              // m
+  std::int16_t grad[3];   // unit vector x 32767
+  std::int16_t unused = 0;
 };
+inline std::int16_t encode_unit(double c) {
+  return static_cast<std::int16_t>(std::lround(std::clamp(c, -1.0, 1.0) * 32767.0));
+}
+inline constexpr double kUnitScale = 1.0 / 32767.0;
 
 /// Where a column's run of stored nodes starts in Terrain::nodes, and its k range.
 struct TerrainColumn {

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "etdem/core/closest_point_triangle.hpp"
 
 namespace etdem {
 namespace {
@@ -109,24 +112,135 @@ double crude_nodes(const Grid& g) {
   return double(g.gx) * g.gy * ((g.zmax - g.zmin + 2.0 * g.stored) / g.h + 3.0);
 }
 
+/// The height range of every raster cell and of every block of kBlock x kBlock cells, rounded
+/// outwards to float: the lower bounds that let the search skip a block or a cell whose box is
+/// farther than the best distance so far without looking at its triangles.
+struct CellRanges {
+  static constexpr int kBlock = 4;
+  int cx = 0, cy = 0, bx = 0, by = 0;  // cells and blocks along x and y
+  std::vector<float> lo, hi;           // per cell (i + cx j)
+  std::vector<float> blo, bhi;         // per block
+  std::vector<float> bsin;             // per block: sine of its steepest triangle's slope
+  explicit CellRanges(const HeightMap& m)
+      : cx(m.nx - 1), cy(m.ny - 1), bx((cx + kBlock - 1) / kBlock), by((cy + kBlock - 1) / kBlock) {
+    lo.resize(static_cast<std::size_t>(cx) * cy);
+    hi.resize(lo.size());
+    blo.assign(static_cast<std::size_t>(bx) * by, std::numeric_limits<float>::infinity());
+    bhi.assign(blo.size(), -std::numeric_limits<float>::infinity());
+    bsin.assign(blo.size(), 0.0f);
+    for (int j = 0; j < cy; ++j)
+      for (int i = 0; i < cx; ++i) {
+        const double a = m.at(i, j), b = m.at(i + 1, j), c = m.at(i + 1, j + 1), d = m.at(i, j + 1);
+        const std::size_t k = i + static_cast<std::size_t>(cx) * j;
+        lo[k] = std::nextafter(static_cast<float>(std::min({a, b, c, d})), -INFINITY);
+        hi[k] = std::nextafter(static_cast<float>(std::max({a, b, c, d})), INFINITY);
+        const std::size_t q = i / kBlock + static_cast<std::size_t>(bx) * (j / kBlock);
+        blo[q] = std::min(blo[q], lo[k]);
+        bhi[q] = std::max(bhi[q], hi[k]);
+        const double s2 = std::max(std::pow((b - a) / m.dx, 2) + std::pow((c - b) / m.dy, 2),
+                                   std::pow((c - d) / m.dx, 2) + std::pow((d - a) / m.dy, 2));
+        bsin[q] = std::max(bsin[q], std::nextafter(static_cast<float>(std::sqrt(s2 / (1.0 + s2))),
+                                                   INFINITY));
+      }
+  }
+};
+
+double outside(double q, double a, double b) {
+  return q < a ? a - q : q > b ? q - b : 0.0;
+}
+
+/// The distance of p to the map's triangles when below `best` (closest point in `closest`),
+/// else `best`: blocks, then cells, whose box is farther than the best so far are skipped.
+double search(const HeightMap& m, const CellRanges& r, const Vec3& p, double best, Vec3& closest) {
+  double best2 = best * best;
+  const double bw = CellRanges::kBlock * m.dx, bh = CellRanges::kBlock * m.dy;
+  auto blocks = [&](double reach, int& bi0, int& bi1, int& bj0, int& bj1) {
+    bi0 = std::max(0, static_cast<int>(std::floor((p.x() - reach - m.x0) / bw)));
+    bi1 = std::min(r.bx - 1, static_cast<int>(std::floor((p.x() + reach - m.x0) / bw)));
+    bj0 = std::max(0, static_cast<int>(std::floor((p.y() - reach - m.y0) / bh)));
+    bj1 = std::min(r.by - 1, static_cast<int>(std::floor((p.y() + reach - m.y0) / bh)));
+  };
+  int bi0, bi1, bj0, bj1;
+  blocks(best, bi0, bi1, bj0, bj1);
+  // The direction from the closest point to p lies in the surface's normal cone there, whose
+  // tilt from the vertical is at most that of the steepest triangle around it: the closest point
+  // is within best * sin(steepest slope) of p horizontally. Not at the map's edges, where the
+  // cone opens sideways: there the whole square is searched.
+  double reach = best;
+  if (p.x() - best > m.x0 && p.x() + best < m.x_max() && p.y() - best > m.y0 &&
+      p.y() + best < m.y_max()) {
+    float sin_max = 0.0f;
+    for (int bj = bj0; bj <= bj1; ++bj)
+      for (int bi = bi0; bi <= bi1; ++bi)
+        sin_max = std::max(sin_max, r.bsin[bi + static_cast<std::size_t>(r.bx) * bj]);
+    reach = best * std::min(1.0, 1e-9 + static_cast<double>(sin_max));
+    blocks(reach, bi0, bi1, bj0, bj1);
+  }
+  const double reach2 = reach * reach;
+  for (int bj = bj0; bj <= bj1; ++bj) {
+    const double ya = m.y0 + bj * bh;
+    const double eby = outside(p.y(), ya, ya + bh);
+    for (int bi = bi0; bi <= bi1; ++bi) {
+      const double xa = m.x0 + bi * bw;
+      const double ebx = outside(p.x(), xa, xa + bw);
+      const std::size_t q = bi + static_cast<std::size_t>(r.bx) * bj;
+      const double ebz = outside(p.z(), r.blo[q], r.bhi[q]);
+      if (ebx * ebx + eby * eby > reach2 || ebx * ebx + eby * eby + ebz * ebz >= best2) continue;
+      const int i1 = std::min(r.cx, (bi + 1) * CellRanges::kBlock);
+      const int j1 = std::min(r.cy, (bj + 1) * CellRanges::kBlock);
+      for (int j = bj * CellRanges::kBlock; j < j1; ++j) {
+        const double y = m.y0 + j * m.dy;
+        const double ey = outside(p.y(), y, y + m.dy);
+        for (int i = bi * CellRanges::kBlock; i < i1; ++i) {
+          const double x = m.x0 + i * m.dx;
+          const double ex = outside(p.x(), x, x + m.dx);
+          const std::size_t k = i + static_cast<std::size_t>(r.cx) * j;
+          const double ez = outside(p.z(), r.lo[k], r.hi[k]);
+          if (ex * ex + ey * ey > reach2 || ex * ex + ey * ey + ez * ez >= best2) continue;
+          const double za = m.at(i, j), zb = m.at(i + 1, j), zc = m.at(i + 1, j + 1),
+                       zd = m.at(i, j + 1);
+          const Vec3 a(x, y, za), c(x + m.dx, y + m.dy, zc);
+          // Each triangle only when its plane is nearer than the best: on smooth ground the
+          // plane test (no square root) turns away nearly every cell the box let through.
+          const double u = p.x() - x, v = p.y() - y;
+          for (int tri = 0; tri < 2; ++tri) {
+            const double sx = tri == 0 ? (zb - za) / m.dx : (zc - zd) / m.dx;
+            const double sy = tri == 0 ? (zc - zb) / m.dy : (zd - za) / m.dy;
+            const double above = p.z() - (za + sx * u + sy * v);
+            if (above * above >= best2 * (1.0 + sx * sx + sy * sy)) continue;
+            TriangleFeature f;
+            const Vec3 t = tri == 0 ? closest_point_triangle(p, a, Vec3(x + m.dx, y, zb), c, f)
+                                    : closest_point_triangle(p, a, c, Vec3(x, y + m.dy, zd), f);
+            const double d2 = (p - t).squaredNorm();
+            if (d2 < best2) best2 = d2, closest = t;
+          }
+        }
+      }
+    }
+  }
+  return std::sqrt(best2);
+}
+
 /// The exact signed distance and gradient at p, clamped to +-stored.
-TerrainNode node_at(const HeightMap& map, const Grid& g, const Vec3& p) {
+TerrainNode node_at(const HeightMap& map, const CellRanges& ranges, const Grid& g, const Vec3& p) {
   const double x = p.x(), y = p.y();
   const double H = map.height(x, y);
   // The surface point straight below or above (clamped onto the map) bounds the distance.
   Vec3 closest(std::clamp(x, map.x0, map.x_max()), std::clamp(y, map.y0, map.y_max()), H);
-  const double start = std::min((p - closest).norm(), g.stored);
-  const double d =
-      map.distance(p, static_cast<int>(std::floor((x - start - map.x0) / map.dx)),
-                   static_cast<int>(std::floor((x + start - map.x0) / map.dx)),
-                   static_cast<int>(std::floor((y - start - map.y0) / map.dy)),
-                   static_cast<int>(std::floor((y + start - map.y0) / map.dy)), start, closest);
+  double start = std::min((p - closest).norm(), g.stored);
+  // A tighter bound first: the cell under the foot of p on the plane of the triangle below it
+  // (on a plane, the distance itself), so the search below opens only the cells that can beat it.
+  const Vec3 n0 = map.normal(x, y);
+  const Vec3 foot = p - (p - closest).dot(n0) * n0;
+  const int fi = map.cell_x(foot.x()), fj = map.cell_y(foot.y());
+  start = map.distance(p, fi, fi, fj, fj, start, closest);
+  const double d = search(map, ranges, p, start, closest);
   const double sign = p.z() >= H ? 1.0 : -1.0;
   const double gap = (p - closest).norm();
   Vec3 grad = gap > 1e-9 * g.h ? Vec3(sign * (p - closest) / gap) : map.normal(x, y);
   TerrainNode n;
   n.phi = static_cast<float>(sign * std::min(d, g.stored));
-  for (int c = 0; c < 3; ++c) n.grad[c] = static_cast<float>(grad[c]);
+  for (int c = 0; c < 3; ++c) n.grad[c] = encode_unit(grad[c]);
   return n;
 }
 
@@ -177,6 +291,7 @@ Terrain build_terrain(HeightMap map, const TerrainBuildOptions& o) {
   lo = {};
   hi = {};
 
+  const CellRanges ranges(map);
   Terrain t;
   t.h = g.h;
   t.band = o.band;
@@ -200,20 +315,23 @@ Terrain build_terrain(HeightMap map, const TerrainBuildOptions& o) {
     for (int b = 0; b < n; ++b) {
       const int i = b % g.gx, j = j0 + b / g.gx;
       const std::size_t c = static_cast<std::size_t>(j) * g.gx + i;
-      auto at = [&](int k) { return node_at(map, g, g.origin + g.h * Vec3(i, j, k)); };
-      // The signed distance never decreases up a column: the first node above -stored by
-      // bisection, then upwards until +stored.
-      int a = ka[c], z = kb[c] + 1;
-      while (a < z) {
-        const int mid = a + (z - a) / 2;
-        if (at(mid).phi > -stored)
-          z = mid;
-        else
-          a = mid + 1;
-      }
+      auto at = [&](int k) { return node_at(map, ranges, g, g.origin + g.h * Vec3(i, j, k)); };
+      // The signed distance never decreases up a column and is at most the vertical gap: every
+      // node within `stored` of the surface point straight below or above is in the band. From
+      // the lowest of them, down while still in the band, then up until +stored.
+      const double H = map.height(g.origin.x() + i * g.h, g.origin.y() + j * g.h);
+      int a = std::clamp(static_cast<int>(std::ceil((H - g.stored - g.origin.z()) / g.h)), ka[c],
+                         kb[c]);
       std::vector<TerrainNode>& out = buffer[b];
       out.clear();
-      for (int k = a; k <= kb[c]; ++k) {
+      while (a > ka[c]) {
+        const TerrainNode node = at(a - 1);
+        if (node.phi <= -stored) break;
+        out.push_back(node);
+        --a;
+      }
+      std::reverse(out.begin(), out.end());
+      for (int k = a + static_cast<int>(out.size()); k <= kb[c]; ++k) {
         const TerrainNode node = at(k);
         if (node.phi >= stored) break;
         out.push_back(node);
