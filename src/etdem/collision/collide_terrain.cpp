@@ -51,6 +51,18 @@ bool supporting(const HeightMap& map, int i, int j, const Vec3& node, const Vec3
   return true;
 }
 
+/// True when raster node (i, j) lies inside a planar patch: its six incident triangles share
+/// one plane. A convex grain then meets that patch at one of its own vertices first (or along a
+/// face whose corners are over the patch), so the node adds nothing the grain's vertices miss.
+bool inside_plane(const HeightMap& map, int i, int j) {
+  if (i < 1 || j < 1 || i + 1 >= map.nx || j + 1 >= map.ny) return false;
+  const double z = map.at(i, j), tol = 1e-9 * (map.dx + map.dy);
+  const double sx = map.at(i + 1, j) - z, sy = map.at(i, j + 1) - z;
+  return std::abs(z - map.at(i - 1, j) - sx) <= tol && std::abs(z - map.at(i, j - 1) - sy) <= tol &&
+         std::abs(map.at(i + 1, j + 1) - z - sx - sy) <= tol &&
+         std::abs(z - map.at(i - 1, j - 1) - sx - sy) <= tol;
+}
+
 /// The grain's centre in the terrain frame; false when its ball (radius r plus the margin)
 /// cannot reach the terrain.
 bool reaches(const Terrain& tb, const Pose& pa, const Pose& pb, double r, double margin,
@@ -116,11 +128,18 @@ void collide_convex_terrain(const ShapeTable& shapes, int sa, const Pose& pa, in
   const int j1 =
       std::min(map.ny - 1, static_cast<int>(std::floor((c.y() + reach - map.y0) / map.dy)));
   const Mat3 to_grain = to_terrain.transpose();
+  // The hull's box in its own frame, widened by the margin: a cheap reject per node.
+  Vec3 box_lo = Vec3::Constant(std::numeric_limits<double>::infinity()), box_hi = -box_lo;
+  for (const Vec3& v : ha.vertices) box_lo = box_lo.cwiseMin(v), box_hi = box_hi.cwiseMax(v);
+  box_lo.array() -= std::max(margin, 0.0);
+  box_hi.array() += std::max(margin, 0.0);
   for (int j = j0; j <= j1; ++j)
     for (int i = i0; i <= i1; ++i) {
       const Vec3 node(map.x0 + i * map.dx, map.y0 + j * map.dy, map.at(i, j));
       const Vec3 q = to_grain * (node - c);  // grain frame
-      if (q.squaredNorm() > reach * reach) continue;
+      if (q.squaredNorm() > reach * reach || (q.array() < box_lo.array()).any() ||
+          (q.array() > box_hi.array()).any() || inside_plane(map, i, j))
+        continue;
       Vec3 g;
       const double phi = convex_distance(ha, q, g);
       if (!(phi < margin)) continue;

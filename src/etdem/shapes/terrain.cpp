@@ -83,26 +83,29 @@ double interpolate(const Terrain& t, const Vec3& p, Vec3* grad) {
   const double tx = fx - i, ty = fy - j, tz = fz - kz;
   // Below or above every stored run: no lookup needed (clamped well inside int range).
   const long k = static_cast<long>(std::clamp(kz, -4.0e9, 4.0e9));
-  double value = 0.0;
-  Vec3 g = Vec3::Zero();
+  double value = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
   for (int c = 0; c < 4; ++c) {
     const int ci = i + (c & 1), cj = j + (c >> 1);
     const double wxy = ((c & 1) ? tx : 1.0 - tx) * ((c >> 1) ? ty : 1.0 - ty);
     const TerrainColumn& col = t.columns[static_cast<std::size_t>(ci) + t.gx * std::size_t(cj)];
+    const long rel = k - col.k0;
+    const TerrainNode* run = t.nodes.data() + col.start;
     for (int dk = 0; dk < 2; ++dk) {
       const double w = wxy * (dk ? tz : 1.0 - tz);
-      const long rel = k + dk - col.k0;
-      if (rel < 0 || rel >= col.count) {
-        value += w * (rel < 0 ? -t.stored : t.stored);
-        g.z() += w;
+      const long r = rel + dk;
+      if (r < 0 || r >= col.count) {
+        value += w * (r < 0 ? -t.stored : t.stored);
+        gz += w * 32767.0;
         continue;
       }
-      const TerrainNode& n = t.nodes[static_cast<std::size_t>(col.start + rel)];
+      const TerrainNode& n = run[r];
       value += w * n.phi;
-      if (grad) g += (w * kUnitScale) * Vec3(n.grad[0], n.grad[1], n.grad[2]);
+      gx += w * n.grad[0];
+      gy += w * n.grad[1];
+      gz += w * n.grad[2];
     }
   }
-  if (grad) *grad = g;
+  if (grad) *grad = kUnitScale * Vec3(gx, gy, gz);
   return value;
 }
 

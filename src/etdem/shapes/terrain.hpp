@@ -65,8 +65,8 @@ struct HeightMap {
 /// gradient's components in units of 1/32767 (12 bytes a node instead of 16; the direction to
 /// 3e-5 rad).
 struct TerrainNode {
-  float phi;              // m
-  std::int16_t grad[3];   // unit vector x 32767
+  float phi;             // m
+  std::int16_t grad[3];  // unit vector x 32767
   std::int16_t unused = 0;
 };
 inline std::int16_t encode_unit(double c) {

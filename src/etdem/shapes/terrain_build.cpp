@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -139,8 +139,8 @@ struct CellRanges {
         bhi[q] = std::max(bhi[q], hi[k]);
         const double s2 = std::max(std::pow((b - a) / m.dx, 2) + std::pow((c - b) / m.dy, 2),
                                    std::pow((c - d) / m.dx, 2) + std::pow((d - a) / m.dy, 2));
-        bsin[q] = std::max(bsin[q], std::nextafter(static_cast<float>(std::sqrt(s2 / (1.0 + s2))),
-                                                   INFINITY));
+        bsin[q] = std::max(
+            bsin[q], std::nextafter(static_cast<float>(std::sqrt(s2 / (1.0 + s2))), INFINITY));
       }
   }
 };
