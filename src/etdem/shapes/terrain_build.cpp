@@ -149,95 +149,111 @@ double outside(double q, double a, double b) {
   return q < a ? a - q : q > b ? q - b : 0.0;
 }
 
-/// The distance of p to the map's triangles when below `best` (closest point in `closest`),
-/// else `best`: blocks, then cells, whose box is farther than the best so far are skipped.
-double search(const HeightMap& m, const CellRanges& r, const Vec3& p, double best, Vec3& closest) {
-  double best2 = best * best;
-  const double bw = CellRanges::kBlock * m.dx, bh = CellRanges::kBlock * m.dy;
-  auto blocks = [&](double reach, int& bi0, int& bi1, int& bj0, int& bj1) {
-    bi0 = std::max(0, static_cast<int>(std::floor((p.x() - reach - m.x0) / bw)));
-    bi1 = std::min(r.bx - 1, static_cast<int>(std::floor((p.x() + reach - m.x0) / bw)));
-    bj0 = std::max(0, static_cast<int>(std::floor((p.y() - reach - m.y0) / bh)));
-    bj1 = std::min(r.by - 1, static_cast<int>(std::floor((p.y() + reach - m.y0) / bh)));
+/// The cells the nodes of one column can find their closest point in, nearest first
+/// horizontally; built once per column. The direction from the closest point to a node lies in
+/// the surface's normal cone there, whose tilt from the vertical is at most that of the steepest
+/// triangle around it: the closest point lies within best * sin(steepest slope) of the node
+/// horizontally (`sin_max` over the blocks within the band around the column; 1 near the map's
+/// edges, where the cone opens sideways).
+struct ColumnCells {
+  struct Cell {
+    double h2;  // m^2, squared horizontal distance from the column to the cell
+    int k;      // cell index i + cx j
+    int i, j;
   };
-  int bi0, bi1, bj0, bj1;
-  blocks(best, bi0, bi1, bj0, bj1);
-  // The direction from the closest point to p lies in the surface's normal cone there, whose
-  // tilt from the vertical is at most that of the steepest triangle around it: the closest point
-  // is within best * sin(steepest slope) of p horizontally. Not at the map's edges, where the
-  // cone opens sideways: there the whole square is searched.
-  double reach = best;
-  if (p.x() - best > m.x0 && p.x() + best < m.x_max() && p.y() - best > m.y0 &&
-      p.y() + best < m.y_max()) {
-    float sin_max = 0.0f;
-    for (int bj = bj0; bj <= bj1; ++bj)
-      for (int bi = bi0; bi <= bi1; ++bi)
-        sin_max = std::max(sin_max, r.bsin[bi + static_cast<std::size_t>(r.bx) * bj]);
-    reach = best * std::min(1.0, 1e-9 + static_cast<double>(sin_max));
-    blocks(reach, bi0, bi1, bj0, bj1);
+  std::vector<Cell> cells;
+  double sin_max = 1.0;
+  Vec3 below{0, 0, 0};   // the surface point under the column (clamped onto the map)
+  Vec3 normal{0, 0, 1};  // the surface's normal there
+
+  void build(const HeightMap& m, const CellRanges& r, double x, double y, double stored) {
+    cells.clear();
+    sin_max = 1.0;
+    below = Vec3(std::clamp(x, m.x0, m.x_max()), std::clamp(y, m.y0, m.y_max()), m.height(x, y));
+    normal = m.normal(x, y);
+    const double bw = CellRanges::kBlock * m.dx, bh = CellRanges::kBlock * m.dy;
+    if (x - stored > m.x0 && x + stored < m.x_max() && y - stored > m.y0 &&
+        y + stored < m.y_max()) {
+      float s = 0.0f;
+      const int bi0 = static_cast<int>((x - stored - m.x0) / bw);
+      const int bi1 = std::min(r.bx - 1, static_cast<int>((x + stored - m.x0) / bw));
+      const int bj0 = static_cast<int>((y - stored - m.y0) / bh);
+      const int bj1 = std::min(r.by - 1, static_cast<int>((y + stored - m.y0) / bh));
+      for (int bj = bj0; bj <= bj1; ++bj)
+        for (int bi = bi0; bi <= bi1; ++bi)
+          s = std::max(s, r.bsin[bi + static_cast<std::size_t>(r.bx) * bj]);
+      sin_max = std::min(1.0, 1e-9 + static_cast<double>(s));
+    }
+    const double reach = stored * sin_max;
+    const int i0 = std::max(0, static_cast<int>(std::floor((x - reach - m.x0) / m.dx)));
+    const int i1 = std::min(r.cx - 1, static_cast<int>(std::floor((x + reach - m.x0) / m.dx)));
+    const int j0 = std::max(0, static_cast<int>(std::floor((y - reach - m.y0) / m.dy)));
+    const int j1 = std::min(r.cy - 1, static_cast<int>(std::floor((y + reach - m.y0) / m.dy)));
+    for (int j = j0; j <= j1; ++j) {
+      const double ey = outside(y, m.y0 + j * m.dy, m.y0 + (j + 1) * m.dy);
+      for (int i = i0; i <= i1; ++i) {
+        const double ex = outside(x, m.x0 + i * m.dx, m.x0 + (i + 1) * m.dx);
+        const double h2 = ex * ex + ey * ey;
+        if (h2 <= reach * reach) cells.push_back({h2, i + r.cx * j, i, j});
+      }
+    }
+    std::sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) {
+      return a.h2 < b.h2 || (a.h2 == b.h2 && a.k < b.k);
+    });
   }
-  const double reach2 = reach * reach;
-  for (int bj = bj0; bj <= bj1; ++bj) {
-    const double ya = m.y0 + bj * bh;
-    const double eby = outside(p.y(), ya, ya + bh);
-    for (int bi = bi0; bi <= bi1; ++bi) {
-      const double xa = m.x0 + bi * bw;
-      const double ebx = outside(p.x(), xa, xa + bw);
-      const std::size_t q = bi + static_cast<std::size_t>(r.bx) * bj;
-      const double ebz = outside(p.z(), r.blo[q], r.bhi[q]);
-      if (ebx * ebx + eby * eby > reach2 || ebx * ebx + eby * eby + ebz * ebz >= best2) continue;
-      const int i1 = std::min(r.cx, (bi + 1) * CellRanges::kBlock);
-      const int j1 = std::min(r.cy, (bj + 1) * CellRanges::kBlock);
-      for (int j = bj * CellRanges::kBlock; j < j1; ++j) {
-        const double y = m.y0 + j * m.dy;
-        const double ey = outside(p.y(), y, y + m.dy);
-        for (int i = bi * CellRanges::kBlock; i < i1; ++i) {
-          const double x = m.x0 + i * m.dx;
-          const double ex = outside(p.x(), x, x + m.dx);
-          const std::size_t k = i + static_cast<std::size_t>(r.cx) * j;
-          const double ez = outside(p.z(), r.lo[k], r.hi[k]);
-          if (ex * ex + ey * ey > reach2 || ex * ex + ey * ey + ez * ez >= best2) continue;
-          const double za = m.at(i, j), zb = m.at(i + 1, j), zc = m.at(i + 1, j + 1),
-                       zd = m.at(i, j + 1);
-          const Vec3 a(x, y, za), c(x + m.dx, y + m.dy, zc);
-          // Each triangle only when its plane is nearer than the best: on smooth ground the
-          // plane test (no square root) turns away nearly every cell the box let through.
-          const double u = p.x() - x, v = p.y() - y;
-          for (int tri = 0; tri < 2; ++tri) {
-            const double sx = tri == 0 ? (zb - za) / m.dx : (zc - zd) / m.dx;
-            const double sy = tri == 0 ? (zc - zb) / m.dy : (zd - za) / m.dy;
-            const double above = p.z() - (za + sx * u + sy * v);
-            if (above * above >= best2 * (1.0 + sx * sx + sy * sy)) continue;
-            TriangleFeature f;
-            const Vec3 t = tri == 0 ? closest_point_triangle(p, a, Vec3(x + m.dx, y, zb), c, f)
-                                    : closest_point_triangle(p, a, c, Vec3(x, y + m.dy, zd), f);
-            const double d2 = (p - t).squaredNorm();
-            if (d2 < best2) best2 = d2, closest = t;
-          }
+
+  /// The distance of p (on this column) to the map's triangles when below `best` (closest point
+  /// in `closest`), else `best`: cells horizontally beyond best * sin_max end the search, cells
+  /// whose box is farther are skipped, and a triangle only when its plane is.
+  double search(const HeightMap& m, const CellRanges& r, const Vec3& p, double best,
+                Vec3& closest) const {
+    double best2 = best * best;
+    double reach2 = best2 * sin_max * sin_max;
+    for (const Cell& c : cells) {
+      if (c.h2 > reach2) break;
+      const double ez = outside(p.z(), r.lo[c.k], r.hi[c.k]);
+      if (c.h2 + ez * ez >= best2) continue;
+      const double x = m.x0 + c.i * m.dx, y = m.y0 + c.j * m.dy;
+      const double za = m.at(c.i, c.j), zb = m.at(c.i + 1, c.j), zc = m.at(c.i + 1, c.j + 1),
+                   zd = m.at(c.i, c.j + 1);
+      const Vec3 a(x, y, za), cc(x + m.dx, y + m.dy, zc);
+      const double u = p.x() - x, v = p.y() - y;
+      for (int tri = 0; tri < 2; ++tri) {
+        const double sx = tri == 0 ? (zb - za) / m.dx : (zc - zd) / m.dx;
+        const double sy = tri == 0 ? (zc - zb) / m.dy : (zd - za) / m.dy;
+        const double above = p.z() - (za + sx * u + sy * v);
+        if (above * above >= best2 * (1.0 + sx * sx + sy * sy)) continue;
+        TriangleFeature f;
+        const Vec3 t = tri == 0 ? closest_point_triangle(p, a, Vec3(x + m.dx, y, zb), cc, f)
+                                : closest_point_triangle(p, a, cc, Vec3(x, y + m.dy, zd), f);
+        const double d2 = (p - t).squaredNorm();
+        if (d2 < best2) {
+          best2 = d2, closest = t;
+          reach2 = best2 * sin_max * sin_max;
         }
       }
     }
+    return std::sqrt(best2);
   }
-  return std::sqrt(best2);
-}
+};
 
 /// The exact signed distance and gradient at p, clamped to +-stored.
-TerrainNode node_at(const HeightMap& map, const CellRanges& ranges, const Grid& g, const Vec3& p) {
-  const double x = p.x(), y = p.y();
-  const double H = map.height(x, y);
+TerrainNode node_at(const HeightMap& map, const CellRanges& ranges, const ColumnCells& column,
+                    const Grid& g, const Vec3& p) {
   // The surface point straight below or above (clamped onto the map) bounds the distance.
-  Vec3 closest(std::clamp(x, map.x0, map.x_max()), std::clamp(y, map.y0, map.y_max()), H);
+  Vec3 closest = column.below;
+  const double H = closest.z();
   double start = std::min((p - closest).norm(), g.stored);
   // A tighter bound first: the cell under the foot of p on the plane of the triangle below it
   // (on a plane, the distance itself), so the search below opens only the cells that can beat it.
-  const Vec3 n0 = map.normal(x, y);
+  const Vec3& n0 = column.normal;
   const Vec3 foot = p - (p - closest).dot(n0) * n0;
   const int fi = map.cell_x(foot.x()), fj = map.cell_y(foot.y());
   start = map.distance(p, fi, fi, fj, fj, start, closest);
-  const double d = search(map, ranges, p, start, closest);
+  const double d = column.search(map, ranges, p, start, closest);
   const double sign = p.z() >= H ? 1.0 : -1.0;
   const double gap = (p - closest).norm();
-  Vec3 grad = gap > 1e-9 * g.h ? Vec3(sign * (p - closest) / gap) : map.normal(x, y);
+  Vec3 grad = gap > 1e-9 * g.h ? Vec3(sign * (p - closest) / gap) : n0;
   TerrainNode n;
   n.phi = static_cast<float>(sign * std::min(d, g.stored));
   for (int c = 0; c < 3; ++c) n.grad[c] = encode_unit(grad[c]);
@@ -315,7 +331,11 @@ Terrain build_terrain(HeightMap map, const TerrainBuildOptions& o) {
     for (int b = 0; b < n; ++b) {
       const int i = b % g.gx, j = j0 + b / g.gx;
       const std::size_t c = static_cast<std::size_t>(j) * g.gx + i;
-      auto at = [&](int k) { return node_at(map, ranges, g, g.origin + g.h * Vec3(i, j, k)); };
+      thread_local ColumnCells column;
+      column.build(map, ranges, g.origin.x() + i * g.h, g.origin.y() + j * g.h, g.stored);
+      auto at = [&](int k) {
+        return node_at(map, ranges, column, g, g.origin + g.h * Vec3(i, j, k));
+      };
       // The signed distance never decreases up a column and is at most the vertical gap: every
       // node within `stored` of the surface point straight below or above is in the band. From
       // the lowest of them, down while still in the band, then up until +stored.
