@@ -80,6 +80,24 @@ void cells(Buffer& b, std::size_t count, int per_cell, int type) {
   fmt::format_to(std::back_inserter(b), "</Cells>\n");
 }
 
+/// A static triangle piece (mesh walls, terrains): points, triangles and each one's body id.
+void static_triangles(Buffer& b, const std::vector<Vec3>& p,
+                      const std::vector<std::array<std::int64_t, 3>>& tri,
+                      const std::vector<int>& id) {
+  const std::size_t n = tri.size();
+  begin(b, p.size(), n);
+  fmt::format_to(std::back_inserter(b), "<CellData>\n");
+  int_array(b, "Int64", "id", n, [&](std::size_t k) { return id[k]; });
+  fmt::format_to(std::back_inserter(b), "</CellData>\n");
+  points(b, p);
+  fmt::format_to(std::back_inserter(b), "<Cells>\n");
+  int_array(b, "Int64", "connectivity", 3 * n, [&](std::size_t k) { return tri[k / 3][k % 3]; });
+  int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
+  int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
+  fmt::format_to(std::back_inserter(b), "</Cells>\n");
+  end(b);
+}
+
 }  // namespace
 
 VtkWriter::VtkWriter(std::string directory, std::vector<WallQuad> walls)
@@ -265,19 +283,7 @@ void VtkWriter::write_frame(const World& world) {
     }
     if (!tri.empty()) {
       Buffer b;
-      const std::size_t n = tri.size();
-      begin(b, p.size(), n);
-      fmt::format_to(std::back_inserter(b), "<CellData>\n");
-      int_array(b, "Int64", "id", n, [&](std::size_t k) { return id[k]; });
-      fmt::format_to(std::back_inserter(b), "</CellData>\n");
-      points(b, p);
-      fmt::format_to(std::back_inserter(b), "<Cells>\n");
-      int_array(b, "Int64", "connectivity", 3 * n,
-                [&](std::size_t k) { return tri[k / 3][k % 3]; });
-      int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
-      int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
-      fmt::format_to(std::back_inserter(b), "</Cells>\n");
-      end(b);
+      static_triangles(b, p, tri, id);
       const std::string file = fmt::format("frames/meshes_{:06d}.vtu", step);
       write_file(directory_ + "/" + file, b);
       entries_.push_back({time, 4, file});
@@ -342,18 +348,7 @@ void VtkWriter::write_terrain(const World& world, const std::vector<int>& bodies
       }
   }
   Buffer b;
-  const std::size_t n = tri.size();
-  begin(b, p.size(), n);
-  fmt::format_to(std::back_inserter(b), "<CellData>\n");
-  int_array(b, "Int64", "id", n, [&](std::size_t k) { return id[k]; });
-  fmt::format_to(std::back_inserter(b), "</CellData>\n");
-  points(b, p);
-  fmt::format_to(std::back_inserter(b), "<Cells>\n");
-  int_array(b, "Int64", "connectivity", 3 * n, [&](std::size_t k) { return tri[k / 3][k % 3]; });
-  int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
-  int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
-  fmt::format_to(std::back_inserter(b), "</Cells>\n");
-  end(b);
+  static_triangles(b, p, tri, id);
   const std::string file = fmt::format("frames/terrain_{:06d}.vtu", world.step_count());
   write_file(directory_ + "/" + file, b);
   entries_.push_back({world.time(), 6, file});
