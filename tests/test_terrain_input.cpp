@@ -180,6 +180,20 @@ TEST(TerrainInput, EveryBadInputIsAOneLineErrorNamingFileKeyAndValue) {
   EXPECT_EQ(error_of(scenario("file = \"hole.asc\"\ncrop = [5, 0, 16, 21]")), "no error");
 }
 
+TEST(TerrainInput, ATerrainShapeIsPointedToTheWallTable) {
+  try {
+    (void)parse_scenario(
+        "[simulation]\ndt = 0.001\nduration = 0.01\n[[shape]]\nname = \"t\"\n"
+        "type = \"terrain\"\n",
+        "shape.toml");
+    FAIL() << "no error";
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("shape[0].type"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[[wall]] type = \"terrain\""), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(TerrainInput, TheCliExitsWithCode2OnABadTerrain) {
   write_grid("cli_hole.asc", 7, 7);
   const std::string file = scenario("file = \"cli_hole.asc\"");

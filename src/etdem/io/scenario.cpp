@@ -125,6 +125,9 @@ class Parser {
       r.fail("type",
              "a mesh is a static wall: use [[wall]] type = \"mesh\" (a body can take the "
              "hull of a mesh file: type = \"polyhedron\", file = ...)");
+    if (!kind && type == "terrain")
+      r.fail("type",
+             "a terrain is a static wall: use [[wall]] type = \"terrain\" with a height map");
     if (!kind) r.fail("type", fmt::format("unknown shape type (known: {})", known));
     ShapeReadContext ctx{sc_.shapes, shapes_seen_, src_.file};
     kind->read(r, name, src, ctx);
