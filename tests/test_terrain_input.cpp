@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_example.hpp"
 #include "etdem/io/scenario.hpp"
 #include "etdem/io/terrain_import.hpp"
 #include "etdem/world/world.hpp"
@@ -214,13 +215,7 @@ TEST(TerrainInput, TheCliExitsWithCode2OnABadTerrain) {
 // closes, summary.json reports the terrain's memory and the frames draw the terrain.
 TEST(TerrainExample, SlideRunsThroughTheCli) {
   const fs::path out = dir() / "slide";
-  fs::remove_all(out);
-  const std::string cmd = std::string("'") + ETDEM_CLI + "' run '" + ETDEM_SOURCE_DIR +
-                          "/examples/levelset/terrain_slide.toml' -o '" + out.string() +
-                          "' >/dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream f(out / "summary.json");
-  const nlohmann::json j = nlohmann::json::parse(f);
+  const nlohmann::json j = test::run_example("levelset/terrain_slide.toml", out);
   EXPECT_EQ(j["status"], "completed");
   EXPECT_LT(std::abs(j["energy"]["max_relative_residual"].get<double>()), 1e-12);
   EXPECT_EQ(j["terrains"]["count"], 1);

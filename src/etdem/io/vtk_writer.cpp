@@ -80,6 +80,16 @@ void cells(Buffer& b, std::size_t count, int per_cell, int type) {
   fmt::format_to(std::back_inserter(b), "</Cells>\n");
 }
 
+/// The <Cells> block of triangles.
+void triangle_cells(Buffer& b, const std::vector<std::array<std::int64_t, 3>>& tri) {
+  const std::size_t n = tri.size();
+  fmt::format_to(std::back_inserter(b), "<Cells>\n");
+  int_array(b, "Int64", "connectivity", 3 * n, [&](std::size_t k) { return tri[k / 3][k % 3]; });
+  int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
+  int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
+  fmt::format_to(std::back_inserter(b), "</Cells>\n");
+}
+
 /// A static triangle piece (mesh walls, terrains): points, triangles and each one's body id.
 void static_triangles(Buffer& b, const std::vector<Vec3>& p,
                       const std::vector<std::array<std::int64_t, 3>>& tri,
@@ -90,11 +100,7 @@ void static_triangles(Buffer& b, const std::vector<Vec3>& p,
   int_array(b, "Int64", "id", n, [&](std::size_t k) { return id[k]; });
   fmt::format_to(std::back_inserter(b), "</CellData>\n");
   points(b, p);
-  fmt::format_to(std::back_inserter(b), "<Cells>\n");
-  int_array(b, "Int64", "connectivity", 3 * n, [&](std::size_t k) { return tri[k / 3][k % 3]; });
-  int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
-  int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
-  fmt::format_to(std::back_inserter(b), "</Cells>\n");
+  triangle_cells(b, tri);
   end(b);
 }
 
@@ -255,11 +261,7 @@ void VtkWriter::write_frame(const World& world) {
                 [&](std::size_t k, int c) { return bodies.angular_velocity[owner[k]][c]; });
     fmt::format_to(std::back_inserter(b), "</CellData>\n");
     points(b, p);
-    fmt::format_to(std::back_inserter(b), "<Cells>\n");
-    int_array(b, "Int64", "connectivity", 3 * n, [&](std::size_t k) { return tri[k / 3][k % 3]; });
-    int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
-    int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
-    fmt::format_to(std::back_inserter(b), "</Cells>\n");
+    triangle_cells(b, tri);
     end(b);
     const std::string file = fmt::format("frames/levelsets_{:06d}.vtu", step);
     write_file(directory_ + "/" + file, b);
