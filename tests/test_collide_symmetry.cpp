@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/shapes/level_set_build.hpp"
 #include "etdem/shapes/shape.hpp"
+#include "etdem/shapes/terrain_build.hpp"
 
 namespace etdem {
 namespace {
@@ -42,13 +44,24 @@ struct Samples {
         table.add_mesh("sheet", TriangleMesh::build(v, t, TriangleMesh::Facing::AsGiven));
     of[int(ShapeType::LevelSet)] = table.add_level_set(
         "grain", level_set_superellipsoid(Vec3(0.45, 0.35, 0.25), 0.6, 0.8, {0.04, 300}));
+    // A gently rolling terrain around the origin.
+    HeightMap ground;
+    ground.nx = ground.ny = 41;
+    ground.dx = ground.dy = 0.1;
+    ground.x0 = ground.y0 = -2.0;
+    for (int j = 0; j < 41; ++j)
+      for (int i = 0; i < 41; ++i)
+        ground.z.push_back(0.02 * std::sin(3.0 * (i * 0.1 - 2.0)) *
+                           std::cos(2.0 * (j * 0.1 - 2.0)));
+    of[int(ShapeType::Terrain)] = table.add_terrain(
+        "ground", std::make_shared<Terrain>(build_terrain(std::move(ground), {0.1, 1.0})));
     for (int k = 0; k < static_cast<int>(ShapeType::Count); ++k)
       if (of[k] < 0) ADD_FAILURE() << "no sample shape of type " << k;
   }
 };
 
 bool is_static(ShapeType t) {
-  return t == ShapeType::Plane || t == ShapeType::Mesh;
+  return t == ShapeType::Plane || t == ShapeType::Mesh || t == ShapeType::Terrain;
 }
 
 /// The deepest point's gap and normal.

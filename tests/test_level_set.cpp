@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_example.hpp"
 #include "etdem/io/scenario.hpp"
 #include "etdem/io/scenario_error.hpp"
 #include "etdem/shapes/level_set_build.hpp"
@@ -252,13 +253,8 @@ TEST(LevelSetContact, V3BoxOntoGroundMatchesTheBoxCode) {
 TEST(LevelSetExample, RockFlowRunsThroughTheCli) {
   const std::filesystem::path out =
       std::filesystem::temp_directory_path() / "etdem_test_level_set_rock_flow";
-  std::filesystem::remove_all(out);
-  const std::string cmd = std::string("'") + ETDEM_CLI + "' run '" + ETDEM_SOURCE_DIR +
-                          "/examples/levelset/rock_flow.toml' -o '" + out.string() +
-                          "' --set simulation.duration=1.0 >/dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream f(out / "summary.json");
-  const nlohmann::json j = nlohmann::json::parse(f);
+  const nlohmann::json j =
+      test::run_example("levelset/rock_flow.toml", out, "--set simulation.duration=1.0");
   EXPECT_EQ(j["status"], "completed");
   EXPECT_LT(std::abs(j["energy"]["max_relative_residual"].get<double>()), 1e-12);
   EXPECT_LT(j["max_penetration"]["fraction_of_smallest_diameter"].get<double>(), 0.1);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "incline_fixture.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem::test {
@@ -84,26 +85,6 @@ TEST(ValidationV4, ElasticSpheresIntoBoxEnergyErrorPerStepBelowPaperBound) {
   EXPECT_LT(max_step_energy_error(10), 8e-3);  // 540 spheres
   EXPECT_LT(max_step_energy_error(20), 8e-3);  // 1080 spheres
 }
-
-// V6: a block sliding down a 30 degree incline: v(d) = sqrt(2 g d (sin t - mu cos t)).
-// The surface descends along +x: normal n = (sin t, 0, cos t), downhill d = (cos t, 0, -sin t).
-struct Incline {
-  TestWorld t;
-  int box = -1;
-  Vec3 downhill;
-  Vec3 start;
-  Incline(double slope_deg, double friction_deg) : t(0.0, std::tan(friction_deg * M_PI / 180)) {
-    t.world.settings.gravity = Vec3(0, 0, -9.81);
-    const double th = slope_deg * M_PI / 180;
-    const Vec3 n(std::sin(th), 0, std::cos(th));
-    downhill = Vec3(std::cos(th), 0, -std::sin(th));
-    t.add_plane(Vec3::Zero(), n);
-    start = 0.05 * n;  // resting flat on the incline, half height 0.05 m
-    box = t.add_box(Vec3(0.1, 0.1, 0.05), start, Quat(Eigen::AngleAxisd(th, Vec3::UnitY())));
-  }
-  double distance() const { return (t.world.bodies.position[box] - start).dot(downhill); }
-  double speed() const { return t.world.bodies.velocity[box].dot(downhill); }
-};
 
 TEST(ValidationV6, BlockSlidesDownInclineAtCoulombAcceleration) {
   for (double phi : {20.0, 25.0}) {

@@ -30,8 +30,9 @@ struct Table {
     add(ShapeType::Polyhedron, ShapeType::Plane, collide_polyhedron_plane);
     add(ShapeType::Box, ShapeType::Polyhedron, collide_box_polyhedron);
     add(ShapeType::Polyhedron, ShapeType::Polyhedron, collide_polyhedron_polyhedron);
-    for (ShapeType t : {ShapeType::Sphere, ShapeType::Plane, ShapeType::Box, ShapeType::Polyhedron,
-                        ShapeType::Compound, ShapeType::Mesh, ShapeType::LevelSet})
+    for (ShapeType t :
+         {ShapeType::Sphere, ShapeType::Plane, ShapeType::Box, ShapeType::Polyhedron,
+          ShapeType::Compound, ShapeType::Mesh, ShapeType::LevelSet, ShapeType::Terrain})
       add(ShapeType::Compound, t, collide_compound_any);
     add(ShapeType::Sphere, ShapeType::Mesh, collide_sphere_mesh);
     add(ShapeType::Box, ShapeType::Mesh, collide_box_mesh);
@@ -42,6 +43,10 @@ struct Table {
     add(ShapeType::LevelSet, ShapeType::Polyhedron, collide_level_set_convex);
     add(ShapeType::LevelSet, ShapeType::LevelSet, collide_level_set_level_set);
     add(ShapeType::LevelSet, ShapeType::Mesh, collide_level_set_mesh);
+    add(ShapeType::Sphere, ShapeType::Terrain, collide_sphere_terrain);
+    add(ShapeType::Box, ShapeType::Terrain, collide_convex_terrain);
+    add(ShapeType::Polyhedron, ShapeType::Terrain, collide_convex_terrain);
+    add(ShapeType::LevelSet, ShapeType::Terrain, collide_level_set_terrain);
   }
 };
 

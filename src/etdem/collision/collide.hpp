@@ -57,4 +57,13 @@ void collide_level_set_level_set(const ShapeTable&, int, const Pose&, int, const
 void collide_level_set_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double,
                             Manifold&);
 
+// The terrain (collide_terrain.cpp): always B; the grain's points in its signed distance.
+void collide_sphere_terrain(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                            Manifold&);
+void collide_level_set_terrain(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                               Manifold&);
+/// A box or a polyhedron (through the shape table's hull) against the terrain.
+void collide_convex_terrain(const ShapeTable&, int, const Pose&, int, const Pose&, double,
+                            Manifold&);
+
 }  // namespace etdem

@@ -104,9 +104,9 @@ void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b
   thread_local std::vector<Hidden> hidden_levels[2];  // points dropped as seam points
   std::vector<Hidden>& hidden = hidden_levels[level];
   hidden.clear();
-  // Against a plane or a mesh the normal is the plane's or the triangle's, never a part's face.
-  const bool filter =
-      c.parts.size() > 1 && shapes.type[b] != ShapeType::Plane && shapes.type[b] != ShapeType::Mesh;
+  // Against a wall (plane, mesh, terrain) the normal is the wall's, never a part's face.
+  const bool filter = c.parts.size() > 1 && shapes.type[b] != ShapeType::Plane &&
+                      shapes.type[b] != ShapeType::Mesh && shapes.type[b] != ShapeType::Terrain;
   for (int j = 0; j < static_cast<int>(c.parts.size()); ++j) {
     const CompoundPart& p = c.parts[j];
     const Vec3 x = pa.position + pa.rotation * p.position;

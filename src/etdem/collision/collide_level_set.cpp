@@ -22,63 +22,13 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/collision/contact_collector.hpp"
 #include "etdem/collision/mesh_contacts.hpp"
+#include "etdem/collision/node_contacts.hpp"
 
 namespace etdem {
 namespace {
 
 /// Size ratio above which two level-set grains test each other's nodes both ways.
 constexpr double kBothWays = 0.8;
-
-/// Calls visit(x, q) for every node x of `ls` (body frame) that may lie within `margin` of a
-/// surface whose signed distance, in a frame where the node is at q = m x + t, is `value(q)`
-/// with slope at most `slope`: groups of clusters, then clusters, farther than `reach` from that
-/// frame's origin, or whose centre is farther from the surface than slope times their radius
-/// plus the margin, are skipped whole (one distance lookup for up to 256 or 32 nodes).
-template <class Value, class Visit>
-void near_nodes(const LevelSet& ls, const Mat3& m, const Vec3& t, double reach, double margin,
-                double slope, Value&& value, Visit&& visit) {
-  const double reach2 = reach * reach;
-  auto skip = [&](const NodeCluster& c) {
-    const Vec3 qc = m * c.centre + t;
-    const double far = reach + c.radius;
-    return qc.squaredNorm() > far * far || value(qc) - slope * c.radius >= margin;
-  };
-  for (const NodeCluster& g : ls.groups) {
-    if (skip(g)) continue;
-    for (int ci = g.first; ci < g.first + g.count; ++ci) {
-      const NodeCluster& c = ls.clusters[ci];
-      if (skip(c)) continue;
-      for (int k = c.first; k < c.first + c.count; ++k) {
-        const Vec3& x = ls.nodes[k];
-        const Vec3 q = m * x + t;
-        if (q.squaredNorm() > reach2) continue;
-        visit(x, q);
-      }
-    }
-  }
-}
-
-/// Nodes of level set `la` (pose pa) against a signed distance of body B (pose pb), given in
-/// B's frame by dist(q, gradient) and, without the gradient (for the cluster tests), by value(q)
-/// (slope at most `slope`). Normal from B to A = B's gradient,
-/// turned to world, flipped when `flip`. Nodes farther from B's origin than `reach` (B's
-/// bounding radius plus the margin) are skipped.
-template <class Value, class Dist>
-void nodes_against(const LevelSet& la, const Pose& pa, const Pose& pb, double reach, double margin,
-                   double slope, bool flip, Value&& value, Dist&& dist, ContactCollector& out) {
-  const Mat3 m = pb.rotation.transpose() * pa.rotation;
-  const Vec3 t = pb.rotation.transpose() * (pa.position - pb.position);
-  near_nodes(la, m, t, reach, margin, slope, value, [&](const Vec3& x, const Vec3& q) {
-    Vec3 g;
-    const double phi = dist(q, g);
-    if (!(phi < margin)) return;
-    const double g_norm = g.norm();
-    if (!(g_norm > 0.0)) return;
-    const Vec3 n = pb.rotation * (g / g_norm);  // out of B
-    const Vec3 p = pa.position + pa.rotation * x;
-    out.add(p - 0.5 * phi * n, phi, flip ? Vec3(-n) : n);
-  });
-}
 
 /// One point q (level set lb's frame; world point p) against lb: a candidate when closer than
 /// the margin, normal out of the level set, flipped unless the point is body A's.
@@ -109,8 +59,14 @@ void points_against_level_set(std::span<const Vec3> points, const Pose& pp, cons
   }
 }
 
-/// Signed distance of q to a convex polyhedron (its frame) and the gradient: inside, the
-/// nearest face plane; outside, the distance to the closest point of the surface.
+bool spheres_apart(const ShapeTable& shapes, int sa, const Pose& pa, int sb, const Pose& pb,
+                   double margin) {
+  const double r = shapes.bounding_radius[sa] + shapes.bounding_radius[sb] + std::max(margin, 0.0);
+  return (pa.position - pb.position).squaredNorm() > r * r;
+}
+
+}  // namespace
+
 double convex_distance(const ConvexPolyhedron& h, const Vec3& q, Vec3& gradient) {
   double best = -std::numeric_limits<double>::infinity();
   int face = 0;
@@ -166,14 +122,6 @@ double convex_distance(const ConvexPolyhedron& h, const Vec3& q, Vec3& gradient)
   gradient = d > 0.0 ? Vec3((q - closest) / d) : h.faces[face].normal;
   return d;
 }
-
-bool spheres_apart(const ShapeTable& shapes, int sa, const Pose& pa, int sb, const Pose& pb,
-                   double margin) {
-  const double r = shapes.bounding_radius[sa] + shapes.bounding_radius[sb] + std::max(margin, 0.0);
-  return (pa.position - pb.position).squaredNorm() > r * r;
-}
-
-}  // namespace
 
 void collide_level_set_plane(const ShapeTable& shapes, int sa, const Pose& pa, int /*sb*/,
                              const Pose& pb, double margin, Manifold& out) {

@@ -4,8 +4,10 @@
 #include "etdem/io/scenario.hpp"
 #include "etdem/io/scenario_tree.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
@@ -17,7 +19,9 @@
 #include "etdem/io/scenario_check.hpp"
 #include "etdem/io/settings_schema.hpp"
 #include "etdem/io/shape_kinds.hpp"
+#include "etdem/io/terrain_import.hpp"
 #include "etdem/io/toml_reader.hpp"
+#include "etdem/shapes/terrain_build.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -122,6 +126,9 @@ class Parser {
       r.fail("type",
              "a mesh is a static wall: use [[wall]] type = \"mesh\" (a body can take the "
              "hull of a mesh file: type = \"polyhedron\", file = ...)");
+    if (!kind && type == "terrain")
+      r.fail("type",
+             "a terrain is a static wall: use [[wall]] type = \"terrain\" with a height map");
     if (!kind) r.fail("type", fmt::format("unknown shape type (known: {})", known));
     ShapeReadContext ctx{sc_.shapes, shapes_seen_, src_.file};
     kind->read(r, name, src, ctx);
@@ -223,8 +230,10 @@ class Parser {
       } catch (const std::invalid_argument& e) {
         r.fail("file", fmt::format("{}: {}", path, e.what()));
       }
+    } else if (type == "terrain") {
+      terrain_wall(r, w);
     } else {
-      r.fail("type", "unknown wall type (known: plane, box, mesh)");
+      r.fail("type", "unknown wall type (known: plane, box, mesh, terrain)");
     }
     w.material = find_named(r, "material", sc_.materials, "material");
     const std::string fallback =
@@ -242,6 +251,97 @@ class Parser {
         r.fail(r.has("name") ? "name" : "type", fmt::format("duplicate body or wall name '{}'", n));
     r.finish();
     sc_.walls.push_back(w);
+  }
+
+  /// [[wall]] type = "terrain": the height map read with GDAL (io/terrain_import.hpp), the
+  /// band's spacing and width resolved from the raster and the grains, the band built.
+  void terrain_wall(const TomlReader& r, WallSpec& w) {
+    w.type = WallSpec::Type::Terrain;
+    if (const SolverInfo& info = *find_solver(sc_.settings.solver);
+        !info.supports(ShapeType::Terrain))
+      r.fail("type", fmt::format("the {} method handles {} only; a terrain needs another solver",
+                                 info.name, supported_shapes_text(info)));
+    w.file = r.string("file");
+    w.scale = r.number("scale", w.scale);
+    if (!(std::isfinite(w.scale) && w.scale != 0.0)) r.fail("scale", "must be finite and not 0");
+    w.offset = r.vec3("offset", w.offset);
+    if (w.offset.cwiseAbs().maxCoeff() > kMaxCoordinate)
+      r.fail("offset", fmt::format("lies beyond {:g} m of the origin", kMaxCoordinate));
+    const long raster_band = r.integer("raster_band", 1);
+    if (raster_band < 1 || raster_band > 65535) r.fail("raster_band", "must lie in [1, 65535]");
+    w.raster_band = static_cast<int>(raster_band);
+    HeightMapRequest req{resolve(w.file), w.raster_band, std::nullopt, w.scale, w.offset};
+    if (r.has("crop")) {
+      const std::vector<double> c = r.numbers("crop", 4);
+      std::array<long, 4> window{};
+      for (int k = 0; k < 4; ++k) {
+        if (!(c[k] == std::floor(c[k]) && c[k] >= 0.0 && c[k] < 2e9))
+          r.fail("crop",
+                 "must be four whole numbers >= 0: [first column, first row, columns, rows]");
+        window[k] = static_cast<long>(c[k]);
+      }
+      w.crop = req.crop = window;
+    }
+    HeightMap map;
+    try {
+      map = read_height_map(req);
+    } catch (const HeightMapError& e) {
+      r.fail(e.key, e.what());
+    }
+    for (const Vec3& corner : {Vec3(map.x0, map.y0, 0.0), Vec3(map.x_max(), map.y_max(), 0.0)})
+      if (corner.cwiseAbs().maxCoeff() > kMaxCoordinate)
+        r.fail("offset", fmt::format("the raster lies beyond {:g} m of the origin (its "
+                                     "georeferenced position plus offset)",
+                                     kMaxCoordinate));
+    for (double z : map.z)
+      if (std::abs(z) > kMaxCoordinate)
+        r.fail("scale", fmt::format("a height of {:.3g} m lies beyond {:g} m", z, kMaxCoordinate));
+    // Spacing: the raster's pixel (the surface holds no finer detail). Band: what the grains
+    // need (docs/scenario.md): the largest grain's bounding radius plus what the fastest grain
+    // can move in a step, its speed bounded by its start speed and a fall from its height to the
+    // terrain's lowest point; by default just that.
+    w.spacing = r.number("spacing", std::min(map.dx, map.dy));
+    if (!(w.spacing > 0.0 && std::isfinite(w.spacing))) r.fail("spacing", "must be finite and > 0");
+    double radius = 0.0, speed = 0.0;
+    const WorldSettings& s = sc_.settings;
+    const double g = s.gravity.norm();
+    const Vec3 up = g > 0.0 ? Vec3(-s.gravity / g) : Vec3::UnitZ();
+    double lowest = std::numeric_limits<double>::infinity();
+    for (int c = 0; c < 8; ++c)
+      lowest = std::min(lowest,
+                        up.dot(Vec3((c & 1) ? map.x_max() : map.x0, (c & 2) ? map.y_max() : map.y0,
+                                    (c & 4) ? *std::max_element(map.z.begin(), map.z.end())
+                                            : *std::min_element(map.z.begin(), map.z.end()))));
+    auto grain = [&](int shape, const Vec3& top, const Vec3& v, const Vec3& omega) {
+      const double R = sc_.shapes.bounding_radius[shape];
+      radius = std::max(radius, R);
+      const double fall = std::max(0.0, up.dot(top) - lowest);
+      speed = std::max(speed, std::sqrt(v.squaredNorm() + 2.0 * g * fall) + omega.norm() * R);
+    };
+    for (const BodySpec& b : sc_.bodies)
+      if (!b.fixed) grain(b.shape, b.position, b.velocity, b.angular_velocity);
+    for (const FillSpec& f : sc_.fills)
+      for (int c = 0; c < 8; ++c)
+        grain(f.shape,
+              Vec3((c & 1) ? f.max.x() : f.min.x(), (c & 2) ? f.max.y() : f.min.y(),
+                   (c & 4) ? f.max.z() : f.min.z()),
+              f.velocity, Vec3::Zero());
+    const double move = speed * s.dt;
+    const double needed = radius + move;
+    w.band = r.number("band", radius > 0.0 ? needed : 4.0 * w.spacing);
+    if (!(w.band > 0.0 && std::isfinite(w.band))) r.fail("band", "must be finite and > 0");
+    if (w.band < needed)
+      r.fail("band",
+             fmt::format("{} m is thinner than the largest grain's bounding radius {:.4g} m "
+                         "plus what a step can move, {:.4g} m ({:.4g} m/s x dt)",
+                         w.band, radius, move, speed));
+    try {
+      auto t = std::make_shared<Terrain>(build_terrain(std::move(map), {w.spacing, w.band}));
+      t->source = req.path;
+      w.terrain = std::move(t);
+    } catch (const std::invalid_argument& e) {
+      r.fail("spacing", e.what());
+    }
   }
 
   void event(const TomlReader& r) {
@@ -414,6 +514,11 @@ std::vector<BodyOrigin> build_world(const Scenario& sc, World& world) {
     }
     if (w.type == WallSpec::Type::Mesh) {
       by_name[w.name].push_back(world.add_mesh(*w.mesh, m, w.name));
+      origin.push_back(from);
+      continue;
+    }
+    if (w.type == WallSpec::Type::Terrain) {
+      by_name[w.name].push_back(world.add_terrain(w.terrain, m, w.name));
       origin.push_back(from);
       continue;
     }

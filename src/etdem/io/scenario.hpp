@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,18 +60,23 @@ struct FillSpec {
 };
 
 struct WallSpec {
-  enum class Type { Plane, Box, Mesh };
+  enum class Type { Plane, Box, Mesh, Terrain };
   Type type = Type::Plane;
   std::string name;  // plane: its name; box: prefix of its planes NAME.floor, NAME.left, ...
   int material = 0;
   Vec3 point{0, 0, 0}, normal{0, 0, 1};  // plane; the normal is unit and points to the free side
   Vec3 min{0, 0, 0}, max{0, 0, 0};       // box container [m]
   bool closed = false;                   // box: add NAME.top
-  std::string file;                      // mesh: as given (relative to the scenario file)
-  double scale = 1.0;                    // mesh: x -> scale x + offset
-  Vec3 offset{0, 0, 0};                  // mesh [m]
+  std::string file;                      // mesh, terrain: as given (relative to the scenario)
+  double scale = 1.0;                    // mesh: x -> scale x + offset; terrain: z factor
+  Vec3 offset{0, 0, 0};                  // mesh, terrain [m]
   bool inward = false;                   // mesh: a closed mesh faces inwards (a closed bin)
   std::shared_ptr<const TriangleMesh> mesh;  // mesh: read and checked, world coordinates
+  int raster_band = 1;                       // terrain: GDAL band number
+  std::optional<std::array<long, 4>> crop;   // terrain: pixel window [column, row, columns, rows]
+  double spacing = 0.0;                      // terrain: grid spacing h [m] (resolved)
+  double band = 0.0;                         // terrain: narrow band [m] (resolved)
+  std::shared_ptr<const Terrain> terrain;    // terrain: built, world coordinates
   int line = 0;
 };
 
@@ -109,7 +115,7 @@ struct Scenario {
   long steps() const;
   /// Bodies that are not walls: explicit bodies plus every filled grain.
   long grain_count() const;
-  /// Bodies the walls create (a plane or a mesh makes 1, a box 5, or 6 when closed).
+  /// Bodies the walls create (a plane, a mesh or a terrain makes 1, a box 5, or 6 when closed).
   int plane_count() const;
 };
 

@@ -88,7 +88,7 @@ void check_initial_overlaps(const Scenario& sc, const World& world,
   std::vector<Aabb> boxes;
   std::vector<int> ids, planes;
   for (int i = 0; i < b.count(); ++i) {
-    if (std::isinf(shapes.bounding_radius[b.shape[i]])) {  // a plane
+    if (shapes.tested_apart(b.shape[i])) {  // a plane or a terrain
       planes.push_back(i);
       continue;
     }
@@ -117,13 +117,13 @@ void check_initial_overlaps(const Scenario& sc, const World& world,
       if (const double d = deepest(m); d > tol) report(sc, world, origin, i, j, d);
     }
   }
-  // Grains against the one-sided planes (the half-space behind a plane is solid).
+  // Grains against the one-sided planes (the half-space behind a plane is solid) and terrains.
   for (int i : ids) {
     if (!b.is_dynamic(i)) continue;
     const double r = shapes.bounding_radius[b.shape[i]];
     for (int p : planes) {
-      const Vec3 n = b.orientation[p] * Vec3::UnitZ();
-      if ((b.position[i] - b.position[p]).dot(n) >= r) continue;
+      if (!shapes.may_reach(b.shape[p], b.position[p], b.orientation[p], b.position[i], r))
+        continue;
       collide(shapes, b.shape[i], pose(i), b.shape[p], pose(p), 0.0, m);
       if (const double d = deepest(m); d > tol) report(sc, world, origin, i, p, d);
     }

@@ -302,6 +302,9 @@ void draw_level_set(const ShapeTable& t, int s, int body, const Vec3& x, const M
 void draw_mesh(const ShapeTable&, int, int body, const Vec3&, const Mat3&, DrawPieces& out) {
   out.meshes.push_back(body);
 }
+void draw_terrain(const ShapeTable&, int, int body, const Vec3&, const Mat3&, DrawPieces& out) {
+  out.terrains.push_back(body);
+}
 
 // The registry: one line per shape type, in ShapeType order.
 const ShapeKind kKinds[] = {
@@ -316,6 +319,7 @@ const ShapeKind kKinds[] = {
     {ShapeType::Mesh, nullptr, false, identity_frame, bounded_columns, nullptr, draw_mesh},
     {ShapeType::LevelSet, read_level_set, false, level_set_frame, bounded_columns, level_set_nodes,
      draw_level_set},
+    {ShapeType::Terrain, nullptr, false, identity_frame, bounded_columns, nullptr, draw_terrain},
 };
 static_assert(std::size(kKinds) == static_cast<std::size_t>(ShapeType::Count),
               "one record per shape type");

@@ -43,6 +43,7 @@ struct DrawPieces {
   std::vector<int> boxes;       // boxes_*.vtu (hexahedra)
   std::vector<Hull> polyhedra;  // polyhedra_*.vtu
   std::vector<int> meshes;      // meshes_*.vtu, static: drawn once
+  std::vector<int> terrains;    // terrain_*.vtu, static: drawn once
   struct Surface {
     int body;
     const SurfaceMesh* mesh;  // body frame

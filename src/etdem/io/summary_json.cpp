@@ -52,6 +52,18 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   for (const LevelSet& ls : world.shapes.level_sets) level_set_bytes += ls.memory_bytes();
   j["level_sets"] = {{"shapes", world.shapes.level_sets.size()},
                      {"bytes", level_set_bytes}};
+  // Memory of the terrains (band nodes and columns, heights) and what their bands hold.
+  std::size_t terrain_bytes = 0, terrain_nodes = 0;
+  double terrain_seconds = 0.0;
+  for (const auto& t : world.shapes.terrains) {
+    terrain_bytes += t->memory_bytes();
+    terrain_nodes += t->nodes.size();
+    terrain_seconds += t->build_seconds;
+  }
+  j["terrains"] = {{"count", world.shapes.terrains.size()},
+                   {"bytes", terrain_bytes},
+                   {"band_nodes", terrain_nodes},
+                   {"build_seconds", terrain_seconds}};
   j["contacts"] = {{"total", t.contacts},
                    {"per_step_mean", t.contacts * per_step},
                    {"candidates_total", t.candidates},

@@ -1,6 +1,8 @@
 #include "etdem/io/vtk_writer.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 
@@ -76,6 +78,30 @@ void cells(Buffer& b, std::size_t count, int per_cell, int type) {
   int_array(b, "Int64", "offsets", count, [&](std::size_t i) { return (i + 1) * per_cell; });
   int_array(b, "UInt8", "types", count, [&](std::size_t) { return type; });
   fmt::format_to(std::back_inserter(b), "</Cells>\n");
+}
+
+/// The <Cells> block of triangles.
+void triangle_cells(Buffer& b, const std::vector<std::array<std::int64_t, 3>>& tri) {
+  const std::size_t n = tri.size();
+  fmt::format_to(std::back_inserter(b), "<Cells>\n");
+  int_array(b, "Int64", "connectivity", 3 * n, [&](std::size_t k) { return tri[k / 3][k % 3]; });
+  int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
+  int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
+  fmt::format_to(std::back_inserter(b), "</Cells>\n");
+}
+
+/// A static triangle piece (mesh walls, terrains): points, triangles and each one's body id.
+void static_triangles(Buffer& b, const std::vector<Vec3>& p,
+                      const std::vector<std::array<std::int64_t, 3>>& tri,
+                      const std::vector<int>& id) {
+  const std::size_t n = tri.size();
+  begin(b, p.size(), n);
+  fmt::format_to(std::back_inserter(b), "<CellData>\n");
+  int_array(b, "Int64", "id", n, [&](std::size_t k) { return id[k]; });
+  fmt::format_to(std::back_inserter(b), "</CellData>\n");
+  points(b, p);
+  triangle_cells(b, tri);
+  end(b);
 }
 
 }  // namespace
@@ -235,11 +261,7 @@ void VtkWriter::write_frame(const World& world) {
                 [&](std::size_t k, int c) { return bodies.angular_velocity[owner[k]][c]; });
     fmt::format_to(std::back_inserter(b), "</CellData>\n");
     points(b, p);
-    fmt::format_to(std::back_inserter(b), "<Cells>\n");
-    int_array(b, "Int64", "connectivity", 3 * n, [&](std::size_t k) { return tri[k / 3][k % 3]; });
-    int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
-    int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
-    fmt::format_to(std::back_inserter(b), "</Cells>\n");
+    triangle_cells(b, tri);
     end(b);
     const std::string file = fmt::format("frames/levelsets_{:06d}.vtu", step);
     write_file(directory_ + "/" + file, b);
@@ -263,24 +285,14 @@ void VtkWriter::write_frame(const World& world) {
     }
     if (!tri.empty()) {
       Buffer b;
-      const std::size_t n = tri.size();
-      begin(b, p.size(), n);
-      fmt::format_to(std::back_inserter(b), "<CellData>\n");
-      int_array(b, "Int64", "id", n, [&](std::size_t k) { return id[k]; });
-      fmt::format_to(std::back_inserter(b), "</CellData>\n");
-      points(b, p);
-      fmt::format_to(std::back_inserter(b), "<Cells>\n");
-      int_array(b, "Int64", "connectivity", 3 * n,
-                [&](std::size_t k) { return tri[k / 3][k % 3]; });
-      int_array(b, "Int64", "offsets", n, [&](std::size_t k) { return 3 * (k + 1); });
-      int_array(b, "UInt8", "types", n, [&](std::size_t) { return kVtkTriangle; });
-      fmt::format_to(std::back_inserter(b), "</Cells>\n");
-      end(b);
+      static_triangles(b, p, tri, id);
       const std::string file = fmt::format("frames/meshes_{:06d}.vtu", step);
       write_file(directory_ + "/" + file, b);
       entries_.push_back({time, 4, file});
     }
   }
+
+  if (first && !pieces.terrains.empty()) write_terrain(world, pieces.terrains);
 
   if (has_walls_) {
     std::vector<const WallQuad*> live;
@@ -302,6 +314,46 @@ void VtkWriter::write_frame(const World& world) {
     entries_.push_back({time, 2, file});
   }
   ++frames_;
+}
+
+void VtkWriter::write_terrain(const World& world, const std::vector<int>& bodies_drawn) {
+  // Terrains are static: their surface triangles (two per raster cell, split along the
+  // diagonal the distance uses), written once with the first frame. A raster of more than
+  // kMaxTerrainNodes nodes is drawn every `stride` nodes (the simulation uses all of them).
+  const Bodies& bodies = world.bodies;
+  std::vector<Vec3> p;
+  std::vector<std::array<std::int64_t, 3>> tri;
+  std::vector<int> id;
+  for (int i : bodies_drawn) {
+    const HeightMap& m = world.shapes.terrain(bodies.shape[i]).map;
+    const Mat3 r = bodies.orientation[i].toRotationMatrix();
+    const double nodes = double(m.nx) * m.ny;
+    const int stride =
+        std::max(1, static_cast<int>(std::ceil(std::sqrt(nodes / kMaxTerrainNodes))));
+    std::vector<int> xs, ys;
+    for (int a = 0; a < m.nx - 1; a += stride) xs.push_back(a);
+    xs.push_back(m.nx - 1);
+    for (int b = 0; b < m.ny - 1; b += stride) ys.push_back(b);
+    ys.push_back(m.ny - 1);
+    const std::int64_t base = static_cast<std::int64_t>(p.size());
+    const std::int64_t nx = static_cast<std::int64_t>(xs.size());
+    for (int b : ys)
+      for (int a : xs)
+        p.push_back(bodies.position[i] + r * Vec3(m.x0 + a * m.dx, m.y0 + b * m.dy, m.at(a, b)));
+    for (std::int64_t b = 0; b + 1 < static_cast<std::int64_t>(ys.size()); ++b)
+      for (std::int64_t a = 0; a + 1 < nx; ++a) {
+        const std::int64_t c00 = base + b * nx + a, c10 = c00 + 1, c01 = c00 + nx, c11 = c01 + 1;
+        tri.push_back({c00, c10, c11});
+        tri.push_back({c00, c11, c01});
+        id.push_back(i);
+        id.push_back(i);
+      }
+  }
+  Buffer b;
+  static_triangles(b, p, tri, id);
+  const std::string file = fmt::format("frames/terrain_{:06d}.vtu", world.step_count());
+  write_file(directory_ + "/" + file, b);
+  entries_.push_back({world.time(), 6, file});
 }
 
 void VtkWriter::write_pvd() const {

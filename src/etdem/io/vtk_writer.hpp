@@ -1,6 +1,6 @@
 // ParaView output: one VTK XML file per part and frame in DIR/frames/ plus DIR/particles.pvd,
 // a Collection listing every file with its time (part 0 spheres, 1 boxes, 2 container walls,
-// 3 polyhedra, 4 mesh walls).
+// 3 polyhedra, 4 mesh walls, 5 level-set grains, 6 terrains).
 //
 // Format choice: VTK XML *UnstructuredGrid* (.vtu), ASCII. The initial design named PolyData
 // (.vtp); ParaView reads both alike, but the independent reader the tests use (meshio, Debian
@@ -17,6 +17,9 @@
 //   meshes_SSSSSS.vtu     the triangles of every mesh wall (VTK_TRIANGLE), cell data id; meshes
 //                         are static, so this file is written once, with the first frame (a mesh
 //                         removed by an event stays drawn)
+//   terrain_SSSSSS.vtu    the surface of every terrain (two VTK_TRIANGLE cells per raster cell),
+//                         cell data id; written once, with the first frame; rasters above
+//                         kMaxTerrainNodes nodes are drawn every few nodes
 // SSSSSS is the step number. Fixed bodies are included; removed ones are not.
 #pragma once
 
@@ -46,6 +49,8 @@ class VtkWriter {
   /// (Re)writes directory/particles.pvd listing every frame written so far.
   void write_pvd() const;
   int frames() const { return frames_; }
+  /// Terrains with more raster nodes are drawn with a stride (about this many nodes).
+  static constexpr double kMaxTerrainNodes = 1e6;
 
  private:
   struct Entry {
@@ -53,6 +58,7 @@ class VtkWriter {
     int part;
     std::string file;  // relative to the run directory
   };
+  void write_terrain(const World& world, const std::vector<int>& bodies);
   std::string directory_;
   std::vector<WallQuad> walls_;
   std::vector<Entry> entries_;

@@ -21,6 +21,8 @@ const char* shape_type_name(ShapeType t) {
       return "mesh";
     case ShapeType::LevelSet:
       return "levelset";
+    case ShapeType::Terrain:
+      return "terrain";
     default:
       return "unknown";
   }
@@ -94,6 +96,22 @@ int ShapeTable::add_level_set(const std::string& nm, LevelSet l) {
   return size() - 1;
 }
 
+int ShapeTable::add_terrain(const std::string& nm, std::shared_ptr<const Terrain> t) {
+  type.push_back(ShapeType::Terrain);
+  index.push_back(static_cast<int>(terrains.size()));
+  name.push_back(nm);
+  bounding_radius.push_back(t->bounding_radius);
+  terrains.push_back(std::move(t));
+  return size() - 1;
+}
+
+bool ShapeTable::may_reach(int s, const Vec3& position, const Quat& orientation, const Vec3& centre,
+                           double reach) const {
+  if (type[s] == ShapeType::Terrain)
+    return terrain(s).may_touch(orientation.conjugate() * (centre - position), reach);
+  return (centre - position).dot(orientation * Vec3::UnitZ()) < reach;
+}
+
 int ShapeTable::find(const std::string& nm) const {
   for (int i = 0; i < size(); ++i)
     if (name[i] == nm) return i;
@@ -118,7 +136,8 @@ MassProperties ShapeTable::mass_properties(int s, double density) const {
     }
     default:
       throw std::logic_error(std::string("a ") + shape_type_name(type[s]) +
-                             " has no mass properties here; planes and meshes are static walls");
+                             " has no mass properties here; planes, meshes and terrains are static "
+                             "walls");
   }
 }
 

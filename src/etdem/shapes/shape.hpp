@@ -3,6 +3,7 @@
 // principal axes along x, y, z.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,22 @@
 #include "etdem/shapes/compound.hpp"
 #include "etdem/shapes/level_set.hpp"
 #include "etdem/shapes/polyhedron.hpp"
+#include "etdem/shapes/terrain.hpp"
 #include "etdem/shapes/triangle_mesh.hpp"
 
 namespace etdem {
 
-enum class ShapeType : int { Sphere = 0, Plane, Box, Polyhedron, Compound, Mesh, LevelSet, Count };
+enum class ShapeType : int {
+  Sphere = 0,
+  Plane,
+  Box,
+  Polyhedron,
+  Compound,
+  Mesh,
+  LevelSet,
+  Terrain,
+  Count
+};
 
 const char* shape_type_name(ShapeType t);
 
@@ -47,6 +59,9 @@ struct ShapeTable {
   std::vector<Compound> compounds;
   std::vector<TriangleMesh> meshes;          // static walls only
   std::vector<LevelSet> level_sets;
+  /// Static walls only. Shared: a terrain's band can hold a gigabyte, and the scenario's table
+  /// is copied into the world.
+  std::vector<std::shared_ptr<const Terrain>> terrains;
 
   int add_sphere(const std::string& nm, double radius);
   int add_box(const std::string& nm, const Vec3& half_extents);
@@ -63,6 +78,8 @@ struct ShapeTable {
   int add_mesh(const std::string& nm, TriangleMesh m);
   /// A level-set grain already in its body frame (see level_set_build.hpp).
   int add_level_set(const std::string& nm, LevelSet l);
+  /// A terrain (static walls only; see terrain.hpp), placed by its body at the origin.
+  int add_terrain(const std::string& nm, std::shared_ptr<const Terrain> t);
   int size() const { return static_cast<int>(type.size()); }
   int find(const std::string& nm) const;  // -1 when absent
 
@@ -72,10 +89,22 @@ struct ShapeTable {
   const Compound& compound(int s) const { return compounds[index[s]]; }
   const TriangleMesh& mesh(int s) const { return meshes[index[s]]; }
   const LevelSet& level_set(int s) const { return level_sets[index[s]]; }
+  const Terrain& terrain(int s) const { return *terrains[index[s]]; }
   /// The shape as a convex polyhedron: a polyhedron itself, or a box's hull.
   const ConvexPolyhedron& hull(int s) const {
     return type[s] == ShapeType::Box ? box_hulls[index[s]] : polyhedra[index[s]];
   }
+
+  /// Static walls kept out of the broad-phase grid and tested against every grain apart:
+  /// planes (unbounded) and terrains (static and as large as the scene).
+  bool tested_apart(int s) const {
+    return type[s] == ShapeType::Plane || type[s] == ShapeType::Terrain;
+  }
+  /// For a shape tested apart, placed at `position` turned by `orientation`: false when no
+  /// point within `reach` of `centre` can touch it (plane: the distance to its plane; terrain:
+  /// the box of its surface). The cheap reject before the narrow phase.
+  bool may_reach(int s, const Vec3& position, const Quat& orientation, const Vec3& centre,
+                 double reach) const;
 
   /// Mass properties of a solid shape at the given density (planes and meshes are always static;
   /// a closed mesh's own mass properties are TriangleMesh::mass_properties).

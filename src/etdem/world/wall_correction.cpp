@@ -1,9 +1,9 @@
 // The hybrid resting treatment of the impulse-based LS-DEM (Tan, Wijesuriya & Sitar 2024, §4.1,
 // Figs. 5-6), `resting = "wall-correction"`: after the collision solver, every grain is moved
 // to where its new velocity would take it, x' = x + v dt (and its orientation turned by w dt);
-// a grain whose predicted pose penetrates a wall (a plane, a mesh, a fixed body: any static
-// body the broad phase paired it with) gets an impulse at its deepest point, along that point's
-// normal, just large enough for the point to end on the wall's surface: its normal velocity
+// a grain whose predicted pose penetrates a wall (a plane, a mesh, a terrain, a fixed body: any
+// static body the broad phase paired it with) gets an impulse at its deepest point, along that
+// point's normal, just large enough for the point to end on the wall's surface: its normal velocity
 // rises by depth / dt, and the angular velocity follows from the moment of that impulse. The
 // prediction is repeated, since a correction at one wall can push a grain into another, until
 // no grain is predicted inside a wall or `wall_iterations` rounds are spent (a step that spends
@@ -32,7 +32,7 @@ void World::correct_wall_velocities(const StepBodies& sb, WallCorrection& out) {
   out.dv.assign(bodies.count(), Vec3::Zero());
   out.dw.assign(bodies.count(), Vec3::Zero());
   // Grain-wall pairs: the broad phase's pairs with one static body, and every grain against
-  // every plane (planes are tested apart from the grid). Walls do not move, so after the first
+  // every plane and terrain (tested apart from the grid). Walls do not move, so after the first
   // round only the pairs of grains corrected in the round before can still be in a wall.
   std::vector<std::pair<int, int>>& walls = wall_pairs_;
   walls.clear();

@@ -79,6 +79,13 @@ int World::add_mesh(const TriangleMesh& mesh, int material, const std::string& n
                     material, true, name);
 }
 
+int World::add_terrain(std::shared_ptr<const Terrain> terrain, int material,
+                       const std::string& name) {
+  const int shape = shapes.add_terrain(name.empty() ? "terrain" : name, std::move(terrain));
+  return bodies.add(Vec3::Zero(), Quat::Identity(), Vec3::Zero(), Vec3::Zero(), 0.0, Vec3::Zero(),
+                    shape, material, true, name);
+}
+
 void World::set_solver(std::unique_ptr<Solver> solver) {
   custom_solver_ = solver != nullptr;
   solver_ = std::move(solver);
@@ -234,7 +241,7 @@ void World::find_pairs(StepBodies& out) {
     if (!bodies.is_active(i)) continue;
     out.dynamic[i] = bodies.is_dynamic(i);
     if (out.dynamic[i]) out.dynamic_ids.push_back(i);
-    if (std::isinf(shapes.bounding_radius[bodies.shape[i]])) {  // planes: tested apart
+    if (shapes.tested_apart(bodies.shape[i])) {  // planes and terrains: tested apart
       out.unbounded.push_back(i);
       continue;
     }
@@ -317,8 +324,8 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   std::vector<Contact>& contacts = out.contacts;
   contacts.clear();
   for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
-  // Every dynamic body against every active plane (walls are few; infinite planes stay out of
-  // the grid).
+  // Every dynamic body against every active plane and terrain (walls are few; infinite planes
+  // and huge terrains stay out of the grid).
   for (auto& v : per_thread_contacts_) v.clear();
 #pragma omp parallel num_threads(threads) if (nd > 512)
   {
@@ -332,8 +339,9 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
           (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + speed_bound(a) * dt;
       for (int pi = 0; pi < nplanes; ++pi) {
         const int b = sb.unbounded[pi];
-        const Vec3 n = bodies.orientation[b] * Vec3::UnitZ();
-        if ((pa.position - bodies.position[b]).dot(n) >= reach) continue;
+        if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b],
+                              pa.position, reach))
+          continue;
         collide(shapes, bodies.shape[a], pa, bodies.shape[b],
                 Pose(bodies.position[b], bodies.orientation[b]),
                 speed_bound(a) * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);

@@ -102,6 +102,9 @@ class World {
   /// A fixed triangle-mesh wall whose vertices are in world coordinates. The mesh is stored about
   /// the centre of its bounding box (where its body is placed), so its bounding radius is small.
   int add_mesh(const TriangleMesh& mesh, int material, const std::string& name = "");
+  /// A fixed terrain wall (terrain.hpp), in world coordinates: its body sits at the origin.
+  int add_terrain(std::shared_ptr<const Terrain> terrain, int material,
+                  const std::string& name = "");
 
   /// Creates the solver, sizes scratch space and records the initial energy. Call once after
   /// building, before the first step; calling again restarts the ledger.

@@ -1,0 +1,68 @@
+// Node-to-surface contacts shared by level-set grains and the terrain: the surface nodes of one
+// body placed in the frame of another body whose signed distance is known there (a level-set
+// grid, a terrain band, the exact distance of a convex hull). The value is the gap and the
+// gradient the normal; the contact point lies halfway between the node and the surface.
+#pragma once
+
+#include "etdem/collision/contact_collector.hpp"
+#include "etdem/shapes/level_set.hpp"
+#include "etdem/shapes/polyhedron.hpp"
+
+namespace etdem {
+
+/// Calls visit(x, q) for every node x of `ls` (body frame) that may lie within `margin` of a
+/// surface whose signed distance, in a frame where the node is at q = m x + t, is `value(q)`
+/// with slope at most `slope`: groups of clusters, then clusters, farther than `reach` from that
+/// frame's origin, or whose centre is farther from the surface than slope times their radius
+/// plus the margin, are skipped whole (one distance lookup for up to 256 or 32 nodes).
+template <class Value, class Visit>
+void near_nodes(const LevelSet& ls, const Mat3& m, const Vec3& t, double reach, double margin,
+                double slope, Value&& value, Visit&& visit) {
+  const double reach2 = reach * reach;
+  auto skip = [&](const NodeCluster& c) {
+    const Vec3 qc = m * c.centre + t;
+    const double far = reach + c.radius;
+    return qc.squaredNorm() > far * far || value(qc) - slope * c.radius >= margin;
+  };
+  for (const NodeCluster& g : ls.groups) {
+    if (skip(g)) continue;
+    for (int ci = g.first; ci < g.first + g.count; ++ci) {
+      const NodeCluster& c = ls.clusters[ci];
+      if (skip(c)) continue;
+      for (int k = c.first; k < c.first + c.count; ++k) {
+        const Vec3& x = ls.nodes[k];
+        const Vec3 q = m * x + t;
+        if (q.squaredNorm() > reach2) continue;
+        visit(x, q);
+      }
+    }
+  }
+}
+
+/// Nodes of level set `la` (pose pa) against a signed distance of body B (pose pb), given in
+/// B's frame by dist(q, gradient) and, without the gradient (for the cluster tests), by value(q)
+/// (slope at most `slope`). Normal from B to A = B's gradient,
+/// turned to world, flipped when `flip`. Nodes farther from B's origin than `reach` (B's
+/// bounding radius plus the margin) are skipped.
+template <class Value, class Dist>
+void nodes_against(const LevelSet& la, const Pose& pa, const Pose& pb, double reach, double margin,
+                   double slope, bool flip, Value&& value, Dist&& dist, ContactCollector& out) {
+  const Mat3 m = pb.rotation.transpose() * pa.rotation;
+  const Vec3 t = pb.rotation.transpose() * (pa.position - pb.position);
+  near_nodes(la, m, t, reach, margin, slope, value, [&](const Vec3& x, const Vec3& q) {
+    Vec3 g;
+    const double phi = dist(q, g);
+    if (!(phi < margin)) return;
+    const double g_norm = g.norm();
+    if (!(g_norm > 0.0)) return;
+    const Vec3 n = pb.rotation * (g / g_norm);  // out of B
+    const Vec3 p = pa.position + pa.rotation * x;
+    out.add(p - 0.5 * phi * n, phi, flip ? Vec3(-n) : n);
+  });
+}
+
+/// Signed distance of q to a convex polyhedron (its frame) and the gradient: inside, the
+/// nearest face plane; outside, the distance to the closest point of the surface.
+double convex_distance(const ConvexPolyhedron& h, const Vec3& q, Vec3& gradient);
+
+}  // namespace etdem

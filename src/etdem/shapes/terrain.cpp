@@ -1,0 +1,129 @@
+#include "etdem/shapes/terrain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "etdem/core/closest_point_triangle.hpp"
+
+namespace etdem {
+
+int HeightMap::cell_x(double x) const {
+  const double f = std::floor((x - x0) / dx);
+  return static_cast<int>(std::clamp(f, 0.0, static_cast<double>(nx - 2)));
+}
+
+int HeightMap::cell_y(double y) const {
+  const double f = std::floor((y - y0) / dy);
+  return static_cast<int>(std::clamp(f, 0.0, static_cast<double>(ny - 2)));
+}
+
+double HeightMap::height(double x, double y) const {
+  const int i = cell_x(x), j = cell_y(y);
+  const double u = std::clamp((x - (x0 + i * dx)) / dx, 0.0, 1.0);
+  const double v = std::clamp((y - (y0 + j * dy)) / dy, 0.0, 1.0);
+  const double za = at(i, j), zb = at(i + 1, j), zc = at(i + 1, j + 1), zd = at(i, j + 1);
+  // Triangles (a, b, c) below the diagonal a-c (u >= v) and (a, c, d) above it.
+  return u >= v ? za + u * (zb - za) + v * (zc - zb) : za + v * (zd - za) + u * (zc - zd);
+}
+
+Vec3 HeightMap::normal(double x, double y) const {
+  const int i = cell_x(x), j = cell_y(y);
+  const double u = (x - (x0 + i * dx)) / dx, v = (y - (y0 + j * dy)) / dy;
+  const double za = at(i, j), zb = at(i + 1, j), zc = at(i + 1, j + 1), zd = at(i, j + 1);
+  const double sx = u >= v ? (zb - za) / dx : (zc - zd) / dx;
+  const double sy = u >= v ? (zc - zb) / dy : (zd - za) / dy;
+  return Vec3(-sx, -sy, 1.0).normalized();
+}
+
+double HeightMap::distance(const Vec3& p, int i0, int i1, int j0, int j1, double best,
+                           Vec3& closest) const {
+  i0 = std::max(i0, 0), j0 = std::max(j0, 0);
+  i1 = std::min(i1, nx - 2), j1 = std::min(j1, ny - 2);
+  double best2 = best * best;
+  auto outside = [](double q, double a, double b) { return q < a ? a - q : q > b ? q - b : 0.0; };
+  for (int j = j0; j <= j1; ++j) {
+    const double ya = y0 + j * dy;
+    const double ey = outside(p.y(), ya, ya + dy);
+    if (ey * ey >= best2) continue;
+    for (int i = i0; i <= i1; ++i) {
+      const double xa = x0 + i * dx;
+      const double ex = outside(p.x(), xa, xa + dx);
+      if (ex * ex + ey * ey >= best2) continue;
+      const double za = at(i, j), zb = at(i + 1, j), zc = at(i + 1, j + 1), zd = at(i, j + 1);
+      const double ez = outside(p.z(), std::min({za, zb, zc, zd}), std::max({za, zb, zc, zd}));
+      if (ex * ex + ey * ey + ez * ez >= best2) continue;  // the cell's box is farther
+      const Vec3 a(xa, ya, za), b(xa + dx, ya, zb), c(xa + dx, ya + dy, zc), d(xa, ya + dy, zd);
+      TriangleFeature f;
+      for (const Vec3& q :
+           {closest_point_triangle(p, a, b, c, f), closest_point_triangle(p, a, c, d, f)}) {
+        const double d2 = (p - q).squaredNorm();
+        if (d2 < best2) best2 = d2, closest = q;
+      }
+    }
+  }
+  return std::sqrt(best2);
+}
+
+namespace {
+
+/// Trilinear blend over the eight grid nodes around p of the stored values (and gradients when
+/// `grad` is not null). Nodes below a column's stored run read -stored, above it +stored, with
+/// an upward gradient (the gradient of a height field's distance far below or above it).
+double interpolate(const Terrain& t, const Vec3& p, Vec3* grad) {
+  const double fx = (p.x() - t.origin.x()) / t.h, fy = (p.y() - t.origin.y()) / t.h;
+  if (!(fx >= 0.0 && fy >= 0.0 && fx <= t.gx - 1 && fy <= t.gy - 1)) {
+    if (grad) grad->setZero();
+    return t.stored;  // no terrain over this point (NaN lands here too)
+  }
+  const double fz = (p.z() - t.origin.z()) / t.h;
+  const int i = std::min(static_cast<int>(fx), t.gx - 2);
+  const int j = std::min(static_cast<int>(fy), t.gy - 2);
+  const double kz = std::floor(fz);
+  const double tx = fx - i, ty = fy - j, tz = fz - kz;
+  // Below or above every stored run: no lookup needed (clamped well inside int range).
+  const long k = static_cast<long>(std::clamp(kz, -4.0e9, 4.0e9));
+  double value = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
+  for (int c = 0; c < 4; ++c) {
+    const int ci = i + (c & 1), cj = j + (c >> 1);
+    const double wxy = ((c & 1) ? tx : 1.0 - tx) * ((c >> 1) ? ty : 1.0 - ty);
+    const TerrainColumn& col = t.columns[static_cast<std::size_t>(ci) + t.gx * std::size_t(cj)];
+    const long rel = k - col.k0;
+    const TerrainNode* run = t.nodes.data() + col.start;
+    for (int dk = 0; dk < 2; ++dk) {
+      const double w = wxy * (dk ? tz : 1.0 - tz);
+      const long r = rel + dk;
+      if (r < 0 || r >= col.count) {
+        value += w * (r < 0 ? -t.stored : t.stored);
+        gz += w * 32767.0;
+        continue;
+      }
+      const TerrainNode& n = run[r];
+      value += w * n.phi;
+      gx += w * n.grad[0];
+      gy += w * n.grad[1];
+      gz += w * n.grad[2];
+    }
+  }
+  if (grad) *grad = kUnitScale * Vec3(gx, gy, gz);
+  return value;
+}
+
+}  // namespace
+
+double Terrain::value(const Vec3& p) const {
+  return interpolate(*this, p, nullptr);
+}
+
+double Terrain::value_gradient(const Vec3& p, Vec3& gradient) const {
+  return interpolate(*this, p, &gradient);
+}
+
+std::size_t Terrain::memory_bytes() const {
+  // The node array is reserved at the build's upper estimate, but pages past its size are never
+  // touched, so they are not resident: counted by size.
+  return nodes.size() * sizeof(TerrainNode) + columns.size() * sizeof(TerrainColumn) +
+         map.z.size() * sizeof(double);
+}
+
+}  // namespace etdem
