@@ -5,7 +5,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libqhull-dev libgmsh-dev
-  libopenvdb-dev libgdal-dev gdal-bin python3-gdal
+  libopenvdb-dev libgdal-dev gdal-bin python3-gdal zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev libomp-dev
   python3 python3-numpy python3-meshio python3-matplotlib
