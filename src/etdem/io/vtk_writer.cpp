@@ -202,17 +202,17 @@ std::string_view vtk_block_name(VtkBlock b) {
 }
 
 bool is_vtk_frame_file(std::string_view name) {
-  const bool vtu = name.ends_with(".vtu"), vtm = name.ends_with(".vtm");
-  if (vtm) return name.starts_with("frame_");
-  if (!vtu) return false;
-  auto prefixed = [&](std::string_view p) {
-    return name.size() > p.size() + 1 && name.starts_with(p) && name[p.size()] == '_' &&
-           name.find_first_not_of("0123456789", p.size() + 1) == name.size() - 4;
+  // PREFIX_DIGITS.EXT
+  auto numbered = [&](std::string_view prefix, std::string_view ext) {
+    return name.size() > prefix.size() + 1 + ext.size() && name.starts_with(prefix) &&
+           name[prefix.size()] == '_' && name.ends_with(ext) &&
+           name.find_first_not_of("0123456789", prefix.size() + 1) == name.size() - ext.size();
   };
+  if (numbered("frame", ".vtm")) return true;
   for (std::string_view p : kVtkBlocks)
-    if (prefixed(p)) return true;
+    if (numbered(p, ".vtu")) return true;
   for (std::string_view p : kOldPrefixes)
-    if (prefixed(p)) return true;
+    if (numbered(p, ".vtu")) return true;
   return false;
 }
 
