@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package that the build, the tests, the demo and the benchmarks need.
 # Idempotent: packages already present are skipped without touching the package lists.
+#   scripts/install-deps.sh [--with-paraview] [--with-peers]
 set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
@@ -10,7 +11,14 @@ PACKAGES=(
   clang libclang-rt-dev libomp-dev
   python3 python3-numpy python3-meshio python3-matplotlib
 )
-if [ "${1:-}" = "--with-peers" ]; then PACKAGES+=(liggghts); fi
+for arg in "$@"; do
+  case "$arg" in
+    --with-peers) PACKAGES+=(liggghts) ;;  # the LIGGGHTS comparison of bench/
+    # ParaView for the long tests (make test-long) and `etdem view`: large, so not by default.
+    --with-paraview) PACKAGES+=(paraview python3-paraview xvfb xauth) ;;
+    *) echo "install-deps.sh: unknown option $arg (--with-peers, --with-paraview)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

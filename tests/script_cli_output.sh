@@ -129,6 +129,16 @@ grep -q "42 tetrahedra -> 5 convex parts" "$TMP/tetx.log" || fail "tet_crosses: 
   > "$TMP/read_chute.log" 2>&1 || fail "read_output.py rejected the mesh run's output"
 [ -f "$TMP/chute/frames/meshes_000000.vtu" ] || fail "the mesh wall frame is missing"
 
+# 3e. etdem view: a directory without frames is bad input (2); without ParaView's pvpython a
+# one-line reason and exit code 1 (the pictures themselves: script_long_paraview.sh).
+"$CLI" view "$TMP/box_series_none" > "$TMP/view_none.log" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "no such run directory" "$TMP/view_none.log" || fail "view of a missing directory: exit $rc"
+mkdir -p "$TMP/noframes" && "$CLI" view "$TMP/noframes" > "$TMP/view_none.log" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "no particles.pvd" "$TMP/view_none.log" || fail "view of a directory without frames: exit $rc"
+PATH=/nonexistent "$CLI" view "$TMP/chute" --png-last "$TMP/x.png" > "$TMP/view_nopv.log" 2>&1; rc=$?
+[ "$rc" -eq 1 ] && grep -q "pvpython (ParaView's Python) is not installed" "$TMP/view_nopv.log" \
+  || fail "view without pvpython: exit $rc"
+
 # 4. check: exit 0 and a one-line summary.
 "$CLI" check "$TMP/tiny.toml" > "$TMP/check.log" 2>&1 || fail "etdem check exited with $?"
 grep -q "50 bodies" "$TMP/check.log" || fail "check summary does not count the bodies"

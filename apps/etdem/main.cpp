@@ -4,8 +4,10 @@
 //   etdem analyze repose DIR [--series]
 //   etdem analyze energy DIR
 //   etdem schema [--markdown | --update FILE.md]
+//   etdem view DIR [--png OUTDIR | --png-last FILE] [--size W H] [--speed-range MIN MAX]
 // Exit codes: 0 success, 2 bad input (scenario, override, command line, unreadable run
-// directory), 1 failure while running (e.g. a non-finite state).
+// directory), 1 failure while running (e.g. a non-finite state; for view: ParaView or a display
+// missing).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -34,6 +36,7 @@
 #include "etdem/io/state_csv.hpp"
 #include "etdem/io/summary_json.hpp"
 #include "etdem/world/world.hpp"
+#include "view.hpp"
 
 namespace {
 
@@ -424,6 +427,21 @@ int main(int argc, char** argv) {
   schema_cmd->add_option("--update", update_doc,
                          "rewrite the generated tables of a markdown file (docs/scenario.md)");
 
+  auto* view_cmd = app.add_subcommand(
+      "view", "open a run in ParaView (tools/paraview_view.py with pvpython), or render PNGs");
+  ViewOptions view;
+  view_cmd->add_option("dir", view.directory, "run directory")->required();
+  auto* png = view_cmd->add_option("--png", view.png, "one PNG per frame: OUTDIR/frame_SSSSSS.png");
+  view_cmd->add_option("--png-last", view.png_last, "the last frame as a PNG")->excludes(png);
+  view_cmd->add_option("--size", view.size, "picture size in pixels")
+      ->expected(2)
+      ->check(CLI::Range(16, 8192));
+  view_cmd
+      ->add_option("--speed-range", view.speed_range,
+                   "colour scale of the speed, m/s (default: 0 to the fastest grain)")
+      ->expected(2)
+      ->check(CLI::Range(0.0, 1e12));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -443,6 +461,7 @@ int main(int argc, char** argv) {
       return series ? analyze_repose_series(analyze_dir) : analyze_repose(analyze_dir);
     if (energy_cmd->parsed()) return analyze_energy(analyze_dir);
     if (schema_cmd->parsed()) return schema(markdown, update_doc);
+    if (view_cmd->parsed()) return view_run(view);
   } catch (const InputError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "{}\n", e.what());

@@ -181,7 +181,11 @@ VtuPiece wall_piece(const std::vector<WallQuad>& quads, const std::vector<int>& 
   VtuPiece piece;
   std::vector<std::int64_t> id;
   for (int k : which) {
-    for (const Vec3& c : quads[k].corners) append(piece.points, c);
+    // Counter-clockwise about the plane's normal (towards the free side), so a viewer can cull
+    // the walls it sees from behind (the near walls of a container).
+    std::array<Vec3, 4> c = quads[k].corners;
+    if ((c[1] - c[0]).cross(c[3] - c[0]).dot(quads[k].normal) < 0.0) std::swap(c[1], c[3]);
+    for (const Vec3& p : c) append(piece.points, p);
     id.push_back(quads[k].body);
   }
   piece.add_cells(which.size(), 4, kVtkQuad);

@@ -18,7 +18,8 @@
 //   compound_spheres_SSSSSS.vtu 5      level_sets        the zero contours of level-set grains
 //   (triangles);    level_sets_SSSSSS.vtu
 //                            cell data as boxes
-//   6      walls             the planes still present as quads, cell data id: a    walls_SSSSSS.vtu
+//   6      walls             the planes still present as quads (counter-clockwise  walls_SSSSSS.vtu
+//                            about the normal to the free side), cell data id: a
 //                            container's faces, and floors (a container's floor,
 //                            every plain plane) grown to cover every grain the
 //                            frames showed over the whole run
@@ -86,8 +87,9 @@ struct WallQuad {
   std::array<Vec3, 4> corners;  // a rectangle in the plane, corners in order around it
   /// A floor grows to cover the footprint of every grain the frames show over the run (grains
   /// run out beyond a container's floor onto the infinite plane). A plain plane has no extent of
-  /// its own: its corners are all its point, and `normal` orients its rectangle.
+  /// its own: its corners are all its point.
   bool floor = false;
+  /// The plane's normal, towards its free side: the quad is written counter-clockwise about it.
   Vec3 normal = Vec3::UnitZ();
 };
 
