@@ -135,7 +135,12 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
       if (s % sc.output.energy_every == 0 || s == n) energy.write(world.time(), world.ledger());
       info.max_relative_residual =
           std::max(info.max_relative_residual, relative_residual(world.ledger()));
-      if (vtk && (s % sc.output.every == 0 || s == n)) vtk->write_frame(world);
+      if (vtk && (s % sc.output.every == 0 || s == n)) {
+        const auto f0 = std::chrono::steady_clock::now();
+        vtk->write_frame(world);
+        info.frame_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+      }
       if (sc.output.state_every > 0 && s % sc.output.state_every == 0)
         write_state_csv((dir / fmt::format("state_{:06d}.csv", s)).string(), world);
       progress.update(s, world.time());

@@ -282,7 +282,7 @@ std::string VtkWriter::static_file(VtkBlock b, const std::vector<int>& items, lo
   std::vector<StaticVersion>& versions = versions_[index(b)];
   if (!versions.empty() && versions.back().items == items) return versions.back().file;
   versions.push_back({items, block_file(b, step)});
-  write_bytes(directory_ + "/frames/" + versions.back().file, encode_vtu(build(items), encoding_));
+  write_vtu(directory_ + "/frames/" + versions.back().file, build(items), encoding_);
   return versions.back().file;
 }
 
@@ -305,7 +305,7 @@ void VtkWriter::write_frame(const World& world) {
   auto grains = [&](VtkBlock b, bool empty, auto build) {
     if (empty) return;
     files[index(b)] = block_file(b, step);
-    write_bytes(directory_ + "/frames/" + files[index(b)], encode_vtu(build(), encoding_));
+    write_vtu(directory_ + "/frames/" + files[index(b)], build(), encoding_);
   };
   grains(VtkBlock::Spheres, pieces.spheres.empty(),
          [&] { return sphere_piece(pieces.spheres, bodies); });
@@ -342,8 +342,7 @@ void VtkWriter::write_pvd() {
   // The floors now cover every grain of every frame: every frame's walls are redrawn with them.
   const std::vector<WallQuad> quads = floor_quads();
   for (const StaticVersion& v : versions_[index(VtkBlock::Walls)])
-    write_bytes(directory_ + "/frames/" + v.file,
-                encode_vtu(wall_piece(quads, v.items), encoding_));
+    write_vtu(directory_ + "/frames/" + v.file, wall_piece(quads, v.items), encoding_);
   write_bytes(directory_ + "/particles.pvd", encode_pvd(entries_));
 }
 

@@ -69,6 +69,9 @@ inline constexpr std::uint8_t kVtkVertex = 1, kVtkTriangle = 5, kVtkPolygon = 7,
 /// The .vtu file of `piece` encoded as `encoding` says. Throws std::invalid_argument when the
 /// piece is inconsistent (array sizes that do not match the point or cell count).
 std::string encode_vtu(const VtuPiece& piece, const VtkEncoding& encoding);
+/// Writes the .vtu file of `piece` to `path` (binary arrays straight from the piece); throws
+/// InputError naming the path when it cannot.
+void write_vtu(const std::string& path, const VtuPiece& piece, const VtkEncoding& encoding);
 
 /// One block of a multiblock file: its name and the file holding it, relative to the .vtm's
 /// directory ("" for an empty block, which readers give as a null block under the same name).
