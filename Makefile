@@ -44,7 +44,7 @@ test-long:
 demo: build
 	./build/release/bin/etdem run examples/repose/spheres.toml -o $(DEMO_OUT)
 	./build/release/bin/etdem analyze repose $(DEMO_OUT)
-	@echo "results: $(DEMO_OUT)/ (energy.csv, state.csv, summary.json, repose.json; open $(DEMO_OUT)/particles.pvd in ParaView)"
+	@echo "results: $(DEMO_OUT)/ (energy.csv, state.csv, summary.json, repose.json, particles.pvd; ParaView: ./build/release/bin/etdem view $(DEMO_OUT))"
 
 bench: build
 	bash bench/run_pour.sh
