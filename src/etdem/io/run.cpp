@@ -62,6 +62,7 @@ void remove_stale_outputs(const fs::path& dir) {
     if (name.starts_with("state_") && e.path().extension() == ".csv") fs::remove(e.path(), ec);
   }
   fs::remove(dir / "particles.pvd", ec);
+  fs::remove(dir / "view.pvsm", ec);  // etdem view's state of the earlier frames
   fs::remove(dir / "repose.json", ec);
   fs::remove(dir / "repose_series.csv", ec);
 }
