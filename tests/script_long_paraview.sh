@@ -6,7 +6,7 @@
 # tests/paraview_check.py (every grain glyphed and nothing else, glyph diameter = grain diameter,
 # blocks as docs/scenario.md lists them, the chute mesh drawn in the last frame, translucent walls,
 # a picture that is not blank); then `etdem view --png-last` and `--png` through the CLI, without a
-# display. About 3 minutes on 2 cores; label "long".
+# display. 80 to 150 s on 2 cores; label "long".
 #   script_long_paraview.sh CLI SOURCE_DIR
 set -euo pipefail
 CLI=$1
