@@ -2,6 +2,7 @@
 # make test  - install dependencies, build with warnings as errors, run every test (not the long ones),
 #              then build the fuzz targets (clang, build/fuzz) and run each for a few seconds
 # make fuzz  - build the fuzz targets and run each for FUZZ_SECONDS (crashes: build/fuzz/artifacts/)
+# make test-long - the long validations and the ParaView pictures (installs paraview and xvfb)
 JOBS ?= $(shell nproc)
 DEMO_OUT ?= demo-output
 FUZZ_SECONDS ?= 60
@@ -34,7 +35,8 @@ fuzz: fuzz-build
 	    -print_final_stats=1 -artifact_prefix=artifacts/$$t- corpus/$$t seeds/$$t) || exit 1; \
 	done
 
-test-long: deps
+test-long:
+	@bash scripts/install-deps.sh --with-paraview
 	cmake --preset ci >/dev/null
 	cmake --build --preset ci -j $(JOBS)
 	ctest --test-dir build/ci -L long --output-on-failure
@@ -42,7 +44,7 @@ test-long: deps
 demo: build
 	./build/release/bin/etdem run examples/repose/spheres.toml -o $(DEMO_OUT)
 	./build/release/bin/etdem analyze repose $(DEMO_OUT)
-	@echo "results: $(DEMO_OUT)/ (energy.csv, state.csv, summary.json, repose.json; open $(DEMO_OUT)/particles.pvd in ParaView)"
+	@echo "results: $(DEMO_OUT)/ (energy.csv, state.csv, summary.json, repose.json, particles.pvd; ParaView: ./build/release/bin/etdem view $(DEMO_OUT))"
 
 bench: build
 	bash bench/run_pour.sh

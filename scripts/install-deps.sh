@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # Installs every Debian package that the build, the tests, the demo and the benchmarks need.
 # Idempotent: packages already present are skipped without touching the package lists.
+#   scripts/install-deps.sh [--with-paraview] [--with-peers]
 set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libqhull-dev libgmsh-dev
-  libopenvdb-dev libgdal-dev gdal-bin python3-gdal
+  libopenvdb-dev libgdal-dev gdal-bin python3-gdal zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-dev libomp-dev
   python3 python3-numpy python3-meshio python3-matplotlib
   python3-dev pybind11-dev python3-pybind11 python3-pytest
 )
-if [ "${1:-}" = "--with-peers" ]; then PACKAGES+=(liggghts); fi
+for arg in "$@"; do
+  case "$arg" in
+    --with-peers) PACKAGES+=(liggghts) ;;  # the LIGGGHTS comparison of bench/
+    # ParaView for the long tests (make test-long) and `etdem view`: large, so not by default.
+    --with-paraview) PACKAGES+=(paraview python3-paraview xvfb xauth) ;;
+    *) echo "install-deps.sh: unknown option $arg (--with-peers, --with-paraview)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -53,6 +53,23 @@ grep -q "$TMP/out" "$TMP/run.log" || fail "run does not say where the outputs ar
 "$PY" "$SRC/tests/read_output.py" "$TMP/out" --spheres 50 --steps 60 --every 10 --container \
   > "$TMP/read.log" 2>&1 || fail "read_output.py rejected the run's output"
 cat "$TMP/read.log"
+# 1b. The same run with zlib-compressed and with ASCII frames: meshio (and VTK, when importable)
+# read every encoding; zlib only compresses binary frames.
+"$CLI" run "$TMP/tiny.toml" -o "$TMP/zlib" --set output.every=10 --set output.vtk_compression=zlib \
+  > "$TMP/zlib.log" 2>&1 || fail "etdem run with zlib frames exited with $?"
+"$PY" "$SRC/tests/read_output.py" "$TMP/zlib" --spheres 50 --steps 60 --every 10 --container \
+  --format zlib > "$TMP/read_zlib.log" 2>&1 || fail "read_output.py rejected the zlib frames"
+"$CLI" run "$TMP/tiny.toml" -o "$TMP/ascii" --set output.every=10 --set output.vtk_format=ascii \
+  > "$TMP/ascii.log" 2>&1 || fail "etdem run with ASCII frames exited with $?"
+"$PY" "$SRC/tests/read_output.py" "$TMP/ascii" --spheres 50 --steps 60 --every 10 --container \
+  --format ascii > "$TMP/read_ascii.log" 2>&1 || fail "read_output.py rejected the ASCII frames"
+cmp -s "$TMP/out/state.csv" "$TMP/zlib/state.csv" && cmp -s "$TMP/out/state.csv" "$TMP/ascii/state.csv" \
+  || fail "the frames' encoding changed the trajectory"
+"$CLI" check "$TMP/tiny.toml" --set output.vtk_format=ascii --set output.vtk_compression=zlib \
+  > "$TMP/ascii_zlib.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] && grep -q -- '--set output.vtk_compression: .*binary.*(value "zlib")' "$TMP/ascii_zlib.log" \
+  || fail "zlib with ASCII frames: exit $rc, or the message does not name the key and value"
 
 # 2. The analyses of that run.
 "$CLI" analyze energy "$TMP/out" > "$TMP/energy.log" 2>&1 || fail "analyze energy exited with $?"
@@ -83,23 +100,33 @@ rc=$?
 # 3c. The crosses example (compound grains: each part's faces carry its body's id), 30 steps.
 "$CLI" run "$SRC/examples/repose/crosses.toml" -o "$TMP/cross" --set simulation.duration=0.05 \
   --set output.every=10 > "$TMP/cross.log" 2>&1 || fail "crosses run exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/cross" --polyhedra 1100 --steps 30 --every 10 \
+"$PY" "$SRC/tests/read_output.py" "$TMP/cross" --compounds 1100 --steps 30 --every 10 \
   > "$TMP/read_cross.log" 2>&1 || fail "read_output.py rejected the compound run's output"
 # 3c'. Crosses from a tetrahedral mesh (Gmsh), with snapshots: the loader's note, the outputs,
 # and the angle over time (one row per snapshot).
 "$CLI" run "$SRC/examples/tet_crosses.toml" -o "$TMP/tetx" --set simulation.duration=0.05 \
   --set output.every=10 --set output.state_every=10 > "$TMP/tetx.log" 2>&1 || fail "tet_crosses run exited with $?"
 grep -q "42 tetrahedra -> 5 convex parts" "$TMP/tetx.log" || fail "tet_crosses: no note of the merged parts"
-"$PY" "$SRC/tests/read_output.py" "$TMP/tetx" --polyhedra 60 --steps 30 --every 10 \
+"$PY" "$SRC/tests/read_output.py" "$TMP/tetx" --compounds 60 --steps 30 --every 10 \
   > "$TMP/read_tetx.log" 2>&1 || fail "read_output.py rejected the tetrahedral compound run's output"
 "$CLI" analyze repose "$TMP/tetx" --series > "$TMP/tetx_series.log" 2>&1 || fail "analyze repose --series exited with $?"
 [ "$(wc -l < "$TMP/tetx/repose_series.csv")" -eq 4 ] || fail "repose_series.csv: expected a header and 3 rows"
-# 3d. The mesh chute example: the mesh wall is drawn once, as triangles.
+# 3d. The mesh chute example: the mesh wall is written once, as triangles, and is in every frame.
 "$CLI" run "$SRC/examples/mesh_chute.toml" -o "$TMP/chute" --set simulation.duration=0.05 \
   --set output.every=10 > "$TMP/chute.log" 2>&1 || fail "mesh_chute run exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/chute" --spheres 100 --steps 30 --every 10 --container \
+"$PY" "$SRC/tests/read_output.py" "$TMP/chute" --spheres 100 --steps 30 --every 10 --container --meshes \
   > "$TMP/read_chute.log" 2>&1 || fail "read_output.py rejected the mesh run's output"
 [ -f "$TMP/chute/frames/meshes_000000.vtu" ] || fail "the mesh wall frame is missing"
+
+# 3e. etdem view: a directory without frames is bad input (2); without ParaView's pvpython a
+# one-line reason and exit code 1 (the pictures themselves: script_long_paraview.sh).
+"$CLI" view "$TMP/box_series_none" > "$TMP/view_none.log" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "no such run directory" "$TMP/view_none.log" || fail "view of a missing directory: exit $rc"
+mkdir -p "$TMP/noframes" && "$CLI" view "$TMP/noframes" > "$TMP/view_none.log" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "no particles.pvd" "$TMP/view_none.log" || fail "view of a directory without frames: exit $rc"
+PATH=/nonexistent "$CLI" view "$TMP/chute" --png-last "$TMP/x.png" > "$TMP/view_nopv.log" 2>&1; rc=$?
+[ "$rc" -eq 1 ] && grep -q "pvpython (ParaView's Python) is not installed" "$TMP/view_nopv.log" \
+  || fail "view without pvpython: exit $rc"
 
 # 4. check: exit 0 and a one-line summary.
 "$CLI" check "$TMP/tiny.toml" > "$TMP/check.log" 2>&1 || fail "etdem check exited with $?"

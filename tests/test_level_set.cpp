@@ -258,7 +258,7 @@ TEST(LevelSetExample, RockFlowRunsThroughTheCli) {
   EXPECT_EQ(j["status"], "completed");
   EXPECT_LT(std::abs(j["energy"]["max_relative_residual"].get<double>()), 1e-12);
   EXPECT_LT(j["max_penetration"]["fraction_of_smallest_diameter"].get<double>(), 0.1);
-  EXPECT_TRUE(std::filesystem::exists(out / "frames" / "levelsets_000000.vtu"));
+  EXPECT_TRUE(std::filesystem::exists(out / "frames" / "level_sets_000000.vtu"));
   std::filesystem::remove_all(out);
 }
 

@@ -7,8 +7,10 @@
 //   etdem analyze runout DIR --direction X,Y [--origin X,Y] [--fraction F] [--cell M]
 //   etdem plot energy|repose|mound|runout DIR [-o FILE.png] [the analysis' options]
 //   etdem schema [--markdown | --update FILE.md]
+//   etdem view DIR [--png OUTDIR | --png-last FILE] [--size W H] [--speed-range MIN MAX]
 // Exit codes: 0 success, 2 bad input (scenario, override, command line, unreadable run
-// directory), 1 failure while running (e.g. a non-finite state).
+// directory), 1 failure while running (e.g. a non-finite state; for view: ParaView or a display
+// missing).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -39,6 +41,7 @@
 #include "etdem/io/summary_json.hpp"
 #include "etdem/io/toml_reader.hpp"
 #include "etdem/world/world.hpp"
+#include "view.hpp"
 
 namespace {
 
@@ -475,6 +478,21 @@ int main(int argc, char** argv) {
   schema_cmd->add_option("--update", update_doc,
                          "rewrite the generated tables of a markdown file (docs/scenario.md)");
 
+  auto* view_cmd = app.add_subcommand(
+      "view", "open a run in ParaView (tools/paraview_view.py with pvpython), or render PNGs");
+  ViewOptions view;
+  view_cmd->add_option("dir", view.directory, "run directory")->required();
+  auto* png = view_cmd->add_option("--png", view.png, "one PNG per frame: OUTDIR/frame_SSSSSS.png");
+  view_cmd->add_option("--png-last", view.png_last, "the last frame as a PNG")->excludes(png);
+  view_cmd->add_option("--size", view.size, "picture size in pixels")
+      ->expected(2)
+      ->check(CLI::Range(16, 8192));
+  view_cmd
+      ->add_option("--speed-range", view.speed_range,
+                   "colour scale of the speed, m/s (default: 0 to the fastest grain)")
+      ->expected(2)
+      ->check(CLI::Range(0.0, 1e12));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -505,6 +523,7 @@ int main(int argc, char** argv) {
       return etdem::cli::plot(plot);
     }
     if (schema_cmd->parsed()) return schema(markdown, update_doc);
+    if (view_cmd->parsed()) return view_run(view);
   } catch (const InputError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "{}\n", e.what());

@@ -332,7 +332,8 @@ void PyWorld::write_frame(const std::string& directory) {
     throw InputError(fmt::format("{}: cannot create the output directory ({})", directory,
                                  ec ? ec.message() : "not a directory"));
   auto& w = writers_[directory];
-  if (!w) w = std::make_unique<VtkWriter>(directory, container_quads(scenario, origin));
+  if (!w) w = std::make_unique<VtkWriter>(directory, wall_quads(scenario, origin),
+                                        vtk_encoding(scenario.output));
   w->write_frame(world);
   w->write_pvd();
 }

@@ -23,23 +23,19 @@ namespace etdem {
 namespace fs = std::filesystem;
 namespace {
 
+
 /// Removes output files of an earlier run that this run might not overwrite.
 void remove_stale_outputs(const fs::path& dir) {
-  auto stale = [](const fs::path& p, std::initializer_list<const char*> prefixes, const char* ext) {
-    const std::string name = p.filename().string();
-    if (p.extension() != ext) return false;
-    for (const char* pre : prefixes)
-      if (name.rfind(pre, 0) == 0) return true;
-    return false;
-  };
   std::error_code ec;
   if (fs::is_directory(dir / "frames", ec))
     for (const auto& e : fs::directory_iterator(dir / "frames", ec))
-      if (stale(e.path(), {"particles_", "boxes_", "walls_", "polyhedra_", "meshes_"}, ".vtu"))
-        fs::remove(e.path(), ec);
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (stale(e.path(), {"state_"}, ".csv")) fs::remove(e.path(), ec);
+      if (is_vtk_frame_file(e.path().filename().string())) fs::remove(e.path(), ec);
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("state_") && e.path().extension() == ".csv") fs::remove(e.path(), ec);
+  }
   fs::remove(dir / "particles.pvd", ec);
+  fs::remove(dir / "view.pvsm", ec);  // etdem view's state of the earlier frames
   for (const char* name : {"repose.json", "repose_series.csv", "mound.json", "mound_profile.csv",
                            "runout.json", "runout_map.csv", "energy.png", "repose.png", "mound.png",
                            "runout.png"})
@@ -48,12 +44,32 @@ void remove_stale_outputs(const fs::path& dir) {
 
 }  // namespace
 
-std::vector<WallQuad> container_quads(const Scenario& sc, const std::vector<BodyOrigin>& origin) {
+VtkEncoding vtk_encoding(const OutputSettings& output) {
+  return {.binary = output.vtk_format == OutputSettings::VtkFormat::Binary,
+          .zlib = output.vtk_compression == OutputSettings::VtkCompression::Zlib};
+}
+
+std::vector<WallQuad> wall_quads(const Scenario& sc, const std::vector<BodyOrigin>& origin) {
   std::vector<WallQuad> out;
   for (std::size_t i = 0; i < origin.size(); ++i) {
     const BodyOrigin& o = origin[i];
-    if (o.kind != BodyOrigin::Kind::Wall || sc.walls[o.index].type != WallSpec::Type::Box) continue;
-    out.push_back({static_cast<int>(i), box_planes(sc.walls[o.index])[o.item].quad});
+    if (o.kind != BodyOrigin::Kind::Wall) continue;
+    const WallSpec& w = sc.walls[o.index];
+    WallQuad q;
+    q.body = static_cast<int>(i);
+    if (w.type == WallSpec::Type::Box) {
+      const BoxPlane p = box_planes(w)[o.item];
+      q.corners = p.quad;
+      q.normal = p.normal;
+      q.floor = o.item == 0;  // box_planes order: the floor first
+    } else if (w.type == WallSpec::Type::Plane) {
+      q.corners = {w.point, w.point, w.point, w.point};
+      q.normal = w.normal;
+      q.floor = true;
+    } else {
+      continue;  // meshes are drawn as meshes
+    }
+    out.push_back(q);
   }
   return out;
 }
@@ -98,7 +114,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   energy.write(world.time(), world.ledger());
   std::optional<VtkWriter> vtk;
   if (frames) {
-    vtk.emplace(dir.string(), container_quads(sc, origin));
+    vtk.emplace(dir.string(), wall_quads(sc, origin), vtk_encoding(sc.output));
     vtk->write_frame(world);
   }
   const long n = sc.steps();
@@ -122,7 +138,12 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
       if (s % sc.output.energy_every == 0 || s == n) energy.write(world.time(), world.ledger());
       info.max_relative_residual =
           std::max(info.max_relative_residual, relative_residual(world.ledger()));
-      if (vtk && (s % sc.output.every == 0 || s == n)) vtk->write_frame(world);
+      if (vtk && (s % sc.output.every == 0 || s == n)) {
+        const auto f0 = std::chrono::steady_clock::now();
+        vtk->write_frame(world);
+        info.frame_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+      }
       if (sc.output.state_every > 0 && s % sc.output.state_every == 0)
         write_state_csv((dir / fmt::format("state_{:06d}.csv", s)).string(), world);
       progress.update(s, world.time());

@@ -32,10 +32,14 @@ struct RunResult {
 /// out/<scenario stem>.
 std::string output_directory(const Scenario& scenario, const std::string& requested);
 
-/// Finite quads for the planes of every box container of a built world, to draw them in
-/// ParaView (VtkWriter).
-std::vector<WallQuad> container_quads(const Scenario& scenario,
-                                      const std::vector<BodyOrigin>& origin);
+/// Quads for the planes of the walls of a built world, to draw them in ParaView (VtkWriter): a
+/// box container's faces (its floor grows over the run to cover the grains that run out onto the
+/// infinite plane), and plain planes, which have no extent of their own and cover the grains'
+/// footprint.
+std::vector<WallQuad> wall_quads(const Scenario& scenario, const std::vector<BodyOrigin>& origin);
+
+/// How frames are encoded, from [output] vtk_format and vtk_compression.
+VtkEncoding vtk_encoding(const OutputSettings& output);
 
 /// Builds the world, steps it for the scenario's duration and writes the outputs. Files of an
 /// earlier run in the same directory that this run would not overwrite (frames, state_*.csv)

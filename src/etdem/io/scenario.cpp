@@ -358,6 +358,9 @@ class Parser {
 
   void output(const TomlReader& r) {
     read_settings(r, output_schema(), sc_.output);
+    if (sc_.output.vtk_compression == OutputSettings::VtkCompression::Zlib &&
+        sc_.output.vtk_format != OutputSettings::VtkFormat::Binary)
+      r.fail("vtk_compression", "zlib compresses binary frames only (vtk_format = \"binary\")");
     r.finish();
   }
 

@@ -92,6 +92,10 @@ struct OutputSettings {
   long state_every = 0;   // state_NNNNNN.csv every N steps, 0 = only the final state.csv
   long energy_every = 1;  // energy.csv row every N steps
   bool vtk = true;        // write VTK frames when every > 0
+  enum class VtkFormat { Binary, Ascii };
+  enum class VtkCompression { None, Zlib };
+  VtkFormat vtk_format = VtkFormat::Binary;               // io/vtk_xml.hpp
+  VtkCompression vtk_compression = VtkCompression::None;  // zlib: binary frames only
 };
 
 struct Scenario {

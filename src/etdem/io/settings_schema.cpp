@@ -591,6 +591,18 @@ const SettingTable<OutputSettings>& output_schema() {
     t.settings.push_back(field<OutputSettings>(
         "vtk", "", any(), "false disables frames whatever `every` says",
         [](OutputSettings & o) -> auto& { return o.vtk; }));
+    using Format = OutputSettings::VtkFormat;
+    using Compression = OutputSettings::VtkCompression;
+    t.settings.push_back(named<OutputSettings, Format>(
+        "vtk_format", {{"binary", Format::Binary}, {"ascii", Format::Ascii}},
+        "frame files as appended raw binary or as ASCII text (10 significant digits)",
+        [](OutputSettings & o) -> auto& { return o.vtk_format; }));
+    Setting<OutputSettings> compression = named<OutputSettings, Compression>(
+        "vtk_compression", {{"none", Compression::None}, {"zlib", Compression::Zlib}},
+        "zlib-compressed binary frames (smaller, slower to write)",
+        [](OutputSettings & o) -> auto& { return o.vtk_compression; });
+    compression.note = "zlib needs `vtk_format = \"binary\"`";
+    t.settings.push_back(std::move(compression));
     return t;
   }();
   return table;

@@ -283,16 +283,16 @@ void draw_polyhedron(const ShapeTable& t, int s, int body, const Vec3& x, const 
                      DrawPieces& out) {
   out.polyhedra.push_back({body, &t.polyhedron(s), x, r});
 }
-/// A compound's sphere parts go with the spheres; its box and polyhedron parts are drawn as
-/// hulls (polyhedra), each carrying the compound's body id.
+/// A compound's sphere parts are drawn as spheres (compound_spheres), its box and polyhedron
+/// parts as hulls (compounds), each carrying the compound's body id.
 void draw_compound(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3& r,
                    DrawPieces& out) {
   for (const CompoundPart& p : t.compound(s).parts) {
     const Vec3 at = x + r * p.position;
     if (t.type[p.shape] == ShapeType::Sphere)
-      out.spheres.push_back({body, at, t.sphere(p.shape).radius});
+      out.compound_spheres.push_back({body, at, t.sphere(p.shape).radius});
     else
-      out.polyhedra.push_back({body, &t.hull(p.shape), at, r * p.rotation});
+      out.compounds.push_back({body, &t.hull(p.shape), at, r * p.rotation});
   }
 }
 void draw_level_set(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3& r,

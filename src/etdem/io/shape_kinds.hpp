@@ -39,18 +39,21 @@ struct DrawPieces {
     Vec3 position;
     Mat3 rotation;
   };
-  std::vector<Sphere> spheres;  // particles_*.vtu
-  std::vector<int> boxes;       // boxes_*.vtu (hexahedra)
-  std::vector<Hull> polyhedra;  // polyhedra_*.vtu
-  std::vector<int> meshes;      // meshes_*.vtu, static: drawn once
-  std::vector<int> terrains;    // terrain_*.vtu, static: drawn once
   struct Surface {
     int body;
     const SurfaceMesh* mesh;  // body frame
     Vec3 position;
     Mat3 rotation;
   };
-  std::vector<Surface> surfaces;  // levelsets_*.vtu (zero contours of level-set grains)
+  // One list per block of the frames (io/vtk_writer.hpp).
+  std::vector<Sphere> spheres;           // spheres
+  std::vector<int> boxes;                // boxes (hexahedra)
+  std::vector<Hull> polyhedra;           // polyhedra
+  std::vector<Hull> compounds;           // compounds: box and polyhedron parts
+  std::vector<Sphere> compound_spheres;  // compound_spheres: sphere parts
+  std::vector<Surface> surfaces;         // level_sets (zero contours of level-set grains)
+  std::vector<int> meshes;               // meshes (static)
+  std::vector<int> terrains;             // terrain (static)
 };
 
 struct ShapeKind {

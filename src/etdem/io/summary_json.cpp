@@ -46,6 +46,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   j["steps_per_second"] = info.wall_seconds > 0.0 ? steps / info.wall_seconds : 0.0;
   j["threads"] = info.threads;
   j["frames"] = info.frames;
+  j["frame_seconds"] = info.frame_seconds;
   j["bodies"] = {{"total", b.count()}, {"dynamic", dynamic}, {"planes", planes}};
   // Memory of the shared level-set grids (grid values, gradients, nodes, drawing surface).
   std::size_t level_set_bytes = 0;

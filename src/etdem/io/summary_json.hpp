@@ -23,6 +23,7 @@ struct RunInfo {
   int threads = 1;                     // OpenMP threads used
   double max_relative_residual = 0.0;  // over every step (energy_csv.hpp relative_residual)
   int frames = 0;                      // VTK frames written
+  double frame_seconds = 0.0;          // wall time spent writing them (part of wall_seconds)
   std::string status = "completed";    // or the error that stopped the run
 };
 

@@ -1,70 +1,147 @@
-// ParaView output: one VTK XML file per part and frame in DIR/frames/ plus DIR/particles.pvd,
-// a Collection listing every file with its time (part 0 spheres, 1 boxes, 2 container walls,
-// 3 polyhedra, 4 mesh walls, 5 level-set grains, 6 terrains).
+// ParaView output of a run: DIR/particles.pvd, a time collection that lists one multiblock file
+// per frame (DIR/frames/frame_SSSSSS.vtm, SSSSSS the step). Every frame has the same named blocks
+// in the same order, so a block selected by name or by index is the same thing at every time (and
+// in every run); a block the frame has nothing for is empty (a null block under its name):
 //
-// Format choice: VTK XML *UnstructuredGrid* (.vtu), ASCII. The initial design named PolyData
-// (.vtp); ParaView reads both alike, but the independent reader the tests use (meshio, Debian
-// python3-meshio) reads only .vtu, so .vtu it is (recorded in docs/scenario.md). ASCII with 10
-// significant digits: frames are for viewing; state.csv carries full precision.
-//   particles_SSSSSS.vtu  spheres as points (VTK_VERTEX cells) with point data radius,
-//                         velocity, angular_velocity, orientation (w, x, y, z), id
-//   boxes_SSSSSS.vtu      boxes as hexahedra (8 points each) with cell data id, velocity,
-//                         angular_velocity
-//   walls_SSSSSS.vtu      the faces of box containers still present, as quads, cell data id
-//   polyhedra_SSSSSS.vtu  every face of every polyhedron as a polygon cell (VTK_POLYGON), each
-//                         body's vertices listed once; cell data id, velocity, angular_velocity
-//                         (of the face's body)
-//   meshes_SSSSSS.vtu     the triangles of every mesh wall (VTK_TRIANGLE), cell data id; meshes
-//                         are static, so this file is written once, with the first frame (a mesh
-//                         removed by an event stays drawn)
-//   terrain_SSSSSS.vtu    the surface of every terrain (two VTK_TRIANGLE cells per raster cell),
-//                         cell data id; written once, with the first frame; rasters above
-//                         kMaxTerrainNodes nodes are drawn every few nodes
-// SSSSSS is the step number. Fixed bodies are included; removed ones are not.
+//   index  name              what                                                 file
+//   0      spheres           sphere grains as points (VTK_VERTEX), point data spheres_SSSSSS.vtu
+//                            radius, velocity, speed, angular_velocity,
+//                            orientation (w, x, y, z), id
+//   1      boxes             box grains as hexahedra; cell data id, velocity,      boxes_SSSSSS.vtu
+//                            speed, angular_velocity
+//   2      polyhedra         every face of every polyhedron grain as a polygon polyhedra_SSSSSS.vtu
+//                            cell (each body's vertices once); cell data as boxes
+//   3      compounds         the box and polyhedron parts of compound grains, as
+//   compounds_SSSSSS.vtu
+//                            polyhedra, each face with its body's id
+//   4      compound_spheres  the sphere parts of compound grains, as spheres
+//   compound_spheres_SSSSSS.vtu 5      level_sets        the zero contours of level-set grains
+//   (triangles);    level_sets_SSSSSS.vtu
+//                            cell data as boxes
+//   6      walls             the planes still present as quads (counter-clockwise  walls_SSSSSS.vtu
+//                            about the normal to the free side), cell data id: a
+//                            container's faces, and floors (a container's floor,
+//                            every plain plane) grown to cover every grain the
+//                            frames showed over the whole run
+//   7      meshes            the triangles of the mesh walls still present, cell meshes_SSSSSS.vtu
+//                            data id
+//   8      terrain           the surface of every terrain (two triangles per       terrain_SSSSSS.vtu
+//                            raster cell; above kMaxTerrainNodes raster nodes
+//                            every few nodes), cell data id; static, like meshes
+//   9      nets              reserved for nets
+//
+// Grain blocks are written every frame. Walls and meshes are static: their file is written when
+// what they draw changes (an event removes a wall), named by the step it was first written at,
+// and every frame in between refers to the same file; the wall files are rewritten at the end
+// with the floors' extent over the whole run. Fixed bodies are drawn; removed ones are not.
+//
+// Adding a block (nets are next): its line in kVtkBlocks (vtk_writer.cpp) at
+// its reserved index, its pieces collected by its shape kind's draw function (DrawPieces,
+// io/shape_kinds.hpp), and a builder of its VtuPiece in write_frame: a grain-like block like
+// `level_sets`, a static one through the same path as `meshes`.
+//
+// Encoding (io/vtk_xml.hpp): appended raw binary, optionally zlib-compressed, or ASCII with 10
+// significant digits ([output] vtk_format, vtk_compression). Format decision: VTK XML
+// UnstructuredGrid (.vtu) pieces, because the independent reader the tests use (meshio) reads
+// .vtu but not .vtp, and ParaView reads both alike; the .vtm per frame gives the blocks their
+// names, which ParaView 5.11 shows and selects by.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "etdem/core/math.hpp"
+#include "etdem/io/vtk_xml.hpp"
 
 namespace etdem {
 
 class World;
 
-/// A finite quad drawn for a plane body (the planes of a box container).
+/// The blocks of every frame, in file order.
+enum class VtkBlock {
+  Spheres,
+  Boxes,
+  Polyhedra,
+  Compounds,
+  CompoundSpheres,
+  LevelSets,
+  Walls,
+  Meshes,
+  Terrain,
+  Nets,
+  Count
+};
+inline constexpr int kVtkBlockCount = static_cast<int>(VtkBlock::Count);
+
+/// The block's name in the .vtm files ("spheres", "boxes", ...).
+std::string_view vtk_block_name(VtkBlock b);
+
+/// True for a file name the writer produces in frames/ (a frame's .vtm, a block's .vtu, and the
+/// names of earlier versions of the output), so a new run can clear what an old one left.
+bool is_vtk_frame_file(std::string_view filename);
+
+/// A finite quad drawn for a plane body (the planes of a box container, plain planes).
 struct WallQuad {
   int body = -1;
-  std::array<Vec3, 4> corners;
+  std::array<Vec3, 4> corners;  // a rectangle in the plane, corners in order around it
+  /// A floor grows to cover the footprint of every grain the frames show over the run (grains
+  /// run out beyond a container's floor onto the infinite plane). A plain plane has no extent of
+  /// its own: its corners are all its point.
+  bool floor = false;
+  /// The plane's normal, towards its free side: the quad is written counter-clockwise about it.
+  Vec3 normal = Vec3::UnitZ();
 };
 
 class VtkWriter {
  public:
-  /// `directory` is the run directory; frames go to directory/frames (created by the caller).
-  VtkWriter(std::string directory, std::vector<WallQuad> walls);
-
-  /// Writes the frame files of the current state and records them for the .pvd.
-  void write_frame(const World& world);
-  /// (Re)writes directory/particles.pvd listing every frame written so far.
-  void write_pvd() const;
-  int frames() const { return frames_; }
   /// Terrains with more raster nodes are drawn with a stride (about this many nodes).
   static constexpr double kMaxTerrainNodes = 1e6;
+  /// `directory` is the run directory; frames go to directory/frames (created by the caller).
+  VtkWriter(std::string directory, std::vector<WallQuad> walls, VtkEncoding encoding = {});
+
+  /// Writes the frame's block files and its .vtm, and records it for the .pvd.
+  void write_frame(const World& world);
+  /// Rewrites the wall files with the floors' final extent and directory/particles.pvd listing
+  /// every frame written so far.
+  void write_pvd();
+  int frames() const { return frames_; }
 
  private:
-  struct Entry {
-    double time;
-    int part;
-    std::string file;  // relative to the run directory
+  /// A floor's rectangle: origin and in-plane axes, and its extent along them.
+  struct Floor {
+    Vec3 origin, u, v;
+    double u_min, u_max, v_min, v_max;
+    /// Grows the rectangle to cover a ball of radius r at `d` from the origin.
+    void cover(const Vec3& d, double r) {
+      u_min = std::min(u_min, d.dot(u) - r);
+      u_max = std::max(u_max, d.dot(u) + r);
+      v_min = std::min(v_min, d.dot(v) - r);
+      v_max = std::max(v_max, d.dot(v) + r);
+    }
   };
-  void write_terrain(const World& world, const std::vector<int>& bodies);
+  /// A version of a static block: what it draws (body ids; for walls, indices of wall quads)
+  /// and the file holding it.
+  struct StaticVersion {
+    std::vector<int> items;
+    std::string file;  // relative to frames/
+  };
+  void grow_floors(const World& world);
+  std::vector<WallQuad> floor_quads() const;
+  /// The file of static block `b` drawing `items`: the last one if they are unchanged, else a
+  /// new one written by `build(items)` (named after the block and `step`).
+  template <class Build>
+  std::string static_file(VtkBlock b, const std::vector<int>& items, long step, Build build);
+
   std::string directory_;
   std::vector<WallQuad> walls_;
-  std::vector<Entry> entries_;
+  std::vector<Floor> floors_;  // one per wall quad; only those with floor = true grow
+  VtkEncoding encoding_;
+  std::array<std::vector<StaticVersion>, kVtkBlockCount> versions_;
+  std::vector<PvdEntry> entries_;
   int frames_ = 0;
-  bool has_spheres_ = false, has_boxes_ = false, has_walls_ = false, has_polyhedra_ = false,
-       has_surfaces_ = false;
 };
 
 }  // namespace etdem
