@@ -134,12 +134,13 @@ void collide_level_set_plane(const ShapeTable& shapes, int sa, const Pose& pa, i
   // In the plane's frame a node's height is its gap.
   const Mat3 m = pb.rotation.transpose() * pa.rotation;
   const Vec3 t = pb.rotation.transpose() * (pa.position - pb.position);
-  near_nodes(la, m, t, std::numeric_limits<double>::infinity(), margin, 1.0,
-             [](const Vec3& q) { return q.z(); },
-             [&](const Vec3& x, const Vec3& q) {
-               if (!(q.z() < margin)) return;
-               c.add(pa.position + pa.rotation * x - 0.5 * q.z() * n, q.z());
-             });
+  near_nodes(
+      la, m, t, std::numeric_limits<double>::infinity(), margin, 1.0,
+      [](const Vec3& q) { return q.z(); },
+      [&](const Vec3& x, const Vec3& q) {
+        if (!(q.z() < margin)) return;
+        c.add(pa.position + pa.rotation * x - 0.5 * q.z() * n, q.z());
+      });
   out.normal = n;
   c.emit(out);
 }
@@ -208,10 +209,8 @@ void collide_level_set_level_set(const ShapeTable& shapes, int sa, const Pose& p
   // A's nodes in B's grid give normals out of B (B -> A); B's nodes in A's grid are flipped.
   auto against = [&](const LevelSet& nodes, const Pose& pn, const LevelSet& grid, const Pose& pg,
                      bool flip) {
-    nodes_against(
-        nodes, pn, pg, grid.bounding_radius + std::max(margin, 0.0), margin, kDistanceSlope, flip,
-        [&](const Vec3& q) { return grid.value(q); },
-        [&](const Vec3& q, Vec3& g) { return grid.value_gradient(q, g); }, c);
+    nodes_against_field(nodes, pn, pg, grid.bounding_radius + std::max(margin, 0.0), margin,
+                        kDistanceSlope, flip, grid, c);
   };
   if (a_nodes) against(la, pa, lb, pb, false);
   if (b_nodes) against(lb, pb, la, pa, true);

@@ -71,6 +71,14 @@ bool reaches(const Terrain& tb, const Pose& pa, const Pose& pb, double r, double
   return tb.may_touch(centre, r + std::max(margin, 0.0));
 }
 
+/// reaches() for a grain whose points go through `collector`: clears it and the manifold.
+bool start(const Terrain& tb, const Pose& pa, const Pose& pb, double r, double margin,
+           Manifold& out, ContactCollector& collector, Vec3& centre) {
+  out.clear();
+  collector.clear();
+  return reaches(tb, pa, pb, r, margin, centre);
+}
+
 }  // namespace
 
 void collide_sphere_terrain(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
@@ -89,29 +97,22 @@ void collide_sphere_terrain(const ShapeTable& shapes, int sa, const Pose& pa, in
 
 void collide_level_set_terrain(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
                                const Pose& pb, double margin, Manifold& out) {
-  out.clear();
   const Terrain& tb = shapes.terrain(sb);
-  const LevelSet& la = shapes.level_set(sa);
-  Vec3 c;
-  if (!reaches(tb, pa, pb, la.bounding_radius, margin, c)) return;
   thread_local ContactCollector collector;
-  collector.clear();
-  nodes_against(
-      la, pa, pb, std::numeric_limits<double>::infinity(), margin, kDistanceSlope, false,
-      [&](const Vec3& q) { return tb.value(q); },
-      [&](const Vec3& q, Vec3& g) { return tb.value_gradient(q, g); }, collector);
+  Vec3 c;
+  if (!start(tb, pa, pb, shapes.level_set(sa).bounding_radius, margin, out, collector, c)) return;
+  nodes_against_field(shapes.level_set(sa), pa, pb, std::numeric_limits<double>::infinity(), margin,
+                      kDistanceSlope, false, tb, collector);
   collector.emit(out);
 }
 
 void collide_convex_terrain(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
                             const Pose& pb, double margin, Manifold& out) {
-  out.clear();
   const Terrain& tb = shapes.terrain(sb);
   const ConvexPolyhedron& ha = shapes.hull(sa);
-  Vec3 c;
-  if (!reaches(tb, pa, pb, ha.bounding_radius, margin, c)) return;
   thread_local ContactCollector collector;
-  collector.clear();
+  Vec3 c;
+  if (!start(tb, pa, pb, ha.bounding_radius, margin, out, collector, c)) return;
   // The grain's vertices in the terrain's distance.
   const Mat3 to_terrain = pb.rotation.transpose() * pa.rotation;
   for (const Vec3& v : ha.vertices)

@@ -61,6 +61,17 @@ void nodes_against(const LevelSet& la, const Pose& pa, const Pose& pb, double re
   });
 }
 
+/// nodes_against for a field with value(q) and value_gradient(q, g) members (a level-set grid, a
+/// terrain).
+template <class Field>
+void nodes_against_field(const LevelSet& la, const Pose& pa, const Pose& pb, double reach,
+                         double margin, double slope, bool flip, const Field& field,
+                         ContactCollector& out) {
+  nodes_against(
+      la, pa, pb, reach, margin, slope, flip, [&](const Vec3& q) { return field.value(q); },
+      [&](const Vec3& q, Vec3& g) { return field.value_gradient(q, g); }, out);
+}
+
 /// Signed distance of q to a convex polyhedron (its frame) and the gradient: inside, the
 /// nearest face plane; outside, the distance to the closest point of the surface.
 double convex_distance(const ConvexPolyhedron& h, const Vec3& q, Vec3& gradient);
