@@ -135,6 +135,10 @@ void BM_GrainPair(benchmark::State& state) {
   state.SetLabel(std::to_string(nodes) + " nodes per grain, both ways");
 }
 BENCHMARK(BM_GrainPair)->Arg(300)->Arg(2500);
+// A fixed number of calls, for instruction counts under callgrind (stable on a busy machine):
+//   valgrind --tool=callgrind --toggle-collect='etdem::collide_level_set_level_set*'
+//     bench_level_set --benchmark_filter='GrainPair/2500/iterations'
+BENCHMARK(BM_GrainPair)->Arg(2500)->Iterations(200);
 
 }  // namespace
 }  // namespace etdem

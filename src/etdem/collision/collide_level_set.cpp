@@ -209,8 +209,8 @@ void collide_level_set_level_set(const ShapeTable& shapes, int sa, const Pose& p
   // A's nodes in B's grid give normals out of B (B -> A); B's nodes in A's grid are flipped.
   auto against = [&](const LevelSet& nodes, const Pose& pn, const LevelSet& grid, const Pose& pg,
                      bool flip) {
-    nodes_against_field(nodes, pn, pg, grid.bounding_radius + std::max(margin, 0.0), margin,
-                        kDistanceSlope, flip, grid, c);
+    nodes_against_grid(nodes, pn, grid, pg, grid.bounding_radius + std::max(margin, 0.0), margin,
+                       flip, c);
   };
   if (a_nodes) against(la, pa, lb, pb, false);
   if (b_nodes) against(lb, pb, la, pa, true);

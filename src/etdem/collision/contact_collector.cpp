@@ -16,16 +16,27 @@ void ContactCollector::emit(Manifold& out) {
   int pick = 0;
   for (int k = 1; k < n; ++k)
     if (gap_[k] < gap_[pick]) pick = k;
+  // The candidates' coordinates as three arrays, so the distance update below vectorises; the
+  // farthest candidate is then the first of the largest distance, as one loop would find it.
+  xs_.resize(n);
+  ys_.resize(n);
+  zs_.resize(n);
+  for (int k = 0; k < n; ++k)
+    xs_[k] = point_[k].x(), ys_[k] = point_[k].y(), zs_[k] = point_[k].z();
   dist2_.assign(n, std::numeric_limits<double>::infinity());
+  double* const d = dist2_.data();
+  const double *const x = xs_.data(), *const y = ys_.data(), *const z = zs_.data();
   for (int kept = 0; kept < room; ++kept) {
     put(out, pick);
+    const double px = x[pick], py = y[pick], pz = z[pick];
+    for (int k = 0; k < n; ++k) {
+      const double dx = x[k] - px, dy = y[k] - py, dz = z[k] - pz;
+      d[k] = std::min(d[k], dx * dx + dy * dy + dz * dz);
+    }
     int next = -1;
     double far = -1.0;
-    for (int k = 0; k < n; ++k) {
-      const double d2 = std::min(dist2_[k], (point_[k] - point_[pick]).squaredNorm());
-      dist2_[k] = d2;
-      if (d2 > far) far = d2, next = k;
-    }
+    for (int k = 0; k < n; ++k)
+      if (d[k] > far) far = d[k], next = k;
     if (next < 0 || far <= 0.0) break;  // every remaining candidate coincides with a kept one
     pick = next;
   }

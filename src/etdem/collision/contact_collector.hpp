@@ -48,7 +48,8 @@ class ContactCollector {
     else
       out.add(point_[k], gap_[k]);
   }
-  std::vector<double> dist2_;  // farthest-point sampling: squared distance to the kept set
+  std::vector<double> dist2_;         // farthest-point sampling: squared distance to the kept set
+  std::vector<double> xs_, ys_, zs_;  // the candidates' coordinates
 };
 
 }  // namespace etdem

@@ -12,17 +12,18 @@ namespace etdem {
 
 /// Calls visit(x, q) for every node x of `ls` (body frame) that may lie within `margin` of a
 /// surface whose signed distance, in a frame where the node is at q = m x + t, is `value(q)`
-/// with slope at most `slope`: groups of clusters, then clusters, farther than `reach` from that
-/// frame's origin, or whose centre is farther from the surface than slope times their radius
-/// plus the margin, are skipped whole (one distance lookup for up to 256 or 32 nodes).
+/// with slope at most `slope`: groups of clusters, then clusters, farther than `reach` from
+/// `centre` (that frame's origin unless given), or whose centre is farther from the surface than
+/// slope times their radius plus the margin, are skipped whole (one distance lookup for up to
+/// 256 or 32 nodes).
 template <class Value, class Visit>
 void near_nodes(const LevelSet& ls, const Mat3& m, const Vec3& t, double reach, double margin,
-                double slope, Value&& value, Visit&& visit) {
+                double slope, Value&& value, Visit&& visit, const Vec3& centre = Vec3::Zero()) {
   const double reach2 = reach * reach;
   auto skip = [&](const NodeCluster& c) {
     const Vec3 qc = m * c.centre + t;
     const double far = reach + c.radius;
-    return qc.squaredNorm() > far * far || value(qc) - slope * c.radius >= margin;
+    return (qc - centre).squaredNorm() > far * far || value(qc) - slope * c.radius >= margin;
   };
   for (const NodeCluster& g : ls.groups) {
     if (skip(g)) continue;
@@ -32,7 +33,7 @@ void near_nodes(const LevelSet& ls, const Mat3& m, const Vec3& t, double reach, 
       for (int k = c.first; k < c.first + c.count; ++k) {
         const Vec3& x = ls.nodes[k];
         const Vec3 q = m * x + t;
-        if (q.squaredNorm() > reach2) continue;
+        if ((q - centre).squaredNorm() > reach2) continue;
         visit(x, q);
       }
     }
@@ -70,6 +71,32 @@ void nodes_against_field(const LevelSet& la, const Pose& pa, const Pose& pb, dou
   nodes_against(
       la, pa, pb, reach, margin, slope, flip, [&](const Vec3& q) { return field.value(q); },
       [&](const Vec3& q, Vec3& g) { return field.value_gradient(q, g); }, out);
+}
+
+/// Nodes of level set `la` (pose pa) against level-set grain `lb`'s grid (pose pb), as
+/// nodes_against_field but read in the grid's own frame (one transform per node instead of two)
+/// and the gradient looked up only for nodes within the margin.
+inline void nodes_against_grid(const LevelSet& la, const Pose& pa, const LevelSet& lb,
+                               const Pose& pb, double reach, double margin, bool flip,
+                               ContactCollector& out) {
+  const LevelSetGrid& grid = lb.grid;
+  const Mat3 m = lb.grid_rotation * (pb.rotation.transpose() * pa.rotation);
+  const Vec3 t =
+      lb.grid_rotation * (pb.rotation.transpose() * (pa.position - pb.position)) + lb.grid_offset;
+  const Mat3 to_world = pb.rotation * lb.grid_rotation.transpose();
+  near_nodes(
+      la, m, t, reach, margin, kDistanceSlope, [&](const Vec3& q) { return grid.value(q); },
+      [&](const Vec3& x, const Vec3& q) {
+        double phi;
+        Vec3 g;
+        if (!grid.value_below(q, margin, phi, g)) return;
+        const double g_norm = g.norm();
+        if (!(g_norm > 0.0)) return;
+        const Vec3 n = to_world * (g / g_norm);  // out of B
+        const Vec3 p = pa.position + pa.rotation * x;
+        out.add(p - 0.5 * phi * n, phi, flip ? Vec3(-n) : n);
+      },
+      lb.grid_offset);
 }
 
 /// Signed distance of q to a convex polyhedron (its frame) and the gradient: inside, the

@@ -14,9 +14,14 @@ namespace etdem {
 
 namespace {
 
-/// Trilinear value (and interpolated gradient when `grad` is given) at grid coordinates u,
-/// which lie inside the box.
-double trilinear(const LevelSetGrid& g, const Vec3& u, Vec3* grad) {
+/// The eight corners of the cell holding grid coordinates u (inside the box) and their
+/// trilinear weights.
+struct Corners {
+  std::size_t idx[8];
+  double w[8];
+};
+
+Corners corners(const LevelSetGrid& g, const Vec3& u) {
   int i[3];
   double f[3];
   for (int a = 0; a < 3; ++a) {
@@ -28,46 +33,71 @@ double trilinear(const LevelSetGrid& g, const Vec3& u, Vec3* grad) {
   const std::size_t sy = static_cast<std::size_t>(g.n[0]),
                     sz = static_cast<std::size_t>(g.n[0]) * g.n[1];
   const std::size_t b = g.at(i[0], i[1], i[2]);
-  const std::size_t idx[8] = {b, b + 1, b + sy, b + 1 + sy, b + sz, b + 1 + sz, b + sy + sz,
-                              b + 1 + sy + sz};
   const double fx = f[0], fy = f[1], fz = f[2];
   const double gx = 1.0 - fx, gy = 1.0 - fy, gz = 1.0 - fz;
-  const double w[8] = {gx * gy * gz, fx * gy * gz, gx * fy * gz, fx * fy * gz,
-                       gx * gy * fz, fx * gy * fz, gx * fy * fz, fx * fy * fz};
+  return {{b, b + 1, b + sy, b + 1 + sy, b + sz, b + 1 + sz, b + sy + sz, b + 1 + sy + sz},
+          {gx * gy * gz, fx * gy * gz, gx * fy * gz, fx * fy * gz, gx * gy * fz, fx * gy * fz,
+           gx * fy * fz, fx * fy * fz}};
+}
+
+double corner_value(const LevelSetGrid& g, const Corners& c) {
   double v = 0.0;
-  for (int c = 0; c < 8; ++c) v += w[c] * g.phi[idx[c]];
-  if (grad) {
-    Vec3 d = Vec3::Zero();
-    for (int c = 0; c < 8; ++c) {
-      const auto& gc = g.grad[idx[c]];
-      d += w[c] * Vec3(gc[0], gc[1], gc[2]);
-    }
-    *grad = d;
-  }
+  for (int k = 0; k < 8; ++k) v += c.w[k] * g.phi[c.idx[k]];
   return v;
+}
+
+Vec3 corner_gradient(const LevelSetGrid& g, const Corners& c) {
+  Vec3 d = Vec3::Zero();
+  for (int k = 0; k < 8; ++k) {
+    const auto& gc = g.grad[c.idx[k]];
+    d += c.w[k] * Vec3(gc[0], gc[1], gc[2]);
+  }
+  return d;
+}
+
+/// Grid coordinates of p, and the nearest point of the grid's box to them.
+struct BoxPoint {
+  Vec3 u, c;
+};
+
+BoxPoint box_point(const LevelSetGrid& g, const Vec3& p) {
+  const Vec3 u = (p - g.origin) / g.spacing;
+  const Vec3 hi(g.n[0] - 1, g.n[1] - 1, g.n[2] - 1);
+  return {u, u.cwiseMax(Vec3::Zero()).cwiseMin(hi)};
 }
 
 }  // namespace
 
 double LevelSetGrid::value(const Vec3& p) const {
-  const Vec3 u = (p - origin) / spacing;
-  const Vec3 hi(n[0] - 1, n[1] - 1, n[2] - 1);
-  const Vec3 c = u.cwiseMax(Vec3::Zero()).cwiseMin(hi);
-  const double inside = trilinear(*this, c, nullptr);
-  if (c == u) return inside;
-  return inside + spacing * (u - c).norm();
+  const BoxPoint b = box_point(*this, p);
+  const double inside = corner_value(*this, corners(*this, b.c));
+  if (b.c == b.u) return inside;
+  return inside + spacing * (b.u - b.c).norm();
 }
 
 double LevelSetGrid::value_gradient(const Vec3& p, Vec3& gradient) const {
-  const Vec3 u = (p - origin) / spacing;
-  const Vec3 hi(n[0] - 1, n[1] - 1, n[2] - 1);
-  const Vec3 c = u.cwiseMax(Vec3::Zero()).cwiseMin(hi);
-  const double inside = trilinear(*this, c, &gradient);
-  if (c == u) return inside;
-  const Vec3 out = u - c;
+  double v;
+  if (!value_below(p, std::numeric_limits<double>::infinity(), v, gradient))
+    gradient = Vec3::Zero();  // a non-finite value
+  return v;
+}
+
+bool LevelSetGrid::value_below(const Vec3& p, double limit, double& value, Vec3& gradient) const {
+  const BoxPoint b = box_point(*this, p);
+  const Corners c = corners(*this, b.c);
+  const double inside = corner_value(*this, c);
+  if (b.c == b.u) {
+    value = inside;
+    if (!(value < limit)) return false;
+    gradient = corner_gradient(*this, c);
+    return true;
+  }
+  const Vec3 out = b.u - b.c;
   const double d = out.norm();
-  gradient = (gradient + out / d).normalized();
-  return inside + spacing * d;
+  value = inside + spacing * d;
+  if (!(value < limit)) return false;
+  gradient = (corner_gradient(*this, c) + out / d).normalized();
+  return true;
 }
 
 void LevelSetGrid::compute_gradients() {
@@ -153,8 +183,7 @@ Mat3 principal_axes(const Mat3& inertia, Vec3& moments) {
 
 /// Orders nodes[first, first + count) into clusters of at most kClusterNodes by splitting at the
 /// median of the longest axis, appending the clusters.
-void cluster_nodes(std::vector<Vec3>& nodes, int first, int count,
-                   std::vector<NodeCluster>& out) {
+void cluster_nodes(std::vector<Vec3>& nodes, int first, int count, std::vector<NodeCluster>& out) {
   Vec3 lo = nodes[first], hi = nodes[first];
   for (int k = first; k < first + count; ++k) {
     lo = lo.cwiseMin(nodes[k]);
@@ -216,7 +245,8 @@ LevelSet finish_level_set(LevelSetGrid grid, const SurfaceMesh& contour, int nod
     cumulative[t] = area;
   }
   if (!(area > 0.0)) throw std::invalid_argument("the level set's zero contour has no area");
-  const std::size_t samples = std::max<std::size_t>(20 * static_cast<std::size_t>(node_count), 2000);
+  const std::size_t samples =
+      std::max<std::size_t>(20 * static_cast<std::size_t>(node_count), 2000);
   std::vector<Vec3> pool;
   pool.reserve(samples);
   SplitMix64 rnd{0x5eedULL};

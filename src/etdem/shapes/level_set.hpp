@@ -8,10 +8,10 @@
 // origin + h (i, j, k); between nodes it is interpolated trilinearly. The gradient is the
 // trilinear interpolation of central differences stored at the nodes (the interpolant's own
 // gradient jumps at every cell face and is one-sided on the nodes, which would tilt the normal
-// of a contact on a symmetry plane by a difference quotient). The grid keeps the frame it was built in ("grid frame": the
-// input surface's frame, or the generator's); the body frame (centre of mass at the origin,
-// principal axes along x, y, z) maps into it by p_grid = rotation * p_body + offset, so nothing is
-// resampled when the shape is re-centred.
+// of a contact on a symmetry plane by a difference quotient). The grid keeps the frame it was built
+// in ("grid frame": the input surface's frame, or the generator's); the body frame (centre of mass
+// at the origin, principal axes along x, y, z) maps into it by p_grid = rotation * p_body + offset,
+// so nothing is resampled when the shape is re-centred.
 #pragma once
 
 #include <array>
@@ -24,10 +24,10 @@ namespace etdem {
 
 /// A dense signed-distance grid with trilinear interpolation.
 struct LevelSetGrid {
-  Vec3 origin{0, 0, 0};   // m, position of node (0, 0, 0)
-  double spacing = 0.0;   // m, h
-  std::array<int, 3> n{0, 0, 0};  // nodes along x, y, z (each >= 2)
-  std::vector<float> phi;         // m, n[0] n[1] n[2] values, x fastest
+  Vec3 origin{0, 0, 0};                    // m, position of node (0, 0, 0)
+  double spacing = 0.0;                    // m, h
+  std::array<int, 3> n{0, 0, 0};           // nodes along x, y, z (each >= 2)
+  std::vector<float> phi;                  // m, n[0] n[1] n[2] values, x fastest
   std::vector<std::array<float, 3>> grad;  // per node: central differences (one-sided on the box)
 
   std::size_t at(int i, int j, int k) const {
@@ -43,6 +43,9 @@ struct LevelSetGrid {
   /// Signed distance at p and its gradient (interpolated; outside the grid the direction from
   /// the box to p, added to the box value's gradient and normalised).
   double value_gradient(const Vec3& p, Vec3& gradient) const;
+  /// value(p) in `value`; when it is below `limit`, also the gradient (as value_gradient) and
+  /// true. A contact test asks for the gradient only where there is a contact.
+  bool value_below(const Vec3& p, double limit, double& value, Vec3& gradient) const;
   /// Fills `grad` from `phi` (call after the values are set).
   void compute_gradients();
 };
@@ -57,8 +60,8 @@ struct SurfaceMesh {
 /// other body's distance at the centre first and skips the whole group when it is farther than
 /// the radius (times the distance's Lipschitz bound) plus the margin.
 struct NodeCluster {
-  Vec3 centre{0, 0, 0};  // m, body frame
-  double radius = 0.0;   // m
+  Vec3 centre{0, 0, 0};      // m, body frame
+  double radius = 0.0;       // m
   int first = 0, count = 0;  // nodes[first .. first + count)
 };
 
@@ -72,22 +75,24 @@ struct LevelSet {
   LevelSetGrid grid;
   Mat3 grid_rotation = Mat3::Identity();  // p_grid = grid_rotation * p_body + grid_offset
   Vec3 grid_offset{0, 0, 0};
-  std::vector<Vec3> nodes;   // m, surface nodes, body frame, ordered cluster by cluster
+  std::vector<Vec3> nodes;            // m, surface nodes, body frame, ordered cluster by cluster
   std::vector<NodeCluster> clusters;  // at most kClusterNodes nodes each
   /// Groups of kClustersPerGroup consecutive clusters (first, count index `clusters`; the sphere
   /// holds all their nodes), tested before their clusters.
   std::vector<NodeCluster> groups;
-  SurfaceMesh surface;       // m, zero contour, body frame
-  double volume = 0.0;       // m^3 (smoothed Heaviside over the grid)
-  Vec3 unit_inertia{0, 0, 0};  // m^5, principal moments per unit density
-  double bounding_radius = 0.0;  // m, largest |node| (every node and the contour inside it)
-  double min_thickness = 0.0;    // m, smallest extent along the principal axes
-  double node_spacing = 0.0;     // m, mean distance between neighbouring nodes
+  SurfaceMesh surface;              // m, zero contour, body frame
+  double volume = 0.0;              // m^3 (smoothed Heaviside over the grid)
+  Vec3 unit_inertia{0, 0, 0};       // m^5, principal moments per unit density
+  double bounding_radius = 0.0;     // m, largest |node| (every node and the contour inside it)
+  double min_thickness = 0.0;       // m, smallest extent along the principal axes
+  double node_spacing = 0.0;        // m, mean distance between neighbouring nodes
   Quat input_rotation{1, 0, 0, 0};  // from the body frame to the grid (input) frame
   Vec3 input_centre{0, 0, 0};       // centre of mass in the grid (input) frame
 
   /// Signed distance at a body-frame point.
-  double value(const Vec3& p_body) const { return grid.value(grid_rotation * p_body + grid_offset); }
+  double value(const Vec3& p_body) const {
+    return grid.value(grid_rotation * p_body + grid_offset);
+  }
   /// Signed distance and its gradient (body frame; not normalised).
   double value_gradient(const Vec3& p_body, Vec3& gradient) const {
     Vec3 g;
