@@ -138,7 +138,10 @@ TEST(HostileNumbers, AnOverflowingVelocityNamesTheBodyAndLeavesAFailedSummary) {
       "fast.toml");
   const fs::path dir = temp_dir("fast");
   try {
-    run_scenario(sc, {.directory = dir.string(), .progress = false});
+    RunOptions options;
+    options.directory = dir.string();
+    options.progress = false;
+    run_scenario(sc, options);
     FAIL() << "the run should have failed";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("body 1"), std::string::npos) << e.what();
@@ -152,7 +155,10 @@ TEST(HostileNumbers, HugeGravityIsStoppedAtTheFirstStepNotAfterMinutes) {
   const Scenario sc = parse_scenario(scenario("", "[0.0, 0.0, -1e12]", 1500), "gravity.toml");
   const fs::path dir = temp_dir("gravity");
   try {
-    run_scenario(sc, {.directory = dir.string(), .progress = false});
+    RunOptions options;
+    options.directory = dir.string();
+    options.progress = false;
+    run_scenario(sc, options);
     FAIL() << "the run should have failed";
   } catch (const std::exception& e) {
     const std::string what = e.what();
