@@ -18,13 +18,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string scenario(const std::string& extra_body, const std::string& gravity = "[0.0, 0.0, -9.81]",
-                     int grains = 400) {
+std::string scenario(const std::string& extra_body,
+                     const std::string& gravity = "[0.0, 0.0, -9.81]", int grains = 400) {
   return R"(
 [simulation]
 dt = 0.001
 duration = 0.005
-gravity = )" + gravity + R"(
+gravity = )" +
+         gravity + R"(
 [[material]]
 name = "m"
 density = 1000.0
@@ -38,11 +39,13 @@ radius = 0.01
 shape = "s"
 material = "m"
 position = [0.0, 0.0, 0.1]
-)" + extra_body + R"(
+)" + extra_body +
+         R"(
 [[fill]]
 shape = "s"
 material = "m"
-count = )" + std::to_string(grains) + R"(
+count = )" +
+         std::to_string(grains) + R"(
 region = { min = [0.0, 0.0, 0.2], max = [0.3, 0.3, 0.5] }
 seed = 1
 [output]
@@ -51,7 +54,8 @@ every = 0
 }
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("etdem_hostile_" + std::to_string(::getpid())) / name;
+  const fs::path d =
+      fs::temp_directory_path() / ("etdem_hostile_" + std::to_string(::getpid())) / name;
   fs::remove_all(d);
   return d;
 }
@@ -134,7 +138,10 @@ TEST(HostileNumbers, AnOverflowingVelocityNamesTheBodyAndLeavesAFailedSummary) {
       "fast.toml");
   const fs::path dir = temp_dir("fast");
   try {
-    run_scenario(sc, {dir.string(), false});
+    RunOptions options;
+    options.directory = dir.string();
+    options.progress = false;
+    run_scenario(sc, options);
     FAIL() << "the run should have failed";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("body 1"), std::string::npos) << e.what();
@@ -148,7 +155,10 @@ TEST(HostileNumbers, HugeGravityIsStoppedAtTheFirstStepNotAfterMinutes) {
   const Scenario sc = parse_scenario(scenario("", "[0.0, 0.0, -1e12]", 1500), "gravity.toml");
   const fs::path dir = temp_dir("gravity");
   try {
-    run_scenario(sc, {dir.string(), false});
+    RunOptions options;
+    options.directory = dir.string();
+    options.progress = false;
+    run_scenario(sc, options);
     FAIL() << "the run should have failed";
   } catch (const std::exception& e) {
     const std::string what = e.what();

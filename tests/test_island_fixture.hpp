@@ -1,5 +1,6 @@
 // Hand-built islands for solver tests: bodies with positions (for angular momentum), the
-// IslandBodies view a solver takes, conserved quantities, and contacts between spheres and planes
+// IslandBodies view a solver takes, conserved quantities (etdem/validation/island.hpp, shared
+// with `etdem validate`), and contacts between spheres and planes
 // written down directly (sphere contacts are exact: normal through both centres).
 #pragma once
 
@@ -11,70 +12,11 @@
 #include "etdem/core/mass_properties.hpp"
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/validation/island.hpp"
 
 namespace etdem::test {
 
-struct Island {
-  std::vector<Vec3> x, v, w, inertia;
-  std::vector<double> m, inv_m;
-  std::vector<Mat3> inv_i;
-  std::vector<Quat> q;
-
-  int add(const MassProperties& mp, const Vec3& pos, const Vec3& vel,
-          const Vec3& omega = Vec3::Zero(), const Quat& orient = Quat::Identity()) {
-    x.push_back(pos);
-    v.push_back(vel);
-    w.push_back(omega);
-    m.push_back(mp.mass);
-    inv_m.push_back(1.0 / mp.mass);
-    inertia.push_back(mp.inertia);
-    q.push_back(orient);
-    inv_i.push_back(world_inverse_inertia(orient, mp.inertia.cwiseInverse()));
-    return static_cast<int>(v.size()) - 1;
-  }
-  /// The same with the orientation given before the velocities.
-  int add(const MassProperties& mp, const Vec3& pos, const Quat& orient, const Vec3& vel,
-          const Vec3& omega = Vec3::Zero()) {
-    return add(mp, pos, vel, omega, orient);
-  }
-  int add_sphere(double radius, double density, const Vec3& pos, const Vec3& vel,
-                 const Vec3& omega = Vec3::Zero()) {
-    return add(sphere_mass_properties(radius, density), pos, vel, omega);
-  }
-  IslandBodies view() {
-    return {static_cast<int>(v.size()), v.data(), w.data(), inv_m.data(), inv_i.data()};
-  }
-  double energy() const {
-    double e = 0;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      e += 0.5 * m[i] * v[i].squaredNorm() + 0.5 * w[i].dot(world_inertia(q[i], inertia[i]) * w[i]);
-    return e;
-  }
-  Vec3 momentum() const {
-    Vec3 p = Vec3::Zero();
-    for (std::size_t i = 0; i < v.size(); ++i) p += m[i] * v[i];
-    return p;
-  }
-  /// Scale for relative momentum errors: sum of |m v|.
-  double momentum_scale() const {
-    double s = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) s += m[i] * v[i].norm();
-    return s;
-  }
-  /// Angular momentum about the point `about`: sum of m (x - about) × v + I w.
-  Vec3 angular_momentum(const Vec3& about = Vec3::Zero()) const {
-    Vec3 l = Vec3::Zero();
-    for (std::size_t i = 0; i < v.size(); ++i)
-      l += m[i] * (x[i] - about).cross(v[i]) + world_inertia(q[i], inertia[i]) * w[i];
-    return l;
-  }
-  double angular_momentum_scale() const {
-    double s = 0;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      s += m[i] * x[i].norm() * v[i].norm() + (world_inertia(q[i], inertia[i]) * w[i]).norm();
-    return s;
-  }
-};
+using validation::Island;
 
 /// Contact between touching spheres a (radius ra) and b (radius rb); n from b to a.
 inline Contact sphere_contact(const Island& is, int a, double ra, int b, double rb, double e,

@@ -13,89 +13,25 @@
 #include <cmath>
 #include <vector>
 
-#include "etdem/collision/collide.hpp"
-#include "etdem/solvers/etm.hpp"
-#include "etdem/solvers/impulse.hpp"
-#include "test_island_fixture.hpp"
+#include "etdem/validation/cases.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem {
 namespace {
 
-constexpr double kDensity = 2650.0;
+constexpr double kDensity = validation::kV1Density;
 
-using test::Island;
+using validation::cube_vertices;
+using validation::V1Result;
+using validation::V2Result;
 
-/// Contacts of a manifold between island bodies a and b (b = -1: static), e = 1, mu = 0.
-std::vector<Contact> contacts(const Manifold& m, int a, const Vec3& xa, int b, const Vec3& xb) {
-  std::vector<Contact> out;
-  for (int k = 0; k < m.count; ++k) {
-    Contact c;
-    c.a = a;
-    c.b = b;
-    c.point = m.point[k];
-    c.normal = m.normal;
-    c.gap = m.gap[k];
-    c.ra = c.point - xa;
-    c.rb = c.point - xb;
-    c.restitution = 1.0;
-    c.friction = 0.0;
-    out.push_back(c);
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// V1. Tetrahedron B lies with one face up in the plane z = 0; tetrahedron A points one vertex
-// down onto that face, 1 mm above it, away from B's edges and centroid, with its other vertices
-// about 1 m higher. All coordinates in metres, world frame.
-const std::vector<Vec3> kTetB = {Vec3(1.0, 0.1, 0.0), Vec3(-0.6, 0.9, 0.0), Vec3(-0.4, -0.8, 0.0),
-                                 Vec3(0.1, -0.1, -1.2)};
-const Vec3 kApexA(0.15, 0.05, 1e-3);
-const std::vector<Vec3> kTetA = {kApexA, Vec3(0.7, 0.1, 1.0), Vec3(-0.3, 0.6, 1.1),
-                                 Vec3(-0.2, -0.5, 0.9)};
-
-struct V1Result {
-  double energy_error, un0, un1, ke0, w_peak;
-  Vec3 dp, dl;  // change of linear and angular momentum
-  SolverStats stats;
-};
-
+/// V1 through `etdem validate`'s set-up, with what the narrow phase gave asserted.
 V1Result run_v1(int lambda) {
-  ShapeTable shapes;
-  const int sa = shapes.add_polyhedron("a", kTetA), sb = shapes.add_polyhedron("b", kTetB);
-  const ConvexPolyhedron &ha = shapes.polyhedron(sa), &hb = shapes.polyhedron(sb);
-  // Bodies at their centres of mass, turned so their vertices are where the lists put them.
-  const Pose pa(ha.input_centre, ha.input_rotation), pb(hb.input_centre, hb.input_rotation);
-  Manifold m;
-  collide(shapes, sa, pa, sb, pb, 0.01, m);
-  EXPECT_EQ(m.count, 1);
-  EXPECT_NEAR(m.gap[0], 1e-3, 1e-14);
-  EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0.0, 1e-14);
-  EXPECT_NEAR((m.point[0] - (kApexA - Vec3(0, 0, 0.5e-3))).norm(), 0.0, 1e-14);
-
-  Island is;
-  const int a = is.add(shapes.mass_properties(sa, kDensity), pa.position, pa.orientation,
-                       Vec3(0, 0, -100), Vec3(5, 10, 3));
-  const int b = is.add(shapes.mass_properties(sb, kDensity), pb.position, pb.orientation,
-                       Vec3::Zero(), Vec3::Zero());
-  std::vector<Contact> cs = contacts(m, a, pa.position, b, pb.position);
-  IslandBodies view = is.view();
-  V1Result r;
-  r.un0 = cs[0].normal.dot(impulse::relative_velocity(cs[0], view));
-  const Mat3 k = impulse::collision_matrix(cs[0], view);
-  r.w_peak = 0.5 * r.un0 * r.un0 / cs[0].normal.dot(k * cs[0].normal);  // elastic energy at s_c
-  r.ke0 = is.energy();
-  const Vec3 p0 = is.momentum(), l0 = is.angular_momentum();
-  EtmSettings st;
-  st.lambda = lambda;
-  EtmSolver solver(st);
-  solver.prepare(1);
-  r.stats = solver.resolve(cs, view, 0);
-  r.un1 = cs[0].normal.dot(impulse::relative_velocity(cs[0], view));
-  r.energy_error = std::abs(is.energy() - r.ke0) / r.ke0;
-  r.dp = is.momentum() - p0;
-  r.dl = is.angular_momentum() - l0;
+  const V1Result r = validation::v1_tetrahedra(lambda);
+  EXPECT_EQ(r.points, 1);
+  EXPECT_NEAR(r.gap, 1e-3, 1e-14);
+  EXPECT_NEAR(r.normal_error, 0.0, 1e-14);
+  EXPECT_NEAR(r.point_error, 0.0, 1e-14);
   return r;
 }
 
@@ -124,53 +60,16 @@ TEST(ValidationV1, TwoTetrahedraSinglePointImpactConservesEnergyForEveryLambda) 
 // ---------------------------------------------------------------------------------------------
 // V2. Unit cubes as polyhedra; the upper one offset by half a side along x, 1 mm above.
 
-std::vector<Vec3> cube_vertices(double h) {
-  std::vector<Vec3> p;
-  for (int k = 0; k < 8; ++k) p.emplace_back((k & 1) ? h : -h, (k & 2) ? h : -h, (k & 4) ? h : -h);
-  return p;
-}
-
-struct V2Result {
-  Vec3 v, w;
-  double energy_error;
-  Vec3 dp, dl;  // free lower cube only
-};
-
-/// `free_lower`: the lower cube is a free body at rest (else fixed). `order`: the order in which
-/// the manifold's points are handed to the solver (empty: as the narrow phase returns them).
 V2Result run_v2(int lambda, bool free_lower, std::vector<int> order = {}) {
-  ShapeTable shapes;
-  const int cube = shapes.add_polyhedron("cube", cube_vertices(0.5));
-  const Pose pa(Vec3(0.5, 0.0, 1.0 + 1e-3), Quat::Identity()), pb(Vec3::Zero(), Quat::Identity());
-  Manifold m;
-  collide(shapes, cube, pa, cube, pb, 0.01, m);
-  EXPECT_EQ(m.count, 4);
-  EXPECT_NEAR((m.normal - Vec3::UnitZ()).norm(), 0.0, 1e-15);
-  for (int k = 0; k < m.count; ++k) {
-    EXPECT_NEAR(m.gap[k], 1e-3, 1e-15);
-    EXPECT_LE(m.point[k].x(), 0.5 + 1e-15);  // all on the -x half of A's bottom face
-    EXPECT_GE(m.point[k].x(), -1e-15);
-  }
-  Island is;
-  const MassProperties mp = shapes.mass_properties(cube, kDensity);
-  const int a = is.add(mp, pa.position, Quat::Identity(), Vec3(0, 0, -10), Vec3::Zero());
-  int b = -1;
-  if (free_lower) b = is.add(mp, pb.position, Quat::Identity(), Vec3::Zero(), Vec3::Zero());
-  std::vector<Contact> all = contacts(m, a, pa.position, b, pb.position), cs;
-  if (order.empty()) order = {0, 1, 2, 3};
-  for (int k : order) cs.push_back(all[k]);
-  IslandBodies view = is.view();
-  const double e0 = is.energy();
-  const Vec3 p0 = is.momentum(), l0 = is.angular_momentum();
-  EtmSettings st;
-  st.lambda = lambda;
-  EtmSolver solver(st);
-  solver.prepare(1);
-  const SolverStats stats = solver.resolve(cs, view, 0);
-  EXPECT_EQ(stats.guards_fired, 0);
-  EXPECT_EQ(stats.approaching_left, 0);
-  return {is.v[a], is.w[a], std::abs(is.energy() - e0) / e0, is.momentum() - p0,
-          is.angular_momentum() - l0};
+  const V2Result r = validation::v2_half_cube(lambda, free_lower, std::move(order));
+  EXPECT_EQ(r.points, 4);
+  EXPECT_NEAR(r.normal_error, 0.0, 1e-15);
+  EXPECT_NEAR(r.gap_error, 0.0, 1e-15);
+  EXPECT_LE(r.x_max, 0.5 + 1e-15);  // all on the -x half of A's bottom face
+  EXPECT_GE(r.x_min, -1e-15);
+  EXPECT_EQ(r.stats.guards_fired, 0);
+  EXPECT_EQ(r.stats.approaching_left, 0);
+  return r;
 }
 
 /// Checks every order of the four contact points; returns the smallest and largest omega_y and

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "etdem/validation/cases.hpp"
 #include "incline_fixture.hpp"
 #include "test_world_fixture.hpp"
 
@@ -11,74 +12,42 @@ namespace etdem::test {
 namespace {
 
 // V3 (ETM 2014 §7.3): a 2 x 2 x 1 m box hits the ground at (1, 1, -10) m/s, e = 1, mu = 0, no
-// gravity. Exactly: v_z inverted, v_x and v_y kept, omega stays zero.
-struct V3Result {
-  Vec3 v, w;
-  double energy_error;
-};
-V3Result drop_box_v3(int lambda) {
-  TestWorld t(1.0, 0.0);
-  t.world.settings.etm.lambda = lambda;
-  t.world.settings.resting_velocity = 0.0;
-  t.add_floor();
-  const int box = t.add_box(Vec3(1, 1, 0.5), Vec3(0, 0, 0.5 + 0.1), Quat::Identity(), Vec3(1, 1, -10));
-  t.world.initialize();
-  const double e0 = t.kinetic();
-  t.simulate(0.1);  // the box covers 0.1 m in 6 steps; it has bounced by then
-  return {t.world.bodies.velocity[box], t.world.bodies.angular_velocity[box],
-          std::abs(t.kinetic() - e0) / e0};
-}
+// gravity. Exactly: v_z inverted, v_x and v_y kept, omega stays zero. The set-up is
+// `etdem validate`'s (validation/cases.cpp).
+using validation::v3_box_onto_ground;
 
 TEST(ValidationV3, BoxOntoGroundKeepsVxyConservesEnergyAndSpinFallsWithLambda) {
   double previous = 1e9;
   std::printf("lambda  |omega| [rad/s]  v_z [m/s]\n");
   for (int lambda : {1, 5, 10, 20, 30, 50, 100, 200}) {
-    const V3Result r = drop_box_v3(lambda);
-    std::printf("%6d  %.6e  %.12f\n", lambda, r.w.norm(), r.v.z());
-    EXPECT_NEAR(r.v.x(), 1.0, 1e-12) << "lambda " << lambda;
-    EXPECT_NEAR(r.v.y(), 1.0, 1e-12) << "lambda " << lambda;
+    const validation::V3Result r = v3_box_onto_ground(lambda);
+    std::printf("%6d  %.6e  %.12f\n", lambda, r.spin, r.vz);
+    EXPECT_NEAR(r.vx, 1.0, 1e-12) << "lambda " << lambda;
+    EXPECT_NEAR(r.vy, 1.0, 1e-12) << "lambda " << lambda;
     EXPECT_LT(r.energy_error, 1e-12) << "lambda " << lambda;
-    EXPECT_GT(r.v.z(), 0.0);
+    EXPECT_GT(r.vz, 0.0);
     // v_z is inverted up to the energy the spurious spin takes: |omega| ~ 21/lambda rad/s
     // (ETM 2014 Fig. 8b: the angular error falls with lambda; measured table in
     // docs/validation.md).
-    EXPECT_LT(r.w.norm(), 25.0 / lambda) << "lambda " << lambda;
-    EXPECT_GT(r.v.z(), 10.0 * (1.0 - 1.0 / lambda)) << "lambda " << lambda;
+    EXPECT_LT(r.spin, 25.0 / lambda) << "lambda " << lambda;
+    EXPECT_GT(r.vz, 10.0 * (1.0 - 1.0 / lambda)) << "lambda " << lambda;
     if (lambda <= 50) {
-      EXPECT_LT(r.w.norm(), previous) << "lambda " << lambda;
+      EXPECT_LT(r.spin, previous) << "lambda " << lambda;
     }
-    previous = r.w.norm();
+    previous = r.spin;
   }
 }
 
 // V4 (ETM 2014 §7.4, Fig. 9): 540 and 1080 elastic frictionless spheres fall into a static box,
-// dt = 1/600, 250 steps. The relative energy error of every step stays below 8e-3.
+// dt = 1/600, 250 steps (validation/cases.cpp). The relative energy error of every step stays
+// below 8e-3; nothing is lost to restitution, the ledger closes, no guard fires.
 double max_step_energy_error(int layers) {
-  TestWorld t(1.0, 0.0);
-  t.world.settings.gravity = Vec3(0, 0, -9.81);
-  t.world.settings.resting_velocity = 0.0;  // fully elastic: no inelastic resting treatment
-  t.world.settings.projection = 0.0;        // no position correction either
-  const double r = 0.05, s = 0.12;
-  t.add_container(Vec3(0, 0, 0), Vec3(9 * s, 6 * s, 10));
-  fill_spheres(t, 9, 6, layers, r, s, Vec3(0, 0, 0.2), 0.0, 42, 0.5);
-  t.world.initialize();
-  // The paper's measure (Eqs. 67-68): E_t = sum of potential and kinetic energy, compared
-  // before and after each step. Nothing is dissipated (e = 1, mu = 0), so what changes E_t is
-  // the collision resolution and the time integration under gravity.
-  double worst = 0.0;
-  double prev = t.world.ledger().total();
-  for (int k = 0; k < 250; ++k) {
-    t.world.step();
-    const EnergyLedger& l = t.world.ledger();
-    const double err = std::abs(l.total() - prev) / prev;
-    worst = std::max(worst, err);
-    prev = l.total();
-    EXPECT_EQ(l.restitution, 0.0);
-    EXPECT_LT(std::abs(l.residual()), 1e-9 * l.total()) << "the ledger closes";
-  }
-  EXPECT_EQ(t.world.totals().solver.guards_fired, 0);
-  std::printf("V4 %d spheres: max relative energy error per step %.3e\n", 54 * layers, worst);
-  return worst;
+  const validation::V4Result r = validation::v4_spheres_into_box(layers);
+  EXPECT_EQ(r.restitution, 0.0);
+  EXPECT_LT(r.residual, 1e-9) << "the ledger closes";
+  EXPECT_EQ(r.guards, 0);
+  std::printf("V4 %d spheres: max relative energy error per step %.3e\n", 54 * layers, r.worst);
+  return r.worst;
 }
 
 TEST(ValidationV4, ElasticSpheresIntoBoxEnergyErrorPerStepBelowPaperBound) {

@@ -46,4 +46,14 @@ struct PlotOptions {
 /// ($ETDEM_PYTHON to choose another).
 int plot(const PlotOptions& options);
 
+struct ValidateOptions {
+  bool long_cases = false;       // --long: also the long cases
+  bool json = false;             // --json: one JSON document instead of the table
+  std::string only;              // --only CASE: that case alone
+  double tolerance_scale = 1.0;  // hidden --tolerance-scale: tests make a case fail with it
+};
+
+/// `etdem validate` (validate.cpp): exit 0 when every check passes, 1 otherwise.
+int validate(const ValidateOptions& options);
+
 }  // namespace etdem::cli

@@ -1,5 +1,5 @@
 // The etdem command line (docs/scenario.md):
-//   etdem run SCENARIO.toml [-o DIR] [--threads N] [--set key=value ...]
+//   etdem run SCENARIO.toml [-o DIR] [--threads N] [--set key=value ...] [--resume CHECKPOINT]
 //   etdem check SCENARIO.toml [--set key=value ...]
 //   etdem analyze repose DIR [--series]
 //   etdem analyze energy DIR
@@ -7,13 +7,16 @@
 //   etdem analyze runout DIR --direction X,Y [--origin X,Y] [--fraction F] [--cell M]
 //   etdem plot energy|repose|mound|runout DIR [-o FILE.png] [the analysis' options]
 //   etdem schema [--markdown | --update FILE.md]
+//   etdem validate [--long] [--json] [--only CASE]
 //   etdem view DIR [--png OUTDIR | --png-last FILE] [--size W H] [--speed-range MIN MAX]
 // Exit codes: 0 success, 2 bad input (scenario, override, command line, unreadable run
-// directory), 1 failure while running (e.g. a non-finite state; for view: ParaView or a display
-// missing).
+// directory, a checkpoint that does not fit), 1 failure while running (e.g. a non-finite state;
+// for view: ParaView or a display missing), 130 / 143 run stopped by SIGINT / SIGTERM after
+// writing a checkpoint (128 + the signal, as shells report it).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -95,15 +98,44 @@ void print_profile(const nlohmann::json& summary) {
              steps > 0 ? 1e6 * total / static_cast<double>(steps) : 0.0);
 }
 
+/// The signal that asked the run to stop (SIGINT, SIGTERM), 0 = none.
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void on_stop_signal(int signo) {
+  stop_signal = signo;
+}
+
+/// SIGINT and SIGTERM stop the run after the current step (RunOptions::stop); the handler is
+/// reset by the first signal, so a second one ends the process at once.
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
 int run(const std::string& file, const std::vector<std::string>& sets, const std::string& dir,
-        int threads, bool profile) {
+        int threads, bool profile, const std::string& resume) {
   Scenario sc = load_scenario(file, sets);
   print_mesh_notes(sc);
   if (threads >= 0) sc.settings.threads = threads;
   RunOptions opt;
   opt.directory = dir;
+  opt.resume = resume;
+  opt.stop = &stop_signal;
+  catch_stop_signals();
   const RunResult r = run_scenario(sc, opt);
   const auto& s = r.summary;
+  if (r.interrupted) {
+    fmt::print(stderr,
+               "etdem: {} stopped by signal {} after step {} (t = {:.6g} s); checkpoint {}; "
+               "continue with: etdem run {} -o {} --resume {}\n",
+               file, static_cast<int>(stop_signal), r.steps, s["simulated_time"].get<double>(),
+               r.checkpoint, file, r.directory, r.checkpoint);
+    return 128 + static_cast<int>(stop_signal);
+  }
   fmt::print("etdem: {} -> {}/ (energy.csv, state.csv, summary.json{})\n", file, r.directory,
              r.frames > 0 ? fmt::format(", particles.pvd + {} frames in frames/", r.frames) : "");
   fmt::print(
@@ -419,6 +451,10 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   bool profile = false;
   run_cmd->add_flag("--profile", profile, "print the time of each step phase at the end");
+  std::string resume;
+  run_cmd->add_option("--resume", resume,
+                      "continue from a checkpoint of this scenario (DIR/checkpoints/*.bin) into "
+                      "the directory of the run that wrote it");
 
   auto* check_cmd = app.add_subcommand("check", "validate a scenario without running it");
   check_cmd->add_option("scenario", file, "scenario file (TOML)")->required();
@@ -493,6 +529,16 @@ int main(int argc, char** argv) {
       ->expected(2)
       ->check(CLI::Range(0.0, 1e12));
 
+  auto* validate_cmd = app.add_subcommand(
+      "validate", "run the papers' validation cases and compare with their numbers");
+  etdem::cli::ValidateOptions validate;
+  validate_cmd->add_flag("--long", validate.long_cases, "also the long cases");
+  validate_cmd->add_flag("--json", validate.json, "print JSON instead of the table");
+  validate_cmd->add_option("--only", validate.only,
+                           "run one case (V3, V4, V6, V8, V7 Table 2, ...)");
+  // Hidden (no description): scales every tolerance, so a test can make a case fail.
+  validate_cmd->add_option("--tolerance-scale", validate.tolerance_scale)->group("");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -506,7 +552,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   try {
-    if (run_cmd->parsed()) return run(file, sets, dir, threads, profile);
+    if (run_cmd->parsed()) return run(file, sets, dir, threads, profile, resume);
     if (check_cmd->parsed()) return check(file, sets);
     if (repose_cmd->parsed())
       return series ? analyze_repose_series(analyze_dir) : etdem::cli::analyze_repose(analyze_dir);
@@ -524,6 +570,7 @@ int main(int argc, char** argv) {
     }
     if (schema_cmd->parsed()) return schema(markdown, update_doc);
     if (view_cmd->parsed()) return view_run(view);
+    if (validate_cmd->parsed()) return etdem::cli::validate(validate);
   } catch (const InputError& e) {
     std::fflush(stdout);
     fmt::print(stderr, "{}\n", e.what());

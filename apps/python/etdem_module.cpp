@@ -34,10 +34,18 @@ int threads_of(py::handle threads, const std::string& file) {
   return static_cast<int>(n);
 }
 
-std::unique_ptr<PyWorld> load(const std::string& path, py::handle set, py::handle threads) {
+std::unique_ptr<PyWorld> load(const std::string& path, py::handle set, py::handle threads,
+                              py::handle resume) {
   const std::vector<std::string> overrides = etdem::python::overrides_of(set, path);
   const int n = threads_of(threads, path);
-  return std::make_unique<PyWorld>(etdem::load_scenario(path, overrides), n);
+  auto w = std::make_unique<PyWorld>(etdem::load_scenario(path, overrides), n);
+  if (!resume.is_none()) {
+    if (!py::isinstance<py::str>(resume))
+      throw etdem::InputError(etdem::input_message(path, 0, "resume", "expected a path",
+                                                   py::repr(resume).cast<std::string>()));
+    w->resume(resume.cast<std::string>());
+  }
+  return w;
 }
 
 std::unique_ptr<PyWorld> build(const ScenarioBuilder& b, py::handle set, py::handle threads) {
@@ -183,6 +191,9 @@ ids, in the order of the CLI's outputs (bodies, fills' grains, then walls).)");
            "Writes the VTK frame of the current state into DIRECTORY/frames and rewrites "
            "DIRECTORY/particles.pvd.")
       .def("write_state", &PyWorld::write_state, py::arg("path"), "Writes state.csv.")
+      .def("save_checkpoint", &PyWorld::save_checkpoint, py::arg("path"),
+           "Writes a checkpoint of the world (atomic); etdem.load(scenario, resume=path) "
+           "continues from it bit for bit.")
       .def("__len__", [](const PyWorld& w) { return w.world.bodies.count(); })
       .def("__repr__", &PyWorld::repr)
       .def_property_readonly(
@@ -214,8 +225,10 @@ ids, in the order of the CLI's outputs (bodies, fills' grains, then walls).)");
           "each body's shape name");
 
   m.def("load", &load, py::arg("path"), py::arg("set") = py::none(),
-        py::arg("threads") = py::none(),
+        py::arg("threads") = py::none(), py::arg("resume") = py::none(),
         R"(Reads a scenario file through the loader of `etdem run` and builds its world.
 set: overrides as {"simulation.dt": 1e-3, "material[0].friction": 0.3} (or ["key=value", ...]);
-threads: OpenMP threads (0 = default). Bad input raises ValueError with the CLI's message.)");
+threads: OpenMP threads (0 = default); resume: a checkpoint of this scenario with these set
+values (World.save_checkpoint, or etdem run's DIR/checkpoints/*.bin) to continue from.
+Bad input raises ValueError with the CLI's message.)");
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "etdem/io/checkpoint.hpp"
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/run.hpp"
 #include "etdem/io/scenario_error.hpp"
@@ -98,6 +99,17 @@ PyWorld::PyWorld(Scenario sc, int threads) : scenario(std::move(sc)) {
   origin = build_world(scenario, world);  // checks the initial state (overlaps)
   world.initialize();
   threads_ = world.settings.threads > 0 ? world.settings.threads : omp_get_max_threads();
+}
+
+void PyWorld::save_checkpoint(const std::string& path) {
+  check_state();  // writes through the views are booked before the state is saved
+  write_checkpoint(path, scenario.content_hash, world.step_count(),
+                   world_checkpoint_sections(world));
+}
+
+void PyWorld::resume(const std::string& path) {
+  const Checkpoint ck = read_checkpoint(path, scenario.content_hash, scenario.file);
+  restore_world(ck, world);
 }
 
 void PyWorld::fail(const std::string& key, const std::string& message,
@@ -332,8 +344,9 @@ void PyWorld::write_frame(const std::string& directory) {
     throw InputError(fmt::format("{}: cannot create the output directory ({})", directory,
                                  ec ? ec.message() : "not a directory"));
   auto& w = writers_[directory];
-  if (!w) w = std::make_unique<VtkWriter>(directory, wall_quads(scenario, origin),
-                                        vtk_encoding(scenario.output));
+  if (!w)
+    w = std::make_unique<VtkWriter>(directory, wall_quads(scenario, origin),
+                                    vtk_encoding(scenario.output));
   w->write_frame(world);
   w->write_pvd();
 }

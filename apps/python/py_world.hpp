@@ -48,6 +48,12 @@ class PyWorld {
   py::dict summary() const;
   void write_frame(const std::string& directory);
   void write_state(const std::string& path) const;
+  /// Writes a checkpoint of the world (its sections of io/checkpoint.hpp, no run outputs) to
+  /// `path`, atomically; ValueError when it cannot be written.
+  void save_checkpoint(const std::string& path);
+  /// Takes the state of a checkpoint of this scenario (written by save_checkpoint or by
+  /// `etdem run`); ValueError when it is not one, is damaged or belongs to another scenario.
+  void resume(const std::string& path);
   std::string repr() const;
 
   Scenario scenario;

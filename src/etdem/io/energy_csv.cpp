@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "etdem/io/checkpoint.hpp"
 #include "etdem/io/scenario_error.hpp"
 
 namespace etdem {
@@ -24,6 +26,49 @@ EnergyCsvWriter::EnergyCsvWriter(const std::string& path) : path_(path) {
   fmt::format_to(std::back_inserter(buffer_), "{}\n", kEnergyCsvHeader);
 }
 
+std::uint32_t check_energy_csv_prefix(const std::string& path, std::uint64_t keep_bytes,
+                                      std::uint32_t keep_crc) {
+  const std::string another =
+      "; resume into the directory of the run that wrote the checkpoint (-o DIR)";
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec)
+    throw InputError(
+        fmt::format("{}: --resume: missing: the directory holds no run{}", path, another));
+  if (size < keep_bytes)
+    throw InputError(fmt::format(
+        "{}: --resume: holds {} bytes, the checkpoint's run had written {}: another run{}", path,
+        size, keep_bytes, another));
+  std::uint32_t crc = 0;
+  std::ifstream in(path, std::ios::binary);
+  std::string chunk(1 << 20, '\0');
+  for (std::uint64_t left = keep_bytes; left > 0;) {
+    const auto n = static_cast<std::streamsize>(std::min<std::uint64_t>(left, chunk.size()));
+    if (!in.read(chunk.data(), n)) throw InputError(path + ": cannot be read");
+    crc = crc32_of(chunk.data(), static_cast<std::size_t>(n), crc);
+    left -= static_cast<std::uint64_t>(n);
+  }
+  if (crc != keep_crc)
+    throw InputError(fmt::format(
+        "{}: --resume: its first {} bytes are not the ones the checkpoint's run wrote: another "
+        "run{}",
+        path, keep_bytes, another));
+  return crc;
+}
+
+EnergyCsvWriter::EnergyCsvWriter(const std::string& path, std::uint64_t keep_bytes,
+                                 std::uint32_t keep_crc)
+    : path_(path) {
+  crc_ = check_energy_csv_prefix(path, keep_bytes, keep_crc);
+  std::error_code ec;
+  std::filesystem::resize_file(path, keep_bytes, ec);
+  if (ec)
+    throw InputError(path + ": cannot be shortened to the checkpoint's rows: " + ec.message());
+  file_ = std::fopen(path.c_str(), "a");
+  if (!file_) throw InputError(path + ": cannot open for writing");
+  written_ = keep_bytes;
+}
+
 EnergyCsvWriter::~EnergyCsvWriter() {
   flush();
   if (file_) std::fclose(file_);
@@ -34,17 +79,20 @@ void EnergyCsvWriter::write(double t, const EnergyLedger& l) {
                  "{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},"
                  "{:.17g},{:.17g},{:.17g}\n",
                  t, l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic,
-                 l.total(), l.restitution, l.friction, l.damping, l.correction, l.truncation, l.integration,
-                 l.residual());
+                 l.total(), l.restitution, l.friction, l.damping, l.correction, l.truncation,
+                 l.integration, l.residual());
   if (buffer_.size() > (1u << 20)) flush();
 }
 
 void EnergyCsvWriter::flush() {
   if (!file_ || buffer_.size() == 0) return;
   const std::size_t n = std::fwrite(buffer_.data(), 1, buffer_.size(), file_);
+  const bool short_write = n != buffer_.size();
+  crc_ = crc32_of(buffer_.data(), n, crc_);
+  written_ += n;
   buffer_.clear();
   std::fflush(file_);
-  if (n == 0) throw InputError(path_ + ": write failed (disk full?)");
+  if (short_write) throw InputError(path_ + ": write failed (disk full?)");
 }
 
 std::vector<EnergyRow> read_energy_csv(const std::string& path) {

@@ -4,6 +4,7 @@
 // every row. Full precision (%.17g) so the identity can be checked from the file.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@ class EnergyCsvWriter {
  public:
   /// Opens (truncates) the file and writes the header; throws InputError when it cannot.
   explicit EnergyCsvWriter(const std::string& path);
+  /// Continues a file a checkpointed run wrote: keeps its first `keep_bytes` bytes (the rows up
+  /// to the checkpoint) and appends after them. Throws InputError, before changing anything,
+  /// when the file is missing, shorter, or its first bytes' CRC-32 is not `keep_crc` (the
+  /// directory holds another run).
+  EnergyCsvWriter(const std::string& path, std::uint64_t keep_bytes, std::uint32_t keep_crc);
   ~EnergyCsvWriter();
   EnergyCsvWriter(const EnergyCsvWriter&) = delete;
   EnergyCsvWriter& operator=(const EnergyCsvWriter&) = delete;
@@ -33,12 +39,25 @@ class EnergyCsvWriter {
   /// Appends a row (buffered; written out in blocks of ~1 MB and by flush()).
   void write(double time, const EnergyLedger& ledger);
   void flush();
+  /// Bytes of the file so far, header and buffered rows included.
+  std::uint64_t bytes() const { return written_ + buffer_.size(); }
+  /// CRC-32 of the bytes flushed so far (after flush(): of the whole file), which a checkpoint
+  /// records to recognise the file when a run resumes.
+  std::uint32_t crc() const { return crc_; }
 
  private:
   std::string path_;
   std::FILE* file_ = nullptr;
   fmt::memory_buffer buffer_;
+  std::uint64_t written_ = 0;  // bytes flushed to the file
+  std::uint32_t crc_ = 0;      // of those bytes
 };
+
+/// Checks that the file's first `keep_bytes` bytes have the CRC-32 `keep_crc` (a checkpoint's
+/// record of the energy.csv its run had written); throws InputError "PATH: --resume: ..." when
+/// the file is missing, shorter or different (another run). Returns the CRC.
+std::uint32_t check_energy_csv_prefix(const std::string& path, std::uint64_t keep_bytes,
+                                      std::uint32_t keep_crc);
 
 /// One row of energy.csv read back.
 struct EnergyRow {

@@ -8,8 +8,12 @@
 #include <map>
 #include <optional>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
+#include "etdem/core/byte_stream.hpp"
+#include "etdem/io/checkpoint.hpp"
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/output_check.hpp"
 #include "etdem/io/progress.hpp"
@@ -23,10 +27,16 @@ namespace etdem {
 namespace fs = std::filesystem;
 namespace {
 
-
-/// Removes output files of an earlier run that this run might not overwrite.
-void remove_stale_outputs(const fs::path& dir) {
+/// Removes output files of an earlier run that this run might not overwrite. A resumed run
+/// keeps its frames and snapshots (it continues them) and removes only what the analyses made.
+void remove_stale_outputs(const fs::path& dir, bool resuming) {
   std::error_code ec;
+  fs::remove(dir / "view.pvsm", ec);  // etdem view's state of the earlier frames
+  for (const char* name :
+       {"repose.json", "repose_series.csv", "mound.json", "mound_profile.csv", "runout.json",
+        "runout_map.csv", "energy.png", "repose.png", "mound.png", "runout.png"})
+    fs::remove(dir / name, ec);
+  if (resuming) return;
   if (fs::is_directory(dir / "frames", ec))
     for (const auto& e : fs::directory_iterator(dir / "frames", ec))
       if (is_vtk_frame_file(e.path().filename().string())) fs::remove(e.path(), ec);
@@ -35,11 +45,54 @@ void remove_stale_outputs(const fs::path& dir) {
     if (name.starts_with("state_") && e.path().extension() == ".csv") fs::remove(e.path(), ec);
   }
   fs::remove(dir / "particles.pvd", ec);
-  fs::remove(dir / "view.pvsm", ec);  // etdem view's state of the earlier frames
-  for (const char* name : {"repose.json", "repose_series.csv", "mound.json", "mound_profile.csv",
-                           "runout.json", "runout_map.csv", "energy.png", "repose.png", "mound.png",
-                           "runout.png"})
-    fs::remove(dir / name, ec);
+}
+
+/// The checkpoint directory DIR/checkpoints, created and found writable before the run starts.
+std::string checkpoint_directory(const fs::path& dir) {
+  const fs::path cdir = dir / "checkpoints";
+  std::error_code ec;
+  fs::create_directories(cdir, ec);
+  if (ec || !fs::is_directory(cdir) || ::access(cdir.c_str(), W_OK) != 0)
+    throw InputError(fmt::format("{}: output.checkpoint_every: cannot write checkpoints there ({})",
+                                 cdir.string(), ec ? ec.message() : "not a writable directory"));
+  return cdir.string();
+}
+
+/// The run's own part of a checkpoint: what its output files hold so far.
+struct RunCheckpoint {
+  double max_relative_residual = 0.0;
+  double frame_seconds = 0.0;
+  std::uint64_t energy_bytes = 0;
+  std::uint32_t energy_crc = 0;
+};
+
+std::vector<CheckpointSection> run_checkpoint_sections(const RunCheckpoint& run,
+                                                       const VtkWriter* vtk) {
+  // THE list of the run's sections (beside the world's, world/world_checkpoint.cpp).
+  std::vector<CheckpointSection> out;
+  ByteWriter w;
+  w.put(run.max_relative_residual), w.put(run.frame_seconds), w.put(run.energy_bytes);
+  w.put(run.energy_crc);
+  out.push_back({"run", w.take()});
+  if (vtk) {
+    ByteWriter f;
+    vtk->save(f);
+    out.push_back({"frames", f.take()});
+  }
+  return out;
+}
+
+template <class Load>
+void load_run_section(const Checkpoint& ck, const std::string& name, Load load) {
+  ByteReader r(ck.section(name).bytes);
+  try {
+    load(r);
+    if (!r.done()) throw ByteStreamError("longer than this etdem writes it");
+  } catch (const ByteStreamError& e) {
+    throw InputError(fmt::format("{}: --resume: section '{}': {}", ck.path, name, e.what()));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("{}: --resume: section '{}': {}", ck.path, name, e.what()));
+  }
 }
 
 }  // namespace
@@ -88,6 +141,31 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   result.directory = output_directory(sc, options.directory);
   const fs::path dir(result.directory);
   const bool frames = sc.output.every > 0 && sc.output.vtk;
+  const bool resuming = !options.resume.empty();
+  // A checkpoint is read and checked before anything is written.
+  std::optional<Checkpoint> ck;
+  RunCheckpoint run;
+  if (resuming) {
+    ck = read_checkpoint(options.resume, sc.content_hash, sc.file);
+    if (!ck->has("run"))
+      throw InputError(fmt::format(
+          "{}: --resume: holds a world only (written by World.save_checkpoint), not a run; "
+          "resume it from Python (etdem.load(..., resume=...))",
+          ck->path));
+    if (!fs::is_directory(dir))
+      throw InputError(fmt::format(
+          "{}: --resume: no such run directory; resume into the directory of the run that "
+          "wrote {} (-o DIR)",
+          dir.string(), ck->path));
+    load_run_section(*ck, "run", [&](ByteReader& r) {
+      r.get(run.max_relative_residual), r.get(run.frame_seconds), r.get(run.energy_bytes);
+      r.get(run.energy_crc);
+    });
+    // The directory holds the checkpoint's run (its energy.csv so far), before anything changes.
+    check_energy_csv_prefix((dir / "energy.csv").string(), run.energy_bytes, run.energy_crc);
+    world.initialize();  // the solvers; the state comes from the checkpoint
+    restore_world(*ck, world);
+  }
   check_output_files(result.directory,
                      {"shapes.json", "energy.csv", "summary.json", "state.csv", "particles.pvd"});
   std::error_code ec;
@@ -95,47 +173,77 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   if (ec || !fs::is_directory(dir))
     throw InputError(fmt::format("{}: cannot create the output directory ({})", dir.string(),
                                  ec ? ec.message() : "not a directory"));
-  remove_stale_outputs(dir);
+  const std::string cdir = sc.output.checkpoint_every > 0 ? checkpoint_directory(dir) : "";
+  remove_stale_outputs(dir, resuming);
 
   RunInfo info;
   // The thread count the run will use (`--threads`, [simulation] threads), as the world sets it
   // when it initialises.
   info.threads = world.settings.threads > 0 ? world.settings.threads : omp_get_max_threads();
 
-  write_shapes_json((dir / "shapes.json").string(), world.shapes);
-  EnergyCsvWriter energy((dir / "energy.csv").string());
-  try {
-    world.initialize();  // checks the initial state: a failure still leaves a summary
-  } catch (const std::exception& e) {
-    result.summary = make_summary(sc, world, {.status = fmt::format("failed: {}", e.what())});
-    write_json((dir / "summary.json").string(), result.summary);
-    throw;
-  }
-  energy.write(world.time(), world.ledger());
+  std::optional<EnergyCsvWriter> energy;
   std::optional<VtkWriter> vtk;
-  if (frames) {
-    vtk.emplace(dir.string(), wall_quads(sc, origin), vtk_encoding(sc.output));
-    vtk->write_frame(world);
+  if (frames) vtk.emplace(dir.string(), wall_quads(sc, origin), vtk_encoding(sc.output));
+  if (resuming) {
+    if (vtk.has_value() != ck->has("frames"))
+      throw InputError(
+          fmt::format("{}: --resume: frames section does not fit the scenario", ck->path));
+    if (vtk) load_run_section(*ck, "frames", [&](ByteReader& r) { vtk->load(r); });
+    energy.emplace((dir / "energy.csv").string(), run.energy_bytes, run.energy_crc);
+    write_shapes_json((dir / "shapes.json").string(), world.shapes);
+    info.max_relative_residual = run.max_relative_residual;
+    info.frame_seconds = run.frame_seconds;
+  } else {
+    write_shapes_json((dir / "shapes.json").string(), world.shapes);
+    energy.emplace((dir / "energy.csv").string());
+    try {
+      world.initialize();  // checks the initial state: a failure still leaves a summary
+    } catch (const std::exception& e) {
+      result.summary = make_summary(sc, world, {.status = fmt::format("failed: {}", e.what())});
+      write_json((dir / "summary.json").string(), result.summary);
+      throw;
+    }
+    energy->write(world.time(), world.ledger());
+    if (vtk) vtk->write_frame(world);
   }
   const long n = sc.steps();
   const auto t0 = std::chrono::steady_clock::now();
+  // Everything the next step needs, and what the output files hold so far.
+  auto save_checkpoint = [&](const std::string& directory) {
+    energy->flush();
+    run.max_relative_residual = info.max_relative_residual;
+    run.frame_seconds = info.frame_seconds;
+    run.energy_bytes = energy->bytes();
+    run.energy_crc = energy->crc();
+    std::vector<CheckpointSection> sections = world_checkpoint_sections(world);
+    for (CheckpointSection& s : run_checkpoint_sections(run, vtk ? &*vtk : nullptr))
+      sections.push_back(std::move(s));
+    result.checkpoint = checkpoint_path(dir.string(), world.step_count());
+    write_checkpoint(result.checkpoint, sc.content_hash, world.step_count(), sections);
+    prune_checkpoints(directory, sc.output.checkpoint_keep);
+  };
   auto finish = [&](const std::string& status) {
     info.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     info.status = status;
-    energy.flush();
+    energy->flush();
     if (vtk) {
       vtk->write_pvd();
       info.frames = vtk->frames();
     }
     result.summary = make_summary(sc, world, info);
     write_json((dir / "summary.json").string(), result.summary);
+    result.steps = world.step_count();
+    result.wall_seconds = info.wall_seconds;
+    result.ledger = world.ledger();
+    result.max_relative_residual = info.max_relative_residual;
+    result.frames = info.frames;
   };
   Progress progress(n, options.progress);
   try {
-    for (long s = 1; s <= n; ++s) {
+    for (long s = world.step_count() + 1; s <= n; ++s) {
       world.step();
-      if (s % sc.output.energy_every == 0 || s == n) energy.write(world.time(), world.ledger());
+      if (s % sc.output.energy_every == 0 || s == n) energy->write(world.time(), world.ledger());
       info.max_relative_residual =
           std::max(info.max_relative_residual, relative_residual(world.ledger()));
       if (vtk && (s % sc.output.every == 0 || s == n)) {
@@ -147,6 +255,17 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
       if (sc.output.state_every > 0 && s % sc.output.state_every == 0)
         write_state_csv((dir / fmt::format("state_{:06d}.csv", s)).string(), world);
       progress.update(s, world.time());
+      if (s == n) break;
+      if (options.stop && *options.stop) {
+        // Interrupted: a checkpoint at this step, the state so far, every output flushed.
+        progress.finish();
+        save_checkpoint(cdir.empty() ? checkpoint_directory(dir) : cdir);
+        write_state_csv((dir / "state.csv").string(), world);
+        finish("interrupted");
+        result.interrupted = true;
+        return result;
+      }
+      if (!cdir.empty() && s % sc.output.checkpoint_every == 0) save_checkpoint(cdir);
     }
   } catch (const std::exception& e) {
     progress.finish();
@@ -156,11 +275,6 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   progress.finish();
   write_state_csv((dir / "state.csv").string(), world);
   finish("completed");
-  result.steps = world.step_count();
-  result.wall_seconds = info.wall_seconds;
-  result.ledger = world.ledger();
-  result.max_relative_residual = info.max_relative_residual;
-  result.frames = info.frames;
   return result;
 }
 

@@ -3,6 +3,7 @@
 // particles.pvd.
 #pragma once
 
+#include <csignal>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,13 @@ namespace etdem {
 struct RunOptions {
   std::string directory;  // "" = the scenario's output.directory, else out/<scenario stem>
   bool progress = true;   // progress line on stderr (only shown when stderr is a terminal)
+  /// A checkpoint (io/checkpoint.hpp) of this scenario to continue from, "" = start. The
+  /// directory must hold the run that wrote it; its files are continued, so the outputs end as
+  /// those of a run that never stopped.
+  std::string resume;
+  /// Set (by a signal handler) to stop the run after the current step: a checkpoint is written,
+  /// the outputs are flushed and summary.json says "interrupted".
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 struct RunResult {
@@ -26,6 +34,8 @@ struct RunResult {
   double max_relative_residual = 0.0;
   int frames = 0;
   nlohmann::json summary;
+  bool interrupted = false;  // stopped by RunOptions::stop before the last step
+  std::string checkpoint;    // the last checkpoint written, "" = none
 };
 
 /// The directory a run writes to: `requested` if not empty, else output.directory, else
@@ -41,8 +51,9 @@ std::vector<WallQuad> wall_quads(const Scenario& scenario, const std::vector<Bod
 /// How frames are encoded, from [output] vtk_format and vtk_compression.
 VtkEncoding vtk_encoding(const OutputSettings& output);
 
-/// Builds the world, steps it for the scenario's duration and writes the outputs. Files of an
-/// earlier run in the same directory that this run would not overwrite (frames, state_*.csv)
+/// Builds the world, steps it for the scenario's duration (from a checkpoint with
+/// options.resume) and writes the outputs, checkpoints every output.checkpoint_every steps. Files
+/// of an earlier run in the same directory that this run would not overwrite (frames, state_*.csv)
 /// are deleted first. Throws InputError when the directory cannot be written, and passes on the
 /// World's std::runtime_error (e.g. a non-finite state) after writing what it has, with the
 /// error recorded as "status" in summary.json.

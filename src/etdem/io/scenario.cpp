@@ -394,7 +394,26 @@ Scenario parse_scenario_tree(toml::table& root, const std::string& file,
   sc.file = file;
   sc.stem = std::filesystem::path(file).stem().string();
   Parser(sc, src).parse(root);
+  sc.content_hash = scenario_content_hash(root);
   return sc;
+}
+
+std::uint64_t scenario_content_hash(const toml::table& root) {
+  // The tree as one TOML literal (tables sorted by key, floats in their shortest exact form),
+  // without the keys a resumed run may change: the thread count (results are the same for any)
+  // and how often checkpoints are written. FNV-1a over its bytes.
+  toml::table tree = root;
+  if (toml::table* sim = tree["simulation"].as_table()) sim->erase("threads");
+  if (toml::table* out = tree["output"].as_table()) {
+    out->erase("checkpoint_every");
+    out->erase("checkpoint_keep");
+  }
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char c : toml_literal(tree)) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
 }
 
 long steps_for(double duration, double dt) {

@@ -96,6 +96,8 @@ struct OutputSettings {
   enum class VtkCompression { None, Zlib };
   VtkFormat vtk_format = VtkFormat::Binary;               // io/vtk_xml.hpp
   VtkCompression vtk_compression = VtkCompression::None;  // zlib: binary frames only
+  long checkpoint_every = 0;  // checkpoints/checkpoint_SSSSSS.bin every N steps, 0 = none
+  long checkpoint_keep = 2;   // the last K checkpoints are kept
 };
 
 struct Scenario {
@@ -113,6 +115,9 @@ struct Scenario {
   std::vector<WallSpec> walls;
   std::vector<EventSpec> events;
   OutputSettings output;
+  /// Hash of the scenario's content after overrides (scenario_content_hash): a checkpoint
+  /// resumes only the scenario it was written from.
+  std::uint64_t content_hash = 0;
 
   /// Number of steps the run takes: duration / dt rounded up (a duration within 1e-9 of a whole
   /// number of steps is not rounded up).

@@ -4,6 +4,7 @@
 // the file and the key only. Kept apart from scenario.hpp so that only its users see toml++.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,5 +18,9 @@ namespace etdem {
 /// in messages and is the directory relative file names are read from. Throws ScenarioError.
 Scenario parse_scenario_tree(toml::table& root, const std::string& file,
                              const std::vector<std::string>& overrides = {});
+
+/// FNV-1a hash of the tree as a canonical TOML literal, without simulation.threads and
+/// output.checkpoint_every / checkpoint_keep (Scenario::content_hash).
+std::uint64_t scenario_content_hash(const toml::table& root);
 
 }  // namespace etdem

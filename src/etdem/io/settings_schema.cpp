@@ -603,6 +603,14 @@ const SettingTable<OutputSettings>& output_schema() {
         [](OutputSettings & o) -> auto& { return o.vtk_compression; });
     compression.note = "zlib needs `vtk_format = \"binary\"`";
     t.settings.push_back(std::move(compression));
+    t.settings.push_back(field<OutputSettings>(
+        "checkpoint_every", "", at_least(0),
+        "`checkpoints/checkpoint_SSSSSS.bin` every N steps, to resume with `etdem run --resume`; "
+        "0 = none (an interrupted run still writes one)",
+        [](OutputSettings & o) -> auto& { return o.checkpoint_every; }));
+    t.settings.push_back(field<OutputSettings>(
+        "checkpoint_keep", "", at_least(1), "the last K checkpoints are kept, older ones deleted",
+        [](OutputSettings & o) -> auto& { return o.checkpoint_keep; }));
     return t;
   }();
   return table;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -382,6 +383,32 @@ void VtkWriter::write_pvd() {
   for (const StaticVersion& v : versions_[index(VtkBlock::Walls)])
     write_vtu(directory_ + "/frames/" + v.file, wall_piece(quads, v.items), encoding_);
   write_bytes(directory_ + "/particles.pvd", encode_pvd(entries_));
+}
+
+void VtkWriter::save(ByteWriter& out) const {
+  out.put(static_cast<std::uint64_t>(floors_.size()));
+  for (const Floor& f : floors_)
+    out.put(f.u_min), out.put(f.u_max), out.put(f.v_min), out.put(f.v_max);
+  for (const auto& versions : versions_) {
+    out.put(static_cast<std::uint64_t>(versions.size()));
+    for (const StaticVersion& v : versions) out.put(v.items), out.put(v.file);
+  }
+  out.put(static_cast<std::uint64_t>(entries_.size()));
+  for (const PvdEntry& e : entries_) out.put(e.time), out.put(e.file);
+  out.put(frames_);
+}
+
+void VtkWriter::load(ByteReader& in) {
+  if (in.count(32) != floors_.size())
+    throw std::invalid_argument("frames: another number of walls than the scenario's");
+  for (Floor& f : floors_) in.get(f.u_min), in.get(f.u_max), in.get(f.v_min), in.get(f.v_max);
+  for (auto& versions : versions_) {
+    versions.resize(in.count(16));
+    for (StaticVersion& v : versions) in.get(v.items, sizeof(int)), in.get(v.file);
+  }
+  entries_.resize(in.count(16));
+  for (PvdEntry& e : entries_) in.get(e.time), in.get(e.file);
+  in.get(frames_);
 }
 
 }  // namespace etdem

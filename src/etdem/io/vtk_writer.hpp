@@ -25,7 +25,7 @@
 //                            frames showed over the whole run
 //   7      meshes            the triangles of the mesh walls still present, cell meshes_SSSSSS.vtu
 //                            data id
-//   8      terrain           the surface of every terrain (two triangles per       terrain_SSSSSS.vtu
+//   8      terrain           the surface of every terrain (two triangles per terrain_SSSSSS.vtu
 //                            raster cell; above kMaxTerrainNodes raster nodes
 //                            every few nodes), cell data id; static, like meshes
 //   9      nets              reserved for nets
@@ -53,6 +53,7 @@
 #include <string_view>
 #include <vector>
 
+#include "etdem/core/byte_stream.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/io/vtk_xml.hpp"
 
@@ -108,6 +109,11 @@ class VtkWriter {
   /// every frame written so far.
   void write_pvd();
   int frames() const { return frames_; }
+  /// The writer's state for a checkpoint (io/checkpoint.cpp): the floors' extents, the static
+  /// files written and the frames listed so far. load() takes it into a writer made with the
+  /// same walls and throws ByteStreamError or std::invalid_argument when it does not fit.
+  void save(ByteWriter& out) const;
+  void load(ByteReader& in);
 
  private:
   /// A floor's rectangle: origin and in-plane axes, and its extent along them.

@@ -80,6 +80,8 @@ struct Event {
 };
 
 class World {
+  friend struct WorldCheckpoint;  // world/world_checkpoint.cpp: the state a checkpoint carries
+
  public:
   ShapeTable shapes;
   std::vector<Material> materials;

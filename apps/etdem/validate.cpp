@@ -1,0 +1,77 @@
+// `etdem validate`: the papers' quick cases (validation/cases.hpp) run through the library and
+// printed as a table, or as JSON with --json. Exit 0 when every number is within its tolerance.
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "etdem/io/scenario_error.hpp"
+#include "etdem/validation/cases.hpp"
+
+namespace etdem::cli {
+
+int validate(const ValidateOptions& options) {
+  using validation::Check;
+  bool known = options.only.empty();
+  for (const validation::Case& c : validation::cases()) known = known || c.id == options.only;
+  if (!known) throw InputError(fmt::format("etdem validate: --only: no case '{}'", options.only));
+  nlohmann::json cases = nlohmann::json::array();
+  long checks = 0, failed = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!options.json)
+    fmt::print("{:<11} {:<58} {:>13} {:>13} {:>10} {}\n", "case", "quantity", "paper", "etdem",
+               "tolerance", "result");
+  for (const validation::Case& c : validation::cases()) {
+    if (c.long_case && !options.long_cases) continue;
+    if (!options.only.empty() && c.id != options.only) continue;
+    const auto c0 = std::chrono::steady_clock::now();
+    const std::vector<Check> results = c.run();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    nlohmann::json jc = {{"id", c.id}, {"title", c.title}, {"seconds", seconds}};
+    nlohmann::json jchecks = nlohmann::json::array();
+    bool case_pass = true;
+    for (const Check& k : results) {
+      const bool pass = k.pass(options.tolerance_scale);
+      ++checks;
+      failed += !pass;
+      case_pass = case_pass && pass;
+      const char* relation = k.kind == Check::Kind::Near    ? "near"
+                             : k.kind == Check::Kind::Below ? "at most"
+                                                            : "at least";
+      const double tol = k.kind == Check::Kind::Near ? k.tolerance * options.tolerance_scale : 0.0;
+      jchecks.push_back({{"quantity", k.quantity},
+                         {"paper", k.paper},
+                         {"ours", std::isfinite(k.ours) ? nlohmann::json(k.ours) : nullptr},
+                         {"relation", relation},
+                         {"tolerance", tol},
+                         {"pass", pass},
+                         {"note", k.note}});
+      if (!options.json) {
+        const std::string tolerance = k.kind == Check::Kind::Near    ? fmt::format("{:.3g}", tol)
+                                      : k.kind == Check::Kind::Below ? "<= paper"
+                                                                     : ">= paper";
+        fmt::print("{:<11} {:<58} {:>13.6g} {:>13.6g} {:>10} {}\n", c.id, k.quantity, k.paper,
+                   k.ours, tolerance, pass ? "pass" : "FAIL");
+      }
+    }
+    jc["pass"] = case_pass;
+    jc["checks"] = jchecks;
+    cases.push_back(jc);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (options.json) {
+    nlohmann::json j = {{"pass", failed == 0}, {"checks", checks},           {"failed", failed},
+                        {"seconds", seconds},  {"long", options.long_cases}, {"cases", cases}};
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{} of {} checks pass ({} failed) in {:.1f} s\n", checks - failed, checks, failed,
+               seconds);
+  }
+  return failed == 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace etdem::cli

@@ -1,0 +1,111 @@
+// Little binary streams for checkpoints (io/checkpoint.hpp): a writer that appends values to a
+// byte string and a reader that takes them back in the same order, checking every read against
+// the bytes left. Values are written as their bytes (host order, little endian: the VTK writer's
+// static_assert), so a double comes back bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "etdem/core/math.hpp"
+
+namespace etdem {
+
+/// Thrown by ByteReader when a read runs past the end or a count is implausible; the checkpoint
+/// reader turns it into a one-line error naming the file and the section.
+struct ByteStreamError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class ByteWriter {
+ public:
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  void put(T value) {
+    const char* p = reinterpret_cast<const char*>(&value);
+    bytes_.append(p, sizeof(T));
+  }
+  void put(const Vec3& v) {
+    for (int k = 0; k < 3; ++k) put(v[k]);
+  }
+  void put(const Quat& q) { put(q.w()), put(q.x()), put(q.y()), put(q.z()); }
+  void put(std::string_view s) {
+    put(static_cast<std::uint64_t>(s.size()));
+    bytes_.append(s.data(), s.size());
+  }
+  void put(const char* s) { put(std::string_view(s)); }
+  void put(const std::string& s) { put(std::string_view(s)); }
+  /// A vector: its length, then each element through put().
+  template <class T>
+  void put(const std::vector<T>& values) {
+    put(static_cast<std::uint64_t>(values.size()));
+    for (const T& v : values) put(v);
+  }
+
+  const std::string& bytes() const { return bytes_; }
+  std::string take() { return std::move(bytes_); }
+
+ private:
+  std::string bytes_;
+};
+
+class ByteReader {
+ public:
+  explicit ByteReader(std::string_view bytes) : bytes_(bytes) {}
+
+  template <class T>
+  requires std::is_arithmetic_v<T> T get() {
+    need(sizeof(T));
+    T value;
+    std::memcpy(&value, bytes_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return value;
+  }
+  template <class T>
+  requires std::is_arithmetic_v<T>
+  void get(T& value) { value = get<T>(); }
+  void get(Vec3& v) {
+    for (int k = 0; k < 3; ++k) v[k] = get<double>();
+  }
+  void get(Quat& q) {
+    const double w = get<double>(), x = get<double>(), y = get<double>(), z = get<double>();
+    q = Quat(w, x, y, z);
+  }
+  void get(std::string& s) {
+    const std::uint64_t n = count(1);
+    s.assign(bytes_.data() + pos_, n);
+    pos_ += n;
+  }
+  /// A vector written by ByteWriter::put(vector); `min_bytes` is the least an element takes, so
+  /// a corrupted length is refused before anything is allocated.
+  template <class T>
+  void get(std::vector<T>& values, std::size_t min_bytes = 1) {
+    const std::uint64_t n = count(min_bytes);
+    values.resize(n);
+    for (T& v : values) get(v);
+  }
+  /// A length followed by elements of at least `min_bytes` each, checked against the bytes left.
+  std::uint64_t count(std::size_t min_bytes) {
+    const auto n = get<std::uint64_t>();
+    if (min_bytes > 0 && n > (bytes_.size() - pos_) / min_bytes)
+      throw ByteStreamError("a count of " + std::to_string(n) + " exceeds the bytes left");
+    return n;
+  }
+
+  bool done() const { return pos_ == bytes_.size(); }
+  std::size_t left() const { return bytes_.size() - pos_; }
+
+ private:
+  void need(std::size_t n) const {
+    if (bytes_.size() - pos_ < n) throw ByteStreamError("ends early");
+  }
+  std::string_view bytes_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace etdem

@@ -1,0 +1,184 @@
+#include "etdem/world/world_checkpoint.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+
+namespace {
+
+void put_stats(ByteWriter& out, const SolverStats& s) {
+  out.put(s.iterations), out.put(s.rounds), out.put(s.guards_fired);
+  out.put(s.approaching_left), out.put(s.friction_fallbacks), out.put(s.energy_guards);
+  out.put(s.dissipated_restitution), out.put(s.dissipated_friction), out.put(s.truncated);
+  out.put(s.integration);
+}
+
+void get_stats(ByteReader& in, SolverStats& s) {
+  in.get(s.iterations), in.get(s.rounds), in.get(s.guards_fired);
+  in.get(s.approaching_left), in.get(s.friction_fallbacks), in.get(s.energy_guards);
+  in.get(s.dissipated_restitution), in.get(s.dissipated_friction), in.get(s.truncated);
+  in.get(s.integration);
+}
+
+void put_contact(ByteWriter& out, const Contact& c) {
+  out.put(c.a), out.put(c.b), out.put(c.point), out.put(c.normal), out.put(c.gap);
+  out.put(c.ra), out.put(c.rb), out.put(c.restitution), out.put(c.friction), out.put(c.stiffness);
+  out.put(c.normal_impulse), out.put(c.tangent_impulse);
+}
+
+void get_contact(ByteReader& in, Contact& c) {
+  in.get(c.a), in.get(c.b), in.get(c.point), in.get(c.normal), in.get(c.gap);
+  in.get(c.ra), in.get(c.rb), in.get(c.restitution), in.get(c.friction), in.get(c.stiffness);
+  in.get(c.normal_impulse), in.get(c.tangent_impulse);
+}
+
+constexpr std::size_t kContactBytes = 2 * 4 + 20 * 8;  // put_contact
+
+void mismatch(const char* what, long file, long world) {
+  if (file != world)
+    throw std::invalid_argument(
+        fmt::format("{}: {} in the checkpoint, {} in the scenario", what, file, world));
+}
+
+}  // namespace
+
+/// Reads and writes the world's private state for the section table below.
+struct WorldCheckpoint {
+  static void save_clock(const World& w, ByteWriter& out) {
+    out.put(w.time_);
+    out.put(w.steps_);
+  }
+  static void load_clock(World& w, ByteReader& in) {
+    in.get(w.time_);
+    in.get(w.steps_);
+  }
+
+  // Every body's state and what makes it the same body (shape, material, mass): a checkpoint of
+  // another scenario with as many bodies is refused here.
+  static void save_bodies(const World& w, ByteWriter& out) {
+    const Bodies& b = w.bodies;
+    out.put(static_cast<long>(b.count()));
+    for (int i = 0; i < b.count(); ++i) {
+      out.put(b.shape[i]), out.put(b.material[i]), out.put(b.mass[i]);
+      out.put(b.position[i]), out.put(b.orientation[i]), out.put(b.velocity[i]);
+      out.put(b.angular_velocity[i]), out.put(b.flags[i]);
+    }
+  }
+  static void load_bodies(World& w, ByteReader& in) {
+    Bodies& b = w.bodies;
+    mismatch("bodies", in.get<long>(), b.count());
+    for (int i = 0; i < b.count(); ++i) {
+      const int shape = in.get<int>(), material = in.get<int>();
+      const double mass = in.get<double>();
+      if (shape != b.shape[i] || material != b.material[i] || mass != b.mass[i])
+        throw std::invalid_argument(fmt::format(
+            "body {} ('{}') has shape {}, material {}, mass {} kg in the checkpoint and {}, {}, "
+            "{} kg in the scenario",
+            i, b.name[i], shape, material, mass, b.shape[i], b.material[i], b.mass[i]));
+      in.get(b.position[i]), in.get(b.orientation[i]), in.get(b.velocity[i]);
+      in.get(b.angular_velocity[i]), in.get(b.flags[i]);
+    }
+    b.update_world_inertia();
+  }
+
+  static void save_events(const World& w, ByteWriter& out) {
+    out.put(static_cast<long>(w.events.size()));
+    for (const Event& e : w.events) out.put(static_cast<std::uint8_t>(e.done));
+  }
+  static void load_events(World& w, ByteReader& in) {
+    mismatch("events", in.get<long>(), static_cast<long>(w.events.size()));
+    for (Event& e : w.events) e.done = in.get<std::uint8_t>() != 0;
+  }
+
+  static void save_ledger(const World& w, ByteWriter& out) {
+    const EnergyLedger& l = w.ledger_;
+    for (double x :
+         {l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic, l.restitution,
+          l.friction, l.damping, l.correction, l.truncation, l.integration, l.initial, l.external})
+      out.put(x);
+  }
+  static void load_ledger(World& w, ByteReader& in) {
+    EnergyLedger& l = w.ledger_;
+    for (double* x : {&l.kinetic_translational, &l.kinetic_rotational, &l.potential, &l.elastic,
+                      &l.restitution, &l.friction, &l.damping, &l.correction, &l.truncation,
+                      &l.integration, &l.initial, &l.external})
+      in.get(*x);
+  }
+
+  // The summary's running tallies, the last step's statistics and the phase profile.
+  static void save_totals(const World& w, ByteWriter& out) {
+    const RunTotals& t = w.totals_;
+    out.put(t.steps), out.put(t.contacts), out.put(t.candidates), out.put(t.islands);
+    out.put(t.largest_island), out.put(t.collisions);
+    put_stats(out, t.solver), put_stats(out, t.resting);
+    out.put(t.max_penetration), out.put(t.wall_corrections), out.put(t.wall_rounds);
+    out.put(t.wall_bound_reached);
+    const StepStats& s = w.last_;
+    out.put(s.contacts), out.put(s.candidates), out.put(s.islands), out.put(s.largest_island);
+    put_stats(out, s.solver), put_stats(out, s.resting);
+    out.put(s.collisions), out.put(s.max_penetration), out.put(s.wall_corrections);
+    out.put(s.wall_rounds), out.put(s.wall_bound_reached);
+    for (const StepProfile* p : {&w.profile_, &w.last_profile_}) {
+      for (int k = 0; k < StepProfile::kPhases; ++k) out.put(p->seconds[k]), out.put(p->calls[k]);
+      out.put(p->steps);
+    }
+  }
+  static void load_totals(World& w, ByteReader& in) {
+    RunTotals& t = w.totals_;
+    in.get(t.steps), in.get(t.contacts), in.get(t.candidates), in.get(t.islands);
+    in.get(t.largest_island), in.get(t.collisions);
+    get_stats(in, t.solver), get_stats(in, t.resting);
+    in.get(t.max_penetration), in.get(t.wall_corrections), in.get(t.wall_rounds);
+    in.get(t.wall_bound_reached);
+    StepStats& s = w.last_;
+    in.get(s.contacts), in.get(s.candidates), in.get(s.islands), in.get(s.largest_island);
+    get_stats(in, s.solver), get_stats(in, s.resting);
+    in.get(s.collisions), in.get(s.max_penetration), in.get(s.wall_corrections);
+    in.get(s.wall_rounds), in.get(s.wall_bound_reached);
+    for (StepProfile* p : {&w.profile_, &w.last_profile_}) {
+      for (int k = 0; k < StepProfile::kPhases; ++k) in.get(p->seconds[k]), in.get(p->calls[k]);
+      in.get(p->steps);
+    }
+  }
+
+  // Last step's contacts with their impulses: the warm start of the resting pass.
+  static void save_warm_start(const World& w, ByteWriter& out) {
+    out.put(static_cast<std::uint64_t>(w.previous_.size()));
+    for (const Contact& c : w.previous_) put_contact(out, c);
+    out.put(w.previous_order_);
+  }
+  static void load_warm_start(World& w, ByteReader& in) {
+    w.previous_.resize(in.count(kContactBytes));
+    for (Contact& c : w.previous_) {
+      get_contact(in, c);
+      if (c.a < 0 || c.a >= w.bodies.count() || c.b < 0 || c.b >= w.bodies.count())
+        throw std::invalid_argument(
+            fmt::format("warm_start: a contact joins bodies {} and {}", c.a, c.b));
+    }
+    in.get(w.previous_order_, sizeof(int));
+    const auto n = static_cast<int>(w.previous_.size());
+    mismatch("warm_start order", static_cast<long>(w.previous_order_.size()), n);
+    for (int k : w.previous_order_)
+      if (k < 0 || k >= n) throw std::invalid_argument("warm_start: order out of range");
+  }
+
+  static std::span<const WorldSection> sections() {
+    // THE list of world state a checkpoint carries, in file order (docs/design.md "Checkpoints").
+    static const WorldSection table[] = {
+        {"clock", save_clock, load_clock},    {"bodies", save_bodies, load_bodies},
+        {"events", save_events, load_events}, {"ledger", save_ledger, load_ledger},
+        {"totals", save_totals, load_totals}, {"warm_start", save_warm_start, load_warm_start},
+    };
+    return table;
+  }
+};
+
+std::span<const WorldSection> world_sections() {
+  return WorldCheckpoint::sections();
+}
+
+}  // namespace etdem
