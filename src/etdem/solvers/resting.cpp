@@ -156,7 +156,10 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     Contact& c = cs[i];
     c.normal_impulse = s.pn[i];
     c.tangent_impulse = s.pt[i].x() * s.t1[i] + s.pt[i].y() * s.t2[i];
-    if (c.normal.dot(impulse::relative_velocity(c, b)) < -1e-9) ++st.approaching_left;
+    // Left approaching: closing faster than the contact's gap allows within the step (a
+    // speculative contact apart by g > 0 may approach at g / dt and end touching).
+    const double target = c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
+    if (c.normal.dot(impulse::relative_velocity(c, b)) < target - 1e-9) ++st.approaching_left;
   }
   return st;
 }
