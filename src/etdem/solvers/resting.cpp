@@ -316,10 +316,13 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
       // Friction: the upper body's slip over the held support, within the Coulomb disc. A
       // frictionless pass let a grain on a tilted support slide down its tangent plane every
       // step (the creep of a sphere heap, docs/design.md).
-      sp.mu = c.friction;
+      // Only against a support at rest (its point slower than the resting velocity): friction
+      // against a tumbling support drags the grain into turns that bring other corners in (two
+      // tumbling cubes went 5.6 % of a side deep with it, 4.2 % without).
+      const Vec3 low = lower >= 0 ? Vec3(b.v[lower] + b.w[lower].cross(r_low)) : Vec3::Zero();
+      sp.mu = low.norm() <= settings_.slip_velocity ? c.friction : 0.0;
       sp.t1 = any_orthogonal(sp.d);
       sp.t2 = sp.d.cross(sp.t1);
-      const Vec3 low = lower >= 0 ? Vec3(b.v[lower] + b.w[lower].cross(r_low)) : Vec3::Zero();
       sp.low_t = Eigen::Vector2d(sp.t1.dot(low), sp.t2.dot(low));
       Eigen::Matrix2d kt;
       kt << sp.t1.dot(sp.k * sp.t1), sp.t1.dot(sp.k * sp.t2), sp.t2.dot(sp.k * sp.t1),
@@ -341,48 +344,71 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
     // slip. At most kShockIterations sweeps over the body's supports; a body that needs them
     // all is counted (shock_bound_reached).
     const double tol = settings_.tolerance * settings_.gravity.norm() * settings_.dt;
-    bool converged = false;
-    for (int it = 0; it < kShockIterations && !converged; ++it) {
-      converged = true;
-      for (Support& sp : s.local) {
-        Vec3 v_up = b.v[body] + b.w[body].cross(sp.r);
-        const double p_new = std::max(0.0, sp.p + sp.mass * (sp.goal - sp.d.dot(v_up)));
-        const double dp = p_new - sp.p;
-        if (dp != 0.0) {
-          if (std::abs(dp) / sp.mass > tol) converged = false;
-          sp.p = p_new;
-          push(sp, dp * sp.d);
-          v_up = b.v[body] + b.w[body].cross(sp.r);
+    auto settle = [&](bool friction) {
+      bool converged = false;
+      for (int it = 0; it < kShockIterations && !converged; ++it) {
+        converged = true;
+        for (Support& sp : s.local) {
+          Vec3 v_up = b.v[body] + b.w[body].cross(sp.r);
+          const double p_new = std::max(0.0, sp.p + sp.mass * (sp.goal - sp.d.dot(v_up)));
+          const double dp = p_new - sp.p;
+          if (dp != 0.0) {
+            if (std::abs(dp) / sp.mass > tol) converged = false;
+            sp.p = p_new;
+            push(sp, dp * sp.d);
+            v_up = b.v[body] + b.w[body].cross(sp.r);
+          }
+          if (!friction || sp.mu <= 0.0) continue;
+          const Eigen::Vector2d slip = Eigen::Vector2d(sp.t1.dot(v_up), sp.t2.dot(v_up)) - sp.low_t;
+          Eigen::Vector2d pt_new = sp.pt - sp.tangent_mass * slip;
+          const double limit = sp.mu * sp.p;
+          if (pt_new.norm() > limit) pt_new *= limit / pt_new.norm();
+          const Eigen::Vector2d dpt = pt_new - sp.pt;
+          if (dpt.x() == 0.0 && dpt.y() == 0.0) continue;
+          if (dpt.norm() > tol * sp.mass) converged = false;
+          sp.pt = pt_new;
+          push(sp, dpt.x() * sp.t1 + dpt.y() * sp.t2);
         }
-        if (sp.mu <= 0.0) continue;
-        const Eigen::Vector2d slip = Eigen::Vector2d(sp.t1.dot(v_up), sp.t2.dot(v_up)) - sp.low_t;
-        Eigen::Vector2d pt_new = sp.pt - sp.tangent_mass * slip;
-        const double limit = sp.mu * sp.p;
-        if (pt_new.norm() > limit) pt_new *= limit / pt_new.norm();
-        const Eigen::Vector2d dpt = pt_new - sp.pt;
-        if (dpt.x() == 0.0 && dpt.y() == 0.0) continue;
-        if (dpt.norm() > tol * sp.mass) converged = false;
-        sp.pt = pt_new;
-        push(sp, dpt.x() * sp.t1 + dpt.y() * sp.t2);
       }
-    }
+      if (!converged) ++st.shock_bound_reached;
+    };
     // The body's kinetic energy changed by exactly sum_rows p (u_before + u_after) / 2 (one
-    // body: its own point velocities along each row). The normal part never does positive work
-    // (goals <= 0); friction against a moving support could, so where the whole would raise
-    // the body's kinetic energy its change is scaled back to no net work, as the sweeps' is
-    // (book_and_guard), and counted as an energy guard.
+    // body: its own point velocities along each row): b* = sum p u_before, a* = sum p du / 2.
     double bn = 0.0, bt = 0.0, an = 0.0, at = 0.0;
-    for (const Support& sp : s.local) {
-      const Vec3 v_up = b.v[body] + b.w[body].cross(sp.r);
-      const Vec3 du = Vec3(sp.d.dot(v_up), sp.t1.dot(v_up), sp.t2.dot(v_up)) - sp.u0;
-      bn += sp.p * sp.u0.x();
-      an += 0.5 * sp.p * du.x();
-      bt += sp.pt.x() * sp.u0.y() + sp.pt.y() * sp.u0.z();
-      at += 0.5 * (sp.pt.x() * du.y() + sp.pt.y() * du.z());
+    auto work = [&]() {
+      bn = bt = an = at = 0.0;
+      for (const Support& sp : s.local) {
+        const Vec3 v_up = b.v[body] + b.w[body].cross(sp.r);
+        const Vec3 du = Vec3(sp.d.dot(v_up), sp.t1.dot(v_up), sp.t2.dot(v_up)) - sp.u0;
+        bn += sp.p * sp.u0.x();
+        an += 0.5 * sp.p * du.x();
+        bt += sp.pt.x() * sp.u0.y() + sp.pt.y() * sp.u0.z();
+        at += 0.5 * (sp.pt.x() * du.y() + sp.pt.y() * du.z());
+      }
+      return bn + bt + an + at;
+    };
+    auto raises = [&](double dk) {
+      return dk > 1e-12 * (std::abs(bn + bt) + std::abs(an + at)) && an + at > 0.0;
+    };
+    settle(true);
+    // The normal part never does positive work (goals <= 0); friction against a moving support
+    // could. Where the body's whole change would raise its kinetic energy, it is settled again
+    // without friction (counted as an energy guard): its approach is still stopped.
+    if (raises(work())) {
+      b.v[body] = v_before;
+      b.w[body] = w_before;
+      for (Support& sp : s.local) {
+        sp.p = 0.0;
+        sp.pt.setZero();
+      }
+      settle(false);
+      work();
+      ++st.energy_guards;
     }
+    // Round-off left: scaled back to no net work, as the sweeps' change is (book_and_guard).
     const double bb = bn + bt, aa = an + at;
     double scale = 1.0;
-    if (bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0) {
+    if (raises(bb + aa)) {
       scale = std::clamp(-bb / aa, 0.0, 1.0);
       b.v[body] = v_before + scale * (b.v[body] - v_before);
       b.w[body] = w_before + scale * (b.w[body] - w_before);
@@ -399,7 +425,6 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
     st.dissipated_restitution -= scale * bn + scale * scale * an - shift_n;
     st.dissipated_friction -= scale * bt + scale * scale * at - shift_t;
     st.integration -= shift_n + shift_t;
-    if (!converged) ++st.shock_bound_reached;
   }
 }
 
