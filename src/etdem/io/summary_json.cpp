@@ -51,8 +51,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   // Memory of the shared level-set grids (grid values, gradients, nodes, drawing surface).
   std::size_t level_set_bytes = 0;
   for (const LevelSet& ls : world.shapes.level_sets) level_set_bytes += ls.memory_bytes();
-  j["level_sets"] = {{"shapes", world.shapes.level_sets.size()},
-                     {"bytes", level_set_bytes}};
+  j["level_sets"] = {{"shapes", world.shapes.level_sets.size()}, {"bytes", level_set_bytes}};
   // Memory of the terrains (band nodes and columns, heights) and what their bands hold.
   std::size_t terrain_bytes = 0, terrain_nodes = 0;
   double terrain_seconds = 0.0;
@@ -83,6 +82,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                   {"impulses", t.resting.iterations},
                   {"sweeps", t.resting.rounds},
                   {"sweep_bound_reached", t.resting.guards_fired},
+                  {"shock_bound_reached", t.resting.shock_bound_reached},
                   {"energy_guards", t.resting.energy_guards},
                   {"approaching_left", t.resting.approaching_left},
                   {"wall_corrections", t.wall_corrections},

@@ -53,16 +53,38 @@ class RestingSolver final : public Solver {
     Vec3 ra, rb;  // r x d [m]
     Vec3 ia, ib;  // I^-1 (r x d) [1/(kg m)]
   };
+  /// One support contact of a body in the shock-propagation pass (the lower body held fixed).
+  struct Support {
+    Vec3 d;                        // unit direction from the lower to the upper body
+    Vec3 r;                        // contact point from the upper body's centre [m]
+    Mat3 k;                        // the upper body's collision matrix at the point [1/kg]
+    double mass = 0.0;             // 1 / d.K d [kg]
+    double goal = 0.0;             // least velocity of the point along d [m/s], <= 0
+    double p = 0.0;                // accumulated normal impulse [N s]
+    double mu = 0.0;               // Coulomb coefficient
+    Vec3 t1, t2;                   // tangent basis
+    Eigen::Vector2d low_t;         // the support's point velocity along t1, t2 [m/s]
+    Eigen::Matrix2d tangent_mass;  // (t.K t)^-1 [kg]
+    Eigen::Vector2d pt;            // accumulated tangential impulse [N s]
+    Vec3 u0;                       // the upper body's point velocity along d, t1, t2 before
+  };
+  /// Sweeps over one body's supports in the shock-propagation pass (a small problem: a grain
+  /// has a few supports); reaching it is counted.
+  static constexpr int kShockIterations = 16;
   struct Scratch {
-    std::vector<double> normal_mass;            // 1 / n.K n [kg]
-    std::vector<Vec3> t1, t2;                   // tangent basis
-    std::vector<Eigen::Matrix2d> tangent_mass;  // its inverse [kg]
-    std::vector<double> pn;                     // accumulated normal impulse [N s]
-    std::vector<Eigen::Vector2d> pt;            // accumulated tangential impulse [N s]
-    std::vector<std::pair<double, int>> order;  // (height, contact), bottom of the pile first
-    std::vector<Row> rows;                      // 3 per contact: n, t1, t2
-    std::vector<Vec3> u0;                       // relative velocity before the pass [m/s]
-    std::vector<Vec3> v0, w0;                   // body velocities before the pass
+    std::vector<double> normal_mass;                // 1 / n.K n [kg]
+    std::vector<Vec3> t1, t2;                       // tangent basis
+    std::vector<Eigen::Matrix2d> tangent_mass;      // its inverse [kg]
+    std::vector<double> pn;                         // accumulated normal impulse [N s]
+    std::vector<Eigen::Vector2d> pt;                // accumulated tangential impulse [N s]
+    std::vector<std::pair<double, int>> order;      // (height, body), bottom of the pile first
+    std::vector<signed char> upper;                 // per contact: 1 = A is upper, 0 = B, -1 none
+    std::vector<double> height;                     // per body: its centre's height [m]
+    std::vector<int> support_start, support, fill;  // each body's support contacts (CSR)
+    std::vector<Support> local;                     // the supports of the body being settled
+    std::vector<Row> rows;                          // 3 per contact: n, t1, t2
+    std::vector<Vec3> u0;                           // relative velocity before the pass [m/s]
+    std::vector<Vec3> v0, w0;                       // body velocities before the pass
   };
   void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
   /// Books each contact's work from its total impulse and scales the pass back where it would

@@ -24,10 +24,11 @@ struct IslandBodies {
 
 /// What a solver reports for one island; summed over islands for the step.
 struct SolverStats {
-  long iterations = 0;        // impulses applied
-  long rounds = 0;            // compression/restitution/separation rounds (ETM), sweeps (others)
-  long guards_fired = 0;      // bounds hit (round guard, iteration cap)
-  long approaching_left = 0;  // contacts still approaching when the solver stopped
+  long iterations = 0;           // impulses applied
+  long rounds = 0;               // compression/restitution/separation rounds (ETM), sweeps (others)
+  long guards_fired = 0;         // bounds hit (round guard, iteration cap)
+  long approaching_left = 0;     // contacts still approaching when the solver stopped
+  long shock_bound_reached = 0;  // bodies the resting pass's shock propagation left unsettled
   /// Impulses whose Coulomb sliding form would have created energy (a coupled collision matrix,
   /// e.g. a box corner with large mu: n.K(n + mu q) <= 0 or slip reversing within one impulse,
   /// Kane's paradox) and were replaced by the frictionless impulse.
@@ -80,6 +81,7 @@ struct SolverStats {
     rounds += o.rounds;
     guards_fired += o.guards_fired;
     approaching_left += o.approaching_left;
+    shock_bound_reached += o.shock_bound_reached;
     friction_fallbacks += o.friction_fallbacks;
     energy_guards += o.energy_guards;
     dissipated_restitution += o.dissipated_restitution;
