@@ -318,8 +318,12 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   const int nplanes = static_cast<int>(sb.unbounded.size());
   const double skin = resting_ ? settings.contact_skin : 0.0;
   auto emit = [&](int a, int b, const Manifold& m, std::vector<Contact>& list) {
+    if (m.count == 0) return;
+    // The pair's material values once per manifold, not per point.
     const Material& ma = materials[bodies.material[a]];
     const Material& mb = materials[bodies.material[b]];
+    const double restitution = pair_restitution(ma, mb), friction = pair_friction(ma, mb),
+                 stiffness = pair_stiffness(ma, mb);
     for (int k = 0; k < m.count; ++k) {
       Contact c;
       c.a = a;
@@ -329,9 +333,9 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       c.gap = m.gap[k];
       c.ra = c.point - bodies.position[a];
       c.rb = c.point - bodies.position[b];
-      c.restitution = pair_restitution(ma, mb);
-      c.friction = pair_friction(ma, mb);
-      c.stiffness = pair_stiffness(ma, mb);
+      c.restitution = restitution;
+      c.friction = friction;
+      c.stiffness = stiffness;
       list.push_back(c);
     }
   };
