@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -449,10 +450,15 @@ void World::remember_contacts(const std::vector<Contact>& contacts) {
   for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
   // By (a, b); the order of a pair's points among themselves is std::sort's (the warm start
   // takes the first of equally near points, so it is part of the trajectory).
-  std::sort(previous_order_.begin(), previous_order_.end(), [&](int x, int y) {
-    return std::make_pair(previous_[x].a, previous_[x].b) <
-           std::make_pair(previous_[y].a, previous_[y].b);
-  });
+  // The comparison reads a packed key per contact instead of two fields of each 192-byte
+  // contact: the same outcomes, so the same order, with far fewer cache misses.
+  previous_key_.resize(previous_.size());
+  for (std::size_t k = 0; k < previous_.size(); ++k)
+    previous_key_[k] =
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(previous_[k].a)) << 32) |
+        static_cast<std::uint32_t>(previous_[k].b);
+  std::sort(previous_order_.begin(), previous_order_.end(),
+            [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
 }
 
 void World::build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out) {

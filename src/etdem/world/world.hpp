@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -180,7 +181,8 @@ class World {
 
   // Carried from one step to the next: last step's contacts with their impulses (warm start).
   std::vector<Contact> previous_;
-  std::vector<int> previous_order_;  // previous_ sorted by (a, b)
+  std::vector<int> previous_order_;          // previous_ sorted by (a, b)
+  std::vector<std::uint64_t> previous_key_;  // per previous_ contact: (a, b) packed, for the sort
 
   // Candidate pairs kept while the bodies stay in their reach (a cache: clearing it changes
   // no result, so a checkpoint need not hold it).
