@@ -10,8 +10,9 @@
 //         overlap_max_m=... overlap_mean_m=... overlap_pairs=...
 // wall_s is the time-stepping loop only (as LIGGGHTS' "Loop time"); build_s is world building
 // and initialize(); overlap_* are the grain-grain overlaps of the final state (a check that the
-// bed height is not bought with interpenetration; LIGGGHTS prints the same). Progress goes to stderr every ~10 % of the steps. With BENCH_POUR_DUMP=path
-// in the environment the final grain positions are written there ("x y z r" per line, metres).
+// bed height is not bought with interpenetration; LIGGGHTS prints the same). Progress goes to
+// stderr every ~10 % of the steps. With BENCH_POUR_DUMP=path in the environment the final grain
+// positions are written there ("x y z r" per line, metres).
 //
 // The lattice, the jitter and the bed height are those of bench/peers/pour_lattice.py, bit for
 // bit: keep the two in step.
@@ -40,8 +41,11 @@ struct Overlap {
 };
 Overlap overlaps(const std::vector<etdem::Vec3>& x, const Geometry& g, double r) {
   const double cell = 2.0 * r;
-  const int cx = static_cast<int>(std::ceil(g.side / cell)), cz = static_cast<int>(std::ceil(g.height / cell));
-  auto idx = [&](double v, int n) { return std::clamp(static_cast<int>(std::floor(v / cell)), 0, n - 1); };
+  const int cx = static_cast<int>(std::ceil(g.side / cell)),
+            cz = static_cast<int>(std::ceil(g.height / cell));
+  auto idx = [&](double v, int n) {
+    return std::clamp(static_cast<int>(std::floor(v / cell)), 0, n - 1);
+  };
   std::vector<std::vector<int>> grid(static_cast<std::size_t>(cx) * cx * cz);
   auto at = [&](int i, int j, int k) -> std::vector<int>& {
     return grid[(static_cast<std::size_t>(k) * cx + j) * cx + i];
@@ -141,6 +145,16 @@ int main(int argc, char** argv) try {
       wall > 0.0 ? static_cast<double>(tot.contacts) / wall : 0.0, bed, steps,
       tot.solver.iterations, tot.solver.guards_fired, used_threads, dt, build_s, ov.max, ov.mean,
       ov.pairs);
+  // Seconds per phase of the step (World::profile), one line on stderr: where the time goes.
+  const etdem::StepProfile& prof = world.profile();
+  std::fprintf(stderr, "bench_pour: phases");
+  for (int k = 0; k < etdem::StepProfile::kPhases; ++k)
+    std::fprintf(stderr, " %s=%.3f", etdem::StepProfile::kNames[k], prof.seconds[k]);
+  std::fprintf(
+      stderr,
+      " resting_iterations=%ld resting_bound=%ld approaching_left=%ld pair_list_builds=%ld\n",
+      tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
+      tot.pair_list_builds);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_pour: %s\n", e.what());

@@ -71,6 +71,8 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   j["islands"] = {{"total", t.islands},
                   {"per_step_mean", t.islands * per_step},
                   {"largest_island", t.largest_island}};
+  j["broad_phase"] = {{"pair_list_builds", t.pair_list_builds},
+                      {"steps_reusing_pairs", t.steps - t.pair_list_builds}};
   j["solver"] = {{"name", world.settings.solver},
                  {"iterations", t.solver.iterations},
                  {"rounds", t.solver.rounds},

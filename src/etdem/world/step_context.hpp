@@ -18,6 +18,7 @@ struct StepBodies {
   std::vector<char> dynamic;               // per body: active and free to move
   std::vector<int> dynamic_ids;            // the dynamic bodies, ascending
   std::vector<int> unbounded;              // active planes, tested against every dynamic body
+  std::vector<double> speed;               // per active body: World::speed_bound [m/s]
   std::vector<std::pair<int, int>> pairs;  // candidate pairs of bounded bodies, sorted
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -23,6 +24,11 @@ constexpr double kTouch = 1e-9;
 /// Candidate pairs per moving body beyond which a step is refused (check_pair_count). A sphere
 /// in a dense pile has 12 neighbours, a cross about 30 within the contact skin.
 constexpr std::size_t kMaxPairsPerBody = 200;
+
+/// Kept pairs (World::reach_box): steps of free flight a reach box holds, and its padding
+/// relative to the bounding radius. Measured on the pour (docs/design.md, "Broad phase").
+constexpr double kReachSteps = 8.0;
+constexpr double kReachSkin = 0.2;
 
 /// Times one phase into a StepProfile (seconds and a call).
 class Timer {
@@ -93,7 +99,8 @@ void World::set_solver(std::unique_ptr<Solver> solver) {
 
 void World::initialize() {
   configure();
-  previous_.clear();  // a fresh start carries no impulses from an earlier run
+  previous_.clear();        // a fresh start carries no impulses from an earlier run
+  pair_list_ = PairList{};  // the builds count restarts with the totals
   previous_order_.clear();
   bodies.update_world_inertia();
   ledger_ = EnergyLedger{};
@@ -237,9 +244,11 @@ void World::find_pairs(StepBodies& out) {
   out.unbounded.clear();
   out.dynamic_ids.clear();
   out.dynamic.assign(bodies.count(), 0);
+  out.speed.assign(bodies.count(), 0.0);
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_active(i)) continue;
     out.dynamic[i] = bodies.is_dynamic(i);
+    out.speed[i] = speed_bound(i);
     if (out.dynamic[i]) out.dynamic_ids.push_back(i);
     if (shapes.tested_apart(bodies.shape[i])) {  // planes and terrains: tested apart
       out.unbounded.push_back(i);
@@ -247,12 +256,38 @@ void World::find_pairs(StepBodies& out) {
     }
     // Box swept by the motion of the step: radius plus the distance any surface point can move.
     const double skin = resting_ ? settings.contact_skin : 0.0;
-    const double r = (1.0 + skin) * shapes.bounding_radius[bodies.shape[i]] + speed_bound(i) * dt;
+    const double r = (1.0 + skin) * shapes.bounding_radius[bodies.shape[i]] + out.speed[i] * dt;
     const Vec3 c = bodies.position[i];
     boxes_.push_back({c.array() - r, c.array() + r});
     box_ids_.push_back(i);
   }
-  broad_.find_pairs(boxes_, box_ids_, out.pairs);
+  // The kept pairs give exactly the grid's pairs while every box stays in its reach
+  // (collision/pair_list.hpp); otherwise the reach boxes are grown anew and the list rebuilt.
+  if (!pair_list_.covers(boxes_, box_ids_)) {
+    reach_.resize(boxes_.size());
+    for (std::size_t k = 0; k < boxes_.size(); ++k) reach_[k] = reach_box(box_ids_[k], boxes_[k]);
+    pair_list_.rebuild(broad_, reach_, box_ids_);
+  }
+  pair_list_.select(boxes_, out.pairs);
+}
+
+Aabb World::reach_box(int i, const Aabb& box) const {
+  // A static body's box does not change. A dynamic body's reach holds its box now and its box
+  // after kReachSteps steps of free flight (so a falling grain keeps its list until it lands),
+  // the flight capped at one bounding radius, plus kReachSkin of its radius all round (a grain
+  // in a pile jiggles). Only the cost depends on these numbers, never a result.
+  if (!bodies.is_dynamic(i)) return box;
+  const double dt = settings.dt, t = kReachSteps * dt;
+  const double radius = shapes.bounding_radius[bodies.shape[i]];
+  const Vec3& v = bodies.velocity[i];
+  Vec3 move = t * v + 0.5 * t * t * settings.gravity;
+  if (move.norm() > radius) move *= radius / move.norm();
+  const double half = 0.5 * (box.max - box.min).maxCoeff();
+  const double grow = (v + t * settings.gravity).norm() * dt - v.norm() * dt;  // faster later
+  const double pad = kReachSkin * radius + std::max(0.0, grow);
+  const Vec3 centre = 0.5 * (box.min + box.max) + move;
+  const Vec3 lo = centre - Vec3::Constant(half), hi = centre + Vec3::Constant(half);
+  return {box.min.cwiseMin(lo) - Vec3::Constant(pad), box.max.cwiseMax(hi) + Vec3::Constant(pad)};
 }
 
 void World::check_pair_count(const StepBodies& sb) const {
@@ -284,8 +319,12 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   const int nplanes = static_cast<int>(sb.unbounded.size());
   const double skin = resting_ ? settings.contact_skin : 0.0;
   auto emit = [&](int a, int b, const Manifold& m, std::vector<Contact>& list) {
+    if (m.count == 0) return;
+    // The pair's material values once per manifold, not per point.
     const Material& ma = materials[bodies.material[a]];
     const Material& mb = materials[bodies.material[b]];
+    const double restitution = pair_restitution(ma, mb), friction = pair_friction(ma, mb),
+                 stiffness = pair_stiffness(ma, mb);
     for (int k = 0; k < m.count; ++k) {
       Contact c;
       c.a = a;
@@ -295,9 +334,9 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       c.gap = m.gap[k];
       c.ra = c.point - bodies.position[a];
       c.rb = c.point - bodies.position[b];
-      c.restitution = pair_restitution(ma, mb);
-      c.friction = pair_friction(ma, mb);
-      c.stiffness = pair_stiffness(ma, mb);
+      c.restitution = restitution;
+      c.friction = friction;
+      c.stiffness = stiffness;
       list.push_back(c);
     }
   };
@@ -313,7 +352,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
       // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow
       // phase's strict `gap < margin` from dropping them when nothing moves.
-      const double margin = (speed_bound(a) + speed_bound(b)) * dt +
+      const double margin = (sb.speed[a] + sb.speed[b]) * dt +
                             (skin + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
                                                        shapes.bounding_radius[bodies.shape[b]]);
       collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
@@ -336,7 +375,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       const int a = sb.dynamic_ids[k];
       const Pose pa(bodies.position[a], bodies.orientation[a]);
       const double reach =
-          (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + speed_bound(a) * dt;
+          (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + sb.speed[a] * dt;
       for (int pi = 0; pi < nplanes; ++pi) {
         const int b = sb.unbounded[pi];
         if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b],
@@ -344,7 +383,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
           continue;
         collide(shapes, bodies.shape[a], pa, bodies.shape[b],
                 Pose(bodies.position[b], bodies.orientation[b]),
-                speed_bound(a) * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);
+                sb.speed[a] * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);
         emit(a, b, m, list);
       }
     }
@@ -374,19 +413,27 @@ void World::warm_start(std::vector<Contact>& contacts) const {
   auto less = [&](int x, const std::pair<int, int>& key) {
     return std::make_pair(previous_[x].a, previous_[x].b) < key;
   };
+  // The contacts come in runs sorted by (a, b) (pair contacts, then wall contacts): within a
+  // run the search goes on from the last contact's place, a new run starts a binary search.
+  auto it = previous_order_.begin();
+  std::pair<int, int> last_key(-1, -1);
   for (Contact& c : contacts) {
     const std::pair<int, int> key(c.a, c.b);
-    auto it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key, less);
+    if (key < last_key)
+      it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key, less);
+    else
+      while (it != previous_order_.end() && less(*it, key)) ++it;
+    last_key = key;
     const double ra = shapes.bounding_radius[bodies.shape[c.a]];
     const double rb = shapes.bounding_radius[bodies.shape[c.b]];
     double best = 0.0625 * std::min(ra, rb) * std::min(ra, rb);
     const Contact* match = nullptr;
-    for (; it != previous_order_.end() && previous_[*it].a == c.a && previous_[*it].b == c.b;
-         ++it) {
-      const double d2 = (previous_[*it].point - c.point).squaredNorm();
+    for (auto p = it;
+         p != previous_order_.end() && previous_[*p].a == c.a && previous_[*p].b == c.b; ++p) {
+      const double d2 = (previous_[*p].point - c.point).squaredNorm();
       if (d2 < best) {
         best = d2;
-        match = &previous_[*it];
+        match = &previous_[*p];
       }
     }
     if (match) {
@@ -401,10 +448,17 @@ void World::remember_contacts(const std::vector<Contact>& contacts) {
   previous_ = contacts;
   previous_order_.resize(previous_.size());
   for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
-  std::sort(previous_order_.begin(), previous_order_.end(), [&](int x, int y) {
-    return std::make_pair(previous_[x].a, previous_[x].b) <
-           std::make_pair(previous_[y].a, previous_[y].b);
-  });
+  // By (a, b); the order of a pair's points among themselves is std::sort's (the warm start
+  // takes the first of equally near points, so it is part of the trajectory).
+  // The comparison reads a packed key per contact instead of two fields of each 192-byte
+  // contact: the same outcomes, so the same order, with far fewer cache misses.
+  previous_key_.resize(previous_.size());
+  for (std::size_t k = 0; k < previous_.size(); ++k)
+    previous_key_[k] =
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(previous_[k].a)) << 32) |
+        static_cast<std::uint32_t>(previous_[k].b);
+  std::sort(previous_order_.begin(), previous_order_.end(),
+            [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
 }
 
 void World::build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out) {
@@ -718,6 +772,7 @@ void World::update_ledger() {
   totals_.wall_corrections += last_.wall_corrections;
   totals_.wall_rounds += last_.wall_rounds;
   totals_.wall_bound_reached += last_.wall_bound_reached;
+  totals_.pair_list_builds = pair_list_.builds;
 }
 
 void World::check_finite() const {

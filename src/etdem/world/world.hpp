@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "etdem/collision/broad_phase.hpp"
 #include "etdem/collision/contact.hpp"
+#include "etdem/collision/pair_list.hpp"
 #include "etdem/core/bodies.hpp"
 #include "etdem/shapes/shape.hpp"
 #include "etdem/solvers/solver.hpp"
@@ -70,6 +72,7 @@ struct RunTotals {
   SolverStats resting;
   double max_penetration = 0.0;                                        // [m] over the run
   long wall_corrections = 0, wall_rounds = 0, wall_bound_reached = 0;  // wall-correction
+  long pair_list_builds = 0;  // steps whose broad phase rebuilt the kept pairs (PairList)
 };
 
 /// A scheduled change: a body (typically a wall) is removed at a time.
@@ -154,6 +157,7 @@ class World {
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
   void check_finite() const;
 
+  Aabb reach_box(int i, const Aabb& box) const;     // [m] where body i's boxes may go (PairList)
   double speed_bound(int i) const;                  // [m/s] fastest surface point of body i
   Vec3 displacement(int i, const Motion& m) const;  // [m] position change of the step
   /// u = u_A - u_B at a contact (global body ids; static bodies do not move).
@@ -179,10 +183,16 @@ class World {
 
   // Carried from one step to the next: last step's contacts with their impulses (warm start).
   std::vector<Contact> previous_;
-  std::vector<int> previous_order_;  // previous_ sorted by (a, b)
+  std::vector<int> previous_order_;          // previous_ sorted by (a, b)
+  std::vector<std::uint64_t> previous_key_;  // per previous_ contact: (a, b) packed, for the sort
+
+  // Candidate pairs kept while the bodies stay in their reach (a cache: clearing it changes
+  // no result, so a checkpoint need not hold it).
+  PairList pair_list_;
 
   // Scratch of single phases, reused across steps.
   BroadPhase broad_;
+  std::vector<Aabb> reach_;
   std::vector<Aabb> boxes_;
   std::vector<int> box_ids_;
   std::vector<std::vector<Contact>> per_thread_contacts_;
