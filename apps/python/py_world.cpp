@@ -274,6 +274,7 @@ py::dict PyWorld::energy() {
   d["restitution"] = l.restitution;
   d["friction"] = l.friction;
   d["damping"] = l.damping;
+  d["net_damping"] = l.net_damping;
   d["correction"] = l.correction;
   d["truncation"] = l.truncation;
   d["integration"] = l.integration;
@@ -332,8 +333,9 @@ void PyWorld::write_frame(const std::string& directory) {
     throw InputError(fmt::format("{}: cannot create the output directory ({})", directory,
                                  ec ? ec.message() : "not a directory"));
   auto& w = writers_[directory];
-  if (!w) w = std::make_unique<VtkWriter>(directory, wall_quads(scenario, origin),
-                                        vtk_encoding(scenario.output));
+  if (!w)
+    w = std::make_unique<VtkWriter>(directory, wall_quads(scenario, origin),
+                                    vtk_encoding(scenario.output));
   w->write_frame(world);
   w->write_pvd();
 }

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "etdem/io/energy_csv.hpp"
+#include "etdem/io/net_csv.hpp"
 #include "etdem/io/output_check.hpp"
 #include "etdem/io/progress.hpp"
 #include "etdem/io/shape_nodes.hpp"
@@ -23,7 +24,6 @@ namespace etdem {
 namespace fs = std::filesystem;
 namespace {
 
-
 /// Removes output files of an earlier run that this run might not overwrite.
 void remove_stale_outputs(const fs::path& dir) {
   std::error_code ec;
@@ -32,13 +32,14 @@ void remove_stale_outputs(const fs::path& dir) {
       if (is_vtk_frame_file(e.path().filename().string())) fs::remove(e.path(), ec);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.starts_with("state_") && e.path().extension() == ".csv") fs::remove(e.path(), ec);
+    if ((name.starts_with("state_") || name.starts_with("net_")) && e.path().extension() == ".csv")
+      fs::remove(e.path(), ec);
   }
   fs::remove(dir / "particles.pvd", ec);
   fs::remove(dir / "view.pvsm", ec);  // etdem view's state of the earlier frames
-  for (const char* name : {"repose.json", "repose_series.csv", "mound.json", "mound_profile.csv",
-                           "runout.json", "runout_map.csv", "energy.png", "repose.png", "mound.png",
-                           "runout.png"})
+  for (const char* name :
+       {"repose.json", "repose_series.csv", "mound.json", "mound_profile.csv", "runout.json",
+        "runout_map.csv", "energy.png", "repose.png", "mound.png", "runout.png"})
     fs::remove(dir / name, ec);
 }
 
@@ -112,6 +113,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     throw;
   }
   energy.write(world.time(), world.ledger());
+  NetCsvWriter nets(dir.string(), world);
+  nets.write(world);
   std::optional<VtkWriter> vtk;
   if (frames) {
     vtk.emplace(dir.string(), wall_quads(sc, origin), vtk_encoding(sc.output));
@@ -135,7 +138,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   try {
     for (long s = 1; s <= n; ++s) {
       world.step();
-      if (s % sc.output.energy_every == 0 || s == n) energy.write(world.time(), world.ledger());
+      if (s % sc.output.energy_every == 0 || s == n) {
+        energy.write(world.time(), world.ledger());
+        nets.write(world);
+      }
       info.max_relative_residual =
           std::max(info.max_relative_residual, relative_residual(world.ledger()));
       if (vtk && (s % sc.output.every == 0 || s == n)) {

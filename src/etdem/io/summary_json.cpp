@@ -51,8 +51,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   // Memory of the shared level-set grids (grid values, gradients, nodes, drawing surface).
   std::size_t level_set_bytes = 0;
   for (const LevelSet& ls : world.shapes.level_sets) level_set_bytes += ls.memory_bytes();
-  j["level_sets"] = {{"shapes", world.shapes.level_sets.size()},
-                     {"bytes", level_set_bytes}};
+  j["level_sets"] = {{"shapes", world.shapes.level_sets.size()}, {"bytes", level_set_bytes}};
   // Memory of the terrains (band nodes and columns, heights) and what their bands hold.
   std::size_t terrain_bytes = 0, terrain_nodes = 0;
   double terrain_seconds = 0.0;
@@ -103,6 +102,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                  {"restitution", l.restitution},
                  {"friction", l.friction},
                  {"damping", l.damping},
+                 {"net_damping", l.net_damping},
                  {"correction", l.correction},
                  {"truncation", l.truncation},
                  {"integration", l.integration},
