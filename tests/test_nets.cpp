@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -137,6 +138,8 @@ TEST(Nets, ClampedNetWithOneFreeNodeSagsToTheClosedForm) {
     };
     double lo = 0.0, hi = a;
     for (int it = 0; it < 200; ++it) (f(0.5 * (lo + hi)) > 0.0 ? hi : lo) = 0.5 * (lo + hi);
+    std::printf("sag k = %g N/m: %.6g m, closed form %.6g m (%+.3f %%)\n", k, d, lo,
+                100.0 * (d / lo - 1.0));
     EXPECT_NEAR(d, lo, 0.01 * lo) << "k = " << k;
     EXPECT_NEAR(w.bodies.position[centre].x(), a, 1e-9 * a) << "symmetric sag";
     EXPECT_NEAR(w.bodies.position[centre].y(), a, 1e-9 * a) << "symmetric sag";
@@ -209,6 +212,8 @@ TEST(Nets, PretensionedChainVibratesAtTheClosedFormFrequencies) {
     ASSERT_GE(crossings.size(), 9u) << "mode " << mode;
     const double measured =
         (crossings.back() - crossings.front()) / static_cast<double>(crossings.size() - 1);
+    std::printf("chain mode %d: period %.6g s, closed form %.6g s (%+.4f %%)\n", mode, measured,
+                period, 100.0 * (measured / period - 1.0));
     EXPECT_NEAR(measured, period, 0.01 * period) << "mode " << mode;
     EXPECT_NEAR(measured, period, 1e-3 * period) << "mode " << mode << " (tighter than asked)";
   }
@@ -236,6 +241,8 @@ TEST(Nets, ElasticBallOnAnUndampedNetKeepsItsEnergy) {
   });
   EXPECT_GT(contacts, 0) << "the ball hit the net";
   EXPECT_LT(low, 0.04) << "the ball pushed the net down";
+  std::printf("undamped: largest |total - initial| %.4g J of %.4g J (%.3f %%)\n", worst, e0,
+              100.0 * worst / e0);
   EXPECT_LT(worst, 0.005 * e0);
   EXPECT_LT(std::abs(w.ledger().residual()), 1e-10 * e0);
   EXPECT_EQ(w.ledger().net_damping, 0.0);
@@ -260,6 +267,9 @@ TEST(Nets, DampedNetNeverGainsEnergyAndComesToRest) {
     net_damping_monotone = net_damping_monotone && w.ledger().net_damping >= prev_net;
     prev_net = w.ledger().net_damping;
   });
+  std::printf(
+      "damped: largest rise above the lowest total %.4g J of %.4g J; kinetic at 8 s %.3g J\n", rise,
+      e0, w.ledger().kinetic());
   EXPECT_LE(rise, 0.005 * e0) << "the total rose";
   EXPECT_TRUE(net_damping_monotone);
   EXPECT_GT(w.ledger().net_damping, 0.0);
@@ -327,6 +337,9 @@ TEST(Nets, MassRatioAbove400Holds) {
   double weight = w.bodies.mass[0] * kG;
   for (std::size_t k = 0; k < w.nets[0].nodes.size(); ++k)
     if (!w.nets[0].clamped[k]) weight += w.bodies.mass[w.nets[0].nodes[k]] * kG;
+  std::printf(
+      "mass ratio %.0f: clamp force %.4g N, weight %.4g N, max strain %.4g, ball %.3g m/s\n", ratio,
+      -mean.z(), weight, w.nets[0].max_strain, w.bodies.velocity[0].norm());
   EXPECT_NEAR(-mean.z(), weight, 0.05 * weight);
 }
 
