@@ -25,9 +25,9 @@ import meshio
 import numpy as np
 
 ENERGY_COLUMNS = ["time", "kinetic_translational", "kinetic_rotational", "potential", "elastic",
-                  "total", "restitution", "friction", "damping", "correction", "truncation", "integration",
+                  "total", "restitution", "friction", "damping", "net_damping", "correction", "truncation", "integration",
                   "residual"]
-DISSIPATED = ["restitution", "friction", "damping", "correction", "truncation", "integration"]
+DISSIPATED = ["restitution", "friction", "damping", "net_damping", "correction", "truncation", "integration"]
 STATE_COLUMNS = ["id", "x", "y", "z", "qw", "qx", "qy", "qz", "vx", "vy", "vz", "wx", "wy", "wz",
                  "shape", "radius", "hx", "hy", "hz", "shape_name"]
 

@@ -60,10 +60,11 @@ void print_ledger(const EnergyLedger& l) {
       "potential {:.6g}, elastic {:.6g})\n",
       l.initial, l.total(), l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic);
   fmt::print(
-      "dissipated [J]: restitution {:.6g}, friction {:.6g}, damping {:.6g}, correction "
-      "{:.6g}, truncation {:.6g}, integration {:.6g}; residual {:.3g} (relative {:.3g})\n",
-      l.restitution, l.friction, l.damping, l.correction, l.truncation, l.integration, l.residual(),
-      relative_residual(l));
+      "dissipated [J]: restitution {:.6g}, friction {:.6g}, damping {:.6g}, net dashpots "
+      "{:.6g}, correction {:.6g}, truncation {:.6g}, integration {:.6g}; residual {:.3g} "
+      "(relative {:.3g})\n",
+      l.restitution, l.friction, l.damping, l.net_damping, l.correction, l.truncation,
+      l.integration, l.residual(), relative_residual(l));
 }
 
 /// What the loader did with mesh files: mesh walls (dropped degenerate triangles, turned

@@ -144,7 +144,7 @@ messages (ValueError), with `name` in place of the file name.
       .def("build", &build, py::arg("set") = py::none(), py::arg("threads") = py::none(),
            "The World of this scenario (ValueError naming the key and value when it is wrong).")
       .def_property_readonly("name", &ScenarioBuilder::name);
-  for (const char* array : {"material", "shape", "body", "fill", "wall", "event"})
+  for (const char* array : {"material", "shape", "body", "fill", "wall", "net", "event"})
     scenario.def(
         array,
         [a = std::string(array)](ScenarioBuilder& b, py::kwargs kw) -> ScenarioBuilder& {

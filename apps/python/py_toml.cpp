@@ -185,8 +185,8 @@ std::string ScenarioBuilder::toml_text() const {
   std::string head = fmt::format("# scenario '{}', written by the etdem Python module\n", name_);
   std::string out;
   // The tables in the order of docs/scenario.md, then any other (the loader will name it).
-  std::vector<std::string> order = {"simulation", "material", "shape", "body",
-                                    "fill",       "wall",     "event", "output"};
+  std::vector<std::string> order = {"simulation", "material", "shape", "body",  "fill",
+                                    "wall",       "net",      "event", "output"};
   for (const auto& [k, v] : root_)
     if (std::find(order.begin(), order.end(), k.str()) == order.end()) order.emplace_back(k.str());
   for (const std::string& name : order) {

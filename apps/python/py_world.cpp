@@ -286,6 +286,7 @@ py::dict PyWorld::energy() {
   d["restitution"] = l.restitution;
   d["friction"] = l.friction;
   d["damping"] = l.damping;
+  d["net_damping"] = l.net_damping;
   d["correction"] = l.correction;
   d["truncation"] = l.truncation;
   d["integration"] = l.integration;

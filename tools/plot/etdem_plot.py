@@ -61,6 +61,7 @@ ENERGY_TERMS = [
     ("restitution", "restitution"),
     ("friction", "friction"),
     ("damping", "damping"),
+    ("net_damping", "net dashpots"),
     ("correction", "correction"),
     ("truncation", "truncation"),
     ("integration", "integration"),

@@ -13,7 +13,7 @@ namespace etdem {
 
 const char* const kEnergyCsvHeader =
     "time,kinetic_translational,kinetic_rotational,potential,elastic,total,restitution,friction,"
-    "damping,correction,truncation,integration,residual";
+    "damping,net_damping,correction,truncation,integration,residual";
 
 double relative_residual(const EnergyLedger& l) {
   const double scale = std::max({std::abs(l.initial), std::abs(l.total()), l.dissipated()});
@@ -77,10 +77,10 @@ EnergyCsvWriter::~EnergyCsvWriter() {
 void EnergyCsvWriter::write(double t, const EnergyLedger& l) {
   fmt::format_to(std::back_inserter(buffer_),
                  "{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},"
-                 "{:.17g},{:.17g},{:.17g}\n",
+                 "{:.17g},{:.17g},{:.17g},{:.17g}\n",
                  t, l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic,
-                 l.total(), l.restitution, l.friction, l.damping, l.correction, l.truncation,
-                 l.integration, l.residual());
+                 l.total(), l.restitution, l.friction, l.damping, l.net_damping, l.correction,
+                 l.truncation, l.integration, l.residual());
   if (buffer_.size() > (1u << 20)) flush();
 }
 
@@ -106,17 +106,17 @@ std::vector<EnergyRow> read_energy_csv(const std::string& path) {
   while (std::getline(in, line)) {
     ++ln;
     if (line.empty()) continue;
-    double v[13];
+    double v[14];
     std::istringstream ss(line);
     std::string cell;
     int k = 0;
-    while (k < 13 && std::getline(ss, cell, ',')) {
+    while (k < 14 && std::getline(ss, cell, ',')) {
       char* end = nullptr;
       v[k] = std::strtod(cell.c_str(), &end);
       if (end == cell.c_str()) break;
       ++k;
     }
-    if (k != 13) throw InputError(path + ":" + std::to_string(ln) + ": expected 13 numbers");
+    if (k != 14) throw InputError(path + ":" + std::to_string(ln) + ": expected 14 numbers");
     EnergyRow r;
     r.time = v[0];
     r.ledger.kinetic_translational = v[1];
@@ -126,11 +126,12 @@ std::vector<EnergyRow> read_energy_csv(const std::string& path) {
     r.ledger.restitution = v[6];
     r.ledger.friction = v[7];
     r.ledger.damping = v[8];
-    r.ledger.correction = v[9];
-    r.ledger.truncation = v[10];
-    r.ledger.integration = v[11];
+    r.ledger.net_damping = v[9];
+    r.ledger.correction = v[10];
+    r.ledger.truncation = v[11];
+    r.ledger.integration = v[12];
     // initial = total + dissipated + residual, exactly as written.
-    r.ledger.initial = v[5] + r.ledger.dissipated() + v[12];
+    r.ledger.initial = v[5] + r.ledger.dissipated() + v[13];
     rows.push_back(r);
   }
   if (rows.empty()) throw InputError(path + ": no rows");

@@ -15,6 +15,7 @@
 #include "etdem/core/byte_stream.hpp"
 #include "etdem/io/checkpoint.hpp"
 #include "etdem/io/energy_csv.hpp"
+#include "etdem/io/net_csv.hpp"
 #include "etdem/io/output_check.hpp"
 #include "etdem/io/progress.hpp"
 #include "etdem/io/shape_nodes.hpp"
@@ -42,7 +43,8 @@ void remove_stale_outputs(const fs::path& dir, bool resuming) {
       if (is_vtk_frame_file(e.path().filename().string())) fs::remove(e.path(), ec);
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.starts_with("state_") && e.path().extension() == ".csv") fs::remove(e.path(), ec);
+    if ((name.starts_with("state_") || name.starts_with("net_")) && e.path().extension() == ".csv")
+      fs::remove(e.path(), ec);
   }
   fs::remove(dir / "particles.pvd", ec);
 }
@@ -206,11 +208,15 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     energy->write(world.time(), world.ledger());
     if (vtk) vtk->write_frame(world);
   }
+  // net_NAME.csv per net; a resumed run keeps the rows up to the checkpoint's time.
+  NetCsvWriter nets(dir.string(), world, resuming ? world.time() : -1.0);
+  if (!resuming) nets.write(world);
   const long n = sc.steps();
   const auto t0 = std::chrono::steady_clock::now();
   // Everything the next step needs, and what the output files hold so far.
   auto save_checkpoint = [&](const std::string& directory) {
     energy->flush();
+    nets.flush();
     run.max_relative_residual = info.max_relative_residual;
     run.frame_seconds = info.frame_seconds;
     run.energy_bytes = energy->bytes();
@@ -227,6 +233,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     info.status = status;
     energy->flush();
+    nets.flush();
     if (vtk) {
       vtk->write_pvd();
       info.frames = vtk->frames();
@@ -243,7 +250,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   try {
     for (long s = world.step_count() + 1; s <= n; ++s) {
       world.step();
-      if (s % sc.output.energy_every == 0 || s == n) energy->write(world.time(), world.ledger());
+      if (s % sc.output.energy_every == 0 || s == n) {
+        energy->write(world.time(), world.ledger());
+        nets.write(world);
+      }
       info.max_relative_residual =
           std::max(info.max_relative_residual, relative_residual(world.ledger()));
       if (vtk && (s % sc.output.every == 0 || s == n)) {

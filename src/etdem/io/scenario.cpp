@@ -16,6 +16,7 @@
 
 #include "etdem/io/fill.hpp"
 #include "etdem/io/mesh_import.hpp"
+#include "etdem/io/net_input.hpp"
 #include "etdem/io/scenario_check.hpp"
 #include "etdem/io/settings_schema.hpp"
 #include "etdem/io/shape_kinds.hpp"
@@ -57,10 +58,11 @@ class Parser {
     for (auto& t : r.tables("fill")) fill(t);
     solver_shapes(*sim);
     for (auto& t : r.tables("wall")) wall(t);
+    for (auto& t : r.tables("net")) sc_.nets.push_back(read_net(t, sc_, nets_seen_));
     for (auto& t : r.tables("event")) event(t);
     if (auto out = r.table("output")) output(*out);
     r.finish();
-    if (sc_.bodies.empty() && sc_.fills.empty())
+    if (sc_.bodies.empty() && sc_.fills.empty() && sc_.nets.empty())
       throw ScenarioError(input_message(src_.file, 0, "body",
                                         "no [[body]] or [[fill]]: there is nothing to simulate"));
   }
@@ -379,7 +381,7 @@ class Parser {
 
   Scenario& sc_;
   const TomlSource& src_;
-  std::set<std::string> materials_seen_, shapes_seen_, bodies_seen_;
+  std::set<std::string> materials_seen_, shapes_seen_, bodies_seen_, nets_seen_;
   int boxes_ = 0;
 };
 
@@ -552,6 +554,7 @@ std::vector<BodyOrigin> build_world(const Scenario& sc, World& world) {
       origin.push_back({BodyOrigin::Kind::Wall, static_cast<int>(k), static_cast<long>(p)});
     }
   }
+  add_nets(sc, material_id, world, origin);
   for (const EventSpec& e : sc.events)
     for (int id : by_name.at(e.remove)) world.events.push_back({e.time, id});
   check_initial_overlaps(sc, world, origin);

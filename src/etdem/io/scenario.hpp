@@ -13,6 +13,7 @@
 #include "etdem/core/math.hpp"
 #include "etdem/io/scenario_error.hpp"
 #include "etdem/shapes/shape.hpp"
+#include "etdem/world/net.hpp"
 #include "etdem/world/settings.hpp"
 
 namespace etdem {
@@ -80,6 +81,25 @@ struct WallSpec {
   int line = 0;
 };
 
+/// A flexible net ([[net]], io/net_input.cpp): nu x nv sphere nodes linked by springs.
+struct NetSpec {
+  std::string name;
+  NetPattern pattern = NetPattern::Square;
+  Vec3 origin{0, 0, 0};                   // [m] node (0, 0)
+  Vec3 axis_u{1, 0, 0}, axis_v{0, 1, 0};  // unit, orthogonal
+  int nu = 0, nv = 0;                     // nodes along u and v
+  double spacing = 0.0;                   // [m] node distance (a link's length at the start)
+  double node_radius = 0.0;               // [m]
+  int material = 0;                       // index into Scenario::materials
+  int shape = -1;                         // the nodes' sphere shape ("NAME.node")
+  double stiffness = 0.0;                 // [N/m] per link
+  double damping = 0.0;                   // damping ratio zeta of a link
+  std::array<bool, 4> clamp{};            // edges u0, u1, v0, v1 held fixed
+  double prestrain = 0.0;                 // rest length = spacing / (1 + prestrain)
+  double break_strain = 0.0;              // 0 = links never break
+  int line = 0;
+};
+
 struct EventSpec {
   double time = 0.0;   // [s]
   std::string remove;  // name of a wall plane, a container (all its planes) or a named body
@@ -114,6 +134,7 @@ struct Scenario {
   std::vector<FillSpec> fills;
   std::vector<WallSpec> walls;
   std::vector<EventSpec> events;
+  std::vector<NetSpec> nets;
   OutputSettings output;
   /// Hash of the scenario's content after overrides (scenario_content_hash): a checkpoint
   /// resumes only the scenario it was written from.
@@ -145,12 +166,13 @@ Scenario parse_scenario(const std::string& text, const std::string& file,
 
 /// Where a body of the built world came from. build_world adds the explicit bodies, then each
 /// fill's grains, then the bodies of the walls in file order (a plane or a mesh: one; a box: its
-/// planes in box_planes() order); ids in the outputs follow that order.
+/// planes in box_planes() order), then the nodes of each net (u fastest); ids in the outputs
+/// follow that order.
 struct BodyOrigin {
-  enum class Kind { Body, Fill, Wall };
+  enum class Kind { Body, Fill, Wall, Net };
   Kind kind = Kind::Body;
-  int index = 0;  // into Scenario::bodies, fills or walls
-  long item = 0;  // fill: grain number; wall: plane number (box_planes order); body: 0
+  int index = 0;  // into Scenario::bodies, fills, walls or nets
+  long item = 0;  // fill: grain number; wall: plane number (box_planes order); net: node; body: 0
 };
 
 /// Adds the scenario's materials, shapes and bodies to an empty world and sets its settings and

@@ -39,6 +39,13 @@ Origin origin_of(const Scenario& sc, const World& world, const BodyOrigin& o, in
     case BodyOrigin::Kind::Wall:
       return {fmt::format("wall[{}]", o.index), fmt::format("wall '{}'", world.bodies.name[i]),
               sc.walls[o.index].line};
+    case BodyOrigin::Kind::Net: {
+      const NetSpec& n = sc.nets[o.index];
+      return {
+          fmt::format("net[{}].origin", o.index),
+          fmt::format("net '{}' node {} ({}, {})", n.name, o.item, o.item % n.nu, o.item / n.nu),
+          n.line};
+    }
   }
   return {"body", fmt::format("body {}", i), 0};
 }

@@ -105,6 +105,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                  {"restitution", l.restitution},
                  {"friction", l.friction},
                  {"damping", l.damping},
+                 {"net_damping", l.net_damping},
                  {"correction", l.correction},
                  {"truncation", l.truncation},
                  {"integration", l.integration},

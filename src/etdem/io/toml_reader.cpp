@@ -301,6 +301,21 @@ Quat TomlReader::unit_quaternion(std::string_view key, const Quat& fallback) con
   return out;
 }
 
+std::vector<std::string> TomlReader::strings(std::string_view key) const {
+  const toml::node* n = get(key);
+  if (!n) fail(key, "required key is missing");
+  const toml::array* a = n->as_array();
+  if (!a) fail(key, fmt::format("expected an array of strings, got {}", type_name(*n)));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    const toml::node& e = *a->get(i);
+    if (!e.is_string())
+      fail(key, fmt::format("element {} must be a string, not {}", i, type_name(e)));
+    out.push_back(e.as_string()->get());
+  }
+  return out;
+}
+
 std::vector<Vec3> TomlReader::vec3_list(std::string_view key) const {
   const toml::node* n = get(key);
   if (!n) fail(key, "required key is missing");

@@ -48,6 +48,8 @@ class TomlReader {
   Vec3 vec3(std::string_view key, const Vec3& fallback) const;
   /// A quaternion [w, x, y, z] within 1e-3 of unit length, normalised; `fallback` when absent.
   Quat unit_quaternion(std::string_view key, const Quat& fallback) const;
+  /// An array of strings (may be empty).
+  std::vector<std::string> strings(std::string_view key) const;
   /// A non-empty array of [x, y, z] arrays of finite numbers (e.g. a polyhedron's vertices).
   std::vector<Vec3> vec3_list(std::string_view key) const;
 

@@ -25,7 +25,7 @@ constexpr std::string_view kVtkBlocks[] = {
     "walls",             // VtkBlock::Walls
     "meshes",            // VtkBlock::Meshes
     "terrain",           // VtkBlock::Terrain
-    "nets",              // VtkBlock::Nets (reserved)
+    "nets",              // VtkBlock::Nets
 };
 static_assert(std::size(kVtkBlocks) == static_cast<std::size_t>(VtkBlock::Count),
               "one name per block");
@@ -229,6 +229,40 @@ VtuPiece wall_piece(const std::vector<WallQuad>& quads, const std::vector<int>& 
   return piece;
 }
 
+/// The links of every net as lines between their nodes' centres (broken links left out): cell
+/// data tension [N] (spring and dashpot, > 0 pulls), strain, net (index in World::nets);
+/// point data id (the node's body id).
+VtuPiece net_piece(const std::vector<Net>& nets, const Bodies& bodies) {
+  VtuPiece piece;
+  std::vector<std::int64_t> id, net_index;
+  std::vector<double> tension, strain;
+  for (std::size_t k = 0; k < nets.size(); ++k) {
+    const Net& n = nets[k];
+    std::vector<std::int64_t> point(bodies.count(), -1);  // body id -> point
+    for (int i : n.nodes) {
+      point[i] = static_cast<std::int64_t>(piece.point_count());
+      append(piece.points, bodies.position[i]);
+      id.push_back(i);
+    }
+    for (const NetLink& l : n.links) {
+      if (l.broken) continue;
+      piece.connectivity.push_back(point[l.a]);
+      piece.connectivity.push_back(point[l.b]);
+      piece.offsets.push_back(static_cast<std::int64_t>(piece.connectivity.size()));
+      piece.types.push_back(kVtkLine);
+      tension.push_back(l.tension);
+      strain.push_back(l.strain);
+      net_index.push_back(static_cast<std::int64_t>(k));
+    }
+  }
+  piece.point_data.add("id", std::move(id));
+  piece.cell_data.scalars = "tension";
+  piece.cell_data.add("tension", 1, std::move(tension));
+  piece.cell_data.add("strain", 1, std::move(strain));
+  piece.cell_data.add("net", std::move(net_index));
+  return piece;
+}
+
 /// A unit vector perpendicular to n (n unit).
 Vec3 perpendicular(const Vec3& n) {
   const Vec3 a = std::abs(n.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
@@ -355,6 +389,7 @@ void VtkWriter::write_frame(const World& world) {
          [&] { return sphere_piece(pieces.compound_spheres, bodies); });
   grains(VtkBlock::LevelSets, pieces.surfaces.empty(),
          [&] { return surface_piece(pieces.surfaces, bodies); });
+  grains(VtkBlock::Nets, world.nets.empty(), [&] { return net_piece(world.nets, bodies); });
   // Static blocks: a new file only when what they draw changes.
   std::vector<int> live_walls;
   for (std::size_t k = 0; k < walls_.size(); ++k)

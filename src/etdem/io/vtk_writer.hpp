@@ -28,14 +28,17 @@
 //   8      terrain           the surface of every terrain (two triangles per terrain_SSSSSS.vtu
 //                            raster cell; above kMaxTerrainNodes raster nodes
 //                            every few nodes), cell data id; static, like meshes
-//   9      nets              reserved for nets
+//   9      nets              the links of every net as lines between node         nets_SSSSSS.vtu
+//                            centres (broken links left out), cell data tension
+//                            [N], strain, net; point data id. The nodes
+//                            themselves are spheres, drawn in `spheres`
 //
 // Grain blocks are written every frame. Walls and meshes are static: their file is written when
 // what they draw changes (an event removes a wall), named by the step it was first written at,
 // and every frame in between refers to the same file; the wall files are rewritten at the end
 // with the floors' extent over the whole run. Fixed bodies are drawn; removed ones are not.
 //
-// Adding a block (nets are next): its line in kVtkBlocks (vtk_writer.cpp) at
+// Adding a block: its line in kVtkBlocks (vtk_writer.cpp) at
 // its reserved index, its pieces collected by its shape kind's draw function (DrawPieces,
 // io/shape_kinds.hpp), and a builder of its VtuPiece in write_frame: a grain-like block like
 // `level_sets`, a static one through the same path as `meshes`.

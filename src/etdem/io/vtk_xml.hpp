@@ -63,8 +63,8 @@ struct VtuPiece {
 };
 
 /// VTK cell types used by the frames.
-inline constexpr std::uint8_t kVtkVertex = 1, kVtkTriangle = 5, kVtkPolygon = 7, kVtkQuad = 9,
-                              kVtkHexahedron = 12;
+inline constexpr std::uint8_t kVtkVertex = 1, kVtkLine = 3, kVtkTriangle = 5, kVtkPolygon = 7,
+                              kVtkQuad = 9, kVtkHexahedron = 12;
 
 /// The .vtu file of `piece` encoded as `encoding` says. Throws std::invalid_argument when the
 /// piece is inconsistent (array sizes that do not match the point or cell count).

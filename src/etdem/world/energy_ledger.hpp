@@ -1,7 +1,7 @@
 // Energy ledger (F13; ETM 2014 Eq. 67): mechanical energy still in the system and the energy
 // each mechanism has removed, cumulative since the start. By construction
 //   initial + external = kinetic + potential + elastic + restitution + friction + damping
-//                        + correction + truncation + integration + residual,
+//                        + net_damping + correction + truncation + integration + residual,
 // where residual is what no mechanism accounts for (round-off). Dissipated terms are positive
 // when energy left the system; `integration` is the energy the time discretisation adds (so it
 // is usually negative): symplectic Euler's gravity kick changes the kinetic energy by
@@ -17,11 +17,13 @@ struct EnergyLedger {
   double kinetic_translational = 0.0;  // [J]
   double kinetic_rotational = 0.0;     // [J]
   double potential = 0.0;              // [J] -m g.x summed over dynamic bodies
-  double elastic = 0.0;                // [J] stored at contacts between steps (0 for ETM)
+  double elastic = 0.0;                // [J] stored between steps: the links of nets (world/net)
   // Cumulative dissipation [J].
   double restitution = 0.0;  // Stronge's hypothesis, W (1 - e^2)
   double friction = 0.0;     // minus the work of tangential impulses
   double damping = 0.0;      // global damping, 2024 Eqs. 47-48
+  double net_damping = 0.0;  // the dashpots of net links, and the elastic energy of links that
+                             // broke
   double correction = 0.0;   // minus the potential energy added by position projection
   double truncation = 0.0;   // elastic energy left when a solver stops (tolerances, guards)
   double integration = 0.0;  // minus the energy added by the time discretisation
@@ -32,7 +34,7 @@ struct EnergyLedger {
   double kinetic() const { return kinetic_translational + kinetic_rotational; }
   double total() const { return kinetic() + potential + elastic; }
   double dissipated() const {
-    return restitution + friction + damping + correction + truncation + integration;
+    return restitution + friction + damping + net_damping + correction + truncation + integration;
   }
   double residual() const { return initial + external - total() - dissipated(); }
 

@@ -105,6 +105,7 @@ void World::initialize() {
   bodies.update_world_inertia();
   ledger_ = EnergyLedger{};
   ledger_.measure(bodies, settings.gravity);
+  net_elastic_ = ledger_.elastic = net_elastic_energy();
   ledger_.initial = ledger_.total();
   profile_ = StepProfile{};
   last_profile_ = StepProfile{};
@@ -200,8 +201,11 @@ void World::book_external_change() {
   now.measure(bodies, settings.gravity);
   // The ledger was measured on the state the last step (or initialize) left: untouched, the
   // difference is exactly 0.
-  now.external += (now.kinetic() + now.potential) - (ledger_.kinetic() + ledger_.potential);
+  now.elastic = net_elastic_energy();
+  now.external += (now.kinetic() + now.potential + now.elastic) -
+                  (ledger_.kinetic() + ledger_.potential + ledger_.elastic);
   ledger_ = now;
+  net_elastic_ = now.elastic;
 }
 
 void World::process_events() {
@@ -221,7 +225,23 @@ void World::apply_external_forces() {
     bodies.velocity[i] += dv;
   }
   ledger_.integration -= kick;  // booked back as gravity's work over the displacement below
+  // The nets' links (2024 §4.2): spring and dashpot forces from the positions the last step
+  // left, as a kick before the collisions. The spring kick is booked like gravity's (the change
+  // of elastic energy over the displacement gives it back, update_ledger); the dashpots'
+  // loss and the energy of links that break have their own column.
+  for (Net& n : nets) {
+    const NetKick k = apply_net_forces(n, bodies, settings.dt);
+    ledger_.integration -= k.spring;
+    ledger_.net_damping += k.damped + k.released;
+    net_elastic_ -= k.released;
+  }
   bodies.update_world_inertia();
+}
+
+double World::net_elastic_energy() const {
+  double e = 0.0;
+  for (const Net& n : nets) e += etdem::net_elastic_energy(n, bodies);
+  return e;
 }
 
 Vec3 World::contact_velocity(const Contact& c, const std::vector<char>& dynamic) const {
@@ -760,6 +780,11 @@ void World::update_ledger() {
     ledger_.integration += s->integration;
   }
   ledger_.measure(bodies, settings.gravity);
+  if (!nets.empty()) {
+    const double elastic = net_elastic_energy();
+    ledger_.integration += net_elastic_ - elastic;  // the springs' work over the displacement
+    ledger_.elastic = net_elastic_ = elastic;
+  }
   totals_.steps += 1;
   totals_.contacts += last_.contacts;
   totals_.candidates += last_.candidates;

@@ -17,6 +17,7 @@
 #include "etdem/solvers/solver.hpp"
 #include "etdem/world/energy_ledger.hpp"
 #include "etdem/world/islands.hpp"
+#include "etdem/world/net.hpp"
 #include "etdem/world/settings.hpp"
 #include "etdem/world/solver_registry.hpp"
 #include "etdem/world/step_context.hpp"
@@ -91,6 +92,8 @@ class World {
   Bodies bodies;
   WorldSettings settings;
   std::vector<Event> events;
+  /// Flexible nets (world/net.hpp): their nodes are bodies above, their links live here.
+  std::vector<Net> nets;
 
   World();
   ~World();
@@ -140,6 +143,7 @@ class World {
   void configure();  // solvers and threads from the settings (initialize, or a change of them)
   void process_events();
   void apply_external_forces();
+  double net_elastic_energy() const;  // [J] summed over the nets
   void find_pairs(StepBodies& out);
   void check_pair_count(const StepBodies& sb) const;  // throws when nearly every pair is swept
   void find_contacts(const StepBodies& sb, StepContacts& out);
@@ -169,6 +173,7 @@ class World {
   bool custom_solver_ = false;       // solver_ was given by set_solver()
   std::unique_ptr<Solver> resting_;  // null when resting contacts go to solver_
   EnergyLedger ledger_;
+  double net_elastic_ = 0.0;  // [J] the nets' elastic energy the ledger last measured
   StepProfile profile_, last_profile_;
   WorldSettings applied_;  // the settings initialize() configured the solvers with
   StepStats last_;

@@ -14,14 +14,14 @@ void put_stats(ByteWriter& out, const SolverStats& s) {
   out.put(s.iterations), out.put(s.rounds), out.put(s.guards_fired);
   out.put(s.approaching_left), out.put(s.friction_fallbacks), out.put(s.energy_guards);
   out.put(s.dissipated_restitution), out.put(s.dissipated_friction), out.put(s.truncated);
-  out.put(s.integration);
+  out.put(s.integration), out.put(s.shock_bound_reached);
 }
 
 void get_stats(ByteReader& in, SolverStats& s) {
   in.get(s.iterations), in.get(s.rounds), in.get(s.guards_fired);
   in.get(s.approaching_left), in.get(s.friction_fallbacks), in.get(s.energy_guards);
   in.get(s.dissipated_restitution), in.get(s.dissipated_friction), in.get(s.truncated);
-  in.get(s.integration);
+  in.get(s.integration), in.get(s.shock_bound_reached);
 }
 
 void put_contact(ByteWriter& out, const Contact& c) {
@@ -96,16 +96,16 @@ struct WorldCheckpoint {
 
   static void save_ledger(const World& w, ByteWriter& out) {
     const EnergyLedger& l = w.ledger_;
-    for (double x :
-         {l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic, l.restitution,
-          l.friction, l.damping, l.correction, l.truncation, l.integration, l.initial, l.external})
+    for (double x : {l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic,
+                     l.restitution, l.friction, l.damping, l.correction, l.truncation,
+                     l.integration, l.initial, l.external, l.net_damping})
       out.put(x);
   }
   static void load_ledger(World& w, ByteReader& in) {
     EnergyLedger& l = w.ledger_;
     for (double* x : {&l.kinetic_translational, &l.kinetic_rotational, &l.potential, &l.elastic,
                       &l.restitution, &l.friction, &l.damping, &l.correction, &l.truncation,
-                      &l.integration, &l.initial, &l.external})
+                      &l.integration, &l.initial, &l.external, &l.net_damping})
       in.get(*x);
   }
 
@@ -166,12 +166,39 @@ struct WorldCheckpoint {
       if (k < 0 || k >= n) throw std::invalid_argument("warm_start: order out of range");
   }
 
+  // Nets: the links' elastic energy the ledger compares the next step with, what each link
+  // carries from step to step (broken flags) and what the outputs show of the last step
+  // (tensions, strains, clamp forces).
+  static void save_nets(const World& w, ByteWriter& out) {
+    out.put(w.net_elastic_);
+    out.put(static_cast<long>(w.nets.size()));
+    for (const Net& n : w.nets) {
+      out.put(static_cast<long>(n.links.size()));
+      for (const NetLink& l : n.links)
+        out.put(static_cast<std::uint8_t>(l.broken)), out.put(l.tension), out.put(l.strain);
+      out.put(n.clamp_force), out.put(n.max_strain), out.put(n.broken_links);
+    }
+  }
+  static void load_nets(World& w, ByteReader& in) {
+    in.get(w.net_elastic_);
+    mismatch("nets", in.get<long>(), static_cast<long>(w.nets.size()));
+    for (Net& n : w.nets) {
+      mismatch("links", in.get<long>(), static_cast<long>(n.links.size()));
+      for (NetLink& l : n.links) {
+        l.broken = in.get<std::uint8_t>() != 0;
+        in.get(l.tension), in.get(l.strain);
+      }
+      in.get(n.clamp_force), in.get(n.max_strain), in.get(n.broken_links);
+    }
+  }
+
   static std::span<const WorldSection> sections() {
     // THE list of world state a checkpoint carries, in file order (docs/design.md "Checkpoints").
     static const WorldSection table[] = {
         {"clock", save_clock, load_clock},    {"bodies", save_bodies, load_bodies},
         {"events", save_events, load_events}, {"ledger", save_ledger, load_ledger},
         {"totals", save_totals, load_totals}, {"warm_start", save_warm_start, load_warm_start},
+        {"nets", save_nets, load_nets},
     };
     return table;
   }
