@@ -283,7 +283,8 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
   for (int k = 0; k < nb; ++k)
     if (s.support_start[k + 1] > s.support_start[k]) s.order.push_back({s.height[k], k});
   std::sort(s.order.begin(), s.order.end());
-  for (const auto& [height, body] : s.order) {
+  for (const auto& entry : s.order) {
+    const int body = entry.second;  // a plain variable: lambdas below capture it
     const int first = s.support_start[body], last = s.support_start[body + 1];
     // Per support contact: direction d from the lower to the upper body, lever arm, effective
     // mass of the upper body alone along d, and the goal of its point velocity along d.
