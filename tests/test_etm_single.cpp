@@ -9,50 +9,13 @@
 #include "etdem/core/mass_properties.hpp"
 #include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/impulse.hpp"
+#include "etdem/validation/island.hpp"
 
 namespace etdem {
 namespace {
 
-struct TwoBodies {
-  std::vector<Vec3> v, w;
-  std::vector<double> inv_m;
-  std::vector<Mat3> inv_i;
-  std::vector<Vec3> inertia;
-  std::vector<double> m;
-  std::vector<Quat> q;
-  IslandBodies view() {
-    return {static_cast<int>(v.size()), v.data(), w.data(), inv_m.data(), inv_i.data()};
-  }
-  void add(const MassProperties& mp, const Quat& orient, const Vec3& vel, const Vec3& omega) {
-    v.push_back(vel);
-    w.push_back(omega);
-    m.push_back(mp.mass);
-    inv_m.push_back(1.0 / mp.mass);
-    inertia.push_back(mp.inertia);
-    q.push_back(orient);
-    inv_i.push_back(world_inverse_inertia(orient, mp.inertia.cwiseInverse()));
-  }
-  double energy() const {
-    double e = 0;
-    for (std::size_t i = 0; i < v.size(); ++i)
-      e += 0.5 * m[i] * v[i].squaredNorm() + 0.5 * w[i].dot(world_inertia(q[i], inertia[i]) * w[i]);
-    return e;
-  }
-};
-
-Contact make_contact(const Manifold& m, int k, int a, int b, const Vec3& xa, const Vec3& xb) {
-  Contact c;
-  c.a = a;
-  c.b = b;
-  c.point = m.point[k];
-  c.normal = m.normal;
-  c.gap = m.gap[k];
-  c.ra = c.point - xa;
-  c.rb = c.point - xb;
-  c.restitution = 1.0;
-  c.friction = 0.0;
-  return c;
-}
+using validation::add_manifold_contacts;
+using validation::Island;
 
 class SingleContactLambda : public ::testing::TestWithParam<int> {};
 
@@ -63,10 +26,11 @@ TEST_P(SingleContactLambda, OffCentreSpheresConserveEnergyAndReverseNormalVeloci
   Manifold m;
   collide(shapes, s1, Pose(xa, Quat::Identity()), s2, Pose(xb, Quat::Identity()), 0.1, m);
   ASSERT_EQ(m.count, 1);
-  TwoBodies b;
-  b.add(sphere_mass_properties(0.5, 2650), Quat::Identity(), Vec3(0, 0, -100), Vec3(5, 10, 3));
-  b.add(sphere_mass_properties(0.3, 2650), Quat::Identity(), Vec3::Zero(), Vec3::Zero());
-  std::vector<Contact> cs{make_contact(m, 0, 0, 1, xa, xb)};
+  Island b;
+  b.add(sphere_mass_properties(0.5, 2650), xa, Quat::Identity(), Vec3(0, 0, -100), Vec3(5, 10, 3));
+  b.add(sphere_mass_properties(0.3, 2650), xb, Quat::Identity(), Vec3::Zero(), Vec3::Zero());
+  std::vector<Contact> cs;
+  add_manifold_contacts(cs, m, 0, 1, xa, xb, 1.0, 0.0);
   IslandBodies view = b.view();
   const double un0 = cs[0].normal.dot(impulse::relative_velocity(cs[0], view));
   const double e0 = b.energy();
@@ -99,9 +63,10 @@ TEST_P(SingleContactLambda, BoxCornerOnPlaneConservesEnergy) {
   collide(shapes, box, Pose(xa, q), plane, Pose(Vec3::Zero(), Quat::Identity()), 0.01, m);
   ASSERT_EQ(m.count, 1);
   EXPECT_NEAR(m.gap[0], 1e-3, 1e-12);
-  TwoBodies b;
-  b.add(box_mass_properties(Vec3(1.0, 0.5, 0.25), 2650), q, Vec3(0, 0, -100), Vec3(5, 10, 3));
-  std::vector<Contact> cs{make_contact(m, 0, 0, -1, xa, Vec3::Zero())};
+  Island b;
+  b.add(box_mass_properties(Vec3(1.0, 0.5, 0.25), 2650), xa, q, Vec3(0, 0, -100), Vec3(5, 10, 3));
+  std::vector<Contact> cs;
+  add_manifold_contacts(cs, m, 0, -1, xa, Vec3::Zero(), 1.0, 0.0);
   IslandBodies view = b.view();
   const double un0 = cs[0].normal.dot(impulse::relative_velocity(cs[0], view));
   ASSERT_LT(un0, 0.0);
@@ -116,16 +81,17 @@ TEST_P(SingleContactLambda, BoxCornerOnPlaneConservesEnergy) {
   EXPECT_NEAR(un1, -un0, 1e-12 * std::abs(un0));
 }
 
-INSTANTIATE_TEST_SUITE_P(PaperLambdas, SingleContactLambda, ::testing::Values(1, 5, 10, 100, 200, 500));
+INSTANTIATE_TEST_SUITE_P(PaperLambdas, SingleContactLambda,
+                         ::testing::Values(1, 5, 10, 100, 200, 500));
 
 TEST(EtmSingle, RestitutionFollowsStrongeEnergyRatio) {
   // Frictionless central impact of two equal spheres: u_n after = -e u_n before, and the energy
   // lost equals (1 - e^2) of the compression work (Stronge, Eq. 12/65).
   for (double e : {0.0, 0.3, 0.5, 0.9}) {
-    TwoBodies b;
+    Island b;
     const MassProperties mp = sphere_mass_properties(0.1, 1000);
-    b.add(mp, Quat::Identity(), Vec3(0, 0, -2), Vec3::Zero());
-    b.add(mp, Quat::Identity(), Vec3::Zero(), Vec3::Zero());
+    b.add(mp, Vec3::Zero(), Quat::Identity(), Vec3(0, 0, -2), Vec3::Zero());
+    b.add(mp, Vec3::Zero(), Quat::Identity(), Vec3::Zero(), Vec3::Zero());
     Contact c;
     c.a = 0;
     c.b = 1;
@@ -151,8 +117,8 @@ TEST(EtmSingle, SlidingFrictionOnPlaneRemovesTangentialVelocityAtMuTimesNormalIm
   // the tangential impulse is mu times it; energy lost to friction is booked as friction.
   const MassProperties mp = sphere_mass_properties(0.1, 1000);
   const double mu = 0.2;
-  TwoBodies b;
-  b.add(mp, Quat::Identity(), Vec3(5, 0, -1), Vec3::Zero());
+  Island b;
+  b.add(mp, Vec3::Zero(), Quat::Identity(), Vec3(5, 0, -1), Vec3::Zero());
   Contact c;
   c.a = 0;
   c.b = -1;

@@ -42,7 +42,6 @@ struct Grain {
     RestingSettings s;
     s.iterations = 0;  // the sweeps are not under test
     s.dt = kDt;
-    s.down = Vec3(0, 0, -1);
     s.gravity = kGravity;
     RestingSolver solver(s);
     solver.prepare(1);
@@ -123,7 +122,6 @@ TEST(ShockPropagation, NeverLiftsAGrainOffARisingSupport) {
   RestingSettings s;
   s.iterations = 0;
   s.dt = kDt;
-  s.down = Vec3(0, 0, -1);
   s.gravity = kGravity;
   RestingSolver solver(s);
   solver.prepare(1);

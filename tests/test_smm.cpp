@@ -25,23 +25,7 @@ namespace {
 
 using test::Island;
 
-/// Contacts of a manifold between island bodies a and b (-1 = static, centre xb).
-void add_contacts(std::vector<Contact>& cs, const Manifold& mf, int a, int b, const Vec3& xa,
-                  const Vec3& xb, double e, double mu) {
-  for (int k = 0; k < mf.count; ++k) {
-    Contact c;
-    c.a = a;
-    c.b = b;
-    c.point = mf.point[k];
-    c.normal = mf.normal;
-    c.gap = mf.gap[k];
-    c.ra = c.point - xa;
-    c.rb = c.point - xb;
-    c.restitution = e;
-    c.friction = mu;
-    cs.push_back(c);
-  }
-}
+using validation::add_manifold_contacts;
 
 double normal_velocity(const Contact& c, const IslandBodies& b) {
   return c.normal.dot(impulse::relative_velocity(c, b));
@@ -78,7 +62,7 @@ TEST_P(SmmSingleContact, HeadOnSpheresFollowTheClosedForm) {
   isl.add(ma, xa, Quat::Identity(), Vec3(0, 0, -3));
   isl.add(mb, xb, Quat::Identity(), Vec3(0, 0, 1));
   std::vector<Contact> cs;
-  add_contacts(cs, mf, 0, 1, xa, xb, e, 0.0);
+  add_manifold_contacts(cs, mf, 0, 1, xa, xb, e, 0.0);
   const double e0 = isl.energy();
   const Vec3 p0 = isl.momentum();
   const SolverStats st = run_smm(cs, isl);
@@ -107,7 +91,7 @@ TEST_P(SmmSingleContact, OffCentreSpinningSpheresReverseNormalVelocityTimesE) {
           Vec3(5, 10, 3));
   isl.add(sphere_mass_properties(0.3, 2650), xb, Quat::Identity(), Vec3(1, 2, 0), Vec3(-1, 0, 2));
   std::vector<Contact> cs;
-  add_contacts(cs, mf, 0, 1, xa, xb, e, 0.0);
+  add_manifold_contacts(cs, mf, 0, 1, xa, xb, e, 0.0);
   IslandBodies view = isl.view();
   const double un0 = normal_velocity(cs[0], view);
   const double e0 = isl.energy();
@@ -145,7 +129,7 @@ TEST_P(SmmSingleContact, BoxCornerOnPlaneKeepsAngularMomentumAboutTheContact) {
   Island isl;
   isl.add(box_mass_properties(half, 2650), xa, q, Vec3(0, 0, -100), Vec3(5, 10, 3));
   std::vector<Contact> cs;
-  add_contacts(cs, mf, 0, -1, xa, Vec3::Zero(), e, 0.0);
+  add_manifold_contacts(cs, mf, 0, -1, xa, Vec3::Zero(), e, 0.0);
   IslandBodies view = isl.view();
   const double un0 = normal_velocity(cs[0], view);
   ASSERT_LT(un0, 0.0);
@@ -179,7 +163,7 @@ TEST(SmmV2, CubeOnHalfOffsetCubeLeavesWithoutRotation) {
   Island isl;
   isl.add(box_mass_properties(Vec3(0.5, 0.5, 0.5), 2650), xa, Quat::Identity(), Vec3(0, 0, -10));
   std::vector<Contact> cs;
-  add_contacts(cs, mf, 0, -1, xa, xb, 1.0, 0.0);
+  add_manifold_contacts(cs, mf, 0, -1, xa, xb, 1.0, 0.0);
   const double e0 = isl.energy();
   const SolverStats st = run_smm(cs, isl);
   std::printf("V2 SMM: v = (%.3e, %.3e, %.15f) m/s, |omega| = %.3e rad/s\n", isl.v[0].x(),
@@ -211,7 +195,7 @@ struct FlatBox {
     collide(shapes, box, Pose(xa, Quat::Identity()), plane, Pose(Vec3::Zero(), Quat::Identity()),
             0.01, mf);
     isl.add(box_mass_properties(half, 2650), xa, Quat::Identity(), v);
-    add_contacts(cs, mf, 0, -1, xa, Vec3::Zero(), e, mu);
+    add_manifold_contacts(cs, mf, 0, -1, xa, Vec3::Zero(), e, mu);
   }
 };
 
@@ -263,7 +247,7 @@ TEST(SmmRankDeficiency, RotatedCubeOnCubeEightPointsNoSpinNoBlowUp) {
   isl.add(box_mass_properties(Vec3(0.5, 0.5, 0.5), 2650), xa, q, Vec3(0.5, -0.3, -4));
   isl.add(box_mass_properties(Vec3(0.5, 0.5, 0.5), 2650), xb, Quat::Identity(), Vec3(0, 0, 1));
   std::vector<Contact> cs;
-  add_contacts(cs, mf, 0, 1, xa, xb, 0.8, 0.0);
+  add_manifold_contacts(cs, mf, 0, 1, xa, xb, 0.8, 0.0);
   const Vec3 p0 = isl.momentum();
   const double e0 = isl.energy();
   const SolverStats st = run_smm(cs, isl);
@@ -302,7 +286,7 @@ TEST_P(SmmCradle, SimultaneousOutcome) {
     collide(shapes, s, Pose(isl.x[i + 1], Quat::Identity()), s, Pose(isl.x[i], Quat::Identity()),
             1e-6, mf);
     ASSERT_EQ(mf.count, 1);
-    add_contacts(cs, mf, i + 1, i, isl.x[i + 1], isl.x[i], e, 0.0);
+    add_manifold_contacts(cs, mf, i + 1, i, isl.x[i + 1], isl.x[i], e, 0.0);
   }
   const double e0 = isl.energy();
   const Vec3 p0 = isl.momentum();
@@ -385,7 +369,7 @@ TEST(SmmEnergy, SeparatingNeighbourAddedByTheActiveSetWouldCreateEnergyAndIsScal
     Manifold mf;
     collide(shapes, s, Pose(isl.x[i + 1], Quat::Identity()), s, Pose(isl.x[i], Quat::Identity()),
             1e-6, mf);
-    add_contacts(cs, mf, i + 1, i, isl.x[i + 1], isl.x[i], 1.0, 0.0);
+    add_manifold_contacts(cs, mf, i + 1, i, isl.x[i + 1], isl.x[i], 1.0, 0.0);
   }
   const double e0 = isl.energy(), m = isl.m[0];
   const Vec3 p0 = isl.momentum();
@@ -422,7 +406,7 @@ struct ObliqueSphere {
     collide(shapes, s, Pose(x, Quat::Identity()), plane, Pose(Vec3::Zero(), Quat::Identity()), 0.01,
             mf);
     isl.add(sphere_mass_properties(r, 2650), x, Quat::Identity(), Vec3(vx, 0, -vz));
-    add_contacts(cs, mf, 0, -1, x, Vec3::Zero(), e, mu);
+    add_manifold_contacts(cs, mf, 0, -1, x, Vec3::Zero(), e, mu);
   }
 };
 
@@ -526,7 +510,7 @@ int random_clusters(int trials, double r_min, double spread, bool frictionless) 
         Manifold mf;
         collide(shapes, shape[i], Pose(isl.x[i], Quat::Identity()), shape[j],
                 Pose(isl.x[j], Quat::Identity()), 1e-9, mf);
-        add_contacts(cs, mf, i, j, isl.x[i], isl.x[j], e, mu);
+        add_manifold_contacts(cs, mf, i, j, isl.x[i], isl.x[j], e, mu);
       }
     const double e0 = isl.energy();
     const Vec3 p0 = isl.momentum();

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -14,42 +15,48 @@ namespace etdem {
 
 namespace {
 
-constexpr const char* kHeader =
+constexpr std::string_view kHeader =
     "time,max_sag,max_strain,broken_links,clamp_fx,clamp_fy,clamp_fz,clamp_force,"
     "mass_upstream,mass_downstream\n";
 
-/// The header and the rows of an earlier file up to time t (a resumed run continues from there;
-/// rows written after its checkpoint go).
-std::string rows_until(const std::string& path, double t) {
-  std::string kept = kHeader;
-  std::FILE* f = std::fopen(path.c_str(), "r");
-  if (!f) throw InputError(path + ": --resume: the net's file of the earlier run is missing");
-  char line[1024];
-  bool header = true;
-  while (std::fgets(line, sizeof line, f)) {
-    if (header) {
-      header = false;
-      continue;
-    }
-    if (std::strtod(line, nullptr) > t * (1.0 + 1e-12)) break;
-    kept += line;
+/// Opens the file of a net: anew with its header, or (resuming) cut back to `keep` bytes.
+std::FILE* open_net_file(const std::string& path, const std::uint64_t* keep) {
+  if (keep) {
+    std::error_code ec;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec || size < *keep)
+      throw InputError(
+          fmt::format("{}: --resume: {} bytes, the checkpoint's run had written {}: another run",
+                      path, ec ? 0 : size, *keep));
+    std::filesystem::resize_file(path, *keep, ec);
+    if (ec)
+      throw InputError(path + ": cannot be shortened to the checkpoint's rows: " + ec.message());
   }
-  std::fclose(f);
-  return kept;
+  std::FILE* f = std::fopen(path.c_str(), keep ? "a" : "w");
+  if (!f) throw InputError(path + ": cannot open for writing");
+  if (!keep) std::fwrite(kHeader.data(), 1, kHeader.size(), f);
+  return f;
 }
 
 }  // namespace
 
-NetCsvWriter::NetCsvWriter(const std::string& directory, const World& world, double resume_time) {
+NetCsvWriter::NetCsvWriter(const std::string& directory, const World& world,
+                           const std::vector<std::uint64_t>* resume_bytes) {
+  if (resume_bytes && resume_bytes->size() != world.nets.size())
+    throw InputError(fmt::format("{}: --resume: the checkpoint has {} net files, the scenario {}",
+                                 directory, resume_bytes->size(), world.nets.size()));
   node_.assign(world.bodies.count(), 0);
-  for (const Net& n : world.nets) {
-    for (int i : n.nodes) node_[i] = 1;
-    const std::string path = directory + "/net_" + n.name + ".csv";
-    const std::string start = resume_time >= 0.0 ? rows_until(path, resume_time) : kHeader;
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) throw InputError(path + ": cannot open for writing");
-    std::fputs(start.c_str(), f);
-    files_.push_back(f);
+  try {
+    for (std::size_t k = 0; k < world.nets.size(); ++k) {
+      const Net& n = world.nets[k];
+      for (int i : n.nodes) node_[i] = 1;
+      const std::uint64_t* keep = resume_bytes ? &(*resume_bytes)[k] : nullptr;
+      files_.push_back(open_net_file(directory + "/net_" + n.name + ".csv", keep));
+      bytes_.push_back(keep ? *keep : kHeader.size());
+    }
+  } catch (...) {
+    for (std::FILE* f : files_) std::fclose(f);
+    throw;
   }
 }
 
@@ -76,9 +83,11 @@ void NetCsvWriter::write(const World& world) {
       ((b.position[i] - n.start[0]).dot(n.normal) < 0.0 ? up : down) += b.mass[i];
     }
     const Vec3& f = n.clamp_force;
-    fmt::print(files_[k], "{:.9g},{:.9g},{:.9g},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n",
-               world.time(), sag, n.max_strain, n.broken_links, f.x(), f.y(), f.z(), f.norm(), up,
-               down);
+    const std::string row = fmt::format(
+        "{:.9g},{:.9g},{:.9g},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g}\n", world.time(), sag,
+        n.max_strain, n.broken_links, f.x(), f.y(), f.z(), f.norm(), up, down);
+    std::fwrite(row.data(), 1, row.size(), files_[k]);
+    bytes_[k] += row.size();
   }
 }
 

@@ -2,6 +2,7 @@
 // (docs/scenario.md, "net_NAME.csv").
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -13,18 +14,23 @@ class World;
 /// One file per net, a row per call of write().
 class NetCsvWriter {
  public:
-  /// Opens DIR/net_NAME.csv for every net of the world (none: writes nothing). With
-  /// resume_time >= 0 (a resumed run) the files are continued: rows after that time go.
-  NetCsvWriter(const std::string& directory, const World& world, double resume_time = -1.0);
+  /// Opens DIR/net_NAME.csv for every net of the world (none: writes nothing). A resumed run
+  /// passes the files' lengths its checkpoint recorded (bytes()): each file is cut back to them
+  /// and continued, as energy.csv is; a file shorter than that is an InputError.
+  NetCsvWriter(const std::string& directory, const World& world,
+               const std::vector<std::uint64_t>* resume_bytes = nullptr);
   ~NetCsvWriter();
   NetCsvWriter(const NetCsvWriter&) = delete;
   NetCsvWriter& operator=(const NetCsvWriter&) = delete;
   void write(const World& world);
   void flush();
+  /// Bytes of each file so far (for a checkpoint).
+  const std::vector<std::uint64_t>& bytes() const { return bytes_; }
 
  private:
   std::vector<std::FILE*> files_;
-  std::vector<char> node_;  // per body: a node of some net
+  std::vector<std::uint64_t> bytes_;  // per file: written so far
+  std::vector<char> node_;            // per body: a node of some net
 };
 
 }  // namespace etdem

@@ -66,6 +66,7 @@ struct RunCheckpoint {
   double frame_seconds = 0.0;
   std::uint64_t energy_bytes = 0;
   std::uint32_t energy_crc = 0;
+  std::vector<std::uint64_t> net_bytes;  // per net: its net_NAME.csv's length
 };
 
 std::vector<CheckpointSection> run_checkpoint_sections(const RunCheckpoint& run,
@@ -74,7 +75,7 @@ std::vector<CheckpointSection> run_checkpoint_sections(const RunCheckpoint& run,
   std::vector<CheckpointSection> out;
   ByteWriter w;
   w.put(run.max_relative_residual), w.put(run.frame_seconds), w.put(run.energy_bytes);
-  w.put(run.energy_crc);
+  w.put(run.energy_crc), w.put(run.net_bytes);
   out.push_back({"run", w.take()});
   if (vtk) {
     ByteWriter f;
@@ -161,7 +162,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
           dir.string(), ck->path));
     load_run_section(*ck, "run", [&](ByteReader& r) {
       r.get(run.max_relative_residual), r.get(run.frame_seconds), r.get(run.energy_bytes);
-      r.get(run.energy_crc);
+      r.get(run.energy_crc), r.get(run.net_bytes, sizeof(std::uint64_t));
     });
     // The directory holds the checkpoint's run (its energy.csv so far), before anything changes.
     check_energy_csv_prefix((dir / "energy.csv").string(), run.energy_bytes, run.energy_crc);
@@ -208,8 +209,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     energy->write(world.time(), world.ledger());
     if (vtk) vtk->write_frame(world);
   }
-  // net_NAME.csv per net; a resumed run keeps the rows up to the checkpoint's time.
-  NetCsvWriter nets(dir.string(), world, resuming ? world.time() : -1.0);
+  // net_NAME.csv per net; a resumed run keeps the rows up to the checkpoint.
+  NetCsvWriter nets(dir.string(), world, resuming ? &run.net_bytes : nullptr);
   if (!resuming) nets.write(world);
   const long n = sc.steps();
   const auto t0 = std::chrono::steady_clock::now();
@@ -221,6 +222,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     run.frame_seconds = info.frame_seconds;
     run.energy_bytes = energy->bytes();
     run.energy_crc = energy->crc();
+    run.net_bytes = nets.bytes();
     std::vector<CheckpointSection> sections = world_checkpoint_sections(world);
     for (CheckpointSection& s : run_checkpoint_sections(run, vtk ? &*vtk : nullptr))
       sections.push_back(std::move(s));

@@ -144,7 +144,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
   };
   sweeps(settings_.iterations);
   book_and_guard(cs, b, s, st);
-  if (settings_.shock_propagation && settings_.down.squaredNorm() > 0.0)
+  if (settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0)
     shock_propagation(cs, b, s, st);
   // A rigid unilateral contact does no positive work in continuous time; in a step, an impulse
   // on a contact that separates within it can (a grain lifting off as its support pushes). Net
@@ -248,7 +248,7 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
   // settled by a small projected Gauss-Seidel on its own support contacts with the supports
   // held fixed (a sphere in the pocket of three: pushing it off one support turns it into
   // another, which one impulse per contact left approaching).
-  const Vec3 down = settings_.down;
+  const Vec3 down = settings_.down();
   const std::size_t n = cs.size();
   const int nb = b.count;
   // Upper body of each contact (-1: none, both static), and each body's height.

@@ -26,8 +26,6 @@ struct RestingSettings {
                                   // largest accumulated normal impulse in a sweep
   double dt = 0.0;                // [s] time step: a contact with gap g > 0 may close at g / dt
                                   // (speculative contact); set by the world
-  Vec3 down{0, 0, 0};             // unit gravity direction (zero: no shock propagation); set by
-                                  // the world
   Vec3 gravity{0, 0, 0};          // [m/s^2] the step's acceleration of every dynamic body, whose
                                   // kick g dt the pass's impulses cancel on resting grains (their
                                   // work is booked from the velocity before it); set by the world
@@ -35,6 +33,11 @@ struct RestingSettings {
   double warm_start = 1.0;        // fraction of last step's impulses applied first (0 = cold)
   double slip_velocity = 0.0;     // [m/s] above it a saturated friction impulse opposes the slip;
                                   // the world sets it to the resting velocity
+
+  /// Unit direction of gravity (zero without gravity: no shock propagation).
+  Vec3 down() const {
+    return gravity.squaredNorm() > 0.0 ? Vec3(gravity.normalized()) : Vec3::Zero();
+  }
 
   bool operator==(const RestingSettings&) const = default;
 };

@@ -35,19 +35,7 @@ namespace {
 /// Contacts of a manifold between island bodies a and b (b = -1: static), e = 1, mu = 0.
 std::vector<Contact> contacts(const Manifold& m, int a, const Vec3& xa, int b, const Vec3& xb) {
   std::vector<Contact> out;
-  for (int k = 0; k < m.count; ++k) {
-    Contact c;
-    c.a = a;
-    c.b = b;
-    c.point = m.point[k];
-    c.normal = m.normal;
-    c.gap = m.gap[k];
-    c.ra = c.point - xa;
-    c.rb = c.point - xb;
-    c.restitution = 1.0;
-    c.friction = 0.0;
-    out.push_back(c);
-  }
+  add_manifold_contacts(out, m, a, b, xa, xb, 1.0, 0.0);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "etdem/collision/contact.hpp"
 #include "etdem/core/mass_properties.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/solvers/solver.hpp"
@@ -72,5 +73,24 @@ struct Island {
     return s;
   }
 };
+
+/// Appends the points of a narrow-phase manifold between island bodies a and b (-1: static) at
+/// centres xa and xb as contacts with restitution e and friction mu.
+inline void add_manifold_contacts(std::vector<Contact>& out, const Manifold& m, int a, int b,
+                                  const Vec3& xa, const Vec3& xb, double e, double mu) {
+  for (int k = 0; k < m.count; ++k) {
+    Contact c;
+    c.a = a;
+    c.b = b;
+    c.point = m.point[k];
+    c.normal = m.normal;
+    c.gap = m.gap[k];
+    c.ra = c.point - xa;
+    c.rb = c.point - xb;
+    c.restitution = e;
+    c.friction = mu;
+    out.push_back(c);
+  }
+}
 
 }  // namespace etdem::validation

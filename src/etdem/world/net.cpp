@@ -90,22 +90,22 @@ NetKick apply_net_forces(Net& net, Bodies& bodies, double dt) {
       continue;
     }
     net.max_strain = std::max(net.max_strain, l.strain);
-    const Vec3 e = length > 0.0 ? Vec3(d / length) : Vec3::Zero();
+    l.direction = length > 0.0 ? Vec3(d / length) : Vec3::Zero();
+    const Vec3& e = l.direction;
     push(l.a, (dt * spring * inverse_mass(l.a)) * e, kick.spring);  // a pulled towards b
     push(l.b, (-dt * spring * inverse_mass(l.b)) * e, kick.spring);
     l.tension = spring;
   }
-  // Dashpots, link by link on the current velocities, each exactly dissipative: half the decay
-  // in link order, then half in reverse order, so the order leaves no bias to first order (a
-  // symmetric net sags symmetrically).
+  // Dashpots, link by link on the current velocities (the positions, and so each link's
+  // direction, are the springs'), each exactly dissipative: half the decay in link order, then
+  // half in reverse order, so the order leaves no bias to first order (a symmetric net sags
+  // symmetrically).
   auto dashpot = [&](NetLink& l) {
     if (l.broken || l.damping <= 0.0) return;
     const double ia = inverse_mass(l.a), ib = inverse_mass(l.b);
     if (ia + ib <= 0.0) return;
-    const Vec3 d = bodies.position[l.b] - bodies.position[l.a];
-    const double length = d.norm();
-    if (!(length > 0.0)) return;
-    const Vec3 e = d / length;
+    const Vec3& e = l.direction;
+    if (e.squaredNorm() == 0.0) return;  // coincident nodes: no line to act along
     const double w = (bodies.velocity[l.b] - bodies.velocity[l.a]).dot(e);  // elongation rate
     const double w_after = w * std::exp(-0.5 * l.damping * dt * (ia + ib));
     const double p = (w - w_after) / (ia + ib);  // impulse pulling the nodes together
@@ -121,7 +121,7 @@ NetKick apply_net_forces(Net& net, Bodies& bodies, double dt) {
     if (l.broken) continue;
     const double ia = inverse_mass(l.a), ib = inverse_mass(l.b);
     if (ia != 0.0 && ib != 0.0) continue;
-    const Vec3 e = (bodies.position[l.b] - bodies.position[l.a]).normalized();
+    const Vec3& e = l.direction;
     if (ia == 0.0) net.clamp_force += l.tension * e;  // a clamped node is pulled towards b
     if (ib == 0.0) net.clamp_force -= l.tension * e;
   }

@@ -19,13 +19,14 @@ enum class NetPattern { Square, Hexagonal };
 
 /// One link: a spring (tension and compression) with a dashpot along the line of its nodes.
 struct NetLink {
-  int a = -1, b = -1;      // body ids of its nodes
-  double rest = 0.0;       // [m] rest length (spacing / (1 + prestrain))
-  double stiffness = 0.0;  // [N/m]
-  double damping = 0.0;    // [N s/m] dashpot coefficient c = 2 zeta sqrt(k mu)
-  bool broken = false;     // broke beyond break_strain; carries nothing from then on
-  double tension = 0.0;    // [N] spring + dashpot force of the last step (> 0 pulls)
-  double strain = 0.0;     // (length - rest) / rest at the last step
+  int a = -1, b = -1;       // body ids of its nodes
+  double rest = 0.0;        // [m] rest length (spacing / (1 + prestrain))
+  double stiffness = 0.0;   // [N/m]
+  double damping = 0.0;     // [N s/m] dashpot coefficient c = 2 zeta sqrt(k mu)
+  bool broken = false;      // broke beyond break_strain; carries nothing from then on
+  double tension = 0.0;     // [N] spring + dashpot force of the last step (> 0 pulls)
+  double strain = 0.0;      // (length - rest) / rest at the last step
+  Vec3 direction{0, 0, 0};  // unit vector from a to b at the last kick (zero when they coincide)
 };
 
 struct Net {

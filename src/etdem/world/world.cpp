@@ -138,8 +138,6 @@ void World::configure() {
     rs.slip_velocity = settings.effective_resting_velocity();
     rs.dt = settings.dt;
     rs.gravity = settings.gravity;
-    rs.down =
-        settings.gravity.squaredNorm() > 0.0 ? Vec3(settings.gravity.normalized()) : Vec3::Zero();
     resting_ = std::make_unique<RestingSolver>(rs);
     resting_->prepare(omp_get_max_threads());
   } else if (std::find(resting_names().begin(), resting_names().end(), settings.resting) ==
@@ -319,15 +317,14 @@ void World::check_pair_count(const StepBodies& sb) const {
   if (sb.pairs.size() <= bound) return;
   int fastest = -1;
   for (int i : sb.dynamic_ids)
-    if (fastest < 0 || speed_bound(i) > speed_bound(fastest)) fastest = i;
+    if (fastest < 0 || sb.speed[i] > sb.speed[fastest]) fastest = i;
+  const double speed = fastest >= 0 ? sb.speed[fastest] : 0.0;
   throw std::runtime_error(fmt::format(
       "step {} (t = {:.6g} s): {} candidate pairs for {} moving bodies (more than {} per body): "
       "bodies move farther than their neighbours per step; the fastest, body {} ('{}'), moves "
       "{:.3g} m in one step of {:.3g} s at {:.3g} m/s",
       steps_, time_, sb.pairs.size(), sb.dynamic_ids.size(), kMaxPairsPerBody, fastest,
-      fastest >= 0 ? bodies.name[fastest] : "",
-      fastest >= 0 ? speed_bound(fastest) * settings.dt : 0.0, settings.dt,
-      fastest >= 0 ? speed_bound(fastest) : 0.0));
+      fastest >= 0 ? bodies.name[fastest] : "", speed * settings.dt, settings.dt, speed));
 }
 
 void World::find_contacts(const StepBodies& sb, StepContacts& out) {
