@@ -1,0 +1,182 @@
+#include "etdem/distributed/island_labels.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include "etdem/core/byte_stream.hpp"
+
+namespace etdem::distributed {
+namespace {
+
+int find(std::vector<int>& parent, int x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];  // path halving
+    x = parent[x];
+  }
+  return x;
+}
+
+/// Records of one round's messages, grouped by destination rank; each destination gets one
+/// message with (global id, root, host) triples.
+class Outbox {
+ public:
+  void add(int peer, std::int64_t gid, const IslandLabel& label) {
+    ByteWriter& w = writers_[peer];
+    w.put(gid);
+    w.put(label.root);
+    w.put(static_cast<std::int32_t>(label.host));
+  }
+  std::vector<Message> take() {
+    std::vector<Message> out;
+    for (auto& [peer, w] : writers_) out.push_back({peer, w.take()});
+    writers_.clear();
+    return out;
+  }
+
+ private:
+  std::map<int, ByteWriter> writers_;  // ordered by peer: the same messages on every run
+};
+
+template <class F>
+void read_records(const std::vector<Message>& received, F&& f) {
+  for (const Message& m : received) {
+    ByteReader r(m.bytes);
+    while (!r.done()) {
+      const auto gid = r.get<std::int64_t>();
+      IslandLabel label;
+      label.root = r.get<std::int64_t>();
+      label.host = r.get<std::int32_t>();
+      f(m.peer, gid, label);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport& transport,
+                                       IslandLabelStats* stats) {
+  const int n = static_cast<int>(graph.gid.size());
+  if (static_cast<int>(graph.owner.size()) != n || static_cast<int>(graph.touched.size()) != n)
+    throw std::invalid_argument("label_islands: gid, owner and touched differ in length");
+  const int me = transport.rank();
+
+  std::vector<char> touched = graph.touched;  // owners add bodies only ghosts touched
+
+  // 1. Local components.
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  for (auto [a, b] : graph.edges) {
+    if (a < 0 || b < 0 || a >= n || b >= n || !touched[a] || !touched[b])
+      throw std::invalid_argument("label_islands: an edge names a local body out of range or "
+                                  "not touched");
+    int ra = find(parent, a), rb = find(parent, b);
+    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  // The component's label starts as its smallest global id and that body's owner.
+  std::vector<IslandLabel> comp(n);  // indexed by the component's root (a local index)
+  long components = 0;
+  for (int i = 0; i < n; ++i) {
+    if (!touched[i]) continue;
+    IslandLabel& c = comp[find(parent, i)];
+    if (c.root < 0) ++components;
+    if (c.root < 0 || graph.gid[i] < c.root) c = {graph.gid[i], graph.owner[i]};
+  }
+  auto lower = [&](int body, const IslandLabel& label) {
+    IslandLabel& c = comp[find(parent, body)];
+    if (label.root < c.root) {
+      c = label;
+      return true;
+    }
+    return false;
+  };
+
+  // 2. Rounds along shared bodies. Ghost holders report to owners; owners answer every rank
+  //    that reported the body, whenever the owner knows a smaller label than it last sent.
+  std::unordered_map<std::int64_t, int> local_of;  // global id -> local index
+  local_of.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) local_of.emplace(graph.gid[i], i);
+  std::vector<int> ghosts;
+  for (int i = 0; i < n; ++i)
+    if (touched[i] && graph.owner[i] != me) ghosts.push_back(i);
+  std::vector<std::int64_t> reported(n, -1);  // per ghost: the root last sent to its owner
+  // Per owned body: the ranks that reported it, and the root last sent to them.
+  std::map<int, std::vector<std::pair<int, std::int64_t>>> subscribers;
+
+  // A label moves at least one hop of the graph of components (one per rank and local
+  // component, owners' singletons included) per round, so rounds <= their number + 1.
+  const long bound = transport.sum(components + static_cast<long>(ghosts.size())) + 2;
+  int rounds = 0;
+  for (;;) {
+    if (rounds >= bound)
+      throw std::logic_error("label_islands: " + std::to_string(bound) +
+                             " rounds without settling (inconsistent ghosts or owners)");
+    ++rounds;
+    long changed = 0;
+    // 2a. ghost -> owner
+    Outbox up;
+    for (int g : ghosts) {
+      const IslandLabel& c = comp[find(parent, g)];
+      if (c.root != reported[g]) {
+        up.add(graph.owner[g], graph.gid[g], c);
+        reported[g] = c.root;
+      }
+    }
+    read_records(transport.exchange(up.take()), [&](int from, std::int64_t gid, IslandLabel l) {
+      const auto it = local_of.find(gid);
+      if (it == local_of.end() || graph.owner[it->second] != me)
+        throw std::logic_error("label_islands: rank " + std::to_string(from) +
+                               " reported body " + std::to_string(gid) + " to rank " +
+                               std::to_string(me) + ", which does not own it");
+      const int body = it->second;
+      auto& subs = subscribers[body];
+      auto s = std::find_if(subs.begin(), subs.end(), [&](auto& p) { return p.first == from; });
+      if (s == subs.end()) {
+        subs.emplace_back(from, l.root);
+      } else {
+        s->second = std::min(s->second, l.root);
+      }
+      if (!touched[body]) {  // no contact of it here: it joins as a component of its own
+        touched[body] = 1;
+        comp[body] = {gid, me};
+      }
+      changed += lower(body, l);
+    });
+    // 2b. owner -> ghost holders
+    Outbox down;
+    for (auto& [body, subs] : subscribers) {
+      const IslandLabel label = comp[find(parent, body)];
+      for (auto& [rank, root] : subs) {
+        if (label.root < root) {
+          down.add(rank, graph.gid[body], label);
+          root = label.root;
+        }
+      }
+    }
+    read_records(transport.exchange(down.take()), [&](int, std::int64_t gid, IslandLabel l) {
+      const auto it = local_of.find(gid);
+      if (it == local_of.end())
+        throw std::logic_error("label_islands: an owner answered about body " +
+                               std::to_string(gid) + ", which rank " + std::to_string(me) +
+                               " does not hold");
+      changed += lower(it->second, l);
+    });
+    if (transport.sum(changed) == 0) break;
+  }
+
+  std::vector<IslandLabel> out(n);
+  for (int i = 0; i < n; ++i)
+    if (touched[i]) out[i] = comp[find(parent, i)];
+  if (stats) {
+    stats->rounds = rounds;
+    stats->round_bound = static_cast<int>(bound);
+    stats->local_components = components;
+    stats->shared_bodies = static_cast<long>(ghosts.size());
+  }
+  return out;
+}
+
+}  // namespace etdem::distributed

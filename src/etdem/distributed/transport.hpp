@@ -1,0 +1,61 @@
+// How ranks talk: a small collective interface under the distributed algorithms, so that they
+// run the same on MPI ranks (mpi/mpi_transport) and on threads of one process standing in for
+// ranks (local_transport, for tests on any machine). Every call is collective: all ranks make
+// the same calls in the same order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace etdem::distributed {
+
+/// One message: to `peer` when sent, from `peer` when received. The payload is a byte string
+/// written and read with core/byte_stream.hpp.
+struct Message {
+  int peer = -1;
+  std::string bytes;
+};
+
+/// What a rank sent, for the scaling model (bench/): counted by every transport the same way.
+struct TransportCounters {
+  long exchanges = 0;  // calls of exchange()
+  long messages = 0;   // messages sent
+  long bytes = 0;      // payload bytes sent
+  long reductions = 0; // calls of sum()
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  /// Sparse exchange: each message goes to its peer (any rank, itself included; several to one
+  /// peer allowed). Returns the messages sent to this rank, ordered by source rank and, from one
+  /// source, in the order they were sent. A rank that sends nothing and expects nothing still
+  /// calls it: no rank needs to know in advance who will write to it.
+  std::vector<Message> exchange(std::vector<Message> outgoing) {
+    ++counters_.exchanges;
+    for (const Message& m : outgoing) {
+      ++counters_.messages;
+      counters_.bytes += static_cast<long>(m.bytes.size());
+    }
+    return do_exchange(std::move(outgoing));
+  }
+  /// The sum of `value` over all ranks, the same on every rank.
+  long sum(long value) {
+    ++counters_.reductions;
+    return do_sum(value);
+  }
+
+  const TransportCounters& counters() const { return counters_; }
+
+ protected:
+  virtual std::vector<Message> do_exchange(std::vector<Message> outgoing) = 0;
+  virtual long do_sum(long value) = 0;
+
+ private:
+  TransportCounters counters_;
+};
+
+}  // namespace etdem::distributed
