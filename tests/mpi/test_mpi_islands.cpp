@@ -2,6 +2,7 @@
 // union-find, on random contact graphs cut into slabs, one per rank. Run by ctest with 1-4
 // ranks (tests/mpi/run_mpi.sh). With --fail-on-rank R, rank R throws before the labelling: every
 // rank must end with exit code 2 and the failed rank's one-line message, none may hang.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,10 +18,11 @@ using namespace etdem::distributed::test_graphs;
 namespace {
 
 /// Mismatches with the serial labels on this rank (printed), for one graph.
-long check_graph(const GlobalGraph& g, MpiTransport& t) {
+long check_graph(const GlobalGraph& g, MpiTransport& t, int& max_rounds) {
   const LocalContactGraph view = local_view(g, t.rank());
   IslandLabelStats stats;
   const std::vector<IslandLabel> got = label_islands(view, t, &stats);
+  max_rounds = std::max(max_rounds, stats.rounds);
   const std::vector<IslandLabel> expected = serial_labels(g);
   long bad = 0;
   for (std::size_t i = 0; i < view.gid.size(); ++i) {
@@ -58,14 +60,16 @@ int main(int argc, char** argv) {
     if (t.rank() == fail_on)
       throw std::runtime_error("rank " + std::to_string(fail_on) + ": bad input (on purpose)");
     long bad = 0;
+    int rounds = 0;
     for (unsigned seed = 1; seed <= 3; ++seed) {
-      bad += check_graph(random_graph(400, 0.04, t.size(), seed), t);
-      bad += check_graph(random_graph(400, 0.09, t.size(), seed + 10), t);
+      bad += check_graph(random_graph(400, 0.04, t.size(), seed), t, rounds);
+      bad += check_graph(random_graph(400, 0.09, t.size(), seed + 10), t, rounds);
     }
     const long total = t.sum(bad);
     if (t.rank() == 0)
-      std::printf("%d ranks: %ld mismatches, %ld messages sent by rank 0\n", t.size(), total,
-                  t.counters().messages);
+      std::printf("%d ranks: %ld mismatches; rank 0 sent %ld messages, %ld bytes; at most %d "
+                  "label rounds\n",
+                  t.size(), total, t.counters().messages, t.counters().bytes, rounds);
     return total == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     t.abort(e.what(), 2);
