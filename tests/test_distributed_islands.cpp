@@ -3,7 +3,6 @@
 // a rank boundary (many rounds), and inconsistent ghosts, which must fail on every rank.
 #include <gtest/gtest.h>
 
-
 #include "distributed_graphs.hpp"
 #include "etdem/distributed/local_transport.hpp"
 

@@ -67,9 +67,10 @@ int main(int argc, char** argv) {
     }
     const long total = t.sum(bad);
     if (t.rank() == 0)
-      std::printf("%d ranks: %ld mismatches; rank 0 sent %ld messages, %ld bytes; at most %d "
-                  "label rounds\n",
-                  t.size(), total, t.counters().messages, t.counters().bytes, rounds);
+      std::printf(
+          "%d ranks: %ld mismatches; rank 0 sent %ld messages, %ld bytes; at most %d "
+          "label rounds\n",
+          t.size(), total, t.counters().messages, t.counters().bytes, rounds);
     return total == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     t.abort(e.what(), 2);

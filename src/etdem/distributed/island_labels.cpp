@@ -71,8 +71,9 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
   std::iota(parent.begin(), parent.end(), 0);
   for (auto [a, b] : graph.edges) {
     if (a < 0 || b < 0 || a >= n || b >= n || !touched[a] || !touched[b])
-      throw std::invalid_argument("label_islands: an edge names a local body out of range or "
-                                  "not touched");
+      throw std::invalid_argument(
+          "label_islands: an edge names a local body out of range or "
+          "not touched");
     int ra = find(parent, a), rb = find(parent, b);
     if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
   }
@@ -128,9 +129,9 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
     read_records(transport.exchange(up.take()), [&](int from, std::int64_t gid, IslandLabel l) {
       const auto it = local_of.find(gid);
       if (it == local_of.end() || graph.owner[it->second] != me)
-        throw std::logic_error("label_islands: rank " + std::to_string(from) +
-                               " reported body " + std::to_string(gid) + " to rank " +
-                               std::to_string(me) + ", which does not own it");
+        throw std::logic_error("label_islands: rank " + std::to_string(from) + " reported body " +
+                               std::to_string(gid) + " to rank " + std::to_string(me) +
+                               ", which does not own it");
       const int body = it->second;
       auto& subs = subscribers[body];
       auto s = std::find_if(subs.begin(), subs.end(), [&](auto& p) { return p.first == from; });

@@ -34,10 +34,10 @@ struct IslandLabel {
 };
 
 struct IslandLabelStats {
-  int rounds = 0;            // label rounds until nothing changed
-  int round_bound = 0;       // rounds allowed (the number of local components everywhere + 2)
-  long local_components = 0; // on this rank
-  long shared_bodies = 0;    // touched ghosts on this rank
+  int rounds = 0;             // label rounds until nothing changed
+  int round_bound = 0;        // rounds allowed (the number of local components everywhere + 2)
+  long local_components = 0;  // on this rank
+  long shared_bodies = 0;     // touched ghosts on this rank
 };
 
 /// Collective. Returns, per local body, the label of its island (root -1 for untouched bodies).

@@ -18,10 +18,10 @@ struct Message {
 
 /// What a rank sent, for the scaling model (bench/): counted by every transport the same way.
 struct TransportCounters {
-  long exchanges = 0;  // calls of exchange()
-  long messages = 0;   // messages sent
-  long bytes = 0;      // payload bytes sent
-  long reductions = 0; // calls of sum()
+  long exchanges = 0;   // calls of exchange()
+  long messages = 0;    // messages sent
+  long bytes = 0;       // payload bytes sent
+  long reductions = 0;  // calls of sum()
 };
 
 class Transport {

@@ -71,8 +71,8 @@ std::vector<Message> MpiTransport::do_exchange(std::vector<Message> outgoing) {
     if (m.bytes.size() > static_cast<std::size_t>(INT_MAX))
       throw std::length_error("message of " + std::to_string(m.bytes.size()) +
                               " bytes: over MPI's int count");
-    check(MPI_Issend(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, m.peer, tag,
-                     comm_, &sends[i]),
+    check(MPI_Issend(m.bytes.data(), static_cast<int>(m.bytes.size()), MPI_BYTE, m.peer, tag, comm_,
+                     &sends[i]),
           "MPI_Issend");
   }
   std::vector<Message> received;
@@ -94,8 +94,7 @@ std::vector<Message> MpiTransport::do_exchange(std::vector<Message> outgoing) {
     }
     if (!in_barrier) {
       int sent = 0;
-      check(MPI_Testall(static_cast<int>(sends.size()), sends.data(), &sent,
-                        MPI_STATUSES_IGNORE),
+      check(MPI_Testall(static_cast<int>(sends.size()), sends.data(), &sent, MPI_STATUSES_IGNORE),
             "MPI_Testall");
       if (sent) {
         check(MPI_Ibarrier(comm_, &barrier), "MPI_Ibarrier");
@@ -109,7 +108,8 @@ std::vector<Message> MpiTransport::do_exchange(std::vector<Message> outgoing) {
     // The bound: a rank that never reaches this exchange (it failed without MPI_Abort) would
     // leave the others polling forever.
     if ((polls & 1023) == 1023 && MPI_Wtime() - start > timeout_)
-      throw std::runtime_error("rank " + std::to_string(rank_) + ": an exchange made no progress for " +
+      throw std::runtime_error("rank " + std::to_string(rank_) +
+                               ": an exchange made no progress for " +
                                std::to_string(static_cast<int>(timeout_)) + " s");
   }
   // One source's messages arrive in the order it sent them (MPI's non-overtaking rule).

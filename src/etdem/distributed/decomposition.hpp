@@ -1,0 +1,57 @@
+// Which rank owns which part of space: recursive coordinate bisection of the grains' centres,
+// weighted (e.g. by contacts per grain), into as many boxes as ranks; the boxes tile all of space
+// (the outer faces lie at infinity, so a grain never leaves the domain). A grain at x is owned by
+// the box holding x and held as a ghost by every other rank whose box lies within the halo of x.
+// With halo = the largest bounding diameter plus what a grain moves in a step, the owner of either
+// grain of any pair that can touch holds the other one.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "etdem/core/math.hpp"
+
+namespace etdem::distributed {
+
+struct DomainBox {
+  Vec3 lo = Vec3::Zero(),
+       hi = Vec3::Zero();  // half-open [lo, hi) per axis; +-infinity on the domain's outer faces
+  /// Distance from x to the box (0 inside).
+  double distance(const Vec3& x) const;
+};
+
+class Decomposition {
+ public:
+  /// One box, everything on rank 0.
+  Decomposition();
+
+  /// Splits `points` (weights >= 0, same length; all 1 if `weights` is empty) into `ranks`
+  /// boxes: each cut is across the longest side of the points' bounding box, at the point where
+  /// the weight to its left is closest to ranks_left / ranks of the node's weight. The result
+  /// depends only on the points, their order (which breaks ties) and `ranks`.
+  static Decomposition bisect(std::span<const Vec3> points, std::span<const double> weights,
+                              int ranks);
+
+  int ranks() const { return static_cast<int>(boxes_.size()); }
+  const DomainBox& box(int rank) const { return boxes_[rank]; }
+  /// The rank whose box holds x.
+  int owner_of(const Vec3& x) const;
+  /// The ranks other than `owner` whose boxes lie within `halo` of x, ascending. Walks the tree:
+  /// the cost grows with the ranks found, not with all ranks.
+  void ghost_ranks(const Vec3& x, double halo, int owner, std::vector<int>& out) const;
+
+ private:
+  struct Node {
+    int axis = -1;   // -1: a leaf
+    double cut = 0;  // left: x[axis] < cut
+    int left = -1, right = -1;
+    int rank = -1;  // leaves
+    DomainBox box;  // the region of the node's ranks
+  };
+  int build(std::span<const Vec3> points, std::span<const double> weights, std::vector<int>& ids,
+            int begin, int end, int first_rank, int ranks, DomainBox box);
+  std::vector<Node> nodes_;
+  std::vector<DomainBox> boxes_;
+};
+
+}  // namespace etdem::distributed

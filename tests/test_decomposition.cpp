@@ -1,0 +1,103 @@
+// Recursive coordinate bisection (distributed/decomposition): every point owned by one box, the
+// weight shared out to within one point's weight, ghosts exactly the boxes within the halo, and
+// the property the halo exists for: the owner of either grain of a touching pair holds the other.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "etdem/distributed/decomposition.hpp"
+
+namespace etdem::distributed {
+namespace {
+
+std::vector<Vec3> random_points(int n, unsigned seed, Vec3 size) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<Vec3> p(n);
+  for (Vec3& x : p) x = Vec3(u(rng), u(rng), u(rng)).cwiseProduct(size);
+  return p;
+}
+
+TEST(Decomposition, EveryPointHasOneOwnerAndTheWeightIsShared) {
+  for (int ranks = 1; ranks <= 9; ++ranks)
+    for (unsigned seed : {1u, 2u}) {
+      SCOPED_TRACE("ranks " + std::to_string(ranks));
+      const auto points = random_points(2000, seed, Vec3(4, 1, 0.5));  // a long pour
+      std::vector<double> weights(points.size());
+      std::mt19937 rng(seed);
+      for (double& w : weights) w = 1 + rng() % 7;  // contacts per grain
+      const Decomposition d = Decomposition::bisect(points, weights, ranks);
+      ASSERT_EQ(d.ranks(), ranks);
+      std::vector<double> load(ranks, 0.0);
+      double total = 0;
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        const int r = d.owner_of(points[i]);
+        int inside = 0;
+        for (int q = 0; q < ranks; ++q) inside += d.box(q).distance(points[i]) == 0;
+        EXPECT_GE(inside, 1);
+        EXPECT_EQ(d.box(r).distance(points[i]), 0.0);
+        load[r] += weights[i];
+        total += weights[i];
+      }
+      // Each cut misses its share by at most one point's weight (7), and there are at most
+      // ceil(log2 ranks) cuts above a box.
+      for (int r = 0; r < ranks; ++r) EXPECT_NEAR(load[r], total / ranks, 7.0 * 4) << "rank " << r;
+      // Cuts go across the longest side first: with 2 ranks the cut is across x (4 m long).
+      if (ranks == 2) EXPECT_TRUE(std::isinf(d.box(0).lo[0]) && std::isfinite(d.box(0).hi[0]));
+    }
+}
+
+TEST(Decomposition, GhostsAreTheBoxesWithinTheHaloAndCoverEveryTouchingPair) {
+  const auto points = random_points(1500, 3, Vec3(1, 1, 1));
+  const double radius = 0.02, motion = 0.005, halo = 2 * radius + motion;
+  for (int ranks : {2, 5, 8}) {
+    const Decomposition d = Decomposition::bisect(points, {}, ranks);
+    std::vector<int> owner(points.size());
+    std::vector<std::vector<int>> ghosts(points.size());
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      owner[i] = d.owner_of(points[i]);
+      d.ghost_ranks(points[i], halo, owner[i], ghosts[i]);
+      std::vector<int> brute;
+      for (int r = 0; r < ranks; ++r)
+        if (r != owner[i] && d.box(r).distance(points[i]) <= halo) brute.push_back(r);
+      EXPECT_EQ(ghosts[i], brute);
+    }
+    // Two grains that can touch this step (centres within 2 R + motion): the owner of each holds
+    // the other, as owner or ghost.
+    long pairs = 0;
+    for (std::size_t i = 0; i < points.size(); ++i)
+      for (std::size_t j = i + 1; j < points.size(); ++j) {
+        if ((points[i] - points[j]).norm() > halo) continue;
+        ++pairs;
+        auto holds = [&](int rank, std::size_t b) {
+          return owner[b] == rank ||
+                 std::find(ghosts[b].begin(), ghosts[b].end(), rank) != ghosts[b].end();
+        };
+        EXPECT_TRUE(holds(owner[i], j) && holds(owner[j], i)) << i << " " << j;
+      }
+    EXPECT_GT(pairs, 100);
+  }
+}
+
+TEST(Decomposition, EqualCoordinatesStayOnOneSideAndBadInputIsRefused) {
+  // Ten grains in one column (equal x and y): the cut goes along z or leaves a box empty, but
+  // never separates equal points of the cut axis.
+  std::vector<Vec3> column(10, Vec3(0.5, 0.5, 0));
+  for (int i = 0; i < 10; ++i) column[i].z() = i < 5 ? 0.0 : 1.0;
+  const Decomposition d = Decomposition::bisect(column, {}, 2);
+  EXPECT_NE(d.owner_of(column[0]), d.owner_of(column[9]));
+  for (int i = 1; i < 5; ++i) EXPECT_EQ(d.owner_of(column[i]), d.owner_of(column[0]));
+  // Nothing to cut: one rank gets everything, the other an empty box.
+  std::vector<Vec3> same(6, Vec3(1, 2, 3));
+  const Decomposition e = Decomposition::bisect(same, {}, 3);
+  for (const Vec3& x : same) EXPECT_EQ(e.owner_of(x), e.owner_of(same[0]));
+  EXPECT_THROW(Decomposition::bisect(same, {}, 0), std::invalid_argument);
+  std::vector<Vec3> nan(1, Vec3(std::nan(""), 0, 0));
+  EXPECT_THROW(Decomposition::bisect(nan, {}, 2), std::invalid_argument);
+  const std::vector<double> negative{-1.0};
+  EXPECT_THROW(Decomposition::bisect(std::vector<Vec3>(1, Vec3::Zero()), negative, 2),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace etdem::distributed
