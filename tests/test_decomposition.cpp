@@ -43,7 +43,9 @@ TEST(Decomposition, EveryPointHasOneOwnerAndTheWeightIsShared) {
       // ceil(log2 ranks) cuts above a box.
       for (int r = 0; r < ranks; ++r) EXPECT_NEAR(load[r], total / ranks, 7.0 * 4) << "rank " << r;
       // Cuts go across the longest side first: with 2 ranks the cut is across x (4 m long).
-      if (ranks == 2) EXPECT_TRUE(std::isinf(d.box(0).lo[0]) && std::isfinite(d.box(0).hi[0]));
+      if (ranks == 2) {
+        EXPECT_TRUE(std::isinf(d.box(0).lo[0]) && std::isfinite(d.box(0).hi[0]));
+      }
     }
 }
 
