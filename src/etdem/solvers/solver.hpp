@@ -9,6 +9,7 @@
 #include <string>
 
 #include "etdem/collision/contact.hpp"
+#include "etdem/core/exact_sum.hpp"
 
 namespace etdem {
 
@@ -88,6 +89,30 @@ struct SolverStats {
     dissipated_friction += o.dissipated_friction;
     truncated += o.truncated;
     integration += o.integration;
+  }
+};
+
+/// SolverStats summed over a step's islands, the energies exactly (core/exact_sum): the same
+/// bits in any island order, on any number of threads or hosts.
+struct SolverSums {
+  SolverStats counts;  // the counters; its energy fields are replaced by the exact sums
+  ExactSum restitution, friction, truncated, integration;
+
+  void add(const SolverStats& s) {
+    counts.add(s);
+    restitution += s.dissipated_restitution;
+    friction += s.dissipated_friction;
+    truncated += s.truncated;
+    integration += s.integration;
+  }
+  /// Adds the step's sums to `out` (zero at the start of a step: then `out` becomes them).
+  void add_to(SolverStats& out) const {
+    SolverStats step = counts;
+    step.dissipated_restitution = restitution.value();
+    step.dissipated_friction = friction.value();
+    step.truncated = truncated.value();
+    step.integration = integration.value();
+    out.add(step);
   }
 };
 

@@ -632,14 +632,21 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     motion[i].free = false;
     if (isl_.toi[s] > 0.0) motion[i] = {false, isl_.toi[s], isl_.v0[s]};
   }
+  // The islands' energies are summed exactly: the same bits in any island order (a distributed
+  // run resolves islands on several hosts).
+  ExactSum kick;
+  SolverSums solver_sum, resting_sum;
   for (int k = 0; k < ni; ++k) {
-    ledger_.integration -= isl_.kick[k];
-    last_.solver.add(isl_.stats[k]);
-    last_.resting.add(isl_.resting_stats[k]);
+    kick += isl_.kick[k];
+    solver_sum.add(isl_.stats[k]);
+    resting_sum.add(isl_.resting_stats[k]);
     last_.collisions += isl_.collisions[k];
     last_.largest_island = std::max<long>(last_.largest_island,
                                           islands.contact_start[k + 1] - islands.contact_start[k]);
   }
+  ledger_.integration -= kick.value();
+  solver_sum.add_to(last_.solver);
+  resting_sum.add_to(last_.resting);
 }
 
 Vec3 World::island_momentum(const IslandBodies& view) {
