@@ -135,6 +135,8 @@ class World {
   const StepStats& last_step() const { return last_; }
   const RunTotals& totals() const { return totals_; }
   std::span<const Contact> contacts() const { return step_contacts_.contacts; }
+  /// Indices into contacts() of the last step's candidates: the contacts that joined islands.
+  std::span<const int> candidates() const { return step_contacts_.candidates; }
   const Solver& solver() const { return *solver_; }
 
  private:
