@@ -1,0 +1,45 @@
+// Grains between ranks: migration (a grain whose centre left its owner's box moves to the new
+// owner) and the ghost refresh (each owned grain copied to every other rank whose box lies within
+// the halo of its centre). The state travels as an opaque byte string the world writes and
+// reads, so this layer knows nothing of shapes or solvers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etdem/core/math.hpp"
+#include "etdem/distributed/decomposition.hpp"
+#include "etdem/distributed/transport.hpp"
+
+namespace etdem::distributed {
+
+struct GrainRecord {
+  std::int64_t gid = -1;         // global body id
+  Vec3 position = Vec3::Zero();  // its centre [m]: decides owner and ghost ranks
+  std::string state;             // everything else, written by the owner
+};
+
+/// What a rank holds: its own grains and copies of others' (ghosts), each ascending by id.
+struct RankGrains {
+  std::vector<GrainRecord> owned;
+  std::vector<GrainRecord> ghosts;
+  std::vector<int> ghost_owner;  // per ghost: the rank that owns it
+};
+
+struct GrainExchangeStats {
+  long migrated_out = 0, migrated_in = 0;  // grains that changed owner
+  long ghosts_sent = 0, ghosts_received = 0;
+  long neighbours = 0;  // distinct ranks this rank sent ghosts to
+};
+
+/// Collective. Sends every owned grain that `decomposition` gives to another rank there, then
+/// rebuilds every rank's ghosts from the owners' current records: afterwards rank r owns exactly
+/// the grains whose centre lies in box r and holds as ghosts exactly the other grains whose
+/// centre lies within `halo` of box r. Orders are by id, so the result does not depend on
+/// message timing. Throws std::invalid_argument for a negative or non-finite halo, a
+/// non-finite position, or a decomposition for another number of ranks.
+void exchange_grains(const Decomposition& decomposition, double halo, RankGrains& grains,
+                     Transport& transport, GrainExchangeStats* stats = nullptr);
+
+}  // namespace etdem::distributed
