@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "distributed_graphs.hpp"
+#include "etdem/core/exact_sum.hpp"
 #include "etdem/distributed/local_transport.hpp"
 
 namespace etdem::distributed {
@@ -93,6 +94,31 @@ TEST(LocalTransport, ExchangeDeliversBySourceInSendOrderAndSumsAgree) {
       EXPECT_EQ(got[r][i].bytes, std::to_string((i / 2) * 10 + i % 2));
     }
     EXPECT_EQ(sums[r], 10);
+  }
+}
+
+TEST(LocalTransport, ExactSumsOverRanksEqualTheSerialSumForAnyRankCount) {
+  std::vector<double> values;
+  for (int i = 0; i < 1000; ++i)
+    values.push_back(std::ldexp(1.0 + i * 1e-3, (i * 37) % 90 - 45) * (i % 3 ? 1 : -1));
+  ExactSum serial;
+  for (double v : values) serial += v;
+  for (int ranks = 1; ranks <= 5; ++ranks) {
+    std::vector<double> got(ranks), biggest(ranks);
+    run_local_ranks(ranks, [&](Transport& t) {
+      ExactSum part;
+      double local_max = -1e300;
+      for (std::size_t i = t.rank(); i < values.size(); i += ranks) {
+        part += values[i];
+        local_max = std::max(local_max, values[i]);
+      }
+      got[t.rank()] = t.sum(part).value();
+      biggest[t.rank()] = t.max(local_max);
+    });
+    for (int r = 0; r < ranks; ++r) {
+      EXPECT_EQ(got[r], serial.value()) << ranks << " ranks";
+      EXPECT_EQ(biggest[r], *std::max_element(values.begin(), values.end()));
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 // ranks (tests/mpi/run_mpi.sh). With --fail-on-rank R, rank R throws before the labelling: every
 // rank must end with exit code 2 and the failed rank's one-line message, none may hang.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -64,6 +65,18 @@ int main(int argc, char** argv) {
     for (unsigned seed = 1; seed <= 3; ++seed) {
       bad += check_graph(random_graph(400, 0.04, t.size(), seed), t, rounds);
       bad += check_graph(random_graph(400, 0.09, t.size(), seed + 10), t, rounds);
+    }
+    // The ledger's reduction: every rank's exact partial sum merged equals the serial sum.
+    etdem::ExactSum serial, part;
+    for (int i = 0; i < 5000; ++i) {
+      const double v = std::ldexp(1.0 + i * 1e-4, (i * 31) % 80 - 40) * (i % 3 ? 1 : -1);
+      serial += v;
+      if (i % t.size() == t.rank()) part += v;
+    }
+    if (t.sum(part).value() != serial.value()) {
+      std::fprintf(stderr, "rank %d: the exact sum over ranks differs from the serial one\n",
+                   t.rank());
+      ++bad;
     }
     const long total = t.sum(bad);
     if (t.rank() == 0)

@@ -17,10 +17,12 @@ struct RankLeft : std::runtime_error {
 
 /// What the threads share: a mailbox per rank, a slot per rank for sums, and a barrier.
 struct Shared {
-  explicit Shared(int n) : inbox(n), slots(n, 0), sync(n) {}
+  explicit Shared(int n) : inbox(n), slots(n, 0), vectors(n), reals(n, 0.0), sync(n) {}
   std::mutex mutex;
   std::vector<std::vector<Message>> inbox;  // per destination; peer = source
   std::vector<long> slots;
+  std::vector<std::vector<std::int64_t>> vectors;  // per rank, for element-wise sums
+  std::vector<double> reals;
   std::barrier<> sync;
   bool failed = false;  // a rank threw; read and written under the mutex
 };
@@ -62,6 +64,30 @@ class LocalTransport final : public Transport {
     for (long v : shared_.slots) total += v;  // rank order on every rank
     wait();
     return total;
+  }
+
+  void do_sum(std::span<std::int64_t> values) override {
+    shared_.vectors[rank_].assign(values.begin(), values.end());
+    wait();
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      std::int64_t total = 0;
+      for (const auto& v : shared_.vectors) {
+        if (v.size() != values.size())
+          throw std::invalid_argument("sum: lengths differ between ranks");
+        total += v[k];
+      }
+      values[k] = total;
+    }
+    wait();
+  }
+
+  double do_max(double value) override {
+    shared_.reals[rank_] = value;
+    wait();
+    double best = shared_.reals[0];
+    for (double v : shared_.reals) best = std::max(best, v);
+    wait();
+    return best;
   }
 
  private:

@@ -4,8 +4,12 @@
 // the same calls in the same order.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "etdem/core/exact_sum.hpp"
 
 namespace etdem::distributed {
 
@@ -47,12 +51,33 @@ class Transport {
     ++counters_.reductions;
     return do_sum(value);
   }
+  /// Element-wise sums of integers over all ranks, in place (the same on every rank).
+  void sum(std::span<std::int64_t> values) {
+    ++counters_.reductions;
+    do_sum(values);
+  }
+  /// The largest `value` over all ranks.
+  double max(double value) {
+    ++counters_.reductions;
+    return do_max(value);
+  }
+  /// The exact sum of every rank's partial sum (through the limbs: no rounding, no order), the
+  /// same bits on every rank and for any number of ranks.
+  ExactSum sum(const ExactSum& partial) {
+    auto limbs = partial.limbs();
+    std::int64_t flags[1] = {partial.nonfinite() ? 1 : 0};
+    sum(std::span<std::int64_t>(limbs));
+    sum(std::span<std::int64_t>(flags));
+    return ExactSum::from_limbs(limbs, flags[0] != 0);
+  }
 
   const TransportCounters& counters() const { return counters_; }
 
  protected:
   virtual std::vector<Message> do_exchange(std::vector<Message> outgoing) = 0;
   virtual long do_sum(long value) = 0;
+  virtual void do_sum(std::span<std::int64_t> values) = 0;
+  virtual double do_max(double value) = 0;
 
  private:
   TransportCounters counters_;

@@ -124,4 +124,18 @@ long MpiTransport::do_sum(long value) {
   return total;
 }
 
+void MpiTransport::do_sum(std::span<std::int64_t> values) {
+  if (values.size() > static_cast<std::size_t>(INT_MAX))
+    throw std::length_error("sum: too many values");
+  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T,
+                      MPI_SUM, comm_),
+        "MPI_Allreduce");
+}
+
+double MpiTransport::do_max(double value) {
+  double best = 0;
+  check(MPI_Allreduce(&value, &best, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+  return best;
+}
+
 }  // namespace etdem::distributed

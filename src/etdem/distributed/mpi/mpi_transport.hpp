@@ -38,6 +38,8 @@ class MpiTransport final : public Transport {
  protected:
   std::vector<Message> do_exchange(std::vector<Message> outgoing) override;
   long do_sum(long value) override;
+  void do_sum(std::span<std::int64_t> values) override;
+  double do_max(double value) override;
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
