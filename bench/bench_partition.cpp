@@ -7,8 +7,9 @@
 //
 //   bench_partition N DURATION_S SAMPLES [P...]     (default P: 2 8 64 512)
 //
-// Prints one CSV row per snapshot and P (header first). Payload sizes per item are stated in
-// the header comment of bench/mpi_model.py and below.
+// Prints one CSV row per snapshot and P (header first) on stdout, and on stderr the serial step's
+// CPU cost per grain-step and phase ("profile,PHASE,MICROSECONDS"), one thread. Payload sizes per
+// item are stated in the header comment of bench/mpi_model.py and below.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include "etdem/distributed/decomposition.hpp"
 #include "etdem/distributed/island_labels.hpp"
@@ -36,6 +39,13 @@ constexpr long kContactBytes =
     2 * 8 + 21 * 8;  // ids, point, normal, gap, ra, rb, e, mu, K, impulses
 constexpr long kIslandBodyBytes = 8 + 6 * 8 + 1 * 8 + 9 * 8;  // id, v, w, 1/m, world 1/I
 constexpr long kVelocityBytes = 8 + 6 * 8;                    // id, v, w
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + 1e-6 * u.ru_utime.tv_usec + u.ru_stime.tv_sec +
+         1e-6 * u.ru_stime.tv_usec;
+}
 
 int find(std::vector<int>& p, int x) {
   while (p[x] != x) x = p[x] = p[p[x]];
@@ -187,6 +197,7 @@ int main(int argc, char** argv) try {
   }
   etdem::World world;
   world.settings.dt = 1.0 / 600.0;
+  world.settings.threads = 1;  // the per-phase costs of one core
   const std::vector<int> grains = build_pour(world, n);
   world.initialize();
   const long steps = std::max(1L, std::lround(duration / world.settings.dt));
@@ -195,11 +206,23 @@ int main(int argc, char** argv) try {
       "neighbours_mean,neighbours_max,islands,spanning_islands,spanning_contacts,"
       "largest_island_contacts,largest_island_ranks,gather_bytes_mean,gather_bytes_max,"
       "return_bytes_mean,return_bytes_max,label_rounds,label_bytes_mean,label_messages_max\n");
+  // The serial step's cost per phase, for the model: the profile's shares of the step times the
+  // process's CPU time per grain-step (CPU time, not wall: the machine may be shared).
+  double cpu_in_steps = 0;
   for (long s = 1; s <= steps; ++s) {
+    const double c0 = cpu_seconds();
     world.step();
+    cpu_in_steps += cpu_seconds() - c0;
     if (s % std::max(1L, steps / samples) == 0)
       for (int p : ranks) sample(world, grains, world.time(), p);
   }
+  const etdem::StepProfile& prof = world.profile();
+  const double grain_steps = static_cast<double>(n) * static_cast<double>(steps);
+  for (int k = 0; k < etdem::StepProfile::kPhases; ++k)
+    std::fprintf(stderr, "profile,%s,%.4g\n", etdem::StepProfile::kNames[k],
+                 1e6 * cpu_in_steps * prof.seconds[k] / prof.total() / grain_steps);
+  std::fprintf(stderr, "profile,step_total_us_per_grain_step,%.4g\n",
+               1e6 * cpu_in_steps / grain_steps);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_partition: %s\n", e.what());

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Strong and weak scaling model of a distributed etdem step (docs/distributed.md).
+
+Inputs, measured on this machine and kept in bench/results/:
+  profile_10000.csv   serial CPU cost per grain-step and phase (bench_partition, one thread)
+  partition_10000.csv what a distributed step would move on the 10,000-sphere pour for 2-512
+                      ranks (bench_partition): ghosts, neighbours, islands, label rounds
+The network is stated, not measured (no cluster here): latency ALPHA per message, bandwidth
+BETA per rank, a reduction costing log2(P) latencies.
+
+Three designs are modelled for a settled pile, which is one contact island:
+  paper   the 2024 paper's Alg. 3: rank 0 gathers every rank's contact list and builds the
+          island graph, islands are resolved on one host each, every rank receives every
+          grain's velocity (all-gather);
+  hosted  ours as built so far: islands labelled along shared grains (no gather), resolved
+          whole on the owner of their smallest grain, velocities returned to owners and ghost
+          holders only;
+  blocked ours with the large island swept by spatial blocks coloured 8 ways (planned): the
+          solve is shared by all ranks, at the price of one neighbour exchange per colour and
+          sweep.
+Usage: bench/mpi_model.py [--alpha S] [--beta BYTES_PER_S] [--sweeps N]
+"""
+import argparse
+import csv
+import math
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GHOST_B, CONTACT_B, BODY_B, VEL_B, ID_B = 112, 184, 136, 56, 16  # bytes per item (bench_partition)
+
+
+def read_profile(path):
+    out = {}
+    with open(path) as f:
+        for row in csv.reader(f):
+            if len(row) == 3 and row[0] == "profile":
+                out[row[1]] = float(row[2]) * 1e-6  # seconds per grain-step
+    return out
+
+
+def read_partition(path):
+    rows = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            rows.setdefault(int(r["ranks"]), []).append(r)
+    # The last snapshot (settled bed) per rank count.
+    return {p: {k: float(v) for k, v in rs[-1].items()} for p, rs in rows.items()}
+
+
+def ghosts_per_rank(n, p, halo_d=2.1, volume_d3=0.873):
+    """Ghosts of a box of n grains: the shell of width halo around it (interior box, 3-D cuts)."""
+    if p == 1:
+        return 0.0
+    side = (n * volume_d3) ** (1 / 3)
+    return n * ((1 + 2 * halo_d / side) ** 3 - 1)
+
+
+def model(N, P, prof, alpha, beta, sweeps, contacts_per_grain, rounds, neighbours, giant):
+    n = N / P
+    local = sum(prof[k] for k in ("forces", "broad", "narrow", "islands", "correct", "integrate", "ledger", "checks"))
+    t_solve = prof["solve"]
+    g = ghosts_per_rank(n, P)
+    red = math.log2(P) * alpha if P > 1 else 0.0  # one reduction
+    # Work every design shares: phases per grain over owned + ghosts (ghosts see broad/narrow).
+    t_local = local * n + (prof["broad"] + prof["narrow"]) * g
+    t_ghost = (neighbours * alpha + g * GHOST_B / beta) if P > 1 else 0.0
+    t_ledger = 8 * red
+    contacts = contacts_per_grain * N
+    out = {}
+    # paper: gather all contact lists to rank 0, its graph, distribute, solve on one host,
+    # all-gather velocities.
+    t_graph = prof["islands"] * N if P > 1 else 0.0  # rank 0 builds the whole graph
+    # The solve: the largest island (a share `giant` of the contacts) on one host, the rest
+    # spread evenly over the ranks.
+    t_hosted_solve = t_solve * N * giant + t_solve * N * (1 - giant) / P
+    gather0 = (P - 1) * alpha + contacts * ID_B / beta if P > 1 else 0.0
+    to_host = (contacts * (P - 1) / P * CONTACT_B / beta) if P > 1 else 0.0
+    allgather = (red + N * VEL_B * (P - 1) / P / beta) if P > 1 else 0.0
+    out["paper"] = t_local + t_ghost + gather0 + t_graph + to_host + t_hosted_solve + allgather + t_ledger
+    # hosted: labels along shared grains, gather the island to its host, solve there, return.
+    t_label = rounds * (2 * neighbours * alpha + red) if P > 1 else 0.0
+    # Only islands spanning ranks move: the giant one (to its host) and, of the rest, those cut
+    # by a box face (the ghost shell's share of the grains).
+    moved = giant + (1 - giant) * min(1.0, g / n if n > 0 else 0.0)
+    gather = (min(P - 1, 64) * alpha + moved * (contacts * CONTACT_B + N * BODY_B) * (P - 1) / P / beta) if P > 1 else 0.0
+    ret = (min(P - 1, 64) * alpha + moved * (N + P * g) * VEL_B / beta) if P > 1 else 0.0
+    out["hosted"] = t_local + t_ghost + t_label + gather + t_hosted_solve + ret + t_ledger
+    # blocked: every rank sweeps its own blocks; a neighbour exchange of boundary velocities per
+    # colour and sweep.
+    per_colour = (neighbours * alpha + g / 8 * VEL_B / beta) if P > 1 else 0.0
+    out["blocked"] = t_local + t_ghost + t_solve * n + sweeps * 8 * per_colour + t_ledger
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--alpha", type=float, default=2e-6, help="latency per message [s] (2e-6)")
+    ap.add_argument("--beta", type=float, default=10e9, help="bandwidth per rank [B/s] (10e9)")
+    ap.add_argument("--sweeps", type=int, default=20, help="sweeps of the blocked solve per step (20)")
+    ap.add_argument("--flow-giant", type=float, default=0.001,
+                    help="largest island's share of the contacts in a dilute flow (stated: 0.001)")
+    a = ap.parse_args()
+    prof = read_profile(os.path.join(HERE, "results", "profile_10000.csv"))
+    part = read_partition(os.path.join(HERE, "results", "partition_10000.csv"))
+    cpg = part[2]["contacts"] / part[2]["grains"]
+    # Label rounds and neighbour counts: measured at 2-512 ranks (10,000 grains); beyond, the
+    # 512-rank values.
+    def measured(p, key, default):
+        return part[p][key] if p in part else (part[max(part)][key] if p > 1 else default)
+
+    print(f"network: latency {a.alpha * 1e6:.1f} us, bandwidth {a.beta / 1e9:.1f} GB/s; "
+          f"serial step {prof['step_total_us_per_grain_step'] * 1e6:.2f} us per grain "
+          f"(solve {prof['solve'] * 1e6:.2f}); {cpg:.2f} contacts per grain; {a.sweeps} sweeps\n")
+    pile = part[2]["largest_island_contacts"] / part[2]["contacts"]
+    cases = []
+    for regime, giant in ((f"settled pile (largest island {pile:.0%} of the contacts, measured)", pile),
+                          (f"dilute flow (largest island {a.flow_giant:.1%}, stated)", a.flow_giant)):
+        cases.append((f"{regime}, strong scaling, 1,000,000 grains", lambda p: 1e6, giant, "speed-up"))
+        cases.append((f"{regime}, weak scaling, 10,000 grains per rank", lambda p: 1e4 * p, giant, "efficiency"))
+    for title, sizes, giant, what in cases:
+        print(f"{title}: time per step [s] ({what} against 1 rank)\n")
+        print("| ranks | paper | hosted | blocked |")
+        print("|---|---|---|---|")
+        base = None
+        for P in (1, 8, 64, 512):
+            N = sizes(P)
+            r = model(N, P, prof, a.alpha, a.beta, a.sweeps, cpg,
+                      measured(P, "label_rounds", 1), measured(P, "neighbours_mean", 0), giant)
+            if base is None:
+                base = r
+            cells = [f"{r[d]:.3g} ({base[d] / r[d]:.2f})" for d in ("paper", "hosted", "blocked")]
+            print(f"| {P} | " + " | ".join(cells) + " |")
+        print()
+
+
+if __name__ == "__main__":
+    main()
