@@ -2,6 +2,7 @@
 // printed as a table, or as JSON with --json. Exit 0 when every number is within its tolerance.
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -68,6 +69,7 @@ int validate(const ValidateOptions& options) {
                             : "FAIL");
       }
     }
+    std::fflush(stdout);  // a case's rows as soon as it ends (long cases take minutes)
     jc["pass"] = case_pass;
     jc["checks"] = jchecks;
     cases.push_back(jc);

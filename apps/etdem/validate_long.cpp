@@ -185,6 +185,7 @@ const char* const kShapes[] = {"spheres", "cubes", "crosses"};
 
 struct Heap {
   double angle = kNaN, spread = kNaN, drained = kNaN;
+  double change = kNaN;  // [deg] of the angle over the last second
   bool ok = false;
   bool flowing() const { return !(drained <= kFlowing); }
   double held() const { return flowing() ? 0.0 : angle; }  // a flowing heap holds no angle
@@ -201,17 +202,21 @@ Heap read_heap(const std::string& dir) {
   const double now = number(rep, "grains_over_floor"), end = number(summary, "simulated_time");
   std::ifstream in(dir + "/repose_series.csv");
   std::string line;
-  std::getline(in, line);  // header: step,time,...,grains_over_floor (column 7),...
-  double then = kNaN;
+  std::getline(in, line);  // step,time,mean_deg,...,grains_over_floor (column 7),... (main.cpp)
+  double then = kNaN, angle_then = kNaN;
   while (std::getline(in, line)) {
     std::stringstream ss(line);
     std::string cell;
     std::vector<std::string> cells;
     while (std::getline(ss, cell, ',')) cells.push_back(cell);
     if (cells.size() < 8) continue;
-    if (std::stod(cells[1]) <= end - 1.0 + 1e-9) then = std::stod(cells[7]);
+    if (std::stod(cells[1]) <= end - 1.0 + 1e-9) {
+      then = std::stod(cells[7]);
+      angle_then = std::stod(cells[2]);
+    }
   }
   h.drained = then > 0 ? (then - now) / then : kNaN;
+  h.change = h.angle - angle_then;
   h.ok = std::isfinite(h.angle) && std::isfinite(h.drained);
   return h;
 }
@@ -275,7 +280,9 @@ std::vector<Check> run_v5(int parallel) {
       worst_drain = std::max(worst_drain, std::isfinite(h->drained) ? h->drained : 1.0);
       out.push_back({id, fmt::format("{}, mu {}: angle [deg]", shape, mu), kNoSlope, h->angle, 0.0,
                      Kind::Above,
-                     fmt::format("friction holds a slope; spread +-{:.1f} deg", h->spread)});
+                     fmt::format("friction holds a slope; spread +-{:.1f} deg, {:+.1f} deg and "
+                                 "{:.1f} % drained in the last s",
+                                 h->spread, h->change, 100 * h->drained)});
     }
     out.push_back({id, fmt::format("{}, mu >= 0.2: largest share drained in the last s", shape),
                    kFlowing, worst_drain, 0.0, Kind::Below, "every heap with friction at rest"});
