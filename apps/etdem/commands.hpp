@@ -49,7 +49,8 @@ int plot(const PlotOptions& options);
 struct ValidateOptions {
   bool long_cases = false;       // --long: also the long cases
   bool json = false;             // --json: one JSON document instead of the table
-  std::string only;              // --only CASE: that case alone
+  std::string only;              // --only CASE: that case alone (a long one too)
+  int jobs = 2;                  // --jobs N: processes the long cases run at a time
   double tolerance_scale = 1.0;  // hidden --tolerance-scale: tests make a case fail with it
 };
 

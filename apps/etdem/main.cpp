@@ -536,7 +536,10 @@ int main(int argc, char** argv) {
   validate_cmd->add_flag("--long", validate.long_cases, "also the long cases");
   validate_cmd->add_flag("--json", validate.json, "print JSON instead of the table");
   validate_cmd->add_option("--only", validate.only,
-                           "run one case (V3, V4, V6, V8, V7 Table 2, ...)");
+                           "run one case (V3, V4, V6, V8, V7 Table 2, V7 Bernoulli, V5, ...)");
+  validate_cmd
+      ->add_option("--jobs", validate.jobs, "processes the long cases (V5, V9) run at a time")
+      ->check(CLI::Range(1, 64));
   // Hidden (no description): scales every tolerance, so a test can make a case fail.
   validate_cmd->add_option("--tolerance-scale", validate.tolerance_scale)->group("");
 
