@@ -55,6 +55,11 @@ double positive_length(const std::string& dir, const std::string& key, double v)
   return v;
 }
 
+/// ", N net nodes left out" when the run has [[net]]s, else "".
+std::string left_out(const RunGrains& run) {
+  return run.net_nodes > 0 ? fmt::format(", {} net nodes left out", run.net_nodes) : "";
+}
+
 RunGrains grains_of(const std::string& dir) {
   RunGrains run = read_run_grains(dir);
   if (run.grains.empty()) throw InputError(dir + "/state.csv: no grains to analyse");
@@ -122,6 +127,7 @@ int analyze_mound(const std::string& dir, const MoundOptions& opt) {
       {"reach", "largest horizontal distance of a surface node from the axis"},
       {"profile", "per annulus about the axis: highest node above the base, nodes, weight share"}};
   j["grains"] = r.grains;
+  j["net_nodes_left_out"] = run.net_nodes;
   j["weights"] = weighted;
   j["nodes_from"] = run.from_shapes ? "shapes.json" : "state.csv radius (bounding spheres)";
   j["axis"] = {r.axis_x, r.axis_y};
@@ -141,8 +147,8 @@ int analyze_mound(const std::string& dir, const MoundOptions& opt) {
     fmt::print(f, "{:.9g},{:.9g},{:.9g},{},{:.9g}\n", b.r_inner, b.r_outer, b.top, b.nodes,
                b.share);
   close_written(f, csv);
-  fmt::print("mound ({} grains, weighted by {}, base z = {:.6g} m: {}):\n", r.grains, weighted,
-             r.base, base_from);
+  fmt::print("mound ({} grains{}, weighted by {}, base z = {:.6g} m: {}):\n", r.grains,
+             left_out(run), weighted, r.base, base_from);
   fmt::print(
       "  height {:.6g} m, spread {:.6g} m ({:g} % of the {}; {:.6g} m for {:g} % of the "
       "grains), reach {:.6g} m\n",
@@ -188,6 +194,7 @@ int analyze_runout(const std::string& dir, const RunoutOptions& opt) {
        "cells ahead of it (by area)"},
       {"fan_angle_full", "bearing range of all covered cells ahead of the origin"}};
   j["grains"] = r.grains;
+  j["net_nodes_left_out"] = run.net_nodes;
   j["weights"] = weighted;
   j["footprints_from"] = run.from_shapes ? "shapes.json" : "state.csv radius (bounding spheres)";
   j["direction"] = {r.direction.x(), r.direction.y()};
@@ -219,8 +226,9 @@ int analyze_runout(const std::string& dir, const RunoutOptions& opt) {
       fmt::print(f, "{:.9g},{:.9g},{:.9g},{}\n", c.x(), c.y(), r.map.top[k], r.map.grains[k]);
     }
   close_written(f, csv);
-  fmt::print("runout ({} grains, direction ({:.4g}, {:.4g}) from ({:.6g}, {:.6g}) m):\n", r.grains,
-             r.direction.x(), r.direction.y(), st.origin.x(), st.origin.y());
+  fmt::print("runout ({} grains{}, direction ({:.4g}, {:.4g}) from ({:.6g}, {:.6g}) m):\n",
+             r.grains, left_out(run), r.direction.x(), r.direction.y(), st.origin.x(),
+             st.origin.y());
   fmt::print("  runout {:.6g} m ({:.6g} m for {:g} % of the {}), rear {:.6g} m, width {:.6g} m\n",
              r.runout, r.runout_fraction, 100 * st.fraction, weighted, r.rear, r.width);
   fmt::print(

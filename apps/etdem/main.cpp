@@ -231,7 +231,7 @@ HeapNodes heap_nodes(const std::optional<std::map<std::string, ShapeNodes>>& sha
     const auto it = shapes->find(state.shape_name[k]);
     if (it == shapes->end())
       h.from_shapes = false;
-    else
+    else if (it->second.net.empty())  // a [[net]]'s nodes are not part of the heap
       append_surface_points(it->second, state.position[k], state.orientation[k], h.nodes);
   }
   if (!h.from_shapes) {

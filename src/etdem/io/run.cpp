@@ -49,6 +49,15 @@ void remove_stale_outputs(const fs::path& dir, bool resuming) {
   fs::remove(dir / "particles.pvd", ec);
 }
 
+/// Per shape, the [[net]] whose nodes have it (shapes.json marks them so the deposit analyses
+/// leave the nets out); empty for grain shapes.
+std::vector<std::string> net_shapes(const World& world) {
+  std::vector<std::string> out(world.shapes.size());
+  for (const Net& n : world.nets)
+    for (int id : n.nodes) out[world.bodies.shape[id]] = n.name;
+  return out;
+}
+
 /// The checkpoint directory DIR/checkpoints, created and found writable before the run starts.
 std::string checkpoint_directory(const fs::path& dir) {
   const fs::path cdir = dir / "checkpoints";
@@ -193,11 +202,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
           fmt::format("{}: --resume: frames section does not fit the scenario", ck->path));
     if (vtk) load_run_section(*ck, "frames", [&](ByteReader& r) { vtk->load(r); });
     energy.emplace((dir / "energy.csv").string(), run.energy_bytes, run.energy_crc);
-    write_shapes_json((dir / "shapes.json").string(), world.shapes);
+    write_shapes_json((dir / "shapes.json").string(), world.shapes, net_shapes(world));
     info.max_relative_residual = run.max_relative_residual;
     info.frame_seconds = run.frame_seconds;
   } else {
-    write_shapes_json((dir / "shapes.json").string(), world.shapes);
+    write_shapes_json((dir / "shapes.json").string(), world.shapes, net_shapes(world));
     energy.emplace((dir / "energy.csv").string());
     try {
       world.initialize();  // checks the initial state: a failure still leaves a summary

@@ -31,6 +31,10 @@ RunGrains read_run_grains(const std::string& dir) {
   for (std::size_t k = 0; k < state.size() && out.by_volume; ++k)
     out.by_volume = shapes.at(state.shape_name[k]).volume > 0.0;
   for (std::size_t k = 0; k < state.size(); ++k) {
+    if (out.from_shapes && !shapes.at(state.shape_name[k]).net.empty()) {
+      ++out.net_nodes;
+      continue;
+    }
     RunGrain g;
     g.centre = state.position[k];
     g.radius = state.radius[k];

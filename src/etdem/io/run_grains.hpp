@@ -2,7 +2,9 @@
 // `analyze runout`): each grain's centre, its world surface nodes and sphere parts, and its
 // volume, from DIR/state.csv placed by DIR/shapes.json. Runs without shapes.json (or a
 // state.csv without shape names) give each grain as a sphere of its state.csv radius (a box or
-// polyhedron: its bounding sphere) and count every grain once.
+// polyhedron: its bounding sphere) and count every grain once. The nodes of [[net]]s are bodies
+// in state.csv but not grains: shapes.json marks their shapes ("net") and they are left out
+// (counted in `net_nodes`).
 #pragma once
 
 #include <string>
@@ -25,6 +27,7 @@ struct RunGrains {
   std::vector<RunGrain> grains;
   bool from_shapes = false;      // nodes from shapes.json
   bool by_volume = false;        // volumes known (shapes.json with volumes)
+  long net_nodes = 0;            // bodies left out: nodes of a [[net]]
   double median_radius() const;  // [m] of the state.csv radii
 };
 

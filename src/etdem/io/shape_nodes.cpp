@@ -21,7 +21,8 @@ ShapeNodes shape_nodes(const ShapeTable& shapes, int s) {
   return out;
 }
 
-void write_shapes_json(const std::string& path, const ShapeTable& shapes) {
+void write_shapes_json(const std::string& path, const ShapeTable& shapes,
+                       const std::vector<std::string>& net_of) {
   nlohmann::json j;
   j["frame"] = "body frame: centre of mass at the origin, principal axes (state.csv orientation)";
   j["shapes"] = nlohmann::json::object();
@@ -31,6 +32,7 @@ void write_shapes_json(const std::string& path, const ShapeTable& shapes) {
     nlohmann::json js;
     js["type"] = n.type;
     js["volume"] = n.volume;
+    if (static_cast<std::size_t>(s) < net_of.size() && !net_of[s].empty()) js["net"] = net_of[s];
     js["nodes"] = nlohmann::json::array();
     for (const Vec3& v : n.nodes) js["nodes"].push_back({v.x(), v.y(), v.z()});
     js["spheres"] = nlohmann::json::array();
@@ -50,6 +52,7 @@ std::map<std::string, ShapeNodes> read_shapes_json(const std::string& path) {
       ShapeNodes n;
       n.type = js.at("type").get<std::string>();
       if (js.contains("volume")) n.volume = js.at("volume").get<double>();
+      if (js.contains("net")) n.net = js.at("net").get<std::string>();
       for (const auto& v : js.at("nodes"))
         n.nodes.emplace_back(v.at(0).get<double>(), v.at(1).get<double>(), v.at(2).get<double>());
       for (const auto& b : js.at("spheres"))

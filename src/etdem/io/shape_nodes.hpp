@@ -21,13 +21,17 @@ struct ShapeNodes {
   std::vector<Vec3> nodes;                     // m, body frame
   std::vector<std::pair<Vec3, double>> balls;  // sphere parts: body-frame centre [m], radius [m]
   double volume = 0.0;  // [m^3] of the shape (0: unknown, shapes.json written before it was)
+  std::string net;      // the [[net]] whose nodes have this shape; empty for a grain shape
 };
 
 /// The nodes of shape `s` of the table (planes and meshes have none).
 ShapeNodes shape_nodes(const ShapeTable& shapes, int s);
 
 /// Writes every grain shape's nodes, keyed by shape name; throws InputError when it cannot.
-void write_shapes_json(const std::string& path, const ShapeTable& shapes);
+/// `net_of[s]`, when given, names the [[net]] whose nodes have shape s (written as "net", so
+/// the deposit analyses can leave a net's nodes out); empty for grain shapes.
+void write_shapes_json(const std::string& path, const ShapeTable& shapes,
+                       const std::vector<std::string>& net_of = {});
 
 /// Reads shapes.json back; throws InputError naming the file and the shape when malformed.
 std::map<std::string, ShapeNodes> read_shapes_json(const std::string& path);

@@ -63,7 +63,7 @@ double net_elastic_energy(const Net& net, const Bodies& bodies) {
   return e;
 }
 
-NetKick apply_net_forces(Net& net, Bodies& bodies, double dt) {
+NetKick apply_net_forces(Net& net, Bodies& bodies, double dt, std::vector<Vec3>* after_springs) {
   NetKick kick;
   auto inverse_mass = [&](int i) { return bodies.is_dynamic(i) ? bodies.inv_mass[i] : 0.0; };
   // Kinetic energy a change dv of body i's velocity adds.
@@ -96,6 +96,8 @@ NetKick apply_net_forces(Net& net, Bodies& bodies, double dt) {
     push(l.b, (-dt * spring * inverse_mass(l.b)) * e, kick.spring);
     l.tension = spring;
   }
+  if (after_springs)
+    for (int i : net.nodes) (*after_springs)[i] = bodies.velocity[i];
   // Dashpots, link by link on the current velocities (the positions, and so each link's
   // direction, are the springs'), each exactly dissipative: half the decay in link order, then
   // half in reverse order, so the order leaves no bias to first order (a symmetric net sags

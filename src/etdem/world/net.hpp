@@ -84,7 +84,10 @@ double net_elastic_energy(const Net& net, const Bodies& bodies);
 /// 1 - exp(-c dt / mu) of its nodes' relative velocity along the link (the exact solution of a
 /// dashpot over dt, with mu the reduced mass: it only removes energy, for any dt), in two
 /// half-decays, forward and backward over the links. Fixed
-/// (clamped) nodes do not move. Records tension, strain and the clamp force.
-NetKick apply_net_forces(Net& net, Bodies& bodies, double dt);
+/// (clamped) nodes do not move. Records tension, strain and the clamp force. When
+/// `after_springs` is given (indexed by body id), the nodes' velocities between the springs and
+/// the dashpots are written there (the ledger splits the kick by them, World::book_net_contacts).
+NetKick apply_net_forces(Net& net, Bodies& bodies, double dt,
+                         std::vector<Vec3>* after_springs = nullptr);
 
 }  // namespace etdem

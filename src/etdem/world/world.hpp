@@ -159,6 +159,9 @@ class World {
   /// Books the gravity kick a held island's contacts cancelled as integration, not dissipation.
   void book_resting_kick(const Vec3& momentum_change, SolverStats& st) const;
   static Vec3 island_momentum(const IslandBodies& view);  // [kg m/s]
+  /// Books the link kick that contacts took back within the step (a node pressed by a grain) as
+  /// neither the links' work nor the contacts' dissipation (world/net_ledger.cpp).
+  void book_net_contacts(const Islands& islands);
   void update_ledger();
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
   void check_finite() const;
@@ -176,6 +179,12 @@ class World {
   std::unique_ptr<Solver> resting_;  // null when resting contacts go to solver_
   EnergyLedger ledger_;
   double net_elastic_ = 0.0;  // [J] the nets' elastic energy the ledger last measured
+  // Per body, for the nets' nodes only: velocity before the link kick, after its springs and
+  // after its dashpots (book_net_contacts) [m/s].
+  std::vector<Vec3> net_before_, net_springs_, net_kicked_;
+  std::vector<char> net_node_;      // per body: a node of a net
+  std::vector<char> in_island_;     // book_net_contacts: per body, a node in an island
+  double net_damping_start_ = 0.0;  // [J] the net_damping column before this step's kick
   StepProfile profile_, last_profile_;
   WorldSettings applied_;  // the settings initialize() configured the solvers with
   StepStats last_;
