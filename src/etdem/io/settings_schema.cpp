@@ -183,6 +183,18 @@ std::vector<Sim> simulation_keys() {
       "neighbour (speculative contact)",
       [](Scenario & s) -> auto& { return s.settings.contact_skin; }));
   v.push_back(field<Scenario>(
+      "substep_sweep", "1", closed(0, 1),
+      "a step is split into sub-steps when a grain other than a sphere would turn so fast that "
+      "its bounding radius sweeps more than this fraction of its thinnest extent (|ω| dt R > f t): "
+      "n = ceil(|ω| dt R / (f t)) sub-steps of dt / n, counted in summary.json `substeps`; 0 "
+      "never splits",
+      [](Scenario & s) -> auto& { return s.settings.substep_sweep; }));
+  v.push_back(field<Scenario>(
+      "max_substeps", "", closed(1, 1000),
+      "upper bound of that split; a step that would need more is counted "
+      "(summary.json `substeps.bound_reached`)",
+      [](Scenario & s) -> auto& { return s.settings.max_substeps; }));
+  v.push_back(field<Scenario>(
       "penetration_slop", "m", at_least(0), "penetration left uncorrected by the projection",
       [](Scenario & s) -> auto& { return s.settings.penetration_slop; }));
   v.push_back(field<Scenario>(

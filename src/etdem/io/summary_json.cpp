@@ -73,6 +73,11 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                   {"largest_island", t.largest_island}};
   j["broad_phase"] = {{"pair_list_builds", t.pair_list_builds},
                       {"steps_reusing_pairs", t.steps - t.pair_list_builds}};
+  // Steps split because a grain turned fast (WorldSettings::substep_sweep).
+  j["substeps"] = {{"split_steps", t.split_steps},
+                   {"substeps", t.substeps},
+                   {"redone_steps", t.redone_steps},
+                   {"bound_reached", t.substep_bound_reached}};
   j["solver"] = {{"name", world.settings.solver},
                  {"iterations", t.solver.iterations},
                  {"rounds", t.solver.rounds},

@@ -46,6 +46,8 @@ class RestingSolver final : public Solver {
  public:
   explicit RestingSolver(const RestingSettings& s) : settings_(s) {}
   const char* name() const override { return "resting"; }
+  /// The step length the next resolve() works with (the world's sub-steps change it).
+  void set_dt(double dt) { settings_.dt = dt; }
   void prepare(int threads) override;
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
 

@@ -49,7 +49,7 @@ struct KickShare {
 }  // namespace
 
 void World::book_net_contacts(const Islands& islands) {
-  const Vec3 gravity_kick = settings.dt * settings.gravity;
+  const Vec3 gravity_kick = h_ * settings.gravity;  // the (sub-)step's kick
   auto add_node = [&](int i, KickShare& share) {
     const Vec3& v0 = net_before_[i];
     const Vec3 sp = net_springs_[i] - v0, dp = net_kicked_[i] - net_springs_[i];

@@ -62,8 +62,15 @@ struct WorldSettings {
   /// distance the pair can close in one step, so the resting pass sees near neighbours that the
   /// solve may push a grain into (speculative contacts). Only with resting = "pgs".
   double contact_skin = 0.1;
-  double projection = 0.3;                // k_p of the jolt appendix (B.18), 0 disables
-  double penetration_slop = 0.0;          // [m] penetration left uncorrected by projection
+  double projection = 0.3;        // k_p of the jolt appendix (B.18), 0 disables
+  double penetration_slop = 0.0;  // [m] penetration left uncorrected by projection
+  /// A step is split into equal sub-steps when a grain other than a sphere turns so fast that
+  /// its bounding radius R sweeps more than this fraction of its thinnest extent t within the
+  /// step (|w| dt R > f t, with w at the start of the step): a corner that was not among the
+  /// closest features when the contacts were found would otherwise go that deep before the
+  /// next narrow phase (docs/design.md). 0 never splits.
+  double substep_sweep = 0.05;
+  int max_substeps = 16;                  // upper bound of the split (counted when it binds)
   double damping = 0.0;                   // [1/s] global damping xi, 2024 Eqs. 47-49
   int threads = 0;                        // OpenMP threads, 0 = OpenMP's default
   bool conserve_angular_momentum = true;  // rotate with L = I w held fixed (torque-free exact)

@@ -27,7 +27,7 @@ void World::correct_wall_velocities(const StepBodies& sb, WallCorrection& out) {
     out.dw.clear();
     return;
   }
-  const double dt = settings.dt;
+  const double dt = h_;
   Manifold m;
   out.dv.assign(bodies.count(), Vec3::Zero());
   out.dw.assign(bodies.count(), Vec3::Zero());

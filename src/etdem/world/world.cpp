@@ -99,7 +99,8 @@ void World::set_solver(std::unique_ptr<Solver> solver) {
 
 void World::initialize() {
   configure();
-  previous_.clear();        // a fresh start carries no impulses from an earlier run
+  previous_.clear();  // a fresh start carries no impulses from an earlier run
+  previous_h_ = 0.0;
   pair_list_ = PairList{};  // the builds count restarts with the totals
   previous_order_.clear();
   bodies.update_world_inertia();
@@ -133,12 +134,15 @@ void World::configure() {
   }
   solver_->prepare(omp_get_max_threads());
   resting_.reset();
+  resting_pgs_ = nullptr;
   if (settings.resting == "pgs" && settings.effective_resting_velocity() > 0.0) {
     RestingSettings rs = settings.resting_solver;
     rs.slip_velocity = settings.effective_resting_velocity();
     rs.dt = settings.dt;
     rs.gravity = settings.gravity;
-    resting_ = std::make_unique<RestingSolver>(rs);
+    auto pgs = std::make_unique<RestingSolver>(rs);
+    resting_pgs_ = pgs.get();
+    resting_ = std::move(pgs);
     resting_->prepare(omp_get_max_threads());
   } else if (std::find(resting_names().begin(), resting_names().end(), settings.resting) ==
              resting_names().end()) {
@@ -153,7 +157,54 @@ void World::step() {
   StepProfile& p = last_profile_;
   p = StepProfile{};
   p.steps = 1;
-  last_ = StepStats{};
+  using P = StepProfile;
+  // 0. scheduled changes (walls removed), once at the start of the step
+  {
+    Timer t(p, P::Events);
+    process_events();
+  }
+  // A grain turning fast splits the step into n equal sub-steps, each a whole step of length
+  // dt / n (contacts found again at its start); n = 1 is the plain step, bit for bit. The spin
+  // at the start of the step decides n; a spin the first sub-step's impacts create is checked
+  // after its solve, before anything moves: when it needs more sub-steps, the velocities and
+  // the ledger go back to the start of the step and the step is taken again split (once).
+  long wanted = substep_count_unbounded(settings.dt, bodies.angular_velocity);
+  int n = static_cast<int>(std::min<long>(settings.max_substeps, wanted));
+  bool redone = false;
+  StepStats step_stats;
+  for (int k = 0; k < n; ++k) {
+    h_ = settings.dt / n;
+    if (resting_pgs_) resting_pgs_->set_dt(h_);
+    last_ = StepStats{};
+    const bool may_redo =
+        k == 0 && !redone && n < settings.max_substeps && settings.substep_sweep > 0.0;
+    if (may_redo) save_step_start();
+    long needed = 0;
+    if (!advance(p, may_redo ? &needed : nullptr)) {
+      restore_step_start();
+      wanted = std::max(wanted, needed);
+      n = static_cast<int>(std::min<long>(settings.max_substeps, needed));
+      redone = true;
+      k = -1;
+      continue;
+    }
+    step_stats.merge(last_);
+  }
+  step_stats.substeps = n;
+  step_stats.redone = redone ? 1 : 0;
+  step_stats.substep_bound_reached = wanted > settings.max_substeps ? 1 : 0;
+  last_ = step_stats;
+  update_totals();
+  time_ += settings.dt;
+  ++steps_;
+  {
+    Timer t(p, P::Checks);
+    check_finite();  // NaN/Inf with body and step
+  }
+  profile_.add(p);
+}
+
+bool World::advance(StepProfile& p, long* needed) {
   using P = StepProfile;
   auto timed = [&p](P::Phase phase, auto&& phase_work) {
     Timer t(p, phase);
@@ -161,13 +212,12 @@ void World::step() {
   };
   StepBodies& sb = step_bodies_;
   StepContacts& sc = step_contacts_;
-  // 0. scheduled changes (walls removed); 1. v += dt F/m
-  timed(P::Events, [&] { process_events(); });
+  // 1. v += h F/m
   timed(P::Forces, [&] { apply_external_forces(); });
   // 2. swept boxes in a uniform grid -> candidate pairs (a step that sweeps everything stops)
   timed(P::Broad, [&] { find_pairs(sb); });
   timed(P::Checks, [&] { check_pair_count(sb); });
-  // 3. pairs -> contact points, last step's impulses onto the same contacts
+  // 3. pairs -> contact points, last (sub-)step's impulses onto the same contacts
   timed(P::Narrow, [&] {
     find_contacts(sb, sc);
     warm_start(sc.contacts);
@@ -176,6 +226,13 @@ void World::step() {
   timed(P::Islands, [&] { build_islands(sb, sc, islands_); });
   // 5. islands -> velocities (collision solver, resting pass), impulses, each body's motion
   timed(P::Solve, [&] { resolve_islands(sb, islands_, sc.contacts, motion_); });
+  if (needed) {  // the spin after the solve, over the whole step: more sub-steps needed?
+    const long n = substep_count_unbounded(settings.dt, bodies.angular_velocity);
+    if (n > std::lround(settings.dt / h_)) {
+      *needed = n;
+      return false;
+    }
+  }
   // 6. wall correction (pseudo-velocities), position projection of the contacts
   timed(P::Correct, [&] {
     correct_wall_velocities(sb, wall_);
@@ -183,15 +240,12 @@ void World::step() {
   });
   // 7. damping, positions from the motion, rotation
   timed(P::Integrate, [&] { damp_and_integrate(motion_, wall_); });
-  // 8. energy ledger; this step's contacts kept for the next warm start
+  // 8. energy ledger; this sub-step's contacts kept for the next warm start
   timed(P::Ledger, [&] {
     update_ledger();
     remember_contacts(sc.contacts);
   });
-  time_ += settings.dt;
-  ++steps_;
-  timed(P::Checks, [&] { check_finite(); });  // NaN/Inf with body and step
-  profile_.add(p);
+  return true;
 }
 
 void World::book_external_change() {
@@ -215,7 +269,7 @@ void World::process_events() {
 }
 
 void World::apply_external_forces() {
-  const Vec3 dv = settings.dt * settings.gravity;
+  const Vec3 dv = h_ * settings.gravity;
   double kick = 0.0;  // kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_dynamic(i)) continue;
@@ -239,7 +293,7 @@ void World::apply_external_forces() {
       net_before_[i] = bodies.velocity[i];
       net_node_[i] = 1;
     }
-    const NetKick k = apply_net_forces(n, bodies, settings.dt, &net_springs_);
+    const NetKick k = apply_net_forces(n, bodies, h_, &net_springs_);
     for (int i : n.nodes) net_kicked_[i] = bodies.velocity[i];
     ledger_.integration -= k.spring;
     ledger_.net_damping += k.damped + k.released;
@@ -268,7 +322,7 @@ double World::speed_bound(int i) const {
 }
 
 void World::find_pairs(StepBodies& out) {
-  const double dt = settings.dt;
+  const double dt = h_;
   boxes_.clear();
   box_ids_.clear();
   out.unbounded.clear();
@@ -307,7 +361,7 @@ Aabb World::reach_box(int i, const Aabb& box) const {
   // the flight capped at one bounding radius, plus kReachSkin of its radius all round (a grain
   // in a pile jiggles). Only the cost depends on these numbers, never a result.
   if (!bodies.is_dynamic(i)) return box;
-  const double dt = settings.dt, t = kReachSteps * dt;
+  const double dt = h_, t = kReachSteps * dt;
   const double radius = shapes.bounding_radius[bodies.shape[i]];
   const Vec3& v = bodies.velocity[i];
   Vec3 move = t * v + 0.5 * t * t * settings.gravity;
@@ -336,11 +390,11 @@ void World::check_pair_count(const StepBodies& sb) const {
       "bodies move farther than their neighbours per step; the fastest, body {} ('{}'), moves "
       "{:.3g} m in one step of {:.3g} s at {:.3g} m/s",
       steps_, time_, sb.pairs.size(), sb.dynamic_ids.size(), kMaxPairsPerBody, fastest,
-      fastest >= 0 ? bodies.name[fastest] : "", speed * settings.dt, settings.dt, speed));
+      fastest >= 0 ? bodies.name[fastest] : "", speed * h_, h_, speed));
 }
 
 void World::find_contacts(const StepBodies& sb, StepContacts& out) {
-  const double dt = settings.dt;
+  const double dt = h_;
   const int threads = omp_get_max_threads();
   per_thread_contacts_.resize(threads);
   const int np = static_cast<int>(sb.pairs.size());
@@ -439,6 +493,9 @@ void World::warm_start(std::vector<Contact>& contacts) const {
   // less than a quarter of the smaller body's bounding radius (manifold points are not numbered
   // stably for boxes, so points are matched by position).
   if (previous_.empty() || !resting_) return;
+  // Impulses scale with the step: a sub-step of h carries h / h' of an impulse found over h'
+  // (exactly 1 while the step is not split).
+  const double scale = previous_h_ > 0.0 && previous_h_ != h_ ? h_ / previous_h_ : 1.0;
   auto less = [&](int x, const std::pair<int, int>& key) {
     return std::make_pair(previous_[x].a, previous_[x].b) < key;
   };
@@ -468,6 +525,10 @@ void World::warm_start(std::vector<Contact>& contacts) const {
     if (match) {
       c.normal_impulse = match->normal_impulse;
       c.tangent_impulse = match->tangent_impulse;
+      if (scale != 1.0) {
+        c.normal_impulse *= scale;
+        c.tangent_impulse *= scale;
+      }
     }
   }
 }
@@ -475,6 +536,7 @@ void World::warm_start(std::vector<Contact>& contacts) const {
 void World::remember_contacts(const std::vector<Contact>& contacts) {
   if (!resting_) return;
   previous_ = contacts;
+  previous_h_ = h_;
   previous_order_.resize(previous_.size());
   for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
   // By (a, b); the order of a pair's points among themselves is std::sort's (the warm start
@@ -532,7 +594,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
   for (std::size_t s = 0; s < isl_.slow.size(); ++s) {
     const Contact& c = contacts[islands.contact_order[s]];
     const double un = c.normal.dot(contact_velocity(c, sb.dynamic));
-    const bool closing = c.gap + un * settings.dt <= 0.0;
+    const bool closing = c.gap + un * h_ <= 0.0;
     isl_.slow[s] = (v_rest > 0.0 && un > -v_rest) || !closing;
   }
   for (int k = 0; k < ni; ++k) {
@@ -590,16 +652,16 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
       // until then and with the new one after (World::displacement). Every contact of the
       // island counts, resting ones too: the old velocity must not carry a body into a
       // neighbour that only the resting pass was holding off.
-      for (int s = 0; s < view.count; ++s) isl_.toi[b0 + s] = settings.dt;
+      for (int s = 0; s < view.count; ++s) isl_.toi[b0 + s] = h_;
       for (const Contact& c : all) {
         const double un = c.normal.dot(impulse::relative_velocity(c, view));
         if (!(un < 0.0)) continue;
-        const double t = c.gap > 0.0 ? std::min(settings.dt, c.gap / -un) : 0.0;
+        const double t = c.gap > 0.0 ? std::min(h_, c.gap / -un) : 0.0;
         for (const int body : {c.a, c.b})
           if (body >= 0) isl_.toi[b0 + body] = std::min(isl_.toi[b0 + body], t);
       }
       for (int s = 0; s < view.count; ++s)
-        if (isl_.toi[b0 + s] >= settings.dt) isl_.toi[b0 + s] = 0.0;  // no impact
+        if (isl_.toi[b0 + s] >= h_) isl_.toi[b0 + s] = 0.0;  // no impact
       // Gravity acts on either side of the impact: the solver sees the velocity at the impact,
       // v - g (dt - t_c), and the rest of the step's kick is given back after it. (With the
       // whole kick before the impact an elastic ball left 2 g (dt - t_c) too fast: 0.12 % per
@@ -613,7 +675,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
       };
       for (int s = 0; s < view.count; ++s)
         if (isl_.toi[b0 + s] > 0.0) {
-          shift_velocity(s, -(settings.dt - isl_.toi[b0 + s]));
+          shift_velocity(s, -(h_ - isl_.toi[b0 + s]));
           isl_.v0[b0 + s] = view.v[s];
         }
       // Without the resting pass the collision solver also holds resting grains (slow
@@ -626,7 +688,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
       isl_.stats[k].net_dissipation();
       if (held) book_resting_kick(island_momentum(view) - momentum_before, isl_.stats[k]);
       for (int s = 0; s < view.count; ++s)
-        if (isl_.toi[b0 + s] > 0.0) shift_velocity(s, settings.dt - isl_.toi[b0 + s]);
+        if (isl_.toi[b0 + s] > 0.0) shift_velocity(s, h_ - isl_.toi[b0 + s]);
       isl_.kick[k] = kick;
     }
     if (resting_) isl_.resting_stats[k] = resting_->resolve(all, view, thread);
@@ -680,7 +742,7 @@ void World::book_resting_kick(const Vec3& momentum_change, SolverStats& st) cons
   // internal impulses cancelling. The solver booked it as dissipation (a grain at rest showed
   // m |g dt|^2 / 2 of restitution every step); it is the time discretisation's: taken from
   // restitution first, then friction, never below zero, and booked as integration.
-  const double shift = 0.5 * settings.dt * settings.gravity.dot(momentum_change);
+  const double shift = 0.5 * h_ * settings.gravity.dot(momentum_change);
   st.integration -= shift;
   st.dissipated_restitution += shift;
   st.net_dissipation();
@@ -727,7 +789,7 @@ void World::correct_positions(const StepBodies& sb, const std::vector<Contact>& 
 }
 
 void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorrection& wall) {
-  const double dt = settings.dt;
+  const double dt = h_;
   const double f = 1.0 - settings.damping * dt;  // 2024 Eqs. 47-48, 0 <= xi dt <= 1 (Eq. 49)
   double damped = 0.0, gravity_work = 0.0, rotation_gain = 0.0, wall_work = 0.0;
   for (int i = 0; i < bodies.count(); ++i) {
@@ -783,7 +845,7 @@ Vec3 World::displacement(int i, const Motion& m) const {
   //    plain update);
   //  - every other body (in contact, resting, held) keeps x += v dt: its contact impulses
   //    already absorbed this step's gravity.
-  const double dt = settings.dt;
+  const double dt = h_;
   const Vec3& v = bodies.velocity[i];
   const Vec3& g = settings.gravity;
   if (m.free) return dt * (v - 0.5 * dt * g);
@@ -805,6 +867,9 @@ void World::update_ledger() {
     ledger_.integration += net_elastic_ - elastic;  // the springs' work over the displacement
     ledger_.elastic = net_elastic_ = elastic;
   }
+}
+
+void World::update_totals() {
   totals_.steps += 1;
   totals_.contacts += last_.contacts;
   totals_.candidates += last_.candidates;
@@ -818,6 +883,12 @@ void World::update_ledger() {
   totals_.wall_rounds += last_.wall_rounds;
   totals_.wall_bound_reached += last_.wall_bound_reached;
   totals_.pair_list_builds = pair_list_.builds;
+  if (last_.substeps > 1) {
+    totals_.split_steps += 1;
+    totals_.substeps += last_.substeps;
+  }
+  totals_.redone_steps += last_.redone;
+  totals_.substep_bound_reached += last_.substep_bound_reached;
 }
 
 void World::check_finite() const {

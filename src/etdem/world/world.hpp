@@ -1,6 +1,7 @@
 // The world: shape table, materials, bodies, settings, and the step as a list of phases.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -54,14 +55,32 @@ struct StepStats {
   long contacts = 0;    // contact points from the narrow phase
   long candidates = 0;  // of which would close within the step
   long islands = 0;
-  long largest_island = 0;       // contacts
-  SolverStats solver;            // collision solver (ETM)
-  SolverStats resting;           // resting-contact pass
-  long collisions = 0;           // candidates approaching faster than the resting velocity
-  double max_penetration = 0.0;  // [m] deepest contact this step (before projection)
-  long wall_corrections = 0;     // velocity corrections against walls (wall-correction)
-  long wall_rounds = 0;          // predict-detect-correct rounds
-  long wall_bound_reached = 0;   // 1 when the rounds ran out with a grain still in a wall
+  long largest_island = 0;         // contacts
+  SolverStats solver;              // collision solver (ETM)
+  SolverStats resting;             // resting-contact pass
+  long collisions = 0;             // candidates approaching faster than the resting velocity
+  double max_penetration = 0.0;    // [m] deepest contact this step (before projection)
+  long wall_corrections = 0;       // velocity corrections against walls (wall-correction)
+  long wall_rounds = 0;            // predict-detect-correct rounds
+  long wall_bound_reached = 0;     // 1 when the rounds ran out with a grain still in a wall
+  int substeps = 1;                // sub-steps the step was split into (World::step)
+  long redone = 0;                 // 1 when the spin after the first solve split it again
+  long substep_bound_reached = 0;  // 1 when the split was capped at max_substeps
+
+  /// Adds the statistics of one sub-step of the same step: counts summed, maxima kept.
+  void merge(const StepStats& o) {
+    contacts += o.contacts;
+    candidates += o.candidates;
+    islands += o.islands;
+    largest_island = std::max(largest_island, o.largest_island);
+    solver.add(o.solver);
+    resting.add(o.resting);
+    collisions += o.collisions;
+    max_penetration = std::max(max_penetration, o.max_penetration);
+    wall_corrections += o.wall_corrections;
+    wall_rounds += o.wall_rounds;
+    wall_bound_reached += o.wall_bound_reached;
+  }
 };
 
 struct RunTotals {
@@ -73,7 +92,11 @@ struct RunTotals {
   SolverStats resting;
   double max_penetration = 0.0;                                        // [m] over the run
   long wall_corrections = 0, wall_rounds = 0, wall_bound_reached = 0;  // wall-correction
-  long pair_list_builds = 0;  // steps whose broad phase rebuilt the kept pairs (PairList)
+  long pair_list_builds = 0;       // steps whose broad phase rebuilt the kept pairs (PairList)
+  long split_steps = 0;            // steps split into sub-steps (a grain turning fast)
+  long substeps = 0;               // sub-steps taken by those steps
+  long substep_bound_reached = 0;  // steps whose split was capped at max_substeps
+  long redone_steps = 0;           // steps taken again split after the first solve
 };
 
 /// A scheduled change: a body (typically a wall) is removed at a time.
@@ -143,6 +166,16 @@ class World {
   // The phases of step(), in order. Each takes the lists it reads and fills as arguments
   // (world/step_context.hpp); members below are only the world's state and reused scratch.
   void configure();  // solvers and threads from the settings (initialize, or a change of them)
+  /// Sub-steps a step of `dt` needs with angular velocities `spin`: the largest rotation
+  /// sweep |w| dt R of a non-spherical grain over settings.substep_sweep of its thinnest
+  /// extent, rounded up (before the max_substeps cap).
+  long substep_count_unbounded(double dt, const std::vector<Vec3>& spin) const;
+  /// One sub-step of length h_: forces, contacts, solve, correction, motion, ledger. With
+  /// `needed`, returns false (and the sub-steps the spin after the solve needs) before anything
+  /// moves when that is more than the step is split into.
+  bool advance(StepProfile& p, long* needed);
+  void save_step_start();     // what advance changes before the motion, into start_
+  void restore_step_start();  // and back
   void process_events();
   void apply_external_forces();
   double net_elastic_energy() const;  // [J] summed over the nets
@@ -162,7 +195,8 @@ class World {
   /// Books the link kick that contacts took back within the step (a node pressed by a grain) as
   /// neither the links' work nor the contacts' dissipation (world/net_ledger.cpp).
   void book_net_contacts(const Islands& islands);
-  void update_ledger();
+  void update_ledger();                                          // per sub-step
+  void update_totals();                                          // per step, from last_
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
   void check_finite() const;
 
@@ -174,6 +208,15 @@ class World {
 
   double time_ = 0.0;
   long steps_ = 0;
+  double h_ = 0.0;           // [s] length of the sub-step being taken (settings.dt unsplit)
+  double previous_h_ = 0.0;  // [s] length of the sub-step whose impulses previous_ holds
+  RestingSolver* resting_pgs_ = nullptr;  // resting_ when it is the pgs pass (its dt is set)
+  struct StepStart {                      // a step taken again split (World::step)
+    std::vector<Vec3> velocity, angular_velocity;
+    EnergyLedger ledger;
+    double net_elastic = 0.0;
+    std::vector<Net> nets;
+  } start_;
   std::unique_ptr<Solver> solver_;
   bool custom_solver_ = false;       // solver_ was given by set_solver()
   std::unique_ptr<Solver> resting_;  // null when resting contacts go to solver_

@@ -1,5 +1,6 @@
 #include "etdem/world/world_checkpoint.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -117,11 +118,14 @@ struct WorldCheckpoint {
     put_stats(out, t.solver), put_stats(out, t.resting);
     out.put(t.max_penetration), out.put(t.wall_corrections), out.put(t.wall_rounds);
     out.put(t.wall_bound_reached);
+    out.put(t.split_steps), out.put(t.substeps), out.put(t.substep_bound_reached);
+    out.put(t.redone_steps);
     const StepStats& s = w.last_;
     out.put(s.contacts), out.put(s.candidates), out.put(s.islands), out.put(s.largest_island);
     put_stats(out, s.solver), put_stats(out, s.resting);
     out.put(s.collisions), out.put(s.max_penetration), out.put(s.wall_corrections);
     out.put(s.wall_rounds), out.put(s.wall_bound_reached);
+    out.put(s.substeps), out.put(s.redone), out.put(s.substep_bound_reached);
     for (const StepProfile* p : {&w.profile_, &w.last_profile_}) {
       for (int k = 0; k < StepProfile::kPhases; ++k) out.put(p->seconds[k]), out.put(p->calls[k]);
       out.put(p->steps);
@@ -134,11 +138,14 @@ struct WorldCheckpoint {
     get_stats(in, t.solver), get_stats(in, t.resting);
     in.get(t.max_penetration), in.get(t.wall_corrections), in.get(t.wall_rounds);
     in.get(t.wall_bound_reached);
+    in.get(t.split_steps), in.get(t.substeps), in.get(t.substep_bound_reached);
+    in.get(t.redone_steps);
     StepStats& s = w.last_;
     in.get(s.contacts), in.get(s.candidates), in.get(s.islands), in.get(s.largest_island);
     get_stats(in, s.solver), get_stats(in, s.resting);
     in.get(s.collisions), in.get(s.max_penetration), in.get(s.wall_corrections);
     in.get(s.wall_rounds), in.get(s.wall_bound_reached);
+    in.get(s.substeps), in.get(s.redone), in.get(s.substep_bound_reached);
     for (StepProfile* p : {&w.profile_, &w.last_profile_}) {
       for (int k = 0; k < StepProfile::kPhases; ++k) in.get(p->seconds[k]), in.get(p->calls[k]);
       in.get(p->steps);
@@ -150,6 +157,7 @@ struct WorldCheckpoint {
     out.put(static_cast<std::uint64_t>(w.previous_.size()));
     for (const Contact& c : w.previous_) put_contact(out, c);
     out.put(w.previous_order_);
+    out.put(w.previous_h_);  // the sub-step those impulses were found over
   }
   static void load_warm_start(World& w, ByteReader& in) {
     w.previous_.resize(in.count(kContactBytes));
@@ -164,6 +172,9 @@ struct WorldCheckpoint {
     mismatch("warm_start order", static_cast<long>(w.previous_order_.size()), n);
     for (int k : w.previous_order_)
       if (k < 0 || k >= n) throw std::invalid_argument("warm_start: order out of range");
+    in.get(w.previous_h_);
+    if (!(w.previous_h_ >= 0.0) || !std::isfinite(w.previous_h_))
+      throw std::invalid_argument(fmt::format("warm_start: sub-step length {}", w.previous_h_));
   }
 
   // Nets: the links' elastic energy the ledger compares the next step with, what each link

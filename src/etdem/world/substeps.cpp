@@ -1,0 +1,49 @@
+// Sub-steps (World::step): a step is split when a grain other than a sphere turns so fast that
+// its bounding radius sweeps more than settings.substep_sweep of its thinnest extent within the
+// step, and taken again split when the first solve makes one turn that fast (docs/design.md,
+// "Deep contacts come from grains turning within a step").
+#include <algorithm>
+#include <cmath>
+
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+
+long World::substep_count_unbounded(double dt, const std::vector<Vec3>& spin) const {
+  // Rotation only: a translating grain's surface points move along straight lines, which the
+  // speculative contacts (gap + u_n dt) follow; a turning grain brings other features in. Spheres
+  // look the same at any orientation.
+  if (settings.substep_sweep <= 0.0) return 1;
+  double most = 0.0;  // largest |w| dt R / t
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_dynamic(i)) continue;
+    const int s = bodies.shape[i];
+    if (shapes.type[s] == ShapeType::Sphere) continue;
+    const double t = shapes.min_thickness(s);
+    if (!(t > 0.0) || !std::isfinite(t)) continue;
+    most = std::max(most, spin[i].norm() * dt * shapes.bounding_radius[s] / t);
+  }
+  const double n = std::ceil(most / settings.substep_sweep);
+  if (!(n > 1.0)) return 1;  // also NaN: check_finite names the body after the step
+  return n >= 1e9 ? 1'000'000'000L : static_cast<long>(n);
+}
+
+void World::save_step_start() {
+  start_.velocity = bodies.velocity;
+  start_.angular_velocity = bodies.angular_velocity;
+  start_.ledger = ledger_;
+  start_.net_elastic = net_elastic_;
+  start_.nets = nets;
+}
+
+void World::restore_step_start() {
+  // Only velocities, the ledger and the nets' links have changed before the motion
+  // (apply_external_forces, resolve_islands); positions and orientations have not.
+  bodies.velocity = start_.velocity;
+  bodies.angular_velocity = start_.angular_velocity;
+  ledger_ = start_.ledger;
+  net_elastic_ = start_.net_elastic;
+  nets = start_.nets;
+}
+
+}  // namespace etdem

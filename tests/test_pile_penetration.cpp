@@ -1,0 +1,88 @@
+// Piles of cubes and crosses (the grains of the repose examples) poured into a box: the deepest
+// contact over the whole pour stays below 5 % of the grain's thinnest extent (crosses: 6 %). Grains
+// landing at 2.5 m/s tumble at up to 200 rad/s; turned by |w| dt within one step, a corner that was
+// not among the closest features when the contacts were found went 10-30 % deep before the step was
+// split when a grain's rotation sweeps more than 5 % of its thickness (substep_sweep,
+// docs/design.md "Deep contacts come from grains turning within a step").
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "pile_fixture.hpp"
+
+namespace etdem::test {
+namespace {
+
+struct Pour {
+  double deepest = 0.0;  // [of the thinnest extent] over the run
+  long split_steps = 0;
+  long bound_reached = 0;
+  std::uint64_t hash = 0;
+};
+
+Pour pour(Grain g, unsigned seed, double sweep, int threads) {
+  TestWorld t(0.3, 0.5, 2400.0);
+  build_pile(t, g, seed, 8, 0.0205);  // every grain starts apart
+  t.world.settings.substep_sweep = sweep;
+  t.world.settings.threads = threads;
+  t.world.initialize();
+  double thinnest = 1e300;
+  for (int i = 0; i < t.world.bodies.count(); ++i)
+    if (t.world.bodies.is_dynamic(i))
+      thinnest = std::min(thinnest, t.world.shapes.min_thickness(t.world.bodies.shape[i]));
+  Pour p;
+  for (int k = 0; k < 480; ++k) {  // 0.8 s: the fall, the impacts, the pile settling
+    t.world.step();
+    p.deepest = std::max(p.deepest, t.world.last_step().max_penetration / thinnest);
+  }
+  p.split_steps = t.world.totals().split_steps;
+  p.bound_reached = t.world.totals().substep_bound_reached;
+  p.hash = t.state_hash();
+  std::printf("%s seed %u, substep_sweep %g: deepest %.2f %% of the thickness, %ld split steps\n",
+              grain_name(g), seed, sweep, 100.0 * p.deepest, p.split_steps);
+  return p;
+}
+
+struct Case {
+  Grain grain;
+  unsigned seed;
+};
+
+class PilePenetration : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PilePenetration, DeepestContactOfThePourStaysBelowFivePercent) {
+  const Case c = GetParam();
+  const Pour p = pour(c.grain, c.seed, 0.05, 1);
+  // Measured: cubes 2.3 and 2.3 %, crosses 5.0 and 3.5 % (13 and 42 % unsplit, seed 1). The
+  // crosses' bound leaves room for their slow creep in the resting pass (docs/design.md).
+  EXPECT_LT(p.deepest, c.grain == Grain::Cube ? 0.05 : 0.06);
+  EXPECT_GT(p.split_steps, 0);  // the grains do turn fast enough to split steps
+  EXPECT_EQ(p.bound_reached, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Piles, PilePenetration,
+                         ::testing::Values(Case{Grain::Cube, 1}, Case{Grain::Cube, 2},
+                                           Case{Grain::Cross, 1}, Case{Grain::Cross, 2}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(grain_name(info.param.grain)) + "_seed" +
+                                  std::to_string(info.param.seed);
+                         });
+
+TEST(PilePenetration, WithoutSubStepsTheSamePourGoesDeeper) {
+  // The bound above is not met by chance: unsplit, the same pours go deeper than 5 %.
+  EXPECT_GT(pour(Grain::Cube, 1, 0.0, 1).deepest, 0.05);
+  EXPECT_GT(pour(Grain::Cross, 1, 0.0, 1).deepest, 0.05);
+}
+
+TEST(PilePenetration, SplitStepsAreTheSameOnOneAndTwoThreads) {
+  const Pour one = pour(Grain::Cross, 2, 0.05, 1);
+  const Pour two = pour(Grain::Cross, 2, 0.05, 2);
+  EXPECT_GT(one.split_steps, 0);
+  EXPECT_EQ(one.hash, two.hash);
+}
+
+}  // namespace
+}  // namespace etdem::test
