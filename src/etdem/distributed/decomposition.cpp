@@ -129,21 +129,21 @@ int Decomposition::owner_of(const Vec3& x) const {
 void Decomposition::ghost_ranks(const Vec3& x, double halo, int owner,
                                 std::vector<int>& out) const {
   out.clear();
-  // Depth-first, left before right: leaves come in ascending rank order (each node's ranks are
-  // a contiguous range, its left child's first). The stack never holds more than the tree.
-  std::vector<int> stack{0};
-  while (!stack.empty()) {
-    if (stack.size() > nodes_.size()) throw std::logic_error("Decomposition::ghost_ranks: a cycle");
-    const Node& node = nodes_[stack.back()];
-    stack.pop_back();
-    if (node.box.distance(x) > halo) continue;
-    if (node.axis < 0) {
-      if (node.rank != owner) out.push_back(node.rank);
-      continue;
-    }
-    stack.push_back(node.right);
-    stack.push_back(node.left);
+  collect_ghosts(0, x, halo, owner, out);
+}
+
+void Decomposition::collect_ghosts(int node, const Vec3& x, double halo, int owner,
+                                   std::vector<int>& out) const {
+  // Left before right: leaves come in ascending rank order (each node's ranks are a contiguous
+  // range, its left child's first). The depth is that of the tree, about log2 ranks.
+  const Node& n = nodes_[node];
+  if (n.box.distance(x) > halo) return;
+  if (n.axis < 0) {
+    if (n.rank != owner) out.push_back(n.rank);
+    return;
   }
+  collect_ghosts(n.left, x, halo, owner, out);
+  collect_ghosts(n.right, x, halo, owner, out);
 }
 
 }  // namespace etdem::distributed

@@ -48,6 +48,7 @@ class Decomposition {
     int rank = -1;  // leaves
     DomainBox box;  // the region of the node's ranks
   };
+  void collect_ghosts(int node, const Vec3& x, double halo, int owner, std::vector<int>& out) const;
   int build(std::span<const Vec3> points, std::span<const double> weights, std::vector<int>& ids,
             int begin, int end, int first_rank, int ranks, DomainBox box);
   std::vector<Node> nodes_;

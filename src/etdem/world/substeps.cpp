@@ -9,20 +9,26 @@
 
 namespace etdem {
 
-long World::substep_count_unbounded(double dt, const std::vector<Vec3>& spin) const {
+void World::prepare_substeps() {
   // Rotation only: a translating grain's surface points move along straight lines, which the
-  // speculative contacts (gap + u_n dt) follow; a turning grain brings other features in. Spheres
-  // look the same at any orientation.
-  if (settings.substep_sweep <= 0.0) return 1;
-  double most = 0.0;  // largest |w| dt R / t
+  // speculative contacts (gap + u_n dt) follow; a turning grain brings other features in.
+  // Spheres look the same at any orientation. Bodies never change shape or become dynamic
+  // after the build, so the list is made once.
+  turning_.clear();
+  if (settings.substep_sweep <= 0.0) return;
   for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_dynamic(i)) continue;
     const int s = bodies.shape[i];
-    if (shapes.type[s] == ShapeType::Sphere) continue;
+    if (!bodies.is_dynamic(i) || shapes.type[s] == ShapeType::Sphere) continue;
     const double t = shapes.min_thickness(s);
-    if (!(t > 0.0) || !std::isfinite(t)) continue;
-    most = std::max(most, spin[i].norm() * dt * shapes.bounding_radius[s] / t);
+    if (t > 0.0 && std::isfinite(t)) turning_.push_back({i, shapes.bounding_radius[s], t});
   }
+}
+
+long World::substep_count_unbounded(double dt, const std::vector<Vec3>& spin) const {
+  double most = 0.0;  // largest |w| dt R / t
+  for (const Turning& g : turning_)
+    if (bodies.is_dynamic(g.body))  // not removed by an event
+      most = std::max(most, spin[g.body].norm() * dt * g.radius / g.thickness);
   const double n = std::ceil(most / settings.substep_sweep);
   if (!(n > 1.0)) return 1;  // also NaN: check_finite names the body after the step
   return n >= 1e9 ? 1'000'000'000L : static_cast<long>(n);

@@ -101,6 +101,7 @@ void World::initialize() {
   configure();
   previous_.clear();  // a fresh start carries no impulses from an earlier run
   previous_h_ = 0.0;
+  prepare_substeps();
   pair_list_ = PairList{};  // the builds count restarts with the totals
   previous_order_.clear();
   bodies.update_world_inertia();
@@ -176,8 +177,8 @@ void World::step() {
     h_ = settings.dt / n;
     if (resting_pgs_) resting_pgs_->set_dt(h_);
     last_ = StepStats{};
-    const bool may_redo =
-        k == 0 && !redone && n < settings.max_substeps && settings.substep_sweep > 0.0;
+    // Only a step that may split saves its start (velocities, ledger, nets: O(bodies) copies).
+    const bool may_redo = k == 0 && !redone && n < settings.max_substeps && !turning_.empty();
     if (may_redo) save_step_start();
     long needed = 0;
     if (!advance(p, may_redo ? &needed : nullptr)) {

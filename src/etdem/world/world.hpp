@@ -170,6 +170,7 @@ class World {
   /// sweep |w| dt R of a non-spherical grain over settings.substep_sweep of its thinnest
   /// extent, rounded up (before the max_substeps cap).
   long substep_count_unbounded(double dt, const std::vector<Vec3>& spin) const;
+  void prepare_substeps();  // turning_ from the bodies' shapes (initialize)
   /// One sub-step of length h_: forces, contacts, solve, correction, motion, ledger. With
   /// `needed`, returns false (and the sub-steps the spin after the solve needs) before anything
   /// moves when that is more than the step is split into.
@@ -210,6 +211,13 @@ class World {
   long steps_ = 0;
   double h_ = 0.0;           // [s] length of the sub-step being taken (settings.dt unsplit)
   double previous_h_ = 0.0;  // [s] length of the sub-step whose impulses previous_ holds
+  // The dynamic bodies whose turning can split a step (not spheres), with their bounding
+  // radius and thinnest extent; empty when no body can split one.
+  struct Turning {
+    int body;
+    double radius, thickness;  // [m]
+  };
+  std::vector<Turning> turning_;
   RestingSolver* resting_pgs_ = nullptr;  // resting_ when it is the pgs pass (its dt is set)
   struct StepStart {                      // a step taken again split (World::step)
     std::vector<Vec3> velocity, angular_velocity;
