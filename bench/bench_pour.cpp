@@ -4,6 +4,8 @@
 //
 //   bench_pour N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]
 //
+// BENCH_POUR_SLEEP=v in the environment lets islands slower than v [m/s] sleep.
+//
 // THREADS = 0 leaves OpenMP's default. Prints one line:
 //   etdem N=... wall_s=... us_per_particle_step=... contacts_per_s=... bed_height_m=...
 //         steps=... iterations=... guards=... threads=... dt_s=... build_s=...
@@ -95,6 +97,9 @@ int main(int argc, char** argv) try {
   etdem::World world;
   world.settings.dt = dt;
   world.settings.threads = threads;
+  // BENCH_POUR_SLEEP=v [m/s]: islands slower than v for 0.5 s sleep (WorldSettings).
+  if (const char* sleep = std::getenv("BENCH_POUR_SLEEP"); sleep && *sleep)
+    world.settings.sleep_velocity = std::strtod(sleep, nullptr);
   const std::vector<int> grains = build_pour(world, n);
   using etdem::Vec3;
   world.initialize();
@@ -120,6 +125,12 @@ int main(int argc, char** argv) try {
   for (int b : grains) {
     z.push_back(world.bodies.position[b].z());
     final_x.push_back(world.bodies.position[b]);
+  }
+  double speed_max = 0.0, speed_sum = 0.0;  // [m/s] the grains' final speeds: is the bed at rest?
+  for (int b : grains) {
+    const double v = world.bodies.velocity[b].norm();
+    speed_max = std::max(speed_max, v);
+    speed_sum += v;
   }
   const double bed = bed_height(std::move(z), kRadius);
   const Overlap ov = overlaps(final_x, g, kRadius);
@@ -150,11 +161,13 @@ int main(int argc, char** argv) try {
   std::fprintf(stderr, "bench_pour: phases");
   for (int k = 0; k < etdem::StepProfile::kPhases; ++k)
     std::fprintf(stderr, " %s=%.3f", etdem::StepProfile::kNames[k], prof.seconds[k]);
-  std::fprintf(
-      stderr,
-      " resting_iterations=%ld resting_bound=%ld approaching_left=%ld pair_list_builds=%ld\n",
-      tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
-      tot.pair_list_builds);
+  std::fprintf(stderr,
+               " resting_iterations=%ld resting_bound=%ld approaching_left=%ld pair_list_builds=%ld"
+               " sleeping_island_steps=%ld islands_fell_asleep=%ld islands_woken=%ld speed_max=%.3g"
+               " speed_mean=%.3g\n",
+               tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
+               tot.pair_list_builds, tot.sleeping_islands, tot.islands_fell_asleep,
+               tot.islands_woken, speed_max, speed_sum / static_cast<double>(grains.size()));
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_pour: %s\n", e.what());

@@ -206,3 +206,13 @@ TEST(Checkpoint, Net) {
                        {"simulation.duration=0.05", "fill[0].count=4", "fill[1].count=8"},
                        30});
 }
+
+// Sleeping islands: the pile falls asleep before some checkpoints and the removed wall wakes it
+// after them (rest times and asleep flags are carried).
+TEST(Checkpoint, SleepingPile) {
+  check_resume("sleep",
+               {"repose/spheres.toml",
+                {"fill[0].count=120", "simulation.duration=0.8", "event[0].time=0.6",
+                 "output.every=40", "simulation.sleep_velocity=0.01", "simulation.sleep_time=0.1"},
+                40});
+}

@@ -132,6 +132,7 @@ void PyWorld::check_state() {
              vec_text(v.data(), 3));
     }
   }
+  world.wake_all();
   world.book_external_change();
 }
 
@@ -231,6 +232,7 @@ void PyWorld::assign(Field f, py::handle values) {
            vec_text(next[i].data(), 3));
   }
   field_of(b, f) = std::move(next);
+  world.wake_all();
   world.book_external_change();
 }
 
@@ -269,6 +271,7 @@ void PyWorld::set_orientations(py::handle values) {
   }
   b.orientation = std::move(next);
   b.update_world_inertia();
+  world.wake_all();
   world.book_external_change();
 }
 

@@ -13,28 +13,31 @@ namespace etdem {
 enum BodyFlags : std::uint8_t {
   kBodyFixed = 1 << 0,     // static: zero inverse mass and inertia, never moves
   kBodyDisabled = 1 << 1,  // removed from the simulation (e.g. a wall removed by an event)
+  kBodyAsleep = 1 << 2,    // dynamic but at rest in a sleeping island: no kick, no solve, no
+                           // motion until a moving body joins its island (world/sleep.cpp)
 };
 
 struct Bodies {
   // Hot data, length = count(). Units in brackets.
-  std::vector<Vec3> position;          // centre of mass, world [m]
-  std::vector<Quat> orientation;       // body -> world, unit quaternion
-  std::vector<Vec3> velocity;          // [m/s]
-  std::vector<Vec3> angular_velocity;  // world frame [rad/s]
-  std::vector<double> inv_mass;        // [1/kg], 0 for fixed bodies
-  std::vector<Vec3> inv_inertia;       // principal inverse moments, body frame [1/(kg m^2)]
-  std::vector<Mat3> inv_inertia_world; // derived from orientation each step [1/(kg m^2)]
-  std::vector<int> shape;              // index into ShapeTable
-  std::vector<int> material;           // index into the material table
-  std::vector<std::uint8_t> flags;     // BodyFlags
+  std::vector<Vec3> position;           // centre of mass, world [m]
+  std::vector<Quat> orientation;        // body -> world, unit quaternion
+  std::vector<Vec3> velocity;           // [m/s]
+  std::vector<Vec3> angular_velocity;   // world frame [rad/s]
+  std::vector<double> inv_mass;         // [1/kg], 0 for fixed bodies
+  std::vector<Vec3> inv_inertia;        // principal inverse moments, body frame [1/(kg m^2)]
+  std::vector<Mat3> inv_inertia_world;  // derived from orientation each step [1/(kg m^2)]
+  std::vector<int> shape;               // index into ShapeTable
+  std::vector<int> material;            // index into the material table
+  std::vector<std::uint8_t> flags;      // BodyFlags
   // Cold data.
-  std::vector<double> mass;            // [kg], 0 for fixed bodies
-  std::vector<Vec3> inertia;           // principal moments, body frame [kg m^2]
-  std::vector<std::string> name;       // optional, for walls and named bodies
+  std::vector<double> mass;       // [kg], 0 for fixed bodies
+  std::vector<Vec3> inertia;      // principal moments, body frame [kg m^2]
+  std::vector<std::string> name;  // optional, for walls and named bodies
 
   int count() const { return static_cast<int>(position.size()); }
   bool is_dynamic(int i) const { return (flags[i] & (kBodyFixed | kBodyDisabled)) == 0; }
   bool is_active(int i) const { return (flags[i] & kBodyDisabled) == 0; }
+  bool is_asleep(int i) const { return (flags[i] & kBodyAsleep) != 0; }
 
   /// Appends a body; mass <= 0 makes it fixed. Returns its index.
   int add(const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w, double m,

@@ -195,6 +195,16 @@ std::vector<Sim> simulation_keys() {
       "(summary.json `substeps.bound_reached`)",
       [](Scenario & s) -> auto& { return s.settings.max_substeps; }));
   v.push_back(field<Scenario>(
+      "sleep_velocity", "m/s", at_least(0),
+      "an island whose every grain moved slower than this (fastest surface point |v| + |ω| R) for "
+      "`sleep_time` sleeps: its velocities are set to zero (booked as damping) and it skips the "
+      "kick, the solve and the motion until a moving grain joins it (summary.json `sleep`); 0 "
+      "never sleeps",
+      [](Scenario & s) -> auto& { return s.settings.sleep_velocity; }));
+  v.push_back(field<Scenario>(
+      "sleep_time", "s", at_least(0), "how long an island must stay slower than `sleep_velocity`",
+      [](Scenario & s) -> auto& { return s.settings.sleep_time; }));
+  v.push_back(field<Scenario>(
       "penetration_slop", "m", at_least(0), "penetration left uncorrected by the projection",
       [](Scenario & s) -> auto& { return s.settings.penetration_slop; }));
   v.push_back(field<Scenario>(

@@ -78,6 +78,16 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                    {"substeps", t.substeps},
                    {"redone_steps", t.redone_steps},
                    {"bound_reached", t.substep_bound_reached}};
+  // Sleeping islands (WorldSettings::sleep_velocity): what slept, what woke, what was skipped.
+  long asleep = 0;
+  for (int i = 0; i < world.bodies.count(); ++i) asleep += world.bodies.is_asleep(i) ? 1 : 0;
+  j["sleep"] = {{"sleep_velocity", world.settings.sleep_velocity},
+                {"sleep_time", world.settings.sleep_time},
+                {"asleep_bodies_at_end", asleep},
+                {"islands_fell_asleep", t.islands_fell_asleep},
+                {"islands_woken", t.islands_woken},
+                {"sleeping_island_steps", t.sleeping_islands},
+                {"energy_set_to_zero", t.sleep_energy}};
   j["solver"] = {{"name", world.settings.solver},
                  {"iterations", t.solver.iterations},
                  {"rounds", t.solver.rounds},

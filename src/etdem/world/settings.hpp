@@ -70,7 +70,13 @@ struct WorldSettings {
   /// closest features when the contacts were found would otherwise go that deep before the
   /// next narrow phase (docs/design.md). 0 never splits.
   double substep_sweep = 0.05;
-  int max_substeps = 16;                  // upper bound of the split (counted when it binds)
+  int max_substeps = 16;  // upper bound of the split (counted when it binds)
+  /// Sleeping islands (as Box2D and Jolt): an island whose every body's fastest surface point
+  /// (|v| + |w| R) stayed below sleep_velocity for sleep_time is put to sleep (velocities set to
+  /// zero, their kinetic energy booked as damping) and skips the kick, the solve and the motion
+  /// until a moving body joins its island. 0 never sleeps (docs/design.md "Sleeping islands").
+  double sleep_velocity = 0.0;            // [m/s]
+  double sleep_time = 0.5;                // [s]
   double damping = 0.0;                   // [1/s] global damping xi, 2024 Eqs. 47-49
   int threads = 0;                        // OpenMP threads, 0 = OpenMP's default
   bool conserve_angular_momentum = true;  // rotate with L = I w held fixed (torque-free exact)

@@ -112,6 +112,7 @@ void World::initialize() {
   profile_ = StepProfile{};
   last_profile_ = StepProfile{};
   totals_ = RunTotals{};
+  wake_all();  // also sizes the rest times
   check_finite();
 }
 
@@ -121,6 +122,7 @@ void World::configure() {
   // live settings with it: a change (a new dt between steps, another lambda) is applied by
   // configuring again rather than ignored. Ledger and warm-start impulses carry on.
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
+  if (!(settings.sleep_velocity > 0.0)) wake_all();  // sleeping turned off: nothing stays held
   if (!custom_solver_) solver_ = make_solver(settings);
   if (!custom_solver_) {  // the shapes the solver can handle (jolt: particles, spheres)
     const SolverInfo& info = *find_solver(settings.solver);
@@ -224,9 +226,16 @@ bool World::advance(StepProfile& p, long* needed) {
     warm_start(sc.contacts);
   });
   // 4. contacts -> islands (union-find over dynamic bodies)
-  timed(P::Islands, [&] { build_islands(sb, sc, islands_); });
+  //    (a sleeping island a moving body joined wakes; one that stays asleep is left out)
+  timed(P::Islands, [&] {
+    build_islands(sb, sc, islands_);
+    wake_or_skip(sc, islands_);
+  });
   // 5. islands -> velocities (collision solver, resting pass), impulses, each body's motion
-  timed(P::Solve, [&] { resolve_islands(sb, islands_, sc.contacts, motion_); });
+  timed(P::Solve, [&] {
+    resolve_islands(sb, islands_, sc.contacts, motion_);
+    keep_sleeping_impulses(sc.contacts);
+  });
   if (needed) {  // the spin after the solve, over the whole step: more sub-steps needed?
     const long n = substep_count_unbounded(settings.dt, bodies.angular_velocity);
     if (n > std::lround(settings.dt / h_)) {
@@ -239,8 +248,11 @@ bool World::advance(StepProfile& p, long* needed) {
     correct_wall_velocities(sb, wall_);
     correct_positions(sb, sc.contacts);
   });
-  // 7. damping, positions from the motion, rotation
-  timed(P::Integrate, [&] { damp_and_integrate(motion_, wall_); });
+  // 7. damping, positions from the motion, rotation; islands at rest long enough fall asleep
+  timed(P::Integrate, [&] {
+    damp_and_integrate(motion_, wall_);
+    update_sleep(islands_);
+  });
   // 8. energy ledger; this sub-step's contacts kept for the next warm start
   timed(P::Ledger, [&] {
     update_ledger();
@@ -266,6 +278,7 @@ void World::process_events() {
     if (e.done || time_ + 0.5 * settings.dt < e.time) continue;
     bodies.flags[e.body] |= kBodyDisabled;
     e.done = true;
+    wake_all();  // what rested on it may fall
   }
 }
 
@@ -273,7 +286,7 @@ void World::apply_external_forces() {
   const Vec3 dv = h_ * settings.gravity;
   double kick = 0.0;  // kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2
   for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_dynamic(i)) continue;
+    if (!bodies.is_dynamic(i) || bodies.is_asleep(i)) continue;  // a sleeper is held
     kick += bodies.mass[i] * (dv.dot(bodies.velocity[i]) + 0.5 * dv.squaredNorm());
     bodies.velocity[i] += dv;
   }
@@ -764,8 +777,9 @@ void World::correct_positions(const StepBodies& sb, const std::vector<Contact>& 
   for (const Contact& c : contacts) {
     const double depth = -c.gap - settings.penetration_slop;
     if (depth <= 0.0) continue;
-    const double ia = sb.dynamic[c.a] ? bodies.inv_mass[c.a] : 0.0;
-    const double ib = sb.dynamic[c.b] ? bodies.inv_mass[c.b] : 0.0;
+    // A sleeping body is held where it fell asleep (its island was not solved).
+    const double ia = sb.dynamic[c.a] && !bodies.is_asleep(c.a) ? bodies.inv_mass[c.a] : 0.0;
+    const double ib = sb.dynamic[c.b] && !bodies.is_asleep(c.b) ? bodies.inv_mass[c.b] : 0.0;
     if (ia + ib <= 0.0) continue;
     const Vec3 d = kp * depth * c.normal;
     if (ia > 0.0) {
@@ -794,7 +808,7 @@ void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorr
   const double f = 1.0 - settings.damping * dt;  // 2024 Eqs. 47-48, 0 <= xi dt <= 1 (Eq. 49)
   double damped = 0.0, gravity_work = 0.0, rotation_gain = 0.0, wall_work = 0.0;
   for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_dynamic(i)) continue;
+    if (!bodies.is_dynamic(i) || bodies.is_asleep(i)) continue;
     Vec3& v = bodies.velocity[i];
     Vec3& w = bodies.angular_velocity[i];
     if (f != 1.0) {
@@ -890,6 +904,9 @@ void World::update_totals() {
   }
   totals_.redone_steps += last_.redone;
   totals_.substep_bound_reached += last_.substep_bound_reached;
+  totals_.sleeping_islands += last_.sleeping_islands;
+  totals_.islands_fell_asleep += last_.islands_fell_asleep;
+  totals_.islands_woken += last_.islands_woken;
 }
 
 void World::check_finite() const {

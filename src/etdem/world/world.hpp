@@ -66,6 +66,9 @@ struct StepStats {
   int substeps = 1;                // sub-steps the step was split into (World::step)
   long redone = 0;                 // 1 when the spin after the first solve split it again
   long substep_bound_reached = 0;  // 1 when the split was capped at max_substeps
+  long sleeping_islands = 0;       // islands left asleep (not solved) this step
+  long islands_fell_asleep = 0;    // islands put to sleep at the end of this step
+  long islands_woken = 0;          // sleeping islands a moving body joined this step
 
   /// Adds the statistics of one sub-step of the same step: counts summed, maxima kept.
   void merge(const StepStats& o) {
@@ -80,6 +83,9 @@ struct StepStats {
     wall_corrections += o.wall_corrections;
     wall_rounds += o.wall_rounds;
     wall_bound_reached += o.wall_bound_reached;
+    sleeping_islands += o.sleeping_islands;
+    islands_fell_asleep += o.islands_fell_asleep;
+    islands_woken += o.islands_woken;
   }
 };
 
@@ -97,6 +103,10 @@ struct RunTotals {
   long substeps = 0;               // sub-steps taken by those steps
   long substep_bound_reached = 0;  // steps whose split was capped at max_substeps
   long redone_steps = 0;           // steps taken again split after the first solve
+  long sleeping_islands = 0;       // island-steps skipped because the island slept
+  long islands_fell_asleep = 0;    // islands put to sleep
+  long islands_woken = 0;          // sleeping islands woken by a moving body
+  double sleep_energy = 0.0;       // [J] kinetic energy set to zero by falling asleep (damping)
 };
 
 /// A scheduled change: a body (typically a wall) is removed at a time.
@@ -145,6 +155,9 @@ class World {
   /// from outside the step: the Python module's arrays) did to the kinetic and potential
   /// energy, so the ledger keeps closing. Nothing changes when the state was not touched.
   void book_external_change();
+  /// Wakes every sleeping body (world/sleep.cpp): call it after writing bodies' state from
+  /// outside the step (positions, velocities), which the sleeping islands cannot see.
+  void wake_all();
   /// Uses `solver` for the collisions instead of the one named in settings.solver (a solver of
   /// the user's own, or a wrapper that records or measures one); nullptr returns to the named
   /// solver. Takes effect at the next initialize().
@@ -185,6 +198,14 @@ class World {
   void find_contacts(const StepBodies& sb, StepContacts& out);
   void warm_start(std::vector<Contact>& contacts) const;  // last step's impulses onto matches
   void build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out);
+  /// Sleeping islands (world/sleep.cpp): wakes the sleepers of an island a moving body joined
+  /// (with the kick they missed) and takes the islands that stay asleep out of `islands`,
+  /// keeping their contacts' impulses for the warm start.
+  void wake_or_skip(const StepContacts& sc, Islands& islands);
+  void keep_sleeping_impulses(std::vector<Contact>& contacts) const;  // after the solve
+  /// After the motion: each island's rest time, and the islands that fall asleep.
+  void update_sleep(const Islands& islands);
+  double sleep_speed(int i) const;  // [m/s] what must stay below settings.sleep_velocity
   void resolve_islands(const StepBodies& sb, const Islands& islands, std::vector<Contact>& contacts,
                        std::vector<Motion>& motion);
   void correct_wall_velocities(const StepBodies& sb, WallCorrection& out);  // wall_correction.cpp
@@ -218,6 +239,13 @@ class World {
     double radius, thickness;  // [m]
   };
   std::vector<Turning> turning_;
+  // Sleeping islands: per body, how long it has been slower than settings.sleep_velocity [s]
+  // (carried by checkpoints); the contacts of the islands asleep this step and their impulses.
+  std::vector<double> rest_time_;
+  std::vector<int> sleeping_contacts_;
+  std::vector<std::pair<double, Vec3>> sleeping_impulses_;
+  Islands awake_scratch_;
+  std::vector<char> sleep_keep_;          // per island of the step: solved (not asleep)
   RestingSolver* resting_pgs_ = nullptr;  // resting_ when it is the pgs pass (its dt is set)
   struct StepStart {                      // a step taken again split (World::step)
     std::vector<Vec3> velocity, angular_velocity;

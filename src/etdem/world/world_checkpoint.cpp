@@ -120,12 +120,15 @@ struct WorldCheckpoint {
     out.put(t.wall_bound_reached);
     out.put(t.split_steps), out.put(t.substeps), out.put(t.substep_bound_reached);
     out.put(t.redone_steps);
+    out.put(t.sleeping_islands), out.put(t.islands_fell_asleep), out.put(t.islands_woken);
+    out.put(t.sleep_energy);
     const StepStats& s = w.last_;
     out.put(s.contacts), out.put(s.candidates), out.put(s.islands), out.put(s.largest_island);
     put_stats(out, s.solver), put_stats(out, s.resting);
     out.put(s.collisions), out.put(s.max_penetration), out.put(s.wall_corrections);
     out.put(s.wall_rounds), out.put(s.wall_bound_reached);
     out.put(s.substeps), out.put(s.redone), out.put(s.substep_bound_reached);
+    out.put(s.sleeping_islands), out.put(s.islands_fell_asleep), out.put(s.islands_woken);
     for (const StepProfile* p : {&w.profile_, &w.last_profile_}) {
       for (int k = 0; k < StepProfile::kPhases; ++k) out.put(p->seconds[k]), out.put(p->calls[k]);
       out.put(p->steps);
@@ -140,12 +143,15 @@ struct WorldCheckpoint {
     in.get(t.wall_bound_reached);
     in.get(t.split_steps), in.get(t.substeps), in.get(t.substep_bound_reached);
     in.get(t.redone_steps);
+    in.get(t.sleeping_islands), in.get(t.islands_fell_asleep), in.get(t.islands_woken);
+    in.get(t.sleep_energy);
     StepStats& s = w.last_;
     in.get(s.contacts), in.get(s.candidates), in.get(s.islands), in.get(s.largest_island);
     get_stats(in, s.solver), get_stats(in, s.resting);
     in.get(s.collisions), in.get(s.max_penetration), in.get(s.wall_corrections);
     in.get(s.wall_rounds), in.get(s.wall_bound_reached);
     in.get(s.substeps), in.get(s.redone), in.get(s.substep_bound_reached);
+    in.get(s.sleeping_islands), in.get(s.islands_fell_asleep), in.get(s.islands_woken);
     for (StepProfile* p : {&w.profile_, &w.last_profile_}) {
       for (int k = 0; k < StepProfile::kPhases; ++k) in.get(p->seconds[k]), in.get(p->calls[k]);
       in.get(p->steps);
@@ -203,13 +209,23 @@ struct WorldCheckpoint {
     }
   }
 
+  // Sleeping islands: how long each body has been slow (the asleep flags are the bodies').
+  static void save_sleep(const World& w, ByteWriter& out) { out.put(w.rest_time_); }
+  static void load_sleep(World& w, ByteReader& in) {
+    in.get(w.rest_time_, sizeof(double));
+    mismatch("sleep rest times", static_cast<long>(w.rest_time_.size()), w.bodies.count());
+    for (double t : w.rest_time_)
+      if (!(t >= 0.0) || !std::isfinite(t))
+        throw std::invalid_argument(fmt::format("sleep: rest time {}", t));
+  }
+
   static std::span<const WorldSection> sections() {
     // THE list of world state a checkpoint carries, in file order (docs/design.md "Checkpoints").
     static const WorldSection table[] = {
         {"clock", save_clock, load_clock},    {"bodies", save_bodies, load_bodies},
         {"events", save_events, load_events}, {"ledger", save_ledger, load_ledger},
         {"totals", save_totals, load_totals}, {"warm_start", save_warm_start, load_warm_start},
-        {"nets", save_nets, load_nets},
+        {"nets", save_nets, load_nets},       {"sleep", save_sleep, load_sleep},
     };
     return table;
   }

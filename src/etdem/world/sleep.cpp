@@ -1,0 +1,126 @@
+// Sleeping islands (as Box2D and Jolt do; docs/design.md "Sleeping islands"). An island whose
+// every body's fastest surface point stayed below settings.sleep_velocity for settings.sleep_time
+// falls asleep at the end of a step: its velocities are set to zero (the kinetic energy they
+// held, at most half m v_sleep^2 per body, is booked as damping) and its bodies carry
+// kBodyAsleep. A sleeping body keeps its place in the broad and narrow phases, so a moving body
+// that comes near joins its island as a candidate contact before it can touch it; such an
+// island wakes whole in that step, before the solve, with the gravity kick its sleepers missed.
+// An island with no moving body is not solved: its contacts keep the impulses the warm start
+// gave them, so the pile is warm-started from its last solve when it wakes. Decisions are taken
+// per island in island order: the same on any number of threads.
+#include <algorithm>
+
+#include "etdem/core/exact_sum.hpp"
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+
+void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
+  sleeping_contacts_.clear();
+  sleeping_impulses_.clear();
+  if (!(settings.sleep_velocity > 0.0)) return;
+  const int ni = islands.count();
+  const Vec3 dv = h_ * settings.gravity;
+  double kick = 0.0;
+  bool skipped = false;
+  std::vector<char>& keep = sleep_keep_;
+  keep.assign(ni, 1);
+  for (int k = 0; k < ni; ++k) {
+    bool sleeper = false, moving = false;
+    for (int s = islands.body_start[k]; s < islands.body_start[k + 1]; ++s)
+      (bodies.is_asleep(islands.body_order[s]) ? sleeper : moving) = true;
+    if (!sleeper) continue;
+    if (moving) {  // a moving body joined: the island wakes whole, kicked as the others were
+      for (int s = islands.body_start[k]; s < islands.body_start[k + 1]; ++s) {
+        const int i = islands.body_order[s];
+        if (!bodies.is_asleep(i)) continue;
+        bodies.flags[i] &= static_cast<std::uint8_t>(~kBodyAsleep);
+        rest_time_[i] = 0.0;
+        kick += bodies.mass[i] * (dv.dot(bodies.velocity[i]) + 0.5 * dv.squaredNorm());
+        bodies.velocity[i] += dv;
+      }
+      ++last_.islands_woken;
+      continue;
+    }
+    keep[k] = 0;
+    skipped = true;
+    ++last_.sleeping_islands;
+    for (int s = islands.contact_start[k]; s < islands.contact_start[k + 1]; ++s) {
+      const int c = islands.contact_order[s];
+      sleeping_contacts_.push_back(c);
+      sleeping_impulses_.emplace_back(sc.contacts[c].normal_impulse,
+                                      sc.contacts[c].tangent_impulse);
+    }
+  }
+  ledger_.integration -= kick;  // as World::apply_external_forces books the kick
+  if (!skipped) return;
+  // The islands that stay asleep leave the list; the others keep their order.
+  Islands& out = awake_scratch_;
+  out.contact_start.assign(1, 0);
+  out.body_start.assign(1, 0);
+  out.contact_order.clear();
+  out.body_order.clear();
+  for (int k = 0; k < ni; ++k) {
+    if (!keep[k]) continue;
+    out.contact_order.insert(out.contact_order.end(),
+                             islands.contact_order.begin() + islands.contact_start[k],
+                             islands.contact_order.begin() + islands.contact_start[k + 1]);
+    out.body_order.insert(out.body_order.end(), islands.body_order.begin() + islands.body_start[k],
+                          islands.body_order.begin() + islands.body_start[k + 1]);
+    out.contact_start.push_back(static_cast<int>(out.contact_order.size()));
+    out.body_start.push_back(static_cast<int>(out.body_order.size()));
+  }
+  std::swap(islands, out);
+}
+
+void World::keep_sleeping_impulses(std::vector<Contact>& contacts) const {
+  for (std::size_t s = 0; s < sleeping_contacts_.size(); ++s) {
+    Contact& c = contacts[sleeping_contacts_[s]];
+    c.normal_impulse = sleeping_impulses_[s].first;
+    c.tangent_impulse = sleeping_impulses_[s].second;
+  }
+}
+
+double World::sleep_speed(int i) const {
+  // A sphere spinning in place moves nothing: only its centre counts (a spin about the contact
+  // normal meets no friction and would keep a pile of spheres awake for ever). Other shapes
+  // count their fastest surface point.
+  if (shapes.type[bodies.shape[i]] == ShapeType::Sphere) return bodies.velocity[i].norm();
+  return speed_bound(i);
+}
+
+void World::update_sleep(const Islands& islands) {
+  if (!(settings.sleep_velocity > 0.0)) return;
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_dynamic(i) || bodies.is_asleep(i)) continue;
+    rest_time_[i] = sleep_speed(i) < settings.sleep_velocity ? rest_time_[i] + h_ : 0.0;
+  }
+  ExactSum energy;  // the same bits in any order of the islands
+  for (int k = 0; k < islands.count(); ++k) {
+    const auto first = islands.body_order.begin() + islands.body_start[k];
+    const auto last = islands.body_order.begin() + islands.body_start[k + 1];
+    // The nets' nodes never sleep (their links pull on them); nor does an island holding one.
+    const bool ready = std::all_of(first, last, [&](int i) {
+      return rest_time_[i] >= settings.sleep_time && (net_node_.empty() || !net_node_[i]);
+    });
+    if (!ready) continue;
+    for (auto it = first; it != last; ++it) {
+      const int i = *it;
+      energy += bodies.kinetic_energy(i);
+      bodies.velocity[i] = Vec3::Zero();
+      bodies.angular_velocity[i] = Vec3::Zero();
+      bodies.flags[i] |= kBodyAsleep;
+    }
+    ++last_.islands_fell_asleep;
+  }
+  ledger_.damping += energy.value();
+  totals_.sleep_energy += energy.value();
+}
+
+void World::wake_all() {
+  for (int i = 0; i < bodies.count(); ++i)
+    bodies.flags[i] &= static_cast<std::uint8_t>(~kBodyAsleep);
+  rest_time_.assign(bodies.count(), 0.0);
+}
+
+}  // namespace etdem

@@ -1,0 +1,137 @@
+// Sleeping islands (world/sleep.cpp): a pile at rest stops being solved and stops moving, wakes
+// whole when a moving body joins it, never changes the motion of a body that has not yet
+// reached it, keeps the ledger closed and gives the same bits on any number of threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_world_fixture.hpp"
+
+namespace etdem::test {
+namespace {
+
+constexpr double kR = 0.005;  // [m] grain radius
+
+/// A 4 x 4 x 3 lattice of 1 cm spheres dropped into a 4 x 4 cm box (e = 0.3, mu = 0.5), and,
+/// when `ball`, one more sphere thrown up at 3 m/s above the middle: it comes down onto the pile
+/// at about 3.7 m/s after 0.7 s, when the pile has long been asleep.
+struct Pile {
+  TestWorld t{0.3, 0.5};
+  int ball = -1;
+  explicit Pile(double sleep_velocity, bool with_ball = false, int threads = 1) {
+    World& w = t.world;
+    w.settings.gravity = Vec3(0, 0, -9.81);
+    w.settings.dt = 1.0 / 600.0;
+    w.settings.threads = threads;
+    w.settings.sleep_velocity = sleep_velocity;
+    w.settings.sleep_time = 0.2;
+    t.add_container(Vec3(0, 0, 0), Vec3(0.04, 0.04, 1.0));
+    fill_spheres(t, 4, 4, 3, kR, 0.0102, Vec3(0, 0, 0.0005), 0.0, 7, 0.2);
+    if (with_ball) ball = t.add_sphere(kR, Vec3(0.02, 0.02, 0.3), Vec3(0, 0, 3.0));
+    w.initialize();
+  }
+  int asleep() const {
+    int n = 0;
+    for (int i = 0; i < t.world.bodies.count(); ++i) n += t.world.bodies.is_asleep(i) ? 1 : 0;
+    return n;
+  }
+};
+
+double relative_residual(const World& w) {
+  const EnergyLedger& l = w.ledger();
+  return std::abs(l.residual()) / std::max(1e-300, std::abs(l.initial));
+}
+
+TEST(Sleep, PileAtRestFallsAsleepAndHoldsStill) {
+  Pile p(0.01);
+  World& w = p.t.world;
+  p.t.simulate(1.5);
+  ASSERT_EQ(p.asleep(), 48) << "the settled pile sleeps";
+  EXPECT_GE(w.totals().islands_fell_asleep, 1);
+  const std::uint64_t h = p.t.state_hash();
+  const long solved = w.totals().resting.iterations;
+  p.t.simulate(0.5);
+  EXPECT_EQ(p.t.state_hash(), h) << "a sleeping pile does not move at all";
+  EXPECT_EQ(w.totals().resting.iterations, solved) << "nor is it solved";
+  EXPECT_GE(w.totals().sleeping_islands, 290);
+  // Falling asleep set at most half m v_sleep^2 per grain to zero, booked as damping.
+  const double m = w.bodies.mass[w.bodies.count() - 1];
+  EXPECT_LE(w.totals().sleep_energy, 48 * 0.5 * m * 0.01 * 0.01 * 4.0);
+  EXPECT_LT(relative_residual(w), 1e-12);
+}
+
+TEST(Sleep, OffLeavesTrajectoriesUnchanged) {
+  Pile a(0.0), b(0.0);
+  b.t.world.settings.sleep_time = 0.01;  // no effect while sleep_velocity is 0
+  a.t.simulate(0.5);
+  b.t.simulate(0.5);
+  EXPECT_EQ(a.t.state_hash(), b.t.state_hash());
+  EXPECT_EQ(a.asleep(), 0);
+}
+
+TEST(Sleep, BallWakesThePileAndIsStopped) {
+  // The ball comes down onto the sleeping pile: until it comes near, its motion is exactly
+  // that of the same run without sleeping; then the pile wakes whole and stops it.
+  Pile sleeping(0.01, true), awake(0.0, true);
+  World& w = sleeping.t.world;
+  const int ball = sleeping.ball;
+  long steps = 0;
+  bool woke = false;
+  double approach = 0.0;  // [m/s] the ball's vertical velocity before the step it joined
+  for (; steps < 1200 && !woke; ++steps) {
+    approach = w.bodies.velocity[ball].z();
+    sleeping.t.steps(1);
+    awake.t.steps(1);
+    woke = w.totals().islands_woken > 0;
+    if (!woke) {
+      ASSERT_EQ(w.bodies.position[ball], awake.t.world.bodies.position[ball]) << steps;
+      ASSERT_EQ(w.bodies.velocity[ball], awake.t.world.bodies.velocity[ball]) << steps;
+    }
+  }
+  ASSERT_TRUE(woke) << "the ball reaches the pile";
+  EXPECT_GT(w.totals().sleeping_islands, 0) << "the pile slept before the ball came";
+  EXPECT_EQ(sleeping.asleep(), 0) << "the island woke whole";
+  // Woken in the step the ball arrives, fast, and stopped by the woken pile in that step as in
+  // the run without sleeping.
+  EXPECT_LT(approach, -3.0);
+  EXPECT_GT(w.bodies.velocity[ball].z(), -1.0);
+  EXPECT_GT(awake.t.world.bodies.velocity[ball].z(), -1.0);
+  sleeping.t.simulate(1.0);
+  double top = 0.0;
+  for (int i = 0; i < w.bodies.count(); ++i)
+    if (w.bodies.is_dynamic(i) && i != ball) top = std::max(top, w.bodies.position[i].z());
+  EXPECT_GT(w.bodies.position[ball].z(), top - kR) << "the ball rests on the pile, not in it";
+  EXPECT_LT(relative_residual(w), 1e-12);
+  // And the pile goes back to sleep once everything is still again.
+  EXPECT_EQ(sleeping.asleep(), 49);
+}
+
+TEST(Sleep, SameBitsOnOneAndTwoThreads) {
+  Pile one(0.01, true, 1), two(0.01, true, 2);
+  one.t.simulate(1.2);
+  two.t.simulate(1.2);
+  EXPECT_EQ(one.t.state_hash(), two.t.state_hash());
+  EXPECT_EQ(one.t.world.totals().sleeping_islands, two.t.world.totals().sleeping_islands);
+  EXPECT_EQ(one.t.world.ledger().damping, two.t.world.ledger().damping);
+}
+
+TEST(Sleep, RemovingTheFloorWakesThePile) {
+  Pile p(0.01);
+  World& w = p.t.world;
+  p.t.simulate(1.2);
+  ASSERT_EQ(p.asleep(), 48);
+  int floor = -1;
+  for (int i = 0; i < w.bodies.count(); ++i)
+    if (w.bodies.name[i] == "floor") floor = i;
+  ASSERT_GE(floor, 0);
+  w.events.push_back({w.time() + 0.5 * w.settings.dt, floor});
+  const int grain = floor + 5;  // the container's five planes come first
+  ASSERT_TRUE(w.bodies.is_asleep(grain));
+  const double z0 = w.bodies.position[grain].z();
+  p.t.simulate(0.1);
+  EXPECT_EQ(p.asleep(), 0);
+  EXPECT_LT(w.bodies.position[grain].z(), z0 - 0.5 * 9.81 * 0.09 * 0.09) << "it falls freely";
+}
+
+}  // namespace
+}  // namespace etdem::test
