@@ -101,6 +101,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                   {"sweep_bound_reached", t.resting.guards_fired},
                   {"shock_bound_reached", t.resting.shock_bound_reached},
                   {"energy_guards", t.resting.energy_guards},
+                  {"friction_fallbacks", t.resting.friction_fallbacks},
                   {"approaching_left", t.resting.approaching_left},
                   {"wall_corrections", t.wall_corrections},
                   {"wall_rounds", t.wall_rounds},

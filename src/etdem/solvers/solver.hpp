@@ -32,7 +32,9 @@ struct SolverStats {
   long shock_bound_reached = 0;  // bodies the resting pass's shock propagation left unsettled
   /// Impulses whose Coulomb sliding form would have created energy (a coupled collision matrix,
   /// e.g. a box corner with large mu: n.K(n + mu q) <= 0 or slip reversing within one impulse,
-  /// Kane's paradox) and were replaced by the frictionless impulse.
+  /// Kane's paradox) and were replaced by the frictionless impulse. In the resting pass: bodies
+  /// whose shock-propagation friction against a moving support would have raised the energy
+  /// and was taken against their own slip instead.
   long friction_fallbacks = 0;
   /// Islands whose solve would have raised the kinetic energy and was scaled back to no net
   /// work (the resting pass, solvers/resting.cpp; smm with friction, solvers/smm.cpp).
