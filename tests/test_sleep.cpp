@@ -115,6 +115,29 @@ TEST(Sleep, SameBitsOnOneAndTwoThreads) {
   EXPECT_EQ(one.t.world.ledger().damping, two.t.world.ledger().damping);
 }
 
+TEST(Sleep, CopiedContactsAreTheNarrowPhases) {
+  // Sleeping pairs' contacts are copied from the last narrow phase instead of found again: the
+  // same contacts and the same trajectory to the bit, through sleep, the ball's arrival and the
+  // wake-up.
+  Pile copied(0.01, true), found(0.01, true);
+  found.t.world.reuse_sleeping_contacts = false;
+  for (int k = 0; k < 720; ++k) {
+    copied.t.steps(1);
+    found.t.steps(1);
+    const auto a = copied.t.world.contacts(), b = found.t.world.contacts();
+    ASSERT_EQ(a.size(), b.size()) << k;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a[i].point, b[i].point) << k;
+      ASSERT_EQ(a[i].normal, b[i].normal) << k;
+      ASSERT_EQ(a[i].gap, b[i].gap) << k;
+      ASSERT_EQ(a[i].normal_impulse, b[i].normal_impulse) << k;
+    }
+  }
+  EXPECT_EQ(copied.t.state_hash(), found.t.state_hash());
+  EXPECT_GT(copied.t.world.totals().sleeping_islands, 0);
+  EXPECT_GT(copied.t.world.totals().islands_woken, 0);
+}
+
 TEST(Sleep, RemovingTheFloorWakesThePile) {
   Pile p(0.01);
   World& w = p.t.world;

@@ -117,6 +117,34 @@ void World::update_sleep(const Islands& islands) {
   totals_.sleep_energy += energy.value();
 }
 
+bool World::reuse_sleeping(int a, int b, std::vector<Contact>& out) const {
+  // Two bodies that do not move (asleep or static) now and at the narrow phase that found
+  // previous_ have the same poses and the same margin (their speeds are zero), so the narrow
+  // phase would find the same points again: they are copied from previous_ instead (impulses
+  // cleared, as a fresh contact's; the warm start then gives them back). A cache: the result is
+  // the same bit for bit with or without it (tests/test_sleep.cpp).
+  if (!reuse_sleeping_contacts || asleep_at_previous_.empty()) return false;
+  for (const int i : {a, b})
+    if (bodies.is_dynamic(i) && (!bodies.is_asleep(i) || !asleep_at_previous_[i])) return false;
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |
+                            static_cast<std::uint32_t>(b);
+  auto it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key,
+                             [&](int x, std::uint64_t k) { return previous_key_[x] < k; });
+  if (it == previous_order_.end() || previous_key_[*it] != key) return true;  // none then
+  // A pair's points lie together in previous_, in the order the narrow phase gave them.
+  int first = *it;
+  for (auto p = it; p != previous_order_.end() && previous_key_[*p] == key; ++p)
+    first = std::min(first, *p);
+  for (auto k = static_cast<std::size_t>(first);
+       k < previous_.size() && previous_[k].a == a && previous_[k].b == b; ++k) {
+    Contact c = previous_[k];
+    c.normal_impulse = 0.0;
+    c.tangent_impulse = Vec3::Zero();
+    out.push_back(c);
+  }
+  return true;
+}
+
 void World::wake_all() {
   for (int i = 0; i < bodies.count(); ++i)
     bodies.flags[i] &= static_cast<std::uint8_t>(~kBodyAsleep);

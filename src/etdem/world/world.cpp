@@ -123,6 +123,7 @@ void World::configure() {
   // configuring again rather than ignored. Ledger and warm-start impulses carry on.
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
   if (!(settings.sleep_velocity > 0.0)) wake_all();  // sleeping turned off: nothing stays held
+  asleep_at_previous_.clear();  // margins may have changed (contact_skin): collide afresh
   if (!custom_solver_) solver_ = make_solver(settings);
   if (!custom_solver_) {  // the shapes the solver can handle (jolt: particles, spheres)
     const SolverInfo& info = *find_solver(settings.solver);
@@ -447,6 +448,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
     for (int k = 0; k < np; ++k) {
       const auto [a, b] = sb.pairs[k];
       if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
+      if (reuse_sleeping(a, b, list)) continue;
       // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow
       // phase's strict `gap < margin` from dropping them when nothing moves.
       const double margin = (sb.speed[a] + sb.speed[b]) * dt +
@@ -478,6 +480,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
         if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b],
                               pa.position, reach))
           continue;
+        if (reuse_sleeping(a, b, list)) continue;
         collide(shapes, bodies.shape[a], pa, bodies.shape[b],
                 Pose(bodies.position[b], bodies.orientation[b]),
                 sb.speed[a] * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);
@@ -486,6 +489,12 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
     }
   }
   for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
+
+  // Who sleeps at this narrow phase: the next one may copy these contacts (reuse_sleeping).
+  if (settings.sleep_velocity > 0.0) {
+    asleep_at_narrow_.resize(bodies.count());
+    for (int i = 0; i < bodies.count(); ++i) asleep_at_narrow_[i] = bodies.is_asleep(i);
+  }
 
   // Collision candidates: contacts closed or closing within the step, g + u_n dt <= 0 (a chain
   // of exactly touching balls struck at one end is one multiple impact).
@@ -550,6 +559,8 @@ void World::warm_start(std::vector<Contact>& contacts) const {
 void World::remember_contacts(const std::vector<Contact>& contacts) {
   if (!resting_) return;
   previous_ = contacts;
+  asleep_at_previous_.swap(asleep_at_narrow_);  // who slept when previous_ was found
+  asleep_at_narrow_.clear();
   previous_h_ = h_;
   previous_order_.resize(previous_.size());
   for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);

@@ -158,6 +158,9 @@ class World {
   /// Wakes every sleeping body (world/sleep.cpp): call it after writing bodies' state from
   /// outside the step (positions, velocities), which the sleeping islands cannot see.
   void wake_all();
+  /// Sleeping pairs' contacts are copied from the last narrow phase rather than found again
+  /// (the same bits either way; false only to test that).
+  bool reuse_sleeping_contacts = true;
   /// Uses `solver` for the collisions instead of the one named in settings.solver (a solver of
   /// the user's own, or a wrapper that records or measures one); nullptr returns to the named
   /// solver. Takes effect at the next initialize().
@@ -206,6 +209,9 @@ class World {
   /// After the motion: each island's rest time, and the islands that fall asleep.
   void update_sleep(const Islands& islands);
   double sleep_speed(int i) const;  // [m/s] what must stay below settings.sleep_velocity
+  /// The contacts of a pair of bodies that have not moved since the last narrow phase (asleep
+  /// or static), copied from previous_ into `out`; false when the pair must be collided.
+  bool reuse_sleeping(int a, int b, std::vector<Contact>& out) const;
   void resolve_islands(const StepBodies& sb, const Islands& islands, std::vector<Contact>& contacts,
                        std::vector<Motion>& motion);
   void correct_wall_velocities(const StepBodies& sb, WallCorrection& out);  // wall_correction.cpp
@@ -245,7 +251,9 @@ class World {
   std::vector<int> sleeping_contacts_;
   std::vector<std::pair<double, Vec3>> sleeping_impulses_;
   Islands awake_scratch_;
-  std::vector<char> sleep_keep_;          // per island of the step: solved (not asleep)
+  std::vector<char> sleep_keep_;  // per island of the step: solved (not asleep)
+  // Per body, asleep at this narrow phase / at the one that found previous_ (reuse_sleeping).
+  std::vector<char> asleep_at_narrow_, asleep_at_previous_;
   RestingSolver* resting_pgs_ = nullptr;  // resting_ when it is the pgs pass (its dt is set)
   struct StepStart {                      // a step taken again split (World::step)
     std::vector<Vec3> velocity, angular_velocity;
