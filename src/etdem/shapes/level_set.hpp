@@ -24,10 +24,10 @@ namespace etdem {
 
 /// A dense signed-distance grid with trilinear interpolation.
 struct LevelSetGrid {
-  Vec3 origin{0, 0, 0};                    // m, position of node (0, 0, 0)
-  double spacing = 0.0;                    // m, h
-  std::array<int, 3> n{0, 0, 0};           // nodes along x, y, z (each >= 2)
-  std::vector<float> phi;  // m, n[0] n[1] n[2] values, x fastest
+  Vec3 origin{0, 0, 0};           // m, position of node (0, 0, 0)
+  double spacing = 0.0;           // m, h
+  std::array<int, 3> n{0, 0, 0};  // nodes along x, y, z (each >= 2)
+  std::vector<float> phi;         // m, n[0] n[1] n[2] values, x fastest
   /// Per node, what a query reads: the value and its central differences (one-sided on the
   /// box), packed so that a cell's eight corners lie in four or five cache lines instead of
   /// eight (a value array and a gradient array); filled from `phi` by compute_gradients().
