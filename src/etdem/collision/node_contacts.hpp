@@ -62,15 +62,20 @@ void nodes_against(const LevelSet& la, const Pose& pa, const Pose& pb, double re
   });
 }
 
-/// nodes_against for a field with value(q) and value_gradient(q, g) members (a level-set grid, a
-/// terrain).
+/// nodes_against for a field with value(q) and value_below(q, limit, value, g) members (a
+/// level-set grid, a terrain): the gradient is blended only for nodes within the margin.
 template <class Field>
 void nodes_against_field(const LevelSet& la, const Pose& pa, const Pose& pb, double reach,
                          double margin, double slope, bool flip, const Field& field,
                          ContactCollector& out) {
   nodes_against(
       la, pa, pb, reach, margin, slope, flip, [&](const Vec3& q) { return field.value(q); },
-      [&](const Vec3& q, Vec3& g) { return field.value_gradient(q, g); }, out);
+      [&](const Vec3& q, Vec3& g) {
+        double phi;
+        if (!field.value_below(q, margin, phi, g)) g = Vec3::Zero();  // phi >= margin: no use
+        return phi;
+      },
+      out);
 }
 
 /// Nodes of level set `la` (pose pa) against level-set grain `lb`'s grid (pose pb), as

@@ -24,11 +24,14 @@ namespace etdem {
 
 /// A dense signed-distance grid with trilinear interpolation.
 struct LevelSetGrid {
-  Vec3 origin{0, 0, 0};                    // m, position of node (0, 0, 0)
-  double spacing = 0.0;                    // m, h
-  std::array<int, 3> n{0, 0, 0};           // nodes along x, y, z (each >= 2)
-  std::vector<float> phi;                  // m, n[0] n[1] n[2] values, x fastest
-  std::vector<std::array<float, 3>> grad;  // per node: central differences (one-sided on the box)
+  Vec3 origin{0, 0, 0};           // m, position of node (0, 0, 0)
+  double spacing = 0.0;           // m, h
+  std::array<int, 3> n{0, 0, 0};  // nodes along x, y, z (each >= 2)
+  std::vector<float> phi;         // m, n[0] n[1] n[2] values, x fastest
+  /// Per node, what a query reads: the value and its central differences (one-sided on the
+  /// box), packed so that a cell's eight corners lie in four or five cache lines instead of
+  /// eight (a value array and a gradient array); filled from `phi` by compute_gradients().
+  std::vector<std::array<float, 4>> cells;
 
   std::size_t at(int i, int j, int k) const {
     return (static_cast<std::size_t>(k) * n[1] + j) * n[0] + i;
@@ -46,7 +49,7 @@ struct LevelSetGrid {
   /// value(p) in `value`; when it is below `limit`, also the gradient (as value_gradient) and
   /// true. A contact test asks for the gradient only where there is a contact.
   bool value_below(const Vec3& p, double limit, double& value, Vec3& gradient) const;
-  /// Fills `grad` from `phi` (call after the values are set).
+  /// Fills `cells` from `phi` (call after the values are set).
   void compute_gradients();
 };
 

@@ -67,15 +67,22 @@ double HeightMap::distance(const Vec3& p, int i0, int i1, int j0, int j1, double
 
 namespace {
 
-/// Trilinear blend over the eight grid nodes around p of the stored values (and gradients when
-/// `grad` is not null). Nodes below a column's stored run read -stored, above it +stored, with
-/// an upward gradient (the gradient of a height field's distance far below or above it).
-double interpolate(const Terrain& t, const Vec3& p, Vec3* grad) {
+/// The eight grid nodes around p and their trilinear weights, column by column (two
+/// consecutive nodes each); a node below its column's stored run reads -stored, one above it
+/// +stored, with an upward gradient (the gradient of a height field's distance far below or
+/// above it): `node` is then null and `sign` says which. `inside` is false over no terrain.
+struct Stencil {
+  bool inside = false;
+  double w[8];
+  const TerrainNode* node[8];
+  double sign[8];
+};
+
+Stencil stencil(const Terrain& t, const Vec3& p) {
+  Stencil s;
   const double fx = (p.x() - t.origin.x()) / t.h, fy = (p.y() - t.origin.y()) / t.h;
-  if (!(fx >= 0.0 && fy >= 0.0 && fx <= t.gx - 1 && fy <= t.gy - 1)) {
-    if (grad) grad->setZero();
-    return t.stored;  // no terrain over this point (NaN lands here too)
-  }
+  if (!(fx >= 0.0 && fy >= 0.0 && fx <= t.gx - 1 && fy <= t.gy - 1)) return s;  // NaN too
+  s.inside = true;
   const double fz = (p.z() - t.origin.z()) / t.h;
   const int i = std::min(static_cast<int>(fx), t.gx - 2);
   const int j = std::min(static_cast<int>(fy), t.gy - 2);
@@ -83,7 +90,6 @@ double interpolate(const Terrain& t, const Vec3& p, Vec3* grad) {
   const double tx = fx - i, ty = fy - j, tz = fz - kz;
   // Below or above every stored run: no lookup needed (clamped well inside int range).
   const long k = static_cast<long>(std::clamp(kz, -4.0e9, 4.0e9));
-  double value = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
   for (int c = 0; c < 4; ++c) {
     const int ci = i + (c & 1), cj = j + (c >> 1);
     const double wxy = ((c & 1) ? tx : 1.0 - tx) * ((c >> 1) ? ty : 1.0 - ty);
@@ -91,32 +97,62 @@ double interpolate(const Terrain& t, const Vec3& p, Vec3* grad) {
     const long rel = k - col.k0;
     const TerrainNode* run = t.nodes.data() + col.start;
     for (int dk = 0; dk < 2; ++dk) {
-      const double w = wxy * (dk ? tz : 1.0 - tz);
+      const int e = 2 * c + dk;
+      s.w[e] = wxy * (dk ? tz : 1.0 - tz);
       const long r = rel + dk;
-      if (r < 0 || r >= col.count) {
-        value += w * (r < 0 ? -t.stored : t.stored);
-        gz += w * 32767.0;
-        continue;
-      }
-      const TerrainNode& n = run[r];
-      value += w * n.phi;
-      gx += w * n.grad[0];
-      gy += w * n.grad[1];
-      gz += w * n.grad[2];
+      const bool stored = r >= 0 && r < col.count;
+      s.node[e] = stored ? run + r : nullptr;
+      s.sign[e] = r < 0 ? -1.0 : 1.0;
     }
   }
-  if (grad) *grad = kUnitScale * Vec3(gx, gy, gz);
+  return s;
+}
+
+/// The stencil's blend of the values (the same sums, in the same order, as the gradient's).
+double blend_value(const Terrain& t, const Stencil& s) {
+  if (!s.inside) return t.stored;  // no terrain over this point (NaN lands here too)
+  double value = 0.0;
+  for (int e = 0; e < 8; ++e)
+    value += s.node[e] ? s.w[e] * s.node[e]->phi : s.w[e] * (s.sign[e] * t.stored);
   return value;
+}
+
+/// The stencil's blend of the gradients (zero over no terrain).
+Vec3 blend_gradient(const Stencil& s) {
+  if (!s.inside) return Vec3::Zero();
+  double gx = 0.0, gy = 0.0, gz = 0.0;
+  for (int e = 0; e < 8; ++e) {
+    const double w = s.w[e];
+    if (!s.node[e]) {
+      gz += w * 32767.0;
+      continue;
+    }
+    const TerrainNode& n = *s.node[e];
+    gx += w * n.grad[0];
+    gy += w * n.grad[1];
+    gz += w * n.grad[2];
+  }
+  return kUnitScale * Vec3(gx, gy, gz);
 }
 
 }  // namespace
 
 double Terrain::value(const Vec3& p) const {
-  return interpolate(*this, p, nullptr);
+  return blend_value(*this, stencil(*this, p));
 }
 
 double Terrain::value_gradient(const Vec3& p, Vec3& gradient) const {
-  return interpolate(*this, p, &gradient);
+  const Stencil s = stencil(*this, p);
+  gradient = blend_gradient(s);
+  return blend_value(*this, s);
+}
+
+bool Terrain::value_below(const Vec3& p, double limit, double& value, Vec3& gradient) const {
+  const Stencil s = stencil(*this, p);
+  value = blend_value(*this, s);
+  if (!(value < limit)) return false;
+  gradient = blend_gradient(s);
+  return true;
 }
 
 std::size_t Terrain::memory_bytes() const {

@@ -100,6 +100,9 @@ struct Terrain {
   /// Signed distance and its gradient (trilinear blends of the stored values and gradients);
   /// outside the grid, `stored` and a zero gradient (no contact there).
   double value_gradient(const Vec3& p, Vec3& gradient) const;
+  /// value(p) in `value`; when it is below `limit`, also the gradient (as value_gradient) and
+  /// true: a contact test blends the gradient only where there is a contact.
+  bool value_below(const Vec3& p, double limit, double& value, Vec3& gradient) const;
   /// True when a ball of radius r at c may come within `margin` of the surface: its box meets
   /// the surface's box widened by the margin (the cheap reject before any node query).
   bool may_touch(const Vec3& c, double r) const {
