@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <tuple>
+#include <utility>
 
 namespace etdem {
 
@@ -60,31 +61,61 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
     colour_of_[c] = colour;
     keys_[c] = {at[2], at[1], at[0], c};
   }
-  // Counting by colour (leftovers last), then by block within a colour, island order within a
-  // block (std::stable_sort keeps it).
-  std::array<int, kColours + 2> count{};
-  for (int c = 0; c < n; ++c) ++count[colour_of_[c] < 0 ? kColours + 1 : colour_of_[c] + 1];
-  std::array<int, kColours + 1> start{};
-  for (int c = 0; c < kColours; ++c) start[c + 1] = start[c] + count[c + 1];
-  leftover_start = start[kColours];
-  contact_order.resize(n);
-  std::array<int, kColours + 1> fill = start;
-  for (int c = 0; c < n; ++c)
-    contact_order[colour_of_[c] < 0 ? fill[kColours]++ : fill[colour_of_[c]]++] = c;
-  auto block_less = [&](int p, int q) {
-    return std::tie(keys_[p].k, keys_[p].j, keys_[p].i) <
-           std::tie(keys_[q].k, keys_[q].j, keys_[q].i);
-  };
-  block_start.clear();
-  for (int colour = 0; colour < kColours; ++colour) {
-    colour_start[colour] = static_cast<int>(block_start.size());
-    const auto first = contact_order.begin() + start[colour],
-               last = contact_order.begin() + start[colour + 1];
-    std::stable_sort(first, last, block_less);
-    for (auto it = first; it != last; ++it)
-      if (it == first || block_less(*(it - 1), *it))
-        block_start.push_back(static_cast<int>(it - contact_order.begin()));
+  // By colour (leftovers last), then block (k, j, i), then island order: one sort of packed
+  // keys, colour in the top 3 bits and each coordinate in 20 bits counted from the island's
+  // lowest block (a shift keeps the order of (k, j, i); the colours come from the absolute
+  // coordinates). An island wider than 2^20 blocks along an axis is sorted by the tuples.
+  std::array<std::int64_t, 3> low{};
+  std::array<std::int64_t, 3> high{};
+  bool first = true;
+  for (int c = 0; c < n; ++c) {
+    if (colour_of_[c] < 0) continue;
+    const std::int64_t at[3] = {keys_[c].i, keys_[c].j, keys_[c].k};
+    for (int d = 0; d < 3; ++d) {
+      low[d] = first ? at[d] : std::min(low[d], at[d]);
+      high[d] = first ? at[d] : std::max(high[d], at[d]);
+    }
+    first = false;
   }
+  constexpr std::int64_t kSpan = std::int64_t{1} << 20;
+  const bool packed =
+      high[0] - low[0] < kSpan && high[1] - low[1] < kSpan && high[2] - low[2] < kSpan;
+  sorted_.clear();
+  for (int c = 0; c < n; ++c) {
+    if (colour_of_[c] < 0) continue;
+    const std::uint64_t key = packed ? (static_cast<std::uint64_t>(colour_of_[c]) << 60) |
+                                           (static_cast<std::uint64_t>(keys_[c].k - low[2]) << 40) |
+                                           (static_cast<std::uint64_t>(keys_[c].j - low[1]) << 20) |
+                                           static_cast<std::uint64_t>(keys_[c].i - low[0])
+                                     : static_cast<std::uint64_t>(colour_of_[c]) << 60;
+    sorted_.push_back({key, c});
+  }
+  if (packed) {
+    std::sort(sorted_.begin(), sorted_.end());
+  } else {
+    std::sort(sorted_.begin(), sorted_.end(), [&](const auto& p, const auto& q) {
+      return std::tie(p.first, keys_[p.second].k, keys_[p.second].j, keys_[p.second].i, p.second) <
+             std::tie(q.first, keys_[q.second].k, keys_[q.second].j, keys_[q.second].i, q.second);
+    });
+  }
+  contact_order.resize(n);
+  block_start.clear();
+  colour_start.fill(0);
+  auto same_block = [&](int p, int q) {
+    return keys_[p].k == keys_[q].k && keys_[p].j == keys_[q].j && keys_[p].i == keys_[q].i;
+  };
+  int slot = 0, colour = -1;
+  for (const auto& [key, c] : sorted_) {
+    while (colour < colour_of_[c]) colour_start[++colour] = static_cast<int>(block_start.size());
+    if (slot == 0 || colour_of_[contact_order[slot - 1]] != colour_of_[c] ||
+        !same_block(contact_order[slot - 1], c))
+      block_start.push_back(slot);
+    contact_order[slot++] = c;
+  }
+  while (colour < kColours - 1) colour_start[++colour] = static_cast<int>(block_start.size());
+  leftover_start = slot;
+  for (int c = 0; c < n; ++c)
+    if (colour_of_[c] < 0) contact_order[slot++] = c;
   colour_start[kColours] = static_cast<int>(block_start.size());
   block_start.push_back(leftover_start);
 }

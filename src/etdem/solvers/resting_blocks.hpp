@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "etdem/collision/contact.hpp"
@@ -42,9 +43,10 @@ struct BlockOrder {
     std::int64_t k, j, i;
     int index;
   };
-  std::vector<std::array<std::int64_t, 3>> cell_of_;  // per body
-  std::vector<Key> keys_;                             // scratch for the sorts
-  std::vector<int> colour_of_;                        // per key
+  std::vector<std::array<std::int64_t, 3>> cell_of_;   // per body
+  std::vector<Key> keys_;                              // scratch for the sorts
+  std::vector<int> colour_of_;                         // per contact, -1 a leftover
+  std::vector<std::pair<std::uint64_t, int>> sorted_;  // (colour and block, contact)
 };
 
 }  // namespace etdem
