@@ -715,8 +715,8 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
   int first_small = 0;
   while (first_small < ni && resting_pgs_ && resting_pgs_->blocked(contacts_of(first_small)))
     solve_island(first_small++);
-#pragma omp parallel for schedule( \
-    dynamic, 1) if (ni - first_small > 1 && islands.contact_order.size() > 256)
+  const bool parallel = ni - first_small > 1 && islands.contact_order.size() > 256;
+#pragma omp parallel for schedule(dynamic, 1) if (parallel)
   for (int o = first_small; o < ni; ++o) solve_island(o);
   // Scatter back and sum the statistics in island order (deterministic).
   for (Contact& c : contacts) {
