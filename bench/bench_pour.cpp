@@ -14,7 +14,8 @@
 // and initialize(); overlap_* are the grain-grain overlaps of the final state (a check that the
 // bed height is not bought with interpenetration; LIGGGHTS prints the same). Progress goes to
 // stderr every ~10 % of the steps. With BENCH_POUR_DUMP=path in the environment the final grain
-// positions are written there ("x y z r" per line, metres).
+// positions are written there ("x y z r" per line, metres); BENCH_POUR_BLOCK_CONTACTS=n sets
+// simulation.pgs.block_contacts (0: every island in contact order).
 //
 // The lattice, the jitter and the bed height are those of bench/peers/pour_lattice.py, bit for
 // bit: keep the two in step.
@@ -100,6 +101,15 @@ int main(int argc, char** argv) try {
   // BENCH_POUR_SLEEP=v [m/s]: islands slower than v for 0.5 s sleep (WorldSettings).
   if (const char* sleep = std::getenv("BENCH_POUR_SLEEP"); sleep && *sleep)
     world.settings.sleep_velocity = std::strtod(sleep, nullptr);
+  if (const char* blocks = std::getenv("BENCH_POUR_BLOCK_CONTACTS"); blocks && *blocks) {
+    char* end = nullptr;
+    const long value = std::strtol(blocks, &end, 10);
+    if (*end != '\0' || value < 0) {
+      std::fprintf(stderr, "BENCH_POUR_BLOCK_CONTACTS: not a count >= 0: '%s'\n", blocks);
+      return 2;
+    }
+    world.settings.resting_solver.block_contacts = value;
+  }
   const std::vector<int> grains = build_pour(world, n);
   using etdem::Vec3;
   world.initialize();

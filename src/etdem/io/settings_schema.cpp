@@ -241,6 +241,12 @@ std::vector<Sim> pgs_keys() {
       "final bottom-up pass with the lower body of each contact held fixed (Guendelman et al. "
       "2003), only with gravity",
       [pgs](Scenario & s) -> auto& { return pgs(s).shock_propagation; }));
+  v.push_back(field<Scenario>(
+      "block_contacts", "", closed(0, 1e12),
+      "islands with at least this many contacts are swept by spatial blocks of two grain "
+      "diameters, coloured 8 ways, a colour's blocks in parallel: the same results on any "
+      "number of threads; smaller islands keep contact order. 0 = never",
+      [pgs](Scenario & s) -> auto& { return pgs(s).block_contacts; }));
   return v;
 }
 

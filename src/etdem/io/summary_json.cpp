@@ -100,6 +100,8 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                   {"sweeps", t.resting.rounds},
                   {"sweep_bound_reached", t.resting.guards_fired},
                   {"shock_bound_reached", t.resting.shock_bound_reached},
+                  {"blocked_islands", t.resting.blocked_islands},
+                  {"block_leftovers", t.resting.block_leftovers},
                   {"energy_guards", t.resting.energy_guards},
                   {"friction_fallbacks", t.resting.friction_fallbacks},
                   {"approaching_left", t.resting.approaching_left},

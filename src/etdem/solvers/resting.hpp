@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "etdem/solvers/resting_blocks.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -33,6 +34,11 @@ struct RestingSettings {
   double warm_start = 1.0;        // fraction of last step's impulses applied first (0 = cold)
   double slip_velocity = 0.0;     // [m/s] above it a saturated friction impulse opposes the slip;
                                   // the world sets it to the resting velocity
+  /// Islands with at least this many contacts are swept by spatial blocks (resting_blocks.hpp):
+  /// the same bits on any number of threads, the blocks of one colour in parallel; smaller
+  /// islands keep the island's contact order. 0 = never.
+  long block_contacts = 8192;
+  double block_size = 0.0;  // [m] edge of the blocks; set by the world (0: no blocked sweeps)
 
   /// Unit direction of gravity (zero without gravity: no shock propagation).
   Vec3 down() const {
@@ -50,6 +56,12 @@ class RestingSolver final : public Solver {
   void set_dt(double dt) { settings_.dt = dt; }
   void prepare(int threads) override;
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
+  /// Whether an island of `contacts` contacts is swept by blocks (it then takes every thread:
+  /// the world resolves such islands one at a time, before the others).
+  bool blocked(std::size_t contacts) const {
+    return settings_.block_contacts > 0 && settings_.block_size > 0.0 &&
+           static_cast<long>(contacts) >= settings_.block_contacts;
+  }
 
  private:
   /// One direction d of one contact in Jacobian form: u.d = d.(v_A - v_B) + ra.w_A - rb.w_B
@@ -76,6 +88,11 @@ class RestingSolver final : public Solver {
   /// Sweeps over one body's supports in the shock-propagation pass (a small problem: a grain
   /// has a few supports); reaching it is counted.
   static constexpr int kShockIterations = 16;
+  /// What a shock-propagation settle of one body adds to the island's statistics.
+  struct Settled {
+    double restitution = 0.0, friction = 0.0, integration = 0.0;  // [J], subtracted
+    long iterations = 0, bound_reached = 0, energy_guards = 0, friction_fallbacks = 0;
+  };
   struct Scratch {
     std::vector<double> normal_mass;                // 1 / n.K n [kg]
     std::vector<Vec3> t1, t2;                       // tangent basis
@@ -90,8 +107,26 @@ class RestingSolver final : public Solver {
     std::vector<Row> rows;                          // 3 per contact: n, t1, t2
     std::vector<Vec3> u0;                           // relative velocity before the pass [m/s]
     std::vector<Vec3> v0, w0;                       // body velocities before the pass
+    // Blocked sweeps: the order, the island's contacts and bodies gathered into it.
+    BlockOrder blocks;
+    std::vector<Contact> sorted;
+    std::vector<Vec3> v, w;
+    std::vector<double> inv_mass;
+    std::vector<Mat3> inv_inertia;
+    // Shock propagation on several threads: bodies by level (no two bodies of a level share a
+    // support contact), the supports of the body each thread settles, per body its result.
+    std::vector<int> level, position, level_start, by_level;
+    std::vector<std::vector<Support>> local_of_thread;
+    std::vector<Settled> settled;
   };
-  void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
+  /// The pass on one island; with `blocks`, contacts and bodies are in its order and the
+  /// sweeps run block by block (in parallel), otherwise in contact order on this thread.
+  SolverStats solve(std::span<Contact> cs, IslandBodies& b, Scratch& s, const BlockOrder* blocks);
+  void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
+                         bool parallel);
+  /// Settles one body on its supports (shock propagation), `local` its support scratch.
+  Settled settle_body(int body, std::span<Contact> cs, IslandBodies& b, const Scratch& s,
+                      std::vector<Support>& local) const;
   /// Books each contact's work from its total impulse and scales the pass back where it would
   /// do positive net work (energy guard).
   void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);

@@ -21,6 +21,9 @@ struct IslandBodies {
   Vec3* w = nullptr;                  // world frame [rad/s]
   const double* inv_mass = nullptr;   // [1/kg]
   const Mat3* inv_inertia = nullptr;  // world frame [1/(kg m^2)]
+  /// Centres of mass [m], optional: a solver that orders its work in space (the resting pass's
+  /// blocked sweeps of a large island) reads them; null keeps every solver in contact order.
+  const Vec3* x = nullptr;
 };
 
 /// What a solver reports for one island; summed over islands for the step.
@@ -39,6 +42,8 @@ struct SolverStats {
   /// Islands whose solve would have raised the kinetic energy and was scaled back to no net
   /// work (the resting pass, solvers/resting.cpp; smm with friction, solvers/smm.cpp).
   long energy_guards = 0;
+  long blocked_islands = 0;  // islands the resting pass swept by spatial blocks
+  long block_leftovers = 0;  // their contacts wider than a block, relaxed one by one after
   double dissipated_restitution = 0.0;  // [J] energy removed by restitution (Stronge)
   double dissipated_friction = 0.0;     // [J] minus the work of tangential impulses
   double truncated = 0.0;  // [J] elastic energy left in contacts when the solver stopped
@@ -87,6 +92,8 @@ struct SolverStats {
     shock_bound_reached += o.shock_bound_reached;
     friction_fallbacks += o.friction_fallbacks;
     energy_guards += o.energy_guards;
+    blocked_islands += o.blocked_islands;
+    block_leftovers += o.block_leftovers;
     dissipated_restitution += o.dissipated_restitution;
     dissipated_friction += o.dissipated_friction;
     truncated += o.truncated;

@@ -308,6 +308,7 @@ class World {
     std::vector<Vec3> v, w;         // per island body [m/s], [rad/s]
     std::vector<double> inv_mass;   // per island body [1/kg]
     std::vector<Mat3> inv_inertia;  // per island body, world frame
+    std::vector<Vec3> x;            // per island body: centre of mass [m]
     std::vector<Contact> contacts;  // island order
     std::vector<int> source;        // per island contact: its index in the step's list
     std::vector<char> slow;         // per island contact: resting, not a collision

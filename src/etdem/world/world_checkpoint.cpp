@@ -16,6 +16,7 @@ void put_stats(ByteWriter& out, const SolverStats& s) {
   out.put(s.approaching_left), out.put(s.friction_fallbacks), out.put(s.energy_guards);
   out.put(s.dissipated_restitution), out.put(s.dissipated_friction), out.put(s.truncated);
   out.put(s.integration), out.put(s.shock_bound_reached);
+  out.put(s.blocked_islands), out.put(s.block_leftovers);
 }
 
 void get_stats(ByteReader& in, SolverStats& s) {
@@ -23,6 +24,7 @@ void get_stats(ByteReader& in, SolverStats& s) {
   in.get(s.approaching_left), in.get(s.friction_fallbacks), in.get(s.energy_guards);
   in.get(s.dissipated_restitution), in.get(s.dissipated_friction), in.get(s.truncated);
   in.get(s.integration), in.get(s.shock_bound_reached);
+  in.get(s.blocked_islands), in.get(s.block_leftovers);
 }
 
 void put_contact(ByteWriter& out, const Contact& c) {
