@@ -76,6 +76,9 @@ class RestingSolver final : public Solver {
   /// Sweeps over one body's supports in the shock-propagation pass (a small problem: a grain
   /// has a few supports); reaching it is counted.
   static constexpr int kShockIterations = 16;
+  /// Rounds of sweeps over the contacts left approaching after the shock pass (each round takes
+  /// the contacts still approaching after the one before).
+  static constexpr int kCloseRounds = 3;
   struct Scratch {
     std::vector<double> normal_mass;                // 1 / n.K n [kg]
     std::vector<Vec3> t1, t2;                       // tangent basis
@@ -90,11 +93,16 @@ class RestingSolver final : public Solver {
     std::vector<Row> rows;                          // 3 per contact: n, t1, t2
     std::vector<Vec3> u0;                           // relative velocity before the pass [m/s]
     std::vector<Vec3> v0, w0;                       // body velocities before the pass
+    std::vector<int> all;                           // 0 .. n-1: the sweeps' contacts
+    std::vector<int> left;                          // contacts the shock pass left approaching
+    std::vector<double> pn_base;                    // impulses before a later pass [N s]
+    std::vector<Eigen::Vector2d> pt_base;
   };
   void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
   /// Books each contact's work from its total impulse and scales the pass back where it would
   /// do positive net work (energy guard).
-  void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
+  void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
+                      std::span<const int> which);
   RestingSettings settings_;
   std::vector<Scratch> scratch_;
 };
