@@ -14,6 +14,9 @@
 //   bench_deep_contacts SCENARIO DURATION_S [FRACTION=0.05] [key=value ...]
 //
 // Prints a summary per class and the 15 deepest events. Threads: OpenMP's default.
+// DEEP_PAIR=a,b prints that pair's history step by step; with DEEP_FROM=t (seconds) also, from t
+// on, the pair's points (in A's frame), normals, gaps, normal velocities and impulses after each
+// step, and the other contacts of the two bodies.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -121,6 +124,40 @@ int main(int argc, char** argv) try {
             w.bodies.angular_velocity[watch_a].norm() * dt,
             w.bodies.angular_velocity[watch_b].norm() * dt, w.last_step().substeps,
             w.last_step().resting.rounds);
+      static const double verbose_from =
+          std::getenv("DEEP_FROM") ? std::atof(std::getenv("DEEP_FROM")) : 1e300;
+      if (points > 0 && w.time() - dt >= verbose_from) {
+        const Mat3 ra = w.bodies.orientation[watch_a].toRotationMatrix();
+        const Vec3 xa = w.bodies.position[watch_a];
+        const Vec3 rel = ra.transpose() * (w.bodies.position[watch_b] - xa);
+        const Mat3 rr = ra.transpose() * w.bodies.orientation[watch_b].toRotationMatrix();
+        std::printf(
+            "  B centre in A frame (%.3f %.3f %.3f) mm, R_rel rows (%.2f %.2f %.2f | %.2f %.2f "
+            "%.2f | %.2f %.2f %.2f)\n",
+            1e3 * rel.x(), 1e3 * rel.y(), 1e3 * rel.z(), rr(0, 0), rr(0, 1), rr(0, 2), rr(1, 0),
+            rr(1, 1), rr(1, 2), rr(2, 0), rr(2, 1), rr(2, 2));
+        const Vec3 va = w.bodies.velocity[watch_a], vb = w.bodies.velocity[watch_b];
+        const Vec3 dv = ra.transpose() * (va - vb);
+        std::printf("  v_A - v_B in A frame (%.4f %.4f %.4f) m/s, v_A %.4f %.4f %.4f\n", dv.x(),
+                    dv.y(), dv.z(), va.x(), va.y(), va.z());
+        for (const Contact& c : w.contacts()) {
+          if (c.a != watch_a || c.b != watch_b) continue;
+          const Vec3 p = ra.transpose() * (c.point - xa);
+          const Vec3 n = ra.transpose() * c.normal;
+          const Vec3 u = w.bodies.velocity[c.a] + w.bodies.angular_velocity[c.a].cross(c.ra) -
+                         w.bodies.velocity[c.b] - w.bodies.angular_velocity[c.b].cross(c.rb);
+          std::printf("  p (%.3f %.3f %.3f) mm n (%.3f %.3f %.3f) gap %.4f un_after %.4f P %.3g\n",
+                      1e3 * p.x(), 1e3 * p.y(), 1e3 * p.z(), n.x(), n.y(), n.z(), c.gap / th,
+                      c.normal.dot(u), c.normal_impulse);
+        }
+        // The other contacts of A and of B this step.
+        for (const Contact& c : w.contacts()) {
+          if (c.a == watch_a && c.b == watch_b) continue;
+          if (c.a != watch_a && c.b != watch_a && c.a != watch_b && c.b != watch_b) continue;
+          std::printf("    other %d-%d gap %.4f n (%.2f %.2f %.2f) P %.3g\n", c.a, c.b, c.gap / th,
+                      c.normal.x(), c.normal.y(), c.normal.z(), c.normal_impulse);
+        }
+      }
     }
     std::map<std::pair<int, int>, DeepEvent> worst;  // per pair this step
     for (const Contact& c : w.contacts()) {

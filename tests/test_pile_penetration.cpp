@@ -1,5 +1,5 @@
-// Piles of cubes and crosses (the grains of the repose examples) poured into a box: the deepest
-// contact over the whole pour stays below 5 % of the grain's thinnest extent (crosses: 6 %). Grains
+// Piles of cubes, crosses and convex rocks (the grains of the repose examples) poured into a box:
+// the deepest contact over the whole pour stays below 5 % of the grain's thinnest extent. Grains
 // landing at 2.5 m/s tumble at up to 200 rad/s; turned by |w| dt within one step, a corner that was
 // not among the closest features when the contacts were found went 10-30 % deep before the step was
 // split when a grain's rotation sweeps more than 5 % of its thickness (substep_sweep,
@@ -41,8 +41,10 @@ Pour pour(Grain g, unsigned seed, double sweep, int threads) {
   p.split_steps = t.world.totals().split_steps;
   p.bound_reached = t.world.totals().substep_bound_reached;
   p.hash = t.state_hash();
-  std::printf("%s seed %u, substep_sweep %g: deepest %.2f %% of the thickness, %ld split steps\n",
-              grain_name(g), seed, sweep, 100.0 * p.deepest, p.split_steps);
+  std::printf(
+      "%s seed %u, substep_sweep %g: deepest %.2f %% of the thickness, %ld split steps, %ld at "
+      "the sub-step bound\n",
+      grain_name(g), seed, sweep, 100.0 * p.deepest, p.split_steps, p.bound_reached);
   return p;
 }
 
@@ -56,16 +58,23 @@ class PilePenetration : public ::testing::TestWithParam<Case> {};
 TEST_P(PilePenetration, DeepestContactOfThePourStaysBelowFivePercent) {
   const Case c = GetParam();
   const Pour p = pour(c.grain, c.seed, 0.05, 1);
-  // Measured: cubes 2.3 and 2.3 %, crosses 5.0 and 3.5 % (13 and 42 % unsplit, seed 1). The
-  // crosses' bound leaves room for their slow creep in the resting pass (docs/design.md).
-  EXPECT_LT(p.deepest, c.grain == Grain::Cube ? 0.05 : 0.06);
+  // Measured: cubes 4.0 and 2.3 %, crosses 3.0 and 3.2 % (14 and 42 % unsplit, seed 1; the
+  // crosses 5.0 and 3.5 % before the contacts the shock pass leaves approaching got sweeps of
+  // their own, docs/design.md), rocks 3.1 and 1.1 %.
+  EXPECT_LT(p.deepest, 0.05);
   EXPECT_GT(p.split_steps, 0);  // the grains do turn fast enough to split steps
-  EXPECT_EQ(p.bound_reached, 0);
+  // Rocks landing on a sharp corner spin faster than 16 sub-steps cover (11 and 22 steps of the
+  // two pours, counted); cubes and crosses never need that many.
+  if (c.grain == Grain::Rock)
+    EXPECT_LT(p.bound_reached, 40);
+  else
+    EXPECT_EQ(p.bound_reached, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Piles, PilePenetration,
                          ::testing::Values(Case{Grain::Cube, 1}, Case{Grain::Cube, 2},
-                                           Case{Grain::Cross, 1}, Case{Grain::Cross, 2}),
+                                           Case{Grain::Cross, 1}, Case{Grain::Cross, 2},
+                                           Case{Grain::Rock, 1}, Case{Grain::Rock, 2}),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return std::string(grain_name(info.param.grain)) + "_seed" +
                                   std::to_string(info.param.seed);

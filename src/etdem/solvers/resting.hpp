@@ -93,6 +93,9 @@ class RestingSolver final : public Solver {
     double restitution = 0.0, friction = 0.0, integration = 0.0;  // [J], subtracted
     long iterations = 0, bound_reached = 0, energy_guards = 0, friction_fallbacks = 0;
   };
+  /// Rounds of sweeps over the contacts left approaching after the shock pass (each round takes
+  /// the contacts still approaching after the one before).
+  static constexpr int kCloseRounds = 3;
   struct Scratch {
     std::vector<double> normal_mass;                // 1 / n.K n [kg]
     std::vector<Vec3> t1, t2;                       // tangent basis
@@ -118,6 +121,10 @@ class RestingSolver final : public Solver {
     std::vector<int> level, position, level_start, by_level;
     std::vector<std::vector<Support>> local_of_thread;
     std::vector<Settled> settled;
+    std::vector<int> all;         // 0 .. n-1: the sweeps' contacts
+    std::vector<int> left;        // contacts the shock pass left approaching
+    std::vector<double> pn_base;  // impulses before a later pass [N s]
+    std::vector<Eigen::Vector2d> pt_base;
   };
   /// The pass on one island; with `blocks`, contacts and bodies are in its order and the
   /// sweeps run block by block (in parallel), otherwise in contact order on this thread.
@@ -129,7 +136,8 @@ class RestingSolver final : public Solver {
                       std::vector<Support>& local) const;
   /// Books each contact's work from its total impulse and scales the pass back where it would
   /// do positive net work (energy guard).
-  void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st);
+  void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
+                      std::span<const int> which);
   RestingSettings settings_;
   std::vector<Scratch> scratch_;
 };
