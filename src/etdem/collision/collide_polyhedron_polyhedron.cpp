@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "etdem/collision/closest_features.hpp"
 #include "etdem/collision/collide.hpp"
@@ -98,10 +99,14 @@ void face_contact(const ConvexPolyhedron& ref, int ref_face, const Vec3& n_ref, 
   s.poly.clear();
   for (int v : inc.face(inc_face)) s.poly.push_back(inc_at(v));
   const auto rv = ref.face(ref_face);
-  for (std::size_t k = 0; k < rv.size() && !s.poly.empty(); ++k) {
+  // The side plane of the reference face's edge k: its outward normal (in the face's plane)
+  // and a point on it; a point is under the face when it lies inside every one.
+  auto side_plane = [&](std::size_t k) {
     const Vec3 r0 = ref_at(rv[k]);
-    const Vec3 r1 = ref_at(rv[(k + 1) % rv.size()]);
-    const Vec3 side = (r1 - r0).cross(n_ref);  // outward from the face, in its plane
+    return std::make_pair(Vec3((ref_at(rv[(k + 1) % rv.size()]) - r0).cross(n_ref)), r0);
+  };
+  for (std::size_t k = 0; k < rv.size() && !s.poly.empty(); ++k) {
+    const auto [side, r0] = side_plane(k);
     clip(s.poly, side, side.dot(r0), s.clipped);
     std::swap(s.poly, s.clipped);
   }
@@ -121,8 +126,7 @@ void face_contact(const ConvexPolyhedron& ref, int ref_face, const Vec3& n_ref, 
   const double gap = n_ref.dot(x) - o_ref;
   if (!(gap < margin) || !(gap < least)) return;
   for (std::size_t k = 0; k < rv.size(); ++k) {
-    const Vec3 r0 = ref_at(rv[k]);
-    const Vec3 side = (ref_at(rv[(k + 1) % rv.size()]) - r0).cross(n_ref);
+    const auto [side, r0] = side_plane(k);
     if (side.dot(x - r0) > 0.0) return;
   }
   s.points.add(x - 0.5 * gap * n_ref, gap);

@@ -38,6 +38,8 @@ struct Bodies {
   bool is_dynamic(int i) const { return (flags[i] & (kBodyFixed | kBodyDisabled)) == 0; }
   bool is_active(int i) const { return (flags[i] & kBodyDisabled) == 0; }
   bool is_asleep(int i) const { return (flags[i] & kBodyAsleep) != 0; }
+  /// Dynamic and not asleep: kicked, solved and moved this step.
+  bool is_awake(int i) const { return is_dynamic(i) && !is_asleep(i); }
 
   /// Appends a body; mass <= 0 makes it fixed. Returns its index.
   int add(const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w, double m,

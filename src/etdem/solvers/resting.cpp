@@ -176,10 +176,6 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     push(c, s.rows[3 * i + 2], s.t2[i], dpt.y());
     ++sw.updates;
   };
-  // The normal velocity a contact may keep: 0, or for a contact apart by g > 0, -g / dt.
-  auto target_speed = [&](const Contact& c) {
-    return c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
-  };
   s.v0.assign(b.v, b.v + b.count);
   s.w0.assign(b.w, b.w + b.count);
   // Warm start: last step's impulses of the same contacts, projected onto this step's tangent
@@ -204,8 +200,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     // closes the gap within the step, u_n = -g / dt (speculative contact: a grain pushed
     // towards a near neighbour stops at it instead of entering it). Accumulated impulse >= 0.
     const double un = speed(c, s.rows[3 * i], c.normal);
-    const double target = c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
-    const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * (un - target));
+    const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * (un - target_speed(c)));
     const double dpn = pn_new - s.pn[i];
     if (dpn != 0.0) {
       apply_normal(c, i, dpn, sw);
@@ -257,6 +252,15 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       if (sweep_once(which)) return;
     ++st.guards_fired;
   };
+  // Marks in `upper` (free outside the shock pass) the contacts still closing faster than
+  // their gap allows within the step, on every thread when the island is swept by blocks.
+  auto mark_approaching = [&]() {
+    s.upper.assign(n, 0);
+    for_each_index(parallel, n, [&](std::size_t i) {
+      const Contact& c = cs[i];
+      if (c.normal.dot(impulse::relative_velocity(c, b)) < target_speed(c) - 1e-9) s.upper[i] = 1;
+    });
+  };
   sweeps({}, settings_.iterations);
   s.all.resize(n);
   for (std::size_t i = 0; i < n; ++i) s.all[i] = static_cast<int>(i);
@@ -273,10 +277,10 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     // get sweeps of their own after it, with both bodies free: momentum is conserved and every
     // normal update towards u_n = 0 dissipates. (Few contacts: one thread, in island order.)
     for (int round = 0; round < kCloseRounds; ++round) {
+      mark_approaching();
       s.left.clear();
       for (std::size_t i = 0; i < n; ++i)
-        if (cs[i].normal.dot(impulse::relative_velocity(cs[i], b)) < target_speed(cs[i]) - 1e-9)
-          s.left.push_back(static_cast<int>(i));
+        if (s.upper[i]) s.left.push_back(static_cast<int>(i));
       if (s.left.empty()) break;
       for (const int i : s.left) {
         s.u0[i] = impulse::relative_velocity(cs[i], b);
@@ -295,17 +299,14 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   // integration, so the restitution and friction columns never decrease.
   st.net_dissipation();
   st.negative_dissipation_to_integration();
-  // Left approaching: closing faster than the contact's gap allows within the step (a
-  // speculative contact apart by g > 0 may approach at g / dt and end touching). Counted per
-  // contact into `upper` (free again after the shock pass), summed in order.
-  s.upper.assign(n, 0);
   for_each_index(parallel, n, [&](std::size_t i) {
     Contact& c = cs[i];
     c.normal_impulse = s.pn[i];
     c.tangent_impulse = s.pt[i].x() * s.t1[i] + s.pt[i].y() * s.t2[i];
-    const double target = c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
-    if (c.normal.dot(impulse::relative_velocity(c, b)) < target - 1e-9) s.upper[i] = 1;
   });
+  // Left approaching: closing faster than the contact's gap allows within the step (a
+  // speculative contact apart by g > 0 may approach at g / dt and end touching).
+  mark_approaching();
   for (std::size_t i = 0; i < n; ++i) st.approaching_left += s.upper[i];
   return st;
 }
@@ -523,7 +524,7 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
     const int lower = upper_a ? c.b : c.a;
     const Vec3 r_low = upper_a ? c.rb : c.ra;
     const double v_low = lower >= 0 ? sp.d.dot(b.v[lower] + b.w[lower].cross(r_low)) : 0.0;
-    const double target = c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
+    const double target = target_speed(c);
     // The pass treats the lower body as the ground. That is only energy-consistent while the
     // lower body's contact point does not move towards the upper one: an infinitely heavy
     // support that rises lifts whatever it carries with work nobody pays for (a tumbling

@@ -64,6 +64,11 @@ class RestingSolver final : public Solver {
   }
 
  private:
+  /// The normal velocity a contact may end the step with: 0, or for a contact still apart by
+  /// g > 0 the speed that closes the gap within the step, -g / dt (a speculative contact).
+  double target_speed(const Contact& c) const {
+    return c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
+  }
   /// One direction d of one contact in Jacobian form: u.d = d.(v_A - v_B) + ra.w_A - rb.w_B
   /// with ra = r_A x d, rb = r_B x d; an impulse m d changes w_A by m ia and w_B by -m ib.
   struct Row {

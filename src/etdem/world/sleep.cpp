@@ -92,7 +92,7 @@ double World::sleep_speed(int i) const {
 void World::update_sleep(const Islands& islands) {
   if (!(settings.sleep_velocity > 0.0)) return;
   for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_dynamic(i) || bodies.is_asleep(i)) continue;
+    if (!bodies.is_awake(i)) continue;
     rest_time_[i] = sleep_speed(i) < settings.sleep_velocity ? rest_time_[i] + h_ : 0.0;
   }
   ExactSum energy;  // the same bits in any order of the islands
@@ -126,8 +126,7 @@ bool World::reuse_sleeping(int a, int b, std::vector<Contact>& out) const {
   if (!reuse_sleeping_contacts || asleep_at_previous_.empty()) return false;
   for (const int i : {a, b})
     if (bodies.is_dynamic(i) && (!bodies.is_asleep(i) || !asleep_at_previous_[i])) return false;
-  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |
-                            static_cast<std::uint32_t>(b);
+  const std::uint64_t key = pair_key(a, b);
   auto it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key,
                              [&](int x, std::uint64_t k) { return previous_key_[x] < k; });
   if (it == previous_order_.end() || previous_key_[*it] != key) return true;  // none then

@@ -255,7 +255,7 @@ bool World::advance(StepProfile& p, long* needed) {
   // 6. wall correction (pseudo-velocities), position projection of the contacts
   timed(P::Correct, [&] {
     correct_wall_velocities(sb, wall_);
-    correct_positions(sb, sc.contacts);
+    correct_positions(sc.contacts);
   });
   // 7. damping, positions from the motion, rotation; islands at rest long enough fall asleep
   timed(P::Integrate, [&] {
@@ -295,7 +295,7 @@ void World::apply_external_forces() {
   const Vec3 dv = h_ * settings.gravity;
   double kick = 0.0;  // kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2
   for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_dynamic(i) || bodies.is_asleep(i)) continue;  // a sleeper is held
+    if (!bodies.is_awake(i)) continue;  // a sleeper is held
     kick += bodies.mass[i] * (dv.dot(bodies.velocity[i]) + 0.5 * dv.squaredNorm());
     bodies.velocity[i] += dv;
   }
@@ -578,9 +578,7 @@ void World::remember_contacts(const std::vector<Contact>& contacts) {
   // contact: the same outcomes, so the same order, with far fewer cache misses.
   previous_key_.resize(previous_.size());
   for (std::size_t k = 0; k < previous_.size(); ++k)
-    previous_key_[k] =
-        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(previous_[k].a)) << 32) |
-        static_cast<std::uint32_t>(previous_[k].b);
+    previous_key_[k] = pair_key(previous_[k].a, previous_[k].b);
   std::sort(previous_order_.begin(), previous_order_.end(),
             [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
 }
@@ -798,7 +796,7 @@ void World::book_resting_kick(const Vec3& momentum_change, SolverStats& st) cons
   st.negative_dissipation_to_integration();
 }
 
-void World::correct_positions(const StepBodies& sb, const std::vector<Contact>& contacts) {
+void World::correct_positions(const std::vector<Contact>& contacts) {
   // Position projection (jolt appendix B.18): each penetrating contact moves its bodies apart
   // along the normal by k_p times the depth beyond the slop, shared by inverse mass. A body with
   // several penetrating contacts takes the mean of their corrections, so the four corners of a
@@ -813,8 +811,8 @@ void World::correct_positions(const StepBodies& sb, const std::vector<Contact>& 
     const double depth = -c.gap - settings.penetration_slop;
     if (depth <= 0.0) continue;
     // A sleeping body is held where it fell asleep (its island was not solved).
-    const double ia = sb.dynamic[c.a] && !bodies.is_asleep(c.a) ? bodies.inv_mass[c.a] : 0.0;
-    const double ib = sb.dynamic[c.b] && !bodies.is_asleep(c.b) ? bodies.inv_mass[c.b] : 0.0;
+    const double ia = bodies.is_awake(c.a) ? bodies.inv_mass[c.a] : 0.0;
+    const double ib = bodies.is_awake(c.b) ? bodies.inv_mass[c.b] : 0.0;
     if (ia + ib <= 0.0) continue;
     const Vec3 d = kp * depth * c.normal;
     if (ia > 0.0) {
@@ -843,7 +841,7 @@ void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorr
   const double f = 1.0 - settings.damping * dt;  // 2024 Eqs. 47-48, 0 <= xi dt <= 1 (Eq. 49)
   double damped = 0.0, gravity_work = 0.0, rotation_gain = 0.0, wall_work = 0.0;
   for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_dynamic(i) || bodies.is_asleep(i)) continue;
+    if (!bodies.is_awake(i)) continue;
     Vec3& v = bodies.velocity[i];
     Vec3& w = bodies.angular_velocity[i];
     if (f != 1.0) {

@@ -215,7 +215,7 @@ class World {
   void resolve_islands(const StepBodies& sb, const Islands& islands, std::vector<Contact>& contacts,
                        std::vector<Motion>& motion);
   void correct_wall_velocities(const StepBodies& sb, WallCorrection& out);  // wall_correction.cpp
-  void correct_positions(const StepBodies& sb, const std::vector<Contact>& contacts);
+  void correct_positions(const std::vector<Contact>& contacts);
   void damp_and_integrate(const std::vector<Motion>& motion, const WallCorrection& wall);
   /// Books the gravity kick a held island's contacts cancelled as integration, not dissipation.
   void book_resting_kick(const Vec3& momentum_change, SolverStats& st) const;
@@ -226,6 +226,11 @@ class World {
   void update_ledger();                                          // per sub-step
   void update_totals();                                          // per step, from last_
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
+  /// (a, b) packed in one integer, ordered as the pair (previous_key_).
+  static std::uint64_t pair_key(int a, int b) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |
+           static_cast<std::uint32_t>(b);
+  }
   void check_finite() const;
 
   Aabb reach_box(int i, const Aabb& box) const;     // [m] where body i's boxes may go (PairList)
