@@ -126,6 +126,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   s.pn.assign(n, 0.0);
   s.pt.assign(n, Eigen::Vector2d::Zero());
   s.u0.resize(n);
+  s.target.resize(n);
   for_each_index(parallel, n, [&](std::size_t i) {
     const Contact& c = cs[i];
     const Mat3 k = impulse::collision_matrix(c, b);
@@ -144,6 +145,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       row.ia = c.a >= 0 ? Vec3(b.inv_inertia[c.a] * row.ra) : Vec3::Zero();
       row.ib = c.b >= 0 ? Vec3(b.inv_inertia[c.b] * row.rb) : Vec3::Zero();
     }
+    s.target[i] = target_speed(c);
     // Velocities before the pass: the net work of its impulses is checked against them below.
     s.u0[i] = impulse::relative_velocity(c, b);
   });
@@ -200,7 +202,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     // closes the gap within the step, u_n = -g / dt (speculative contact: a grain pushed
     // towards a near neighbour stops at it instead of entering it). Accumulated impulse >= 0.
     const double un = speed(c, s.rows[3 * i], c.normal);
-    const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * (un - target_speed(c)));
+    const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * (un - s.target[i]));
     const double dpn = pn_new - s.pn[i];
     if (dpn != 0.0) {
       apply_normal(c, i, dpn, sw);
@@ -208,8 +210,11 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     }
     sw.change = std::max(sw.change, std::abs(dpn));
     sw.impulse = std::max(sw.impulse, s.pn[i]);
-    // Tangential: target zero slip, accumulated impulse clamped to the Coulomb disc.
+    // Tangential: target zero slip, accumulated impulse clamped to the Coulomb disc. A contact
+    // with no normal and no tangential impulse has a disc of radius 0: its update below would
+    // give +-0 and change nothing, so it is skipped (separating contacts cost one speed only).
     if (c.friction <= 0.0) return;
+    if (s.pn[i] == 0.0 && s.pt[i].x() == 0.0 && s.pt[i].y() == 0.0) return;
     const Eigen::Vector2d ut(speed(c, s.rows[3 * i + 1], s.t1[i]),
                              speed(c, s.rows[3 * i + 2], s.t2[i]));
     Eigen::Vector2d pt_new = s.pt[i] - s.tangent_mass[i] * ut;

@@ -103,6 +103,7 @@ class RestingSolver final : public Solver {
   static constexpr int kCloseRounds = 3;
   struct Scratch {
     std::vector<double> normal_mass;                // 1 / n.K n [kg]
+    std::vector<double> target;                     // target_speed of each contact [m/s]
     std::vector<Vec3> t1, t2;                       // tangent basis
     std::vector<Eigen::Matrix2d> tangent_mass;      // its inverse [kg]
     std::vector<double> pn;                         // accumulated normal impulse [N s]
