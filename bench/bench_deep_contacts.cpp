@@ -43,6 +43,7 @@ struct DeepEvent {
   double sweep = 0.0;                 // max |w| dt R over the two bodies [of the thickness]
   double sweep0 = 0.0;  // the same with the spin the bodies had at the start of that step
   double speed_a = 0.0, speed_b = 0.0;  // [m/s]
+  int points_before = 0;                // the pair's contact points the step before
   std::string types;
 };
 
@@ -98,7 +99,9 @@ int main(int argc, char** argv) try {
     // The contacts now were found at the start of this step: the state the step before left.
     // Index the step before's contacts by pair.
     std::map<std::pair<int, int>, std::pair<double, double>> prev;  // min gap, min predicted
+    std::map<std::pair<int, int>, int> prev_points;
     for (const Contact& c : before) {
+      ++prev_points[{c.a, c.b}];
       Vec3 u = Vec3::Zero();
       if (w.bodies.is_dynamic(c.a)) u += v_after[c.a] + w_after[c.a].cross(c.ra);
       if (w.bodies.is_dynamic(c.b)) u -= v_after[c.b] + w_after[c.b].cross(c.rb);
@@ -179,6 +182,7 @@ int main(int argc, char** argv) try {
         e.kind = "missed";
       } else {
         e.gap_before = it->second.first / th;
+        e.points_before = prev_points[{c.a, c.b}];
         e.pred_before = it->second.second / th;
         // Deeper than the solve left it (beyond 2 % of the thickness): a feature or a motion the
         // step before did not hold; else the solve left the contact that deep.
@@ -237,14 +241,15 @@ int main(int argc, char** argv) try {
   std::printf("  sweep |w| dt R above 5/10/20 %% of the thickness: %ld / %ld / %ld of %zu\n", s5,
               s10, s20, events.size());
   std::printf("  the same with the spin at the start of the step: %ld / %ld / %ld\n", p5, p10, p20);
-  std::printf("%9s %5s %5s %7s %-9s %8s %8s %7s %7s %6s %6s %6s %6s %s\n", "t", "a", "b", "depth",
-              "kind", "gap_bef", "pred", "spin_a", "spin_b", "sweep", "sweep0", "v_a", "v_b",
-              "types");
+  std::printf("%9s %5s %5s %7s %-9s %8s %8s %7s %7s %6s %6s %6s %6s %4s %s\n", "t", "a", "b",
+              "depth", "kind", "gap_bef", "pred", "spin_a", "spin_b", "sweep", "sweep0", "v_a",
+              "v_b", "pts", "types");
   for (std::size_t k = 0; k < std::min<std::size_t>(15, events.size()); ++k) {
     const DeepEvent& e = events[k];
-    std::printf("%9.4f %5d %5d %7.4f %-9s %8.4f %8.4f %7.4f %7.4f %6.3f %6.3f %6.3f %6.3f %s\n",
-                e.t, e.a, e.b, e.depth, e.kind, e.gap_before, e.pred_before, e.spin_a, e.spin_b,
-                e.sweep, e.sweep0, e.speed_a, e.speed_b, e.types.c_str());
+    std::printf(
+        "%9.4f %5d %5d %7.4f %-9s %8.4f %8.4f %7.4f %7.4f %6.3f %6.3f %6.3f %6.3f %4d %s\n", e.t,
+        e.a, e.b, e.depth, e.kind, e.gap_before, e.pred_before, e.spin_a, e.spin_b, e.sweep,
+        e.sweep0, e.speed_a, e.speed_b, e.points_before, e.types.c_str());
   }
   return 0;
 } catch (const std::exception& e) {

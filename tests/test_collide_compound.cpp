@@ -9,6 +9,7 @@
 
 #include "etdem/collision/collide.hpp"
 #include "etdem/collision/compound_overlap.hpp"
+#include "etdem/collision/contact_collector.hpp"
 #include "etdem/shapes/shape.hpp"
 
 namespace etdem {
@@ -37,7 +38,8 @@ TEST(CompoundMass, CrossOfSevenCubesMatchesTheClosedForm) {
     EXPECT_NEAR(mp.inertia[k], 31.0 / 6.0 * rho * std::pow(a, 5), 1e-12 * rho * std::pow(a, 5));
   const Compound& c = t.compound(s);
   EXPECT_NEAR(c.input_centre.norm(), 0.0, 1e-15);
-  EXPECT_NEAR(c.bounding_radius, std::sqrt(2.75) * a, 1e-15);  // a bar's end corner (1.5, 0.5, 0.5) a
+  EXPECT_NEAR(c.bounding_radius, std::sqrt(2.75) * a,
+              1e-15);  // a bar's end corner (1.5, 0.5, 0.5) a
   EXPECT_DOUBLE_EQ(c.min_thickness, a);
 }
 
@@ -59,8 +61,8 @@ TEST(CompoundMass, GluedFacesAreTheFacesPartsShare) {
   // Parts that only touch along an edge or a corner share no face; a sphere part none.
   const int cube = t.add_box("unit", Vec3::Constant(0.5));
   const int ball = t.add_sphere("ball", 0.5);
-  const std::vector<CompoundPart> edge{{cube, Vec3::Zero()}, {cube, Vec3(1, 1, 0)},
-                                       {ball, Vec3(-1, 0, 0)}};
+  const std::vector<CompoundPart> edge{
+      {cube, Vec3::Zero()}, {cube, Vec3(1, 1, 0)}, {ball, Vec3(-1, 0, 0)}};
   const Compound& e = t.compound(t.add_compound("edge", make_compound(t, edge)));
   for (const CompoundPart& p : e.parts) EXPECT_TRUE(p.glued_faces.empty());
   // Two boxes of different sizes face to face: a partial overlap is glued too.
@@ -209,6 +211,43 @@ TEST(CollideCompound, InterlockedCrossesTouchOnBothFacesOfTheCorner) {
   expect_same(ab, ba, true, 1e-12);
 }
 
+TEST(ContactCollector, NormalsApartKeepAPointWhoseDirectionNoKeptPointHolds) {
+  // 20 points of a face patch (normal z, the deepest at the origin) and one point of another
+  // direction (normal x) on top of one of them: by position alone the second is a duplicate and
+  // is dropped; counted apart by normals it is kept, second after the deepest. In a pile of
+  // crosses, a pair's 16 points held the end of one arm pressing along z next to the corner of
+  // another pressing along x, the x corner was dropped as a duplicate, and the arm approaching
+  // along x at 0.2 m/s went 6.8 % of a bar deep in one step (docs/design.md).
+  ContactCollector c;
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 4; ++j) c.add(Vec3(1e-3 * i, 1e-3 * j, 0), 1e-5 * (i + j), Vec3::UnitZ());
+  c.add(Vec3(2e-3, 1e-3, 0), 5e-5, Vec3::UnitX());
+  Manifold by_position, apart;
+  c.emit(by_position);
+  c.emit(apart, true);
+  ASSERT_EQ(by_position.count, Manifold::kMaxPoints);
+  ASSERT_EQ(apart.count, Manifold::kMaxPoints);
+  auto has_x = [](const Manifold& m) {
+    for (int k = 0; k < m.count; ++k)
+      if (m.normal_at(k) == Vec3::UnitX()) return true;
+    return false;
+  };
+  EXPECT_FALSE(has_x(by_position));
+  EXPECT_TRUE(has_x(apart));
+  EXPECT_EQ(apart.normal_at(1), Vec3::UnitX());
+  EXPECT_EQ(apart.point[0], Vec3::Zero());  // the deepest first, in both
+  EXPECT_EQ(by_position.point[0], Vec3::Zero());
+  // Points that share one normal are sampled exactly as without normals.
+  ContactCollector same;
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 4; ++j)
+      same.add(Vec3(1e-3 * i, 1e-3 * j, 0), 1e-5 * (i + j), Vec3::UnitZ());
+  Manifold one, other;
+  same.emit(one);
+  same.emit(other, true);
+  for (int k = 0; k < Manifold::kMaxPoints; ++k) EXPECT_EQ(one.point[k], other.point[k]);
+}
+
 /// A 2a x a x a bar made of two cubes of side a touching at x = 0 (the glued faces are hidden).
 int add_bar(ShapeTable& t, double a) {
   const int cube = t.add_box("bar_cube", Vec3::Constant(0.5 * a));
@@ -234,8 +273,8 @@ TEST(CollideCompound, NoContactThroughTheFaceWhereTwoPartsTouch) {
       collide(t, s, pa, slab, pb, 0.0, m);
     ASSERT_GE(m.count, 4);
     for (int k = 0; k < m.count; ++k) {
-      EXPECT_NEAR(std::abs(m.normal_at(k).z()), 1.0, 1e-12) << "point " << k << " normal "
-                                                            << m.normal_at(k).transpose();
+      EXPECT_NEAR(std::abs(m.normal_at(k).z()), 1.0, 1e-12)
+          << "point " << k << " normal " << m.normal_at(k).transpose();
       EXPECT_NEAR(m.gap[k], -d, 1e-12);
     }
   }
@@ -255,8 +294,8 @@ TEST(CollideCompound, ContactsAtAConcaveCornerAreKept) {
   ShapeTable t;
   const double a = 0.02;
   const int cube = t.add_box("c", Vec3::Constant(0.5 * a));
-  const std::vector<CompoundPart> parts{{cube, Vec3::Zero()}, {cube, Vec3(a, 0, 0)},
-                                        {cube, Vec3(0, 0, a)}};
+  const std::vector<CompoundPart> parts{
+      {cube, Vec3::Zero()}, {cube, Vec3(a, 0, 0)}, {cube, Vec3(0, 0, a)}};
   const int l = t.add_compound("l", make_compound(t, parts));
   const int box = t.add_box("box", Vec3::Constant(0.2 * a));
   // In the input frame the inner corner line is x = a/2, z = a/2 (the top of cube 1 meets the

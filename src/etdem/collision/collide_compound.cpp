@@ -3,7 +3,8 @@
 // own parts in turn; compounds do not nest, so this recurses once). Parts whose bounding sphere
 // is farther than the margin from the other shape's are skipped. All parts' points go into the one
 // manifold with their own normals; when there are more than Manifold::kMaxPoints the deepest and
-// then the farthest-spread points are kept (ContactCollector).
+// then the farthest-spread points are kept, far counted in position and normal (ContactCollector:
+// a pair of crosses touching along several pairs of parts keeps every direction of contact).
 //
 // Internal faces. Parts touch face to face (the cross's arm cubes on its centre cube, the merged
 // pieces of a tetrahedral mesh), so a part's face can lie inside the body. A contact a part
@@ -124,7 +125,7 @@ void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b
   if (collector.size() == 0)
     for (const Hidden& h : hidden) add(h.point, h.gap, h.normal);
   out.normal = deepest_normal;
-  collector.emit(out);
+  collector.emit(out, true);
 }
 
 }  // namespace etdem

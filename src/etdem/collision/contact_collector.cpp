@@ -5,7 +5,7 @@
 
 namespace etdem {
 
-void ContactCollector::emit(Manifold& out) {
+void ContactCollector::emit(Manifold& out, bool normals_apart) {
   const int n = size();
   const int room = Manifold::kMaxPoints - out.count;
   if (n <= room) {
@@ -23,15 +23,31 @@ void ContactCollector::emit(Manifold& out) {
   zs_.resize(n);
   for (int k = 0; k < n; ++k)
     xs_[k] = point_[k].x(), ys_[k] = point_[k].y(), zs_[k] = point_[k].z();
+  // normals_apart: points are far from the kept ones also by their normals (see the header).
+  double scale2 = 0.0;
+  if (normals_apart && with_normals_) {
+    Vec3 lo = point_[0], hi = point_[0];
+    for (int k = 1; k < n; ++k) lo = lo.cwiseMin(point_[k]), hi = hi.cwiseMax(point_[k]);
+    scale2 = (hi - lo).squaredNorm();
+  }
   dist2_.assign(n, std::numeric_limits<double>::infinity());
   double* const d = dist2_.data();
   const double *const x = xs_.data(), *const y = ys_.data(), *const z = zs_.data();
   for (int kept = 0; kept < room; ++kept) {
     put(out, pick);
     const double px = x[pick], py = y[pick], pz = z[pick];
-    for (int k = 0; k < n; ++k) {
-      const double dx = x[k] - px, dy = y[k] - py, dz = z[k] - pz;
-      d[k] = std::min(d[k], dx * dx + dy * dy + dz * dz);
+    if (scale2 > 0.0) {
+      const Vec3 np = normal_[pick];
+      for (int k = 0; k < n; ++k) {
+        const double dx = x[k] - px, dy = y[k] - py, dz = z[k] - pz;
+        d[k] =
+            std::min(d[k], dx * dx + dy * dy + dz * dz + scale2 * (normal_[k] - np).squaredNorm());
+      }
+    } else {
+      for (int k = 0; k < n; ++k) {
+        const double dx = x[k] - px, dy = y[k] - py, dz = z[k] - pz;
+        d[k] = std::min(d[k], dx * dx + dy * dy + dz * dz);
+      }
     }
     int next = -1;
     double far = -1.0;

@@ -34,8 +34,12 @@ class ContactCollector {
     with_normals_ = true;
   }
   int size() const { return static_cast<int>(point_.size()); }
-  /// Appends the kept points to `out` (see above).
-  void emit(Manifold& out);
+  /// Appends the kept points to `out` (see above). With `normals_apart` (a compound's parts) the
+  /// distance of the sampling adds the candidates' extent times the difference of the normals:
+  /// a direction of contact that no kept point holds (a second pair of parts, an arm touching
+  /// across a seam) is kept before more points of a patch already held. Equal normals add
+  /// exactly 0, so points that share one normal are sampled as without it.
+  void emit(Manifold& out, bool normals_apart = false);
 
  private:
   std::vector<Vec3> point_;
