@@ -82,13 +82,14 @@ void World::book_net_contacts(const Islands& islands) {
     }
     if (!any) continue;
     const double delta = book(share);
-    SolverStats& first = isl_.collisions[k] > 0 ? isl_.stats[k] : isl_.resting_stats[k];
+    IslandSolution& r = isl_.solution[k];
+    SolverStats& first = r.collisions > 0 ? r.stats : r.resting_stats;
     if (delta < 0.0) {  // the contacts pushed along the kick: the solver booked too little
       first.dissipated_restitution -= delta;
       continue;
     }
-    double left = take_dissipation(isl_.stats[k], delta);
-    left = take_dissipation(isl_.resting_stats[k], left);
+    double left = take_dissipation(r.stats, delta);
+    left = take_dissipation(r.resting_stats, left);
     ledger_.integration -= left;
   }
   KickShare free;

@@ -10,25 +10,10 @@
 
 #include <fmt/format.h>
 
-#include "etdem/collision/collide.hpp"
-#include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/resting.hpp"
 
 namespace etdem {
 namespace {
-
-/// Relative to the smaller bounding radius: the reach added to every contact margin so that
-/// bodies exactly touching at rest are reported (see find_contacts).
-constexpr double kTouch = 1e-9;
-
-/// Candidate pairs per moving body beyond which a step is refused (check_pair_count). A sphere
-/// in a dense pile has 12 neighbours, a cross about 30 within the contact skin.
-constexpr std::size_t kMaxPairsPerBody = 200;
-
-/// Kept pairs (World::reach_box): steps of free flight a reach box holds, and its padding
-/// relative to the bounding radius. Measured on the pour (docs/design.md, "Broad phase").
-constexpr double kReachSteps = 8.0;
-constexpr double kReachSkin = 0.2;
 
 /// Times one phase into a StepProfile (seconds and a call).
 class Timer {
@@ -331,263 +316,6 @@ double World::net_elastic_energy() const {
   return e;
 }
 
-Vec3 World::contact_velocity(const Contact& c, const std::vector<char>& dynamic) const {
-  Vec3 u = Vec3::Zero();
-  if (dynamic[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
-  if (dynamic[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
-  return u;
-}
-
-double World::speed_bound(int i) const {
-  if (!bodies.is_dynamic(i)) return 0.0;
-  return bodies.velocity[i].norm() +
-         bodies.angular_velocity[i].norm() * shapes.bounding_radius[bodies.shape[i]];
-}
-
-void World::find_pairs(StepBodies& out) {
-  const double dt = h_;
-  boxes_.clear();
-  box_ids_.clear();
-  out.unbounded.clear();
-  out.dynamic_ids.clear();
-  out.dynamic.assign(bodies.count(), 0);
-  out.speed.assign(bodies.count(), 0.0);
-  for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_active(i)) continue;
-    out.dynamic[i] = bodies.is_dynamic(i);
-    out.speed[i] = speed_bound(i);
-    if (out.dynamic[i]) out.dynamic_ids.push_back(i);
-    if (shapes.tested_apart(bodies.shape[i])) {  // planes and terrains: tested apart
-      out.unbounded.push_back(i);
-      continue;
-    }
-    // Box swept by the motion of the step: radius plus the distance any surface point can move.
-    const double skin = resting_ ? settings.contact_skin : 0.0;
-    const double r = (1.0 + skin) * shapes.bounding_radius[bodies.shape[i]] + out.speed[i] * dt;
-    const Vec3 c = bodies.position[i];
-    boxes_.push_back({c.array() - r, c.array() + r});
-    box_ids_.push_back(i);
-  }
-  // The kept pairs give exactly the grid's pairs while every box stays in its reach
-  // (collision/pair_list.hpp); otherwise the reach boxes are grown anew and the list rebuilt.
-  if (!pair_list_.covers(boxes_, box_ids_)) {
-    reach_.resize(boxes_.size());
-    for (std::size_t k = 0; k < boxes_.size(); ++k) reach_[k] = reach_box(box_ids_[k], boxes_[k]);
-    pair_list_.rebuild(broad_, reach_, box_ids_);
-  }
-  pair_list_.select(boxes_, out.pairs);
-}
-
-Aabb World::reach_box(int i, const Aabb& box) const {
-  // A static body's box does not change. A dynamic body's reach holds its box now and its box
-  // after kReachSteps steps of free flight (so a falling grain keeps its list until it lands),
-  // the flight capped at one bounding radius, plus kReachSkin of its radius all round (a grain
-  // in a pile jiggles). Only the cost depends on these numbers, never a result.
-  if (!bodies.is_dynamic(i)) return box;
-  const double dt = h_, t = kReachSteps * dt;
-  const double radius = shapes.bounding_radius[bodies.shape[i]];
-  const Vec3& v = bodies.velocity[i];
-  Vec3 move = t * v + 0.5 * t * t * settings.gravity;
-  if (move.norm() > radius) move *= radius / move.norm();
-  const double half = 0.5 * (box.max - box.min).maxCoeff();
-  const double grow = (v + t * settings.gravity).norm() * dt - v.norm() * dt;  // faster later
-  const double pad = kReachSkin * radius + std::max(0.0, grow);
-  const Vec3 centre = 0.5 * (box.min + box.max) + move;
-  const Vec3 lo = centre - Vec3::Constant(half), hi = centre + Vec3::Constant(half);
-  return {box.min.cwiseMin(lo) - Vec3::Constant(pad), box.max.cwiseMax(hi) + Vec3::Constant(pad)};
-}
-
-void World::check_pair_count(const StepBodies& sb) const {
-  // Bodies moving farther than the scene per step (gravity of 1e12 m/s^2, a velocity typed in
-  // the wrong unit) sweep boxes over everything: every pair becomes a candidate and the step
-  // costs O(N^2) in the narrow phase and the solvers (2 million contacts for 2000 spheres).
-  // Such a run has no meaning; it is stopped with the fastest body named instead of crawling.
-  const std::size_t bound = kMaxPairsPerBody * sb.dynamic_ids.size() + 100'000;
-  if (sb.pairs.size() <= bound) return;
-  int fastest = -1;
-  for (int i : sb.dynamic_ids)
-    if (fastest < 0 || sb.speed[i] > sb.speed[fastest]) fastest = i;
-  const double speed = fastest >= 0 ? sb.speed[fastest] : 0.0;
-  throw std::runtime_error(fmt::format(
-      "step {} (t = {:.6g} s): {} candidate pairs for {} moving bodies (more than {} per body): "
-      "bodies move farther than their neighbours per step; the fastest, body {} ('{}'), moves "
-      "{:.3g} m in one step of {:.3g} s at {:.3g} m/s",
-      steps_, time_, sb.pairs.size(), sb.dynamic_ids.size(), kMaxPairsPerBody, fastest,
-      fastest >= 0 ? bodies.name[fastest] : "", speed * h_, h_, speed));
-}
-
-void World::find_contacts(const StepBodies& sb, StepContacts& out) {
-  const double dt = h_;
-  const int threads = omp_get_max_threads();
-  per_thread_contacts_.resize(threads);
-  const int np = static_cast<int>(sb.pairs.size());
-  const int nd = static_cast<int>(sb.dynamic_ids.size());
-  const int nplanes = static_cast<int>(sb.unbounded.size());
-  const double skin = resting_ ? settings.contact_skin : 0.0;
-  auto emit = [&](int a, int b, const Manifold& m, std::vector<Contact>& list) {
-    if (m.count == 0) return;
-    // The pair's material values once per manifold, not per point.
-    const Material& ma = materials[bodies.material[a]];
-    const Material& mb = materials[bodies.material[b]];
-    const double restitution = pair_restitution(ma, mb), friction = pair_friction(ma, mb),
-                 stiffness = pair_stiffness(ma, mb);
-    for (int k = 0; k < m.count; ++k) {
-      Contact c;
-      c.a = a;
-      c.b = b;
-      c.point = m.point[k];
-      c.normal = m.normal_at(k);
-      c.gap = m.gap[k];
-      c.ra = c.point - bodies.position[a];
-      c.rb = c.point - bodies.position[b];
-      c.restitution = restitution;
-      c.friction = friction;
-      c.stiffness = stiffness;
-      list.push_back(c);
-    }
-  };
-  for (auto& v : per_thread_contacts_) v.clear();
-    // Small scenes stay on one thread (see broad_phase.cpp).
-#pragma omp parallel num_threads(threads) if (np > 512)
-  {
-    auto& list = per_thread_contacts_[omp_get_thread_num()];
-    Manifold m;
-#pragma omp for schedule(static) nowait
-    for (int k = 0; k < np; ++k) {
-      const auto [a, b] = sb.pairs[k];
-      if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
-      if (reuse_sleeping(a, b, list)) continue;
-      // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow
-      // phase's strict `gap < margin` from dropping them when nothing moves.
-      const double margin = (sb.speed[a] + sb.speed[b]) * dt +
-                            (skin + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
-                                                       shapes.bounding_radius[bodies.shape[b]]);
-      collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
-              bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
-      emit(a, b, m, list);
-    }
-  }
-  std::vector<Contact>& contacts = out.contacts;
-  contacts.clear();
-  for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
-  // Every dynamic body against every active plane and terrain (walls are few; infinite planes
-  // and huge terrains stay out of the grid).
-  for (auto& v : per_thread_contacts_) v.clear();
-#pragma omp parallel num_threads(threads) if (nd > 512)
-  {
-    auto& list = per_thread_contacts_[omp_get_thread_num()];
-    Manifold m;
-#pragma omp for schedule(static)
-    for (int k = 0; k < nd; ++k) {
-      const int a = sb.dynamic_ids[k];
-      const Pose pa(bodies.position[a], bodies.orientation[a]);
-      const double reach =
-          (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + sb.speed[a] * dt;
-      for (int pi = 0; pi < nplanes; ++pi) {
-        const int b = sb.unbounded[pi];
-        if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b],
-                              pa.position, reach))
-          continue;
-        if (reuse_sleeping(a, b, list)) continue;
-        collide(shapes, bodies.shape[a], pa, bodies.shape[b],
-                Pose(bodies.position[b], bodies.orientation[b]),
-                sb.speed[a] * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);
-        emit(a, b, m, list);
-      }
-    }
-  }
-  for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
-
-  // Who sleeps at this narrow phase: the next one may copy these contacts (reuse_sleeping).
-  if (settings.sleep_velocity > 0.0) {
-    asleep_at_narrow_.resize(bodies.count());
-    for (int i = 0; i < bodies.count(); ++i) asleep_at_narrow_[i] = bodies.is_asleep(i);
-  }
-
-  // Collision candidates: contacts closed or closing within the step, g + u_n dt <= 0 (a chain
-  // of exactly touching balls struck at one end is one multiple impact).
-  out.candidates.clear();
-  last_.contacts = static_cast<long>(contacts.size());
-  for (int k = 0; k < static_cast<int>(contacts.size()); ++k) {
-    const Contact& c = contacts[k];
-    last_.max_penetration = std::max(last_.max_penetration, -c.gap);
-    const Vec3 u = contact_velocity(c, sb.dynamic);
-    // With the resting pass every reported contact joins the islands (speculative contacts);
-    // the collision solver still only sees contacts that would close within the step.
-    if (c.gap + c.normal.dot(u) * dt <= 0.0 || resting_) out.candidates.push_back(k);
-  }
-  last_.candidates = static_cast<long>(out.candidates.size());
-}
-
-void World::warm_start(std::vector<Contact>& contacts) const {
-  // A contact is the same as last step's when it joins the same two bodies and its point moved
-  // less than a quarter of the smaller body's bounding radius (manifold points are not numbered
-  // stably for boxes, so points are matched by position).
-  if (previous_.empty() || !resting_) return;
-  // Impulses scale with the step: a sub-step of h carries h / h' of an impulse found over h'
-  // (exactly 1 while the step is not split).
-  const double scale = previous_h_ > 0.0 && previous_h_ != h_ ? h_ / previous_h_ : 1.0;
-  auto less = [&](int x, const std::pair<int, int>& key) {
-    return std::make_pair(previous_[x].a, previous_[x].b) < key;
-  };
-  // The contacts come in runs sorted by (a, b) (pair contacts, then wall contacts): within a
-  // run the search goes on from the last contact's place, a new run starts a binary search.
-  auto it = previous_order_.begin();
-  std::pair<int, int> last_key(-1, -1);
-  for (Contact& c : contacts) {
-    const std::pair<int, int> key(c.a, c.b);
-    if (key < last_key)
-      it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key, less);
-    else
-      while (it != previous_order_.end() && less(*it, key)) ++it;
-    last_key = key;
-    const double ra = shapes.bounding_radius[bodies.shape[c.a]];
-    const double rb = shapes.bounding_radius[bodies.shape[c.b]];
-    double best = 0.0625 * std::min(ra, rb) * std::min(ra, rb);
-    const Contact* match = nullptr;
-    for (auto p = it;
-         p != previous_order_.end() && previous_[*p].a == c.a && previous_[*p].b == c.b; ++p) {
-      const double d2 = (previous_[*p].point - c.point).squaredNorm();
-      if (d2 < best) {
-        best = d2;
-        match = &previous_[*p];
-      }
-    }
-    if (match) {
-      c.normal_impulse = match->normal_impulse;
-      c.tangent_impulse = match->tangent_impulse;
-      if (scale != 1.0) {
-        c.normal_impulse *= scale;
-        c.tangent_impulse *= scale;
-      }
-    }
-  }
-}
-
-void World::remember_contacts(const std::vector<Contact>& contacts) {
-  if (!resting_) return;
-  previous_ = contacts;
-  asleep_at_previous_.swap(asleep_at_narrow_);  // who slept when previous_ was found
-  asleep_at_narrow_.clear();
-  previous_h_ = h_;
-  previous_order_.resize(previous_.size());
-  for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
-  // By (a, b); the order of a pair's points among themselves is std::sort's (the warm start
-  // takes the first of equally near points, so it is part of the trajectory).
-  // The comparison reads a packed key per contact instead of two fields of each 192-byte
-  // contact: the same outcomes, so the same order, with far fewer cache misses.
-  previous_key_.resize(previous_.size());
-  for (std::size_t k = 0; k < previous_.size(); ++k)
-    previous_key_[k] = pair_key(previous_[k].a, previous_[k].b);
-  std::sort(previous_order_.begin(), previous_order_.end(),
-            [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
-}
-
-void World::build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out) {
-  island_builder_.build(sc.contacts, sc.candidates, sb.dynamic, out);
-  last_.islands = out.count();
-}
-
 void World::resolve_islands(const StepBodies& sb, const Islands& islands,
                             std::vector<Contact>& contacts, std::vector<Motion>& motion) {
   const int ni = islands.count();
@@ -597,8 +325,8 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     if (!nets.empty()) book_net_contacts(islands);  // the free nodes
     return;
   }
-  const double v_rest = settings.effective_resting_velocity();
-  // Gather island-local copies: bodies numbered 0..n-1 within their island, static bodies -1.
+  // Gather island-local copies: bodies numbered 0..n-1 within their island, static bodies -1;
+  // each island's contacts in the serial order (world/island_solve.hpp).
   const int nb = islands.body_start[ni];
   isl_.v.resize(nb);
   isl_.w.resize(nb);
@@ -616,41 +344,12 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
       isl_.inv_inertia[s] = bodies.inv_inertia_world[i];
       isl_.x[s] = bodies.position[i];
     }
-  // Island-local contacts. With the hybrid resting treatment, each island's collisions (faster
-  // approach than v_rest) come first and go to the collision solver; the resting pass then sees
-  // the whole island. Otherwise every contact goes to the collision solver, slow ones with e = 0.
   isl_.contacts.resize(islands.contact_order.size());
-  isl_.source.resize(islands.contact_order.size());
-  isl_.collisions.assign(ni, 0);
-  // Classify each contact once: slow (resting) or a collision.
-  isl_.slow.resize(isl_.contacts.size());
-  for (std::size_t s = 0; s < isl_.slow.size(); ++s) {
-    const Contact& c = contacts[islands.contact_order[s]];
-    const double un = c.normal.dot(contact_velocity(c, sb.dynamic));
-    const bool closing = c.gap + un * h_ <= 0.0;
-    isl_.slow[s] = (v_rest > 0.0 && un > -v_rest) || !closing;
-  }
-  for (int k = 0; k < ni; ++k) {
-    int slot = islands.contact_start[k];
-    // Collisions first, then (with the resting pass) the slow ones, each group in its original
-    // order. Without the resting pass every contact goes to the collision solver.
-    for (int pass = 0; pass < 2; ++pass) {
-      if (pass == 1 && !resting_) break;
-      for (int s = islands.contact_start[k]; s < islands.contact_start[k + 1]; ++s) {
-        const bool slow = isl_.slow[s];
-        if (resting_ && slow != (pass == 1)) continue;
-        Contact c = contacts[islands.contact_order[s]];
-        // Resting contacts in the collision solver are resolved inelastically, so a pile does
-        // not bounce on the g dt it gains every step. v_rest = 0 turns this off.
-        if (slow) c.restitution = 0.0;
-        c.a = sb.dynamic[c.a] ? isl_.local_index[c.a] : -1;
-        c.b = sb.dynamic[c.b] ? isl_.local_index[c.b] : -1;
-        isl_.contacts[slot] = c;
-        isl_.source[slot] = islands.contact_order[s];
-        ++slot;
-        if (pass == 0) ++isl_.collisions[k];
-      }
-    }
+  for (std::size_t s = 0; s < isl_.contacts.size(); ++s) {
+    Contact& c = isl_.contacts[s];
+    c = contacts[islands.contact_order[s]];
+    c.a = sb.dynamic[c.a] ? isl_.local_index[c.a] : -1;
+    c.b = sb.dynamic[c.b] ? isl_.local_index[c.b] : -1;
   }
   // Largest islands first so one big island does not start last; the result of each island
   // depends only on its own data, never on which thread resolves it.
@@ -661,71 +360,26 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
            islands.contact_start[y + 1] - islands.contact_start[y];
   });
   isl_.v0.resize(nb);
-  isl_.toi.assign(nb, 0.0);
-  isl_.kick.assign(ni, 0.0);
-  isl_.stats.assign(ni, SolverStats{});
-  isl_.resting_stats.assign(ni, SolverStats{});
-  // One island: the collision solver on its collisions, then the resting pass.
+  isl_.toi.resize(nb);
+  isl_.solution.assign(ni, IslandSolution{});
+  const IslandSolveSettings set{h_, settings.gravity, settings.effective_resting_velocity()};
+  island_solve_.prepare(omp_get_max_threads());
   auto solve_island = [&](int o) {
     const int k = isl_.order[o];
     const int b0 = islands.body_start[k];
-    IslandBodies view;
-    view.count = islands.body_start[k + 1] - b0;
-    view.v = isl_.v.data() + b0;
-    view.w = isl_.w.data() + b0;
-    view.inv_mass = isl_.inv_mass.data() + b0;
-    view.inv_inertia = isl_.inv_inertia.data() + b0;
-    view.x = isl_.x.data() + b0;
+    IslandState state;
+    state.bodies.count = islands.body_start[k + 1] - b0;
+    state.bodies.v = isl_.v.data() + b0;
+    state.bodies.w = isl_.w.data() + b0;
+    state.bodies.inv_mass = isl_.inv_mass.data() + b0;
+    state.bodies.inv_inertia = isl_.inv_inertia.data() + b0;
+    state.bodies.x = isl_.x.data() + b0;
+    state.toi = isl_.toi.data() + b0;
+    state.v0 = isl_.v0.data() + b0;
     const int c0 = islands.contact_start[k];
-    const std::span<Contact> all(isl_.contacts.data() + c0, islands.contact_start[k + 1] - c0);
-    const int thread = omp_get_thread_num();
-    if (isl_.collisions[k] > 0) {
-      const std::span<Contact> collisions = all.first(isl_.collisions[k]);
-      // Time of impact of each body: the earliest time one of its approaching contacts closes
-      // (gap / -u_n; 0 for a contact already touching). The body moves with its old velocity
-      // until then and with the new one after (World::displacement). Every contact of the
-      // island counts, resting ones too: the old velocity must not carry a body into a
-      // neighbour that only the resting pass was holding off.
-      for (int s = 0; s < view.count; ++s) isl_.toi[b0 + s] = h_;
-      for (const Contact& c : all) {
-        const double un = c.normal.dot(impulse::relative_velocity(c, view));
-        if (!(un < 0.0)) continue;
-        const double t = c.gap > 0.0 ? std::min(h_, c.gap / -un) : 0.0;
-        for (const int body : {c.a, c.b})
-          if (body >= 0) isl_.toi[b0 + body] = std::min(isl_.toi[b0 + body], t);
-      }
-      for (int s = 0; s < view.count; ++s)
-        if (isl_.toi[b0 + s] >= h_) isl_.toi[b0 + s] = 0.0;  // no impact
-      // Gravity acts on either side of the impact: the solver sees the velocity at the impact,
-      // v - g (dt - t_c), and the rest of the step's kick is given back after it. (With the
-      // whole kick before the impact an elastic ball left 2 g (dt - t_c) too fast: 0.12 % per
-      // bounce at 1/600 s.) The kinetic energy these two moves change is the discretisation's,
-      // booked as integration.
-      double kick = 0.0;
-      auto shift_velocity = [&](int s, double tau) {
-        const double before = view.v[s].squaredNorm();
-        view.v[s] += tau * settings.gravity;
-        kick += 0.5 * (view.v[s].squaredNorm() - before) / view.inv_mass[s];
-      };
-      for (int s = 0; s < view.count; ++s)
-        if (isl_.toi[b0 + s] > 0.0) {
-          shift_velocity(s, -(h_ - isl_.toi[b0 + s]));
-          isl_.v0[b0 + s] = view.v[s];
-        }
-      // Without the resting pass the collision solver also holds resting grains (slow
-      // contacts with e = 0); see book_resting_kick for the momentum it gives them.
-      const bool held = !resting_ && v_rest > 0.0 &&
-                        std::none_of(isl_.toi.begin() + b0, isl_.toi.begin() + b0 + view.count,
-                                     [](double t) { return t > 0.0; });
-      const Vec3 momentum_before = held ? island_momentum(view) : Vec3::Zero();
-      isl_.stats[k] = solver_->resolve(collisions, view, thread);
-      isl_.stats[k].net_dissipation();
-      if (held) book_resting_kick(island_momentum(view) - momentum_before, isl_.stats[k]);
-      for (int s = 0; s < view.count; ++s)
-        if (isl_.toi[b0 + s] > 0.0) shift_velocity(s, h_ - isl_.toi[b0 + s]);
-      isl_.kick[k] = kick;
-    }
-    if (resting_) isl_.resting_stats[k] = resting_->resolve(all, view, thread);
+    const std::span<Contact> serial(isl_.contacts.data() + c0, islands.contact_start[k + 1] - c0);
+    isl_.solution[k] =
+        island_solve_.solve(set, *solver_, resting_.get(), state, serial, omp_get_thread_num());
   };
   // Islands the resting pass sweeps by blocks (the largest) are resolved first, one at a time,
   // each with every thread inside the pass; then the others in parallel, one thread each.
@@ -746,8 +400,8 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     c.tangent_impulse = Vec3::Zero();
   }
   for (std::size_t s = 0; s < isl_.contacts.size(); ++s) {
-    contacts[isl_.source[s]].normal_impulse = isl_.contacts[s].normal_impulse;
-    contacts[isl_.source[s]].tangent_impulse = isl_.contacts[s].tangent_impulse;
+    contacts[islands.contact_order[s]].normal_impulse = isl_.contacts[s].normal_impulse;
+    contacts[islands.contact_order[s]].tangent_impulse = isl_.contacts[s].tangent_impulse;
   }
   for (int s = 0; s < nb; ++s) {
     const int i = islands.body_order[s];
@@ -762,38 +416,17 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
   ExactSum kick;
   SolverSums solver_sum, resting_sum;
   for (int k = 0; k < ni; ++k) {
-    kick += isl_.kick[k];
-    solver_sum.add(isl_.stats[k]);
-    resting_sum.add(isl_.resting_stats[k]);
-    last_.collisions += isl_.collisions[k];
+    const IslandSolution& r = isl_.solution[k];
+    kick += r.kick;
+    solver_sum.add(r.stats);
+    resting_sum.add(r.resting_stats);
+    last_.collisions += r.collisions;
     last_.largest_island = std::max<long>(last_.largest_island,
                                           islands.contact_start[k + 1] - islands.contact_start[k]);
   }
   ledger_.integration -= kick.value();
   solver_sum.add_to(last_.solver);
   resting_sum.add_to(last_.resting);
-}
-
-Vec3 World::island_momentum(const IslandBodies& view) {
-  Vec3 p = Vec3::Zero();
-  for (int s = 0; s < view.count; ++s) p += view.v[s] / view.inv_mass[s];
-  return p;
-}
-
-void World::book_resting_kick(const Vec3& momentum_change, SolverStats& st) const {
-  // An island the step met already in contact (no body with a time of impact inside the step)
-  // is held by contact forces acting through the step alongside gravity. Their work is
-  // P.(u_start + u_after)/2 from the velocity before the gravity kick, as the resting pass
-  // books it per contact (solvers/resting.cpp); summed over the island's contacts the shift
-  // from the kicked velocity is (g dt / 2).(sum of the impulses on the island) = (g dt / 2).dP,
-  // internal impulses cancelling. The solver booked it as dissipation (a grain at rest showed
-  // m |g dt|^2 / 2 of restitution every step); it is the time discretisation's: taken from
-  // restitution first, then friction, never below zero, and booked as integration.
-  const double shift = 0.5 * h_ * settings.gravity.dot(momentum_change);
-  st.integration -= shift;
-  st.dissipated_restitution += shift;
-  st.net_dissipation();
-  st.negative_dissipation_to_integration();
 }
 
 void World::correct_positions(const std::vector<Contact>& contacts) {

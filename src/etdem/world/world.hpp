@@ -17,6 +17,7 @@
 #include "etdem/shapes/shape.hpp"
 #include "etdem/solvers/solver.hpp"
 #include "etdem/world/energy_ledger.hpp"
+#include "etdem/world/island_solve.hpp"
 #include "etdem/world/islands.hpp"
 #include "etdem/world/net.hpp"
 #include "etdem/world/settings.hpp"
@@ -217,9 +218,6 @@ class World {
   void correct_wall_velocities(const StepBodies& sb, WallCorrection& out);  // wall_correction.cpp
   void correct_positions(const std::vector<Contact>& contacts);
   void damp_and_integrate(const std::vector<Motion>& motion, const WallCorrection& wall);
-  /// Books the gravity kick a held island's contacts cancelled as integration, not dissipation.
-  void book_resting_kick(const Vec3& momentum_change, SolverStats& st) const;
-  static Vec3 island_momentum(const IslandBodies& view);  // [kg m/s]
   /// Books the link kick that contacts took back within the step (a node pressed by a grain) as
   /// neither the links' work nor the contacts' dissipation (world/net_ledger.cpp).
   void book_net_contacts(const Islands& islands);
@@ -306,23 +304,20 @@ class World {
   std::vector<std::vector<Contact>> per_thread_contacts_;
   IslandBuilder island_builder_;
   /// resolve_islands: each island's bodies gathered into contiguous island-local arrays, its
-  /// contacts with island-local body ids, collisions first.
+  /// contacts in the serial order with island-local body ids (world/island_solve.hpp).
   struct IslandScratch {
-    std::vector<int> order;         // islands, largest first
-    std::vector<int> local_index;   // per body: index within its island, -1 none
-    std::vector<Vec3> v, w;         // per island body [m/s], [rad/s]
-    std::vector<double> inv_mass;   // per island body [1/kg]
-    std::vector<Mat3> inv_inertia;  // per island body, world frame
-    std::vector<Vec3> x;            // per island body: centre of mass [m]
-    std::vector<Contact> contacts;  // island order
-    std::vector<int> source;        // per island contact: its index in the step's list
-    std::vector<char> slow;         // per island contact: resting, not a collision
-    std::vector<Vec3> v0;           // per island body: velocity at its time of impact
-    std::vector<double> toi;        // per island body: time of impact, 0 = none [s]
-    std::vector<double> kick;       // per island: kinetic energy of the gravity split [J]
-    std::vector<SolverStats> stats, resting_stats;  // per island
-    std::vector<int> collisions;  // per island: leading contacts that are collisions
+    std::vector<int> order;                // islands, largest first
+    std::vector<int> local_index;          // per body: index within its island, -1 none
+    std::vector<Vec3> v, w;                // per island body [m/s], [rad/s]
+    std::vector<double> inv_mass;          // per island body [1/kg]
+    std::vector<Mat3> inv_inertia;         // per island body, world frame
+    std::vector<Vec3> x;                   // per island body: centre of mass [m]
+    std::vector<Contact> contacts;         // per island, in the serial order
+    std::vector<Vec3> v0;                  // per island body: velocity at its time of impact
+    std::vector<double> toi;               // per island body: time of impact, 0 = none [s]
+    std::vector<IslandSolution> solution;  // per island
   } isl_;
+  IslandSolve island_solve_;
   std::vector<Vec3> correction_;                 // correct_positions: per body [m]
   std::vector<int> correction_count_;            // correct_positions: per body
   std::vector<std::pair<int, int>> wall_pairs_;  // wall-correction: (grain, wall) still to test

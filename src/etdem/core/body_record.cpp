@@ -1,0 +1,67 @@
+#include "etdem/core/body_record.hpp"
+
+#include "etdem/core/byte_stream.hpp"
+
+namespace etdem {
+
+std::string write_body_record(const Bodies& b, int i, double extra) {
+  ByteWriter w;
+  w.put(b.position[i]);
+  w.put(b.orientation[i]);
+  w.put(b.velocity[i]);
+  w.put(b.angular_velocity[i]);
+  w.put(b.inv_mass[i]);
+  w.put(b.inv_inertia[i]);
+  w.put(static_cast<std::int32_t>(b.shape[i]));
+  w.put(static_cast<std::int32_t>(b.material[i]));
+  w.put(b.flags[i]);
+  w.put(b.mass[i]);
+  w.put(b.inertia[i]);
+  w.put(b.name[i]);
+  w.put(extra);
+  return w.take();
+}
+
+double read_body_record(std::string_view record, Bodies& b, int i) {
+  ByteReader r(record);
+  r.get(b.position[i]);
+  r.get(b.orientation[i]);
+  r.get(b.velocity[i]);
+  r.get(b.angular_velocity[i]);
+  b.inv_mass[i] = r.get<double>();
+  r.get(b.inv_inertia[i]);
+  b.shape[i] = r.get<std::int32_t>();
+  b.material[i] = r.get<std::int32_t>();
+  b.flags[i] = r.get<std::uint8_t>();
+  b.mass[i] = r.get<double>();
+  r.get(b.inertia[i]);
+  r.get(b.name[i]);
+  const double extra = r.get<double>();
+  if (!r.done()) throw ByteStreamError("a body record longer than its fields");
+  b.inv_inertia_world[i] = world_inverse_inertia(b.orientation[i], b.inv_inertia[i]);
+  return extra;
+}
+
+int append_body_record(std::string_view record, Bodies& b, double* extra) {
+  const int i = b.add(Vec3::Zero(), Quat::Identity(), Vec3::Zero(), Vec3::Zero(), 0.0, Vec3::Zero(),
+                      0, 0, true);
+  try {
+    const double e = read_body_record(record, b, i);
+    if (extra) *extra = e;
+  } catch (...) {  // leave the bodies as they were
+    for (auto* v : {&b.position, &b.velocity, &b.angular_velocity, &b.inv_inertia, &b.inertia})
+      v->pop_back();
+    b.orientation.pop_back();
+    b.inv_mass.pop_back();
+    b.inv_inertia_world.pop_back();
+    b.shape.pop_back();
+    b.material.pop_back();
+    b.flags.pop_back();
+    b.mass.pop_back();
+    b.name.pop_back();
+    throw;
+  }
+  return i;
+}
+
+}  // namespace etdem

@@ -1,0 +1,291 @@
+// The step's contact phases (World::advance steps 2-4): candidate pairs from swept boxes (kept
+// while the bodies stay in their reach), contact points from the narrow phase, last step's
+// impulses onto the same contacts (warm start), and the contact islands.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "etdem/collision/collide.hpp"
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+namespace {
+
+/// Relative to the smaller bounding radius: the reach added to every contact margin so that
+/// bodies exactly touching at rest are reported (see find_contacts).
+constexpr double kTouch = 1e-9;
+
+/// Candidate pairs per moving body beyond which a step is refused (check_pair_count). A sphere
+/// in a dense pile has 12 neighbours, a cross about 30 within the contact skin.
+constexpr std::size_t kMaxPairsPerBody = 200;
+
+/// Kept pairs (World::reach_box): steps of free flight a reach box holds, and its padding
+/// relative to the bounding radius. Measured on the pour (docs/design.md, "Broad phase").
+constexpr double kReachSteps = 8.0;
+constexpr double kReachSkin = 0.2;
+
+}  // namespace
+
+Vec3 World::contact_velocity(const Contact& c, const std::vector<char>& dynamic) const {
+  Vec3 u = Vec3::Zero();
+  if (dynamic[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
+  if (dynamic[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
+  return u;
+}
+
+double World::speed_bound(int i) const {
+  if (!bodies.is_dynamic(i)) return 0.0;
+  return bodies.velocity[i].norm() +
+         bodies.angular_velocity[i].norm() * shapes.bounding_radius[bodies.shape[i]];
+}
+
+void World::find_pairs(StepBodies& out) {
+  const double dt = h_;
+  boxes_.clear();
+  box_ids_.clear();
+  out.unbounded.clear();
+  out.dynamic_ids.clear();
+  out.dynamic.assign(bodies.count(), 0);
+  out.speed.assign(bodies.count(), 0.0);
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_active(i)) continue;
+    out.dynamic[i] = bodies.is_dynamic(i);
+    out.speed[i] = speed_bound(i);
+    if (out.dynamic[i]) out.dynamic_ids.push_back(i);
+    if (shapes.tested_apart(bodies.shape[i])) {  // planes and terrains: tested apart
+      out.unbounded.push_back(i);
+      continue;
+    }
+    // Box swept by the motion of the step: radius plus the distance any surface point can move.
+    const double skin = resting_ ? settings.contact_skin : 0.0;
+    const double r = (1.0 + skin) * shapes.bounding_radius[bodies.shape[i]] + out.speed[i] * dt;
+    const Vec3 c = bodies.position[i];
+    boxes_.push_back({c.array() - r, c.array() + r});
+    box_ids_.push_back(i);
+  }
+  // The kept pairs give exactly the grid's pairs while every box stays in its reach
+  // (collision/pair_list.hpp); otherwise the reach boxes are grown anew and the list rebuilt.
+  if (!pair_list_.covers(boxes_, box_ids_)) {
+    reach_.resize(boxes_.size());
+    for (std::size_t k = 0; k < boxes_.size(); ++k) reach_[k] = reach_box(box_ids_[k], boxes_[k]);
+    pair_list_.rebuild(broad_, reach_, box_ids_);
+  }
+  pair_list_.select(boxes_, out.pairs);
+}
+
+Aabb World::reach_box(int i, const Aabb& box) const {
+  // A static body's box does not change. A dynamic body's reach holds its box now and its box
+  // after kReachSteps steps of free flight (so a falling grain keeps its list until it lands),
+  // the flight capped at one bounding radius, plus kReachSkin of its radius all round (a grain
+  // in a pile jiggles). Only the cost depends on these numbers, never a result.
+  if (!bodies.is_dynamic(i)) return box;
+  const double dt = h_, t = kReachSteps * dt;
+  const double radius = shapes.bounding_radius[bodies.shape[i]];
+  const Vec3& v = bodies.velocity[i];
+  Vec3 move = t * v + 0.5 * t * t * settings.gravity;
+  if (move.norm() > radius) move *= radius / move.norm();
+  const double half = 0.5 * (box.max - box.min).maxCoeff();
+  const double grow = (v + t * settings.gravity).norm() * dt - v.norm() * dt;  // faster later
+  const double pad = kReachSkin * radius + std::max(0.0, grow);
+  const Vec3 centre = 0.5 * (box.min + box.max) + move;
+  const Vec3 lo = centre - Vec3::Constant(half), hi = centre + Vec3::Constant(half);
+  return {box.min.cwiseMin(lo) - Vec3::Constant(pad), box.max.cwiseMax(hi) + Vec3::Constant(pad)};
+}
+
+void World::check_pair_count(const StepBodies& sb) const {
+  // Bodies moving farther than the scene per step (gravity of 1e12 m/s^2, a velocity typed in
+  // the wrong unit) sweep boxes over everything: every pair becomes a candidate and the step
+  // costs O(N^2) in the narrow phase and the solvers (2 million contacts for 2000 spheres).
+  // Such a run has no meaning; it is stopped with the fastest body named instead of crawling.
+  const std::size_t bound = kMaxPairsPerBody * sb.dynamic_ids.size() + 100'000;
+  if (sb.pairs.size() <= bound) return;
+  int fastest = -1;
+  for (int i : sb.dynamic_ids)
+    if (fastest < 0 || sb.speed[i] > sb.speed[fastest]) fastest = i;
+  const double speed = fastest >= 0 ? sb.speed[fastest] : 0.0;
+  throw std::runtime_error(fmt::format(
+      "step {} (t = {:.6g} s): {} candidate pairs for {} moving bodies (more than {} per body): "
+      "bodies move farther than their neighbours per step; the fastest, body {} ('{}'), moves "
+      "{:.3g} m in one step of {:.3g} s at {:.3g} m/s",
+      steps_, time_, sb.pairs.size(), sb.dynamic_ids.size(), kMaxPairsPerBody, fastest,
+      fastest >= 0 ? bodies.name[fastest] : "", speed * h_, h_, speed));
+}
+
+void World::find_contacts(const StepBodies& sb, StepContacts& out) {
+  const double dt = h_;
+  const int threads = omp_get_max_threads();
+  per_thread_contacts_.resize(threads);
+  const int np = static_cast<int>(sb.pairs.size());
+  const int nd = static_cast<int>(sb.dynamic_ids.size());
+  const int nplanes = static_cast<int>(sb.unbounded.size());
+  const double skin = resting_ ? settings.contact_skin : 0.0;
+  auto emit = [&](int a, int b, const Manifold& m, std::vector<Contact>& list) {
+    if (m.count == 0) return;
+    // The pair's material values once per manifold, not per point.
+    const Material& ma = materials[bodies.material[a]];
+    const Material& mb = materials[bodies.material[b]];
+    const double restitution = pair_restitution(ma, mb), friction = pair_friction(ma, mb),
+                 stiffness = pair_stiffness(ma, mb);
+    for (int k = 0; k < m.count; ++k) {
+      Contact c;
+      c.a = a;
+      c.b = b;
+      c.point = m.point[k];
+      c.normal = m.normal_at(k);
+      c.gap = m.gap[k];
+      c.ra = c.point - bodies.position[a];
+      c.rb = c.point - bodies.position[b];
+      c.restitution = restitution;
+      c.friction = friction;
+      c.stiffness = stiffness;
+      list.push_back(c);
+    }
+  };
+  for (auto& v : per_thread_contacts_) v.clear();
+    // Small scenes stay on one thread (see broad_phase.cpp).
+#pragma omp parallel num_threads(threads) if (np > 512)
+  {
+    auto& list = per_thread_contacts_[omp_get_thread_num()];
+    Manifold m;
+#pragma omp for schedule(static) nowait
+    for (int k = 0; k < np; ++k) {
+      const auto [a, b] = sb.pairs[k];
+      if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
+      if (reuse_sleeping(a, b, list)) continue;
+      // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow
+      // phase's strict `gap < margin` from dropping them when nothing moves.
+      const double margin = (sb.speed[a] + sb.speed[b]) * dt +
+                            (skin + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
+                                                       shapes.bounding_radius[bodies.shape[b]]);
+      collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
+              bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
+      emit(a, b, m, list);
+    }
+  }
+  std::vector<Contact>& contacts = out.contacts;
+  contacts.clear();
+  for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
+  // Every dynamic body against every active plane and terrain (walls are few; infinite planes
+  // and huge terrains stay out of the grid).
+  for (auto& v : per_thread_contacts_) v.clear();
+#pragma omp parallel num_threads(threads) if (nd > 512)
+  {
+    auto& list = per_thread_contacts_[omp_get_thread_num()];
+    Manifold m;
+#pragma omp for schedule(static)
+    for (int k = 0; k < nd; ++k) {
+      const int a = sb.dynamic_ids[k];
+      const Pose pa(bodies.position[a], bodies.orientation[a]);
+      const double reach =
+          (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + sb.speed[a] * dt;
+      for (int pi = 0; pi < nplanes; ++pi) {
+        const int b = sb.unbounded[pi];
+        if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b],
+                              pa.position, reach))
+          continue;
+        if (reuse_sleeping(a, b, list)) continue;
+        collide(shapes, bodies.shape[a], pa, bodies.shape[b],
+                Pose(bodies.position[b], bodies.orientation[b]),
+                sb.speed[a] * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);
+        emit(a, b, m, list);
+      }
+    }
+  }
+  for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
+
+  // Who sleeps at this narrow phase: the next one may copy these contacts (reuse_sleeping).
+  if (settings.sleep_velocity > 0.0) {
+    asleep_at_narrow_.resize(bodies.count());
+    for (int i = 0; i < bodies.count(); ++i) asleep_at_narrow_[i] = bodies.is_asleep(i);
+  }
+
+  // Collision candidates: contacts closed or closing within the step, g + u_n dt <= 0 (a chain
+  // of exactly touching balls struck at one end is one multiple impact).
+  out.candidates.clear();
+  last_.contacts = static_cast<long>(contacts.size());
+  for (int k = 0; k < static_cast<int>(contacts.size()); ++k) {
+    const Contact& c = contacts[k];
+    last_.max_penetration = std::max(last_.max_penetration, -c.gap);
+    const Vec3 u = contact_velocity(c, sb.dynamic);
+    // With the resting pass every reported contact joins the islands (speculative contacts);
+    // the collision solver still only sees contacts that would close within the step.
+    if (c.gap + c.normal.dot(u) * dt <= 0.0 || resting_) out.candidates.push_back(k);
+  }
+  last_.candidates = static_cast<long>(out.candidates.size());
+}
+
+void World::warm_start(std::vector<Contact>& contacts) const {
+  // A contact is the same as last step's when it joins the same two bodies and its point moved
+  // less than a quarter of the smaller body's bounding radius (manifold points are not numbered
+  // stably for boxes, so points are matched by position).
+  if (previous_.empty() || !resting_) return;
+  // Impulses scale with the step: a sub-step of h carries h / h' of an impulse found over h'
+  // (exactly 1 while the step is not split).
+  const double scale = previous_h_ > 0.0 && previous_h_ != h_ ? h_ / previous_h_ : 1.0;
+  auto less = [&](int x, const std::pair<int, int>& key) {
+    return std::make_pair(previous_[x].a, previous_[x].b) < key;
+  };
+  // The contacts come in runs sorted by (a, b) (pair contacts, then wall contacts): within a
+  // run the search goes on from the last contact's place, a new run starts a binary search.
+  auto it = previous_order_.begin();
+  std::pair<int, int> last_key(-1, -1);
+  for (Contact& c : contacts) {
+    const std::pair<int, int> key(c.a, c.b);
+    if (key < last_key)
+      it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key, less);
+    else
+      while (it != previous_order_.end() && less(*it, key)) ++it;
+    last_key = key;
+    const double ra = shapes.bounding_radius[bodies.shape[c.a]];
+    const double rb = shapes.bounding_radius[bodies.shape[c.b]];
+    double best = 0.0625 * std::min(ra, rb) * std::min(ra, rb);
+    const Contact* match = nullptr;
+    for (auto p = it;
+         p != previous_order_.end() && previous_[*p].a == c.a && previous_[*p].b == c.b; ++p) {
+      const double d2 = (previous_[*p].point - c.point).squaredNorm();
+      if (d2 < best) {
+        best = d2;
+        match = &previous_[*p];
+      }
+    }
+    if (match) {
+      c.normal_impulse = match->normal_impulse;
+      c.tangent_impulse = match->tangent_impulse;
+      if (scale != 1.0) {
+        c.normal_impulse *= scale;
+        c.tangent_impulse *= scale;
+      }
+    }
+  }
+}
+
+void World::remember_contacts(const std::vector<Contact>& contacts) {
+  if (!resting_) return;
+  previous_ = contacts;
+  asleep_at_previous_.swap(asleep_at_narrow_);  // who slept when previous_ was found
+  asleep_at_narrow_.clear();
+  previous_h_ = h_;
+  previous_order_.resize(previous_.size());
+  for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
+  // By (a, b); the order of a pair's points among themselves is std::sort's (the warm start
+  // takes the first of equally near points, so it is part of the trajectory).
+  // The comparison reads a packed key per contact instead of two fields of each 192-byte
+  // contact: the same outcomes, so the same order, with far fewer cache misses.
+  previous_key_.resize(previous_.size());
+  for (std::size_t k = 0; k < previous_.size(); ++k)
+    previous_key_[k] = pair_key(previous_[k].a, previous_[k].b);
+  std::sort(previous_order_.begin(), previous_order_.end(),
+            [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
+}
+
+void World::build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out) {
+  island_builder_.build(sc.contacts, sc.candidates, sb.dynamic, out);
+  last_.islands = out.count();
+}
+
+}  // namespace etdem

@@ -1,0 +1,128 @@
+#include "etdem/world/island_solve.hpp"
+
+#include <algorithm>
+
+#include "etdem/solvers/impulse.hpp"
+
+namespace etdem {
+namespace {
+
+Vec3 island_momentum(const IslandBodies& view) {  // [kg m/s]
+  Vec3 p = Vec3::Zero();
+  for (int s = 0; s < view.count; ++s) p += view.v[s] / view.inv_mass[s];
+  return p;
+}
+
+/// Books the gravity kick a held island's contacts cancelled as integration, not dissipation.
+void book_resting_kick(const IslandSolveSettings& set, const Vec3& momentum_change,
+                       SolverStats& st) {
+  // An island the step met already in contact (no body with a time of impact inside the step)
+  // is held by contact forces acting through the step alongside gravity. Their work is
+  // P.(u_start + u_after)/2 from the velocity before the gravity kick, as the resting pass
+  // books it per contact (solvers/resting.cpp); summed over the island's contacts the shift
+  // from the kicked velocity is (g dt / 2).(sum of the impulses on the island) = (g dt / 2).dP,
+  // internal impulses cancelling. The solver booked it as dissipation (a grain at rest showed
+  // m |g dt|^2 / 2 of restitution every step); it is the time discretisation's: taken from
+  // restitution first, then friction, never below zero, and booked as integration.
+  const double shift = 0.5 * set.h * set.gravity.dot(momentum_change);
+  st.integration -= shift;
+  st.dissipated_restitution += shift;
+  st.net_dissipation();
+  st.negative_dissipation_to_integration();
+}
+
+}  // namespace
+
+void IslandSolve::prepare(int threads) {
+  if (static_cast<int>(scratch_.size()) < threads) scratch_.resize(threads);
+}
+
+IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver, Solver* resting,
+                                  IslandState state, std::span<Contact> contacts, int thread) {
+  IslandSolution out;
+  IslandBodies& view = state.bodies;
+  const double h = set.h, v_rest = set.resting_velocity;
+  // Solve order. With the hybrid resting treatment, the island's collisions (faster approach
+  // than v_rest) come first and go to the collision solver; the resting pass then sees the
+  // whole island. Otherwise every contact goes to the collision solver, slow ones with e = 0
+  // (so a pile does not bounce on the g dt it gains every step; v_rest = 0 turns this off).
+  // Each group keeps the serial order.
+  Scratch& sc = scratch_[thread];
+  const std::size_t n = contacts.size();
+  sc.contacts.resize(n);
+  sc.source.resize(n);
+  std::size_t slot = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1 && !resting) break;
+    for (std::size_t s = 0; s < n; ++s) {
+      const Contact& c = contacts[s];
+      const double un = c.normal.dot(impulse::relative_velocity(c, view));
+      const bool closing = c.gap + un * h <= 0.0;
+      const bool slow = (v_rest > 0.0 && un > -v_rest) || !closing;
+      if (resting && slow != (pass == 1)) continue;
+      sc.contacts[slot] = c;
+      if (slow) sc.contacts[slot].restitution = 0.0;
+      sc.source[slot] = static_cast<int>(s);
+      ++slot;
+      if (pass == 0) ++out.collisions;
+    }
+  }
+  const std::span<Contact> all(sc.contacts.data(), slot);
+  for (int s = 0; s < view.count; ++s) state.toi[s] = 0.0;
+  if (out.collisions > 0) {
+    const std::span<Contact> collisions = all.first(out.collisions);
+    // Time of impact of each body: the earliest time one of its approaching contacts closes
+    // (gap / -u_n; 0 for a contact already touching). The body moves with its old velocity
+    // until then and with the new one after (World::displacement). Every contact of the
+    // island counts, resting ones too: the old velocity must not carry a body into a
+    // neighbour that only the resting pass was holding off.
+    for (int s = 0; s < view.count; ++s) state.toi[s] = h;
+    for (const Contact& c : all) {
+      const double un = c.normal.dot(impulse::relative_velocity(c, view));
+      if (!(un < 0.0)) continue;
+      const double t = c.gap > 0.0 ? std::min(h, c.gap / -un) : 0.0;
+      for (const int body : {c.a, c.b})
+        if (body >= 0) state.toi[body] = std::min(state.toi[body], t);
+    }
+    for (int s = 0; s < view.count; ++s)
+      if (state.toi[s] >= h) state.toi[s] = 0.0;  // no impact
+    // Gravity acts on either side of the impact: the solver sees the velocity at the impact,
+    // v - g (dt - t_c), and the rest of the step's kick is given back after it. (With the
+    // whole kick before the impact an elastic ball left 2 g (dt - t_c) too fast: 0.12 % per
+    // bounce at 1/600 s.) The kinetic energy these two moves change is the discretisation's,
+    // booked as integration.
+    double kick = 0.0;
+    auto shift_velocity = [&](int s, double tau) {
+      const double before = view.v[s].squaredNorm();
+      view.v[s] += tau * set.gravity;
+      kick += 0.5 * (view.v[s].squaredNorm() - before) / view.inv_mass[s];
+    };
+    for (int s = 0; s < view.count; ++s)
+      if (state.toi[s] > 0.0) {
+        shift_velocity(s, -(h - state.toi[s]));
+        state.v0[s] = view.v[s];
+      }
+    // Without the resting pass the collision solver also holds resting grains (slow
+    // contacts with e = 0); see book_resting_kick for the momentum it gives them.
+    const bool held =
+        !resting && v_rest > 0.0 &&
+        std::none_of(state.toi, state.toi + view.count, [](double t) { return t > 0.0; });
+    const Vec3 momentum_before = held ? island_momentum(view) : Vec3::Zero();
+    out.stats = solver.resolve(collisions, view, thread);
+    out.stats.net_dissipation();
+    if (held) book_resting_kick(set, island_momentum(view) - momentum_before, out.stats);
+    for (int s = 0; s < view.count; ++s)
+      if (state.toi[s] > 0.0) shift_velocity(s, h - state.toi[s]);
+    out.kick = kick;
+  }
+  if (resting) out.resting_stats = resting->resolve(all, view, thread);
+  // Impulses back to the serial order (every contact went to one of the two groups).
+  for (std::size_t k = 0; k < slot; ++k) {
+    Contact& c = contacts[sc.source[k]];
+    c.normal_impulse = sc.contacts[k].normal_impulse;
+    c.tangent_impulse = sc.contacts[k].tangent_impulse;
+  }
+  return out;
+}
+
+}  // namespace etdem

@@ -1,0 +1,58 @@
+// The solve of one contact island, alone (2024 §3.3): the collision solver on the island's
+// collisions, then the resting pass on all its contacts, with gravity split around each body's
+// time of impact. It reads nothing but the island's own data: its bodies in ascending body order
+// (island-local arrays) and its contacts in the serial order with island-local body ids (-1 for
+// a static body). So the same island gives the same bits whichever thread or host solves it
+// (World::resolve_islands on threads; a host rank of a distributed run, docs/distributed.md).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "etdem/collision/contact.hpp"
+#include "etdem/core/math.hpp"
+#include "etdem/solvers/solver.hpp"
+
+namespace etdem {
+
+/// What the island's solve needs of the world's settings.
+struct IslandSolveSettings {
+  double h = 0.0;                 // [s] the (sub-)step
+  Vec3 gravity{0, 0, 0};          // [m/s^2]
+  double resting_velocity = 0.0;  // [m/s] WorldSettings::effective_resting_velocity
+};
+
+/// What one island contributes to the step beyond its velocities and impulses.
+struct IslandSolution {
+  int collisions = 0;         // contacts that went to the collision solver
+  double kick = 0.0;          // [J] kinetic energy the gravity split moved (booked as integration)
+  SolverStats stats;          // collision solver
+  SolverStats resting_stats;  // resting pass
+};
+
+/// The island's bodies as the solve reads and writes them.
+struct IslandState {
+  IslandBodies bodies;    // v, w in and out; inv_mass, inv_inertia, x in
+  double* toi = nullptr;  // per body out: time of impact within the step, 0 = none [s]
+  Vec3* v0 = nullptr;     // per body out: velocity at that impact [m/s] (where toi > 0)
+};
+
+class IslandSolve {
+ public:
+  /// Sizes per-thread scratch; call before solve() is used from `threads` threads.
+  void prepare(int threads);
+  /// Solves one island. `contacts` are in the serial order with island-local ids; their
+  /// impulses are written (the warm start's impulses are read). `resting` is null when the
+  /// collision solver also holds resting contacts. `thread` indexes the solvers' scratch.
+  IslandSolution solve(const IslandSolveSettings& s, Solver& solver, Solver* resting,
+                       IslandState state, std::span<Contact> contacts, int thread);
+
+ private:
+  struct Scratch {
+    std::vector<Contact> contacts;  // solve order: collisions first, then resting contacts
+    std::vector<int> source;        // per solve-order contact: its index in the serial order
+  };
+  std::vector<Scratch> scratch_;
+};
+
+}  // namespace etdem
