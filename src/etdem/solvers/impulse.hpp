@@ -27,6 +27,14 @@ inline Mat3 collision_matrix(const Contact& c, const IslandBodies& b) {
   return k;
 }
 
+/// Inverse of K restricted to the tangent plane spanned by t1, t2: the 2x2 mass that maps a
+/// tangential slip (along t1, t2) to the impulse that stops it.
+inline Eigen::Matrix2d tangent_mass(const Mat3& k, const Vec3& t1, const Vec3& t2) {
+  Eigen::Matrix2d kt;
+  kt << t1.dot(k * t1), t1.dot(k * t2), t2.dot(k * t1), t2.dot(k * t2);
+  return kt.inverse();
+}
+
 /// u = (v_A + w_A x r_A) - (v_B + w_B x r_B), ETM 2014 Eqs. 1-2.
 inline Vec3 relative_velocity(const Contact& c, const IslandBodies& b) {
   Vec3 u = Vec3::Zero();

@@ -51,17 +51,23 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   const std::size_t n = contacts.size();
   sc.contacts.resize(n);
   sc.source.resize(n);
+  // Each contact's normal velocity before the solve, once (the classification and the times of
+  // impact below read it).
+  sc.un.resize(n);
+  for (std::size_t s = 0; s < n; ++s)
+    sc.un[s] = contacts[s].normal.dot(impulse::relative_velocity(contacts[s], view));
+  auto slow = [&](std::size_t s) {
+    const bool closing = contacts[s].gap + sc.un[s] * h <= 0.0;
+    return (v_rest > 0.0 && sc.un[s] > -v_rest) || !closing;
+  };
   std::size_t slot = 0;
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1 && !resting) break;
     for (std::size_t s = 0; s < n; ++s) {
-      const Contact& c = contacts[s];
-      const double un = c.normal.dot(impulse::relative_velocity(c, view));
-      const bool closing = c.gap + un * h <= 0.0;
-      const bool slow = (v_rest > 0.0 && un > -v_rest) || !closing;
-      if (resting && slow != (pass == 1)) continue;
-      sc.contacts[slot] = c;
-      if (slow) sc.contacts[slot].restitution = 0.0;
+      const bool is_slow = slow(s);
+      if (resting && is_slow != (pass == 1)) continue;
+      sc.contacts[slot] = contacts[s];
+      if (is_slow) sc.contacts[slot].restitution = 0.0;
       sc.source[slot] = static_cast<int>(s);
       ++slot;
       if (pass == 0) ++out.collisions;
@@ -77,8 +83,9 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     // island counts, resting ones too: the old velocity must not carry a body into a
     // neighbour that only the resting pass was holding off.
     for (int s = 0; s < view.count; ++s) state.toi[s] = h;
-    for (const Contact& c : all) {
-      const double un = c.normal.dot(impulse::relative_velocity(c, view));
+    for (std::size_t k = 0; k < slot; ++k) {
+      const Contact& c = all[k];
+      const double un = sc.un[sc.source[k]];
       if (!(un < 0.0)) continue;
       const double t = c.gap > 0.0 ? std::min(h, c.gap / -un) : 0.0;
       for (const int body : {c.a, c.b})

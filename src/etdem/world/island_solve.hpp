@@ -51,6 +51,7 @@ class IslandSolve {
   struct Scratch {
     std::vector<Contact> contacts;  // solve order: collisions first, then resting contacts
     std::vector<int> source;        // per solve-order contact: its index in the serial order
+    std::vector<double> un;         // per serial contact: normal velocity before the solve [m/s]
   };
   std::vector<Scratch> scratch_;
 };
