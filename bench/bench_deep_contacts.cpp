@@ -139,6 +139,14 @@ int main(int argc, char** argv) try {
             "%.2f | %.2f %.2f %.2f)\n",
             1e3 * rel.x(), 1e3 * rel.y(), 1e3 * rel.z(), rr(0, 0), rr(0, 1), rr(0, 2), rr(1, 0),
             rr(1, 1), rr(1, 2), rr(2, 0), rr(2, 1), rr(2, 2));
+        // The poses the next step's narrow phase starts from, to the last bit (a unit test
+        // can place the pair there).
+        for (int body : {watch_a, watch_b}) {
+          const Vec3& x = w.bodies.position[body];
+          const Quat& q = w.bodies.orientation[body];
+          std::printf("  pose %d x (%.17g, %.17g, %.17g) q (%.17g, %.17g, %.17g, %.17g)\n", body,
+                      x.x(), x.y(), x.z(), q.w(), q.x(), q.y(), q.z());
+        }
         const Vec3 va = w.bodies.velocity[watch_a], vb = w.bodies.velocity[watch_b];
         const Vec3 dv = ra.transpose() * (va - vb);
         std::printf("  v_A - v_B in A frame (%.4f %.4f %.4f) m/s, v_A %.4f %.4f %.4f\n", dv.x(),
@@ -246,10 +254,9 @@ int main(int argc, char** argv) try {
               "v_b", "pts", "types");
   for (std::size_t k = 0; k < std::min<std::size_t>(15, events.size()); ++k) {
     const DeepEvent& e = events[k];
-    std::printf(
-        "%9.4f %5d %5d %7.4f %-9s %8.4f %8.4f %7.4f %7.4f %6.3f %6.3f %6.3f %6.3f %4d %s\n", e.t,
-        e.a, e.b, e.depth, e.kind, e.gap_before, e.pred_before, e.spin_a, e.spin_b, e.sweep,
-        e.sweep0, e.speed_a, e.speed_b, e.points_before, e.types.c_str());
+    std::printf("%9.4f %5d %5d %7.4f %-9s %8.4f %8.4f %7.4f %7.4f %6.3f %6.3f %6.3f %6.3f %4d %s\n",
+                e.t, e.a, e.b, e.depth, e.kind, e.gap_before, e.pred_before, e.spin_a, e.spin_b,
+                e.sweep, e.sweep0, e.speed_a, e.speed_b, e.points_before, e.types.c_str());
   }
   return 0;
 } catch (const std::exception& e) {

@@ -125,7 +125,7 @@ void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b
   if (collector.size() == 0)
     for (const Hidden& h : hidden) add(h.point, h.gap, h.normal);
   out.normal = deepest_normal;
-  collector.emit(out, true);
+  collector.emit(out, true, true);
 }
 
 }  // namespace etdem
