@@ -16,7 +16,9 @@
 // Prints a summary per class and the 15 deepest events. Threads: OpenMP's default.
 // DEEP_PAIR=a,b prints that pair's history step by step; with DEEP_FROM=t (seconds) also, from t
 // on, the pair's points (in A's frame), normals, gaps, normal velocities and impulses after each
-// step, and the other contacts of the two bodies.
+// step, and the other contacts of the two bodies, the two bodies' poses to the last bit (a unit
+// test can place the pair where the next step's narrow phase found it) and the step's solver
+// statistics (sweep bounds reached, contacts left approaching, energy guards).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -130,6 +132,13 @@ int main(int argc, char** argv) try {
       static const double verbose_from =
           std::getenv("DEEP_FROM") ? std::atof(std::getenv("DEEP_FROM")) : 1e300;
       if (points > 0 && w.time() - dt >= verbose_from) {
+        const StepStats& st = w.last_step();
+        std::printf(
+            "  step: collisions %ld, solver guards %ld approaching %ld; resting sweep bounds %ld "
+            "approaching %ld energy guards %ld shock unsettled %ld fallbacks %ld\n",
+            st.collisions, st.solver.guards_fired, st.solver.approaching_left,
+            st.resting.guards_fired, st.resting.approaching_left, st.resting.energy_guards,
+            st.resting.shock_bound_reached, st.resting.friction_fallbacks);
         const Mat3 ra = w.bodies.orientation[watch_a].toRotationMatrix();
         const Vec3 xa = w.bodies.position[watch_a];
         const Vec3 rel = ra.transpose() * (w.bodies.position[watch_b] - xa);
