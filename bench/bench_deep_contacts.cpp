@@ -16,7 +16,9 @@
 // Prints a summary per class and the 15 deepest events. Threads: OpenMP's default.
 // DEEP_PAIR=a,b prints that pair's history step by step; with DEEP_FROM=t (seconds) also, from t
 // on, the pair's points (in A's frame), normals, gaps, normal velocities and impulses after each
-// step, and the other contacts of the two bodies.
+// step, and the other contacts of the two bodies, the two bodies' poses to the last bit (a unit
+// test can place the pair where the next step's narrow phase found it) and the step's solver
+// statistics (sweep bounds reached, contacts left approaching, energy guards).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -130,6 +132,13 @@ int main(int argc, char** argv) try {
       static const double verbose_from =
           std::getenv("DEEP_FROM") ? std::atof(std::getenv("DEEP_FROM")) : 1e300;
       if (points > 0 && w.time() - dt >= verbose_from) {
+        const StepStats& st = w.last_step();
+        std::printf(
+            "  step: collisions %ld, solver guards %ld approaching %ld; resting sweep bounds %ld "
+            "approaching %ld energy guards %ld shock unsettled %ld fallbacks %ld\n",
+            st.collisions, st.solver.guards_fired, st.solver.approaching_left,
+            st.resting.guards_fired, st.resting.approaching_left, st.resting.energy_guards,
+            st.resting.shock_bound_reached, st.resting.friction_fallbacks);
         const Mat3 ra = w.bodies.orientation[watch_a].toRotationMatrix();
         const Vec3 xa = w.bodies.position[watch_a];
         const Vec3 rel = ra.transpose() * (w.bodies.position[watch_b] - xa);
@@ -139,6 +148,14 @@ int main(int argc, char** argv) try {
             "%.2f | %.2f %.2f %.2f)\n",
             1e3 * rel.x(), 1e3 * rel.y(), 1e3 * rel.z(), rr(0, 0), rr(0, 1), rr(0, 2), rr(1, 0),
             rr(1, 1), rr(1, 2), rr(2, 0), rr(2, 1), rr(2, 2));
+        // The poses the next step's narrow phase starts from, to the last bit (a unit test
+        // can place the pair there).
+        for (int body : {watch_a, watch_b}) {
+          const Vec3& x = w.bodies.position[body];
+          const Quat& q = w.bodies.orientation[body];
+          std::printf("  pose %d x (%.17g, %.17g, %.17g) q (%.17g, %.17g, %.17g, %.17g)\n", body,
+                      x.x(), x.y(), x.z(), q.w(), q.x(), q.y(), q.z());
+        }
         const Vec3 va = w.bodies.velocity[watch_a], vb = w.bodies.velocity[watch_b];
         const Vec3 dv = ra.transpose() * (va - vb);
         std::printf("  v_A - v_B in A frame (%.4f %.4f %.4f) m/s, v_A %.4f %.4f %.4f\n", dv.x(),
@@ -246,10 +263,9 @@ int main(int argc, char** argv) try {
               "v_b", "pts", "types");
   for (std::size_t k = 0; k < std::min<std::size_t>(15, events.size()); ++k) {
     const DeepEvent& e = events[k];
-    std::printf(
-        "%9.4f %5d %5d %7.4f %-9s %8.4f %8.4f %7.4f %7.4f %6.3f %6.3f %6.3f %6.3f %4d %s\n", e.t,
-        e.a, e.b, e.depth, e.kind, e.gap_before, e.pred_before, e.spin_a, e.spin_b, e.sweep,
-        e.sweep0, e.speed_a, e.speed_b, e.points_before, e.types.c_str());
+    std::printf("%9.4f %5d %5d %7.4f %-9s %8.4f %8.4f %7.4f %7.4f %6.3f %6.3f %6.3f %6.3f %4d %s\n",
+                e.t, e.a, e.b, e.depth, e.kind, e.gap_before, e.pred_before, e.spin_a, e.spin_b,
+                e.sweep, e.sweep0, e.speed_a, e.speed_b, e.points_before, e.types.c_str());
   }
   return 0;
 } catch (const std::exception& e) {

@@ -248,6 +248,102 @@ TEST(ContactCollector, NormalsApartKeepAPointWhoseDirectionNoKeptPointHolds) {
   for (int k = 0; k < Manifold::kMaxPoints; ++k) EXPECT_EQ(one.point[k], other.point[k]);
 }
 
+TEST(ContactCollector, TouchingFirstKeepsEveryOverlapBeforeSpeculativePoints) {
+  // 20 speculative points (gap > 0) spread over 20 mm, and two overlapping points 0.5 mm apart
+  // with the same normal: by distance the second overlap is the nearest candidate to the
+  // deepest and is cut; touching first, both overlaps are kept and the rest is sampled as
+  // before.
+  ContactCollector c;
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 4; ++j)
+      c.add(Vec3(5e-3 * i, 5e-3 * j, 0), 1e-4 * (1 + i + j), Vec3::UnitZ());
+  c.add(Vec3(10e-3, 5e-3, 0), -3e-4, Vec3::UnitZ());
+  c.add(Vec3(10.5e-3, 5e-3, 0), -2e-4, Vec3::UnitZ());
+  Manifold by_distance, touching;
+  c.emit(by_distance, true);
+  c.emit(touching, true, true);
+  auto overlaps = [](const Manifold& m) {
+    int count = 0;
+    for (int k = 0; k < m.count; ++k) count += m.gap[k] <= 0.0;
+    return count;
+  };
+  ASSERT_EQ(by_distance.count, Manifold::kMaxPoints);
+  ASSERT_EQ(touching.count, Manifold::kMaxPoints);
+  EXPECT_EQ(overlaps(by_distance), 1);
+  EXPECT_EQ(overlaps(touching), 2);
+  EXPECT_EQ(touching.gap[0], -3e-4);  // the deepest first
+  EXPECT_EQ(touching.gap[1], -2e-4);
+}
+
+/// The cross of examples/repose/crosses.toml, its parts in the scenario's order (centre, +x, -x,
+/// +y, -y, +z, -z: the order decides ties in the cut).
+int add_example_cross(ShapeTable& t) {
+  const double a = 0.006666666666666667;
+  const int cube = t.add_box("cell", Vec3::Constant(0.0033333333333333335));
+  std::vector<CompoundPart> parts{{cube, Vec3::Zero()}};
+  for (int axis = 0; axis < 3; ++axis)
+    for (double s : {1.0, -1.0}) parts.push_back({cube, s * a * Vec3::Unit(axis)});
+  return t.add_compound("cross", make_compound(t, parts));
+}
+
+TEST(CollideCompound, CrossesInAPileKeepEveryOverlapOfTheirParts) {
+  // Two crosses of the example's pile (fill seed 2, bodies 332 and 362 at t = 0.7967 s, one
+  // thread, the poses to the last bit): B lies across A's -y side, B's bar face pressed along one
+  // normal onto the ends of A's -x and -z arms (5.3 and 5.0 % of a bar deep), with 57 candidate
+  // points within the margin (0.1 of the bounding radius plus the step's closing distance). The
+  // box pair A -z arm / B +z arm reports the corner of A's arm 5.0 % deep, and no seam hides it;
+  // the cut to 16 kept the farthest-spread candidates, 8 of them speculative (up to 16 % of a bar
+  // apart) and dropped this corner. One step later it was 6.5 % deep, the deepest contact of that
+  // pair and a "held-open" event of bench_deep_contacts. Every overlapping point of every pair of
+  // parts (fewer than 16 here) must be in the manifold.
+  ShapeTable t;
+  const int s = add_example_cross(t);
+  const int cube = t.compound(s).parts[0].shape;
+  const double a = 0.006666666666666667;
+  const Pose pa(
+      Vec3(0.054346549813379316, 0.013390448021805746, 0.16304391116878345),
+      Quat(-0.070197453492648276, 0.23922760188258949, 0.86554669977516618, -0.43436319195918427));
+  const Pose pb(
+      Vec3(0.061207714653662523, 0.012131688166631896, 0.17321071827826595),
+      Quat(0.16224488846596383, 0.50431941830097149, -0.47920457435978181, -0.69978675066329832));
+  const double margin = 1.13e-3;
+  Manifold m;
+  collide(t, s, pa, s, pb, margin, m);
+  EXPECT_EQ(m.count, Manifold::kMaxPoints);
+  // The overlapping points of the part pairs, each looked for in the manifold.
+  const Compound& c = t.compound(s);
+  int overlapping = 0, candidates = 0;
+  bool corner = false;
+  for (const CompoundPart& i : c.parts)
+    for (const CompoundPart& j : c.parts) {
+      // In the order the compound calls them: B's part against A's, the normal flipped.
+      Manifold part;
+      collide(t, cube, Pose(pb.position + pb.rotation * j.position, pb.orientation), cube,
+              Pose(pa.position + pa.rotation * i.position, pa.orientation), margin, part);
+      part.flip();
+      candidates += part.count;
+      for (int k = 0; k < part.count; ++k) {
+        if (part.gap[k] > 0.0) continue;
+        ++overlapping;
+        bool kept = false;
+        for (int q = 0; q < m.count && !kept; ++q)
+          kept = (m.point[q] - part.point[k]).norm() < 1e-12 && m.gap[q] == part.gap[k] &&
+                 (m.normal_at(q) - part.normal_at(k)).norm() < 1e-12;
+        EXPECT_TRUE(kept) << "gap " << part.gap[k] / a << " at "
+                          << (pa.rotation.transpose() * (part.point[k] - pa.position)).transpose();
+        // The corner of A's -z arm at (-a/2, -a/2, -3a/2) in A's frame.
+        const Vec3 local = pa.rotation.transpose() * (part.point[k] - pa.position);
+        if ((local - Vec3(-0.5 * a, -0.5 * a, -1.5 * a)).norm() < 0.05 * a && kept &&
+            part.gap[k] < -0.045 * a)
+          corner = true;
+      }
+    }
+  EXPECT_GT(candidates, 2 * Manifold::kMaxPoints);
+  EXPECT_GE(overlapping, 6);
+  EXPECT_LT(overlapping, Manifold::kMaxPoints);
+  EXPECT_TRUE(corner);
+}
+
 /// A 2a x a x a bar made of two cubes of side a touching at x = 0 (the glued faces are hidden).
 int add_bar(ShapeTable& t, double a) {
   const int cube = t.add_box("bar_cube", Vec3::Constant(0.5 * a));

@@ -5,7 +5,7 @@
 
 namespace etdem {
 
-void ContactCollector::emit(Manifold& out, bool normals_apart) {
+void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_first) {
   const int n = size();
   const int room = Manifold::kMaxPoints - out.count;
   if (n <= room) {
@@ -51,8 +51,14 @@ void ContactCollector::emit(Manifold& out, bool normals_apart) {
     }
     int next = -1;
     double far = -1.0;
-    for (int k = 0; k < n; ++k)
-      if (d[k] > far) far = d[k], next = k;
+    if (touching_first)  // the farthest touching candidate, while one is left
+      for (int k = 0; k < n; ++k)
+        if (gap_[k] <= 0.0 && d[k] > far) far = d[k], next = k;
+    if (far <= 0.0) {
+      next = -1;
+      for (int k = 0; k < n; ++k)
+        if (d[k] > far) far = d[k], next = k;
+    }
     if (next < 0 || far <= 0.0) break;  // every remaining candidate coincides with a kept one
     pick = next;
   }

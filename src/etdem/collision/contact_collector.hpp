@@ -38,8 +38,12 @@ class ContactCollector {
   /// distance of the sampling adds the candidates' extent times the difference of the normals:
   /// a direction of contact that no kept point holds (a second pair of parts, an arm touching
   /// across a seam) is kept before more points of a patch already held. Equal normals add
-  /// exactly 0, so points that share one normal are sampled as without it.
-  void emit(Manifold& out, bool normals_apart = false);
+  /// exactly 0, so points that share one normal are sampled as without it. With
+  /// `touching_first` the candidates that touch or overlap (gap <= 0) are all sampled before any
+  /// speculative one (gap > 0): a pair of compounds within the contact skin brings dozens of
+  /// speculative points from parts far apart, and sampled by distance alone they took the room of
+  /// overlapping points of the same direction (docs/design.md, "The crosses' last deep contacts").
+  void emit(Manifold& out, bool normals_apart = false, bool touching_first = false);
 
  private:
   std::vector<Vec3> point_;
