@@ -156,6 +156,15 @@ const BadCase kBadCases[] = {
     {"restitution_high", "restitution = 0.3", "restitution = 1.5", "material[0].restitution",
      "1.5"},
     {"friction_negative", "friction = 0.5", "friction = -0.1", "material[0].friction", "-0.1"},
+    {"rolling_friction_negative", "friction = 0.5", "friction = 0.5\nrolling_friction = -0.1",
+     "material[0].rolling_friction", "-0.1"},
+    {"rolling_friction_outside_resting_pass",
+     "solver = \"etm\"\n[simulation.etm]\nlambda = 30\n\n[[material]]\nname = \"rock\"\n"
+     "density = 2650.0\nrestitution = 0.3\nfriction = 0.5",
+     "solver = \"etm\"\nresting = \"etm\"\n[simulation.etm]\nlambda = 30\n\n[[material]]\n"
+     "name = \"rock\"\ndensity = 2650.0\nrestitution = 0.3\nfriction = 0.5\n"
+     "rolling_friction = 0.05",
+     "material[0].rolling_friction", "0.05"},
     {"material_duplicate", "[[shape]]\nname = \"grain\"",
      "[[material]]\nname = \"rock\"\n\n[[shape]]\nname = \"grain\"", "material[1].name", "rock"},
     {"radius_zero", "radius = 0.005", "radius = 0.0", "shape[0].radius", "0.0"},

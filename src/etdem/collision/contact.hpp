@@ -13,7 +13,8 @@ struct Pose {
   Mat3 rotation = Mat3::Identity();
 
   Pose() = default;
-  Pose(const Vec3& p, const Quat& q) : position(p), orientation(q), rotation(q.toRotationMatrix()) {}
+  Pose(const Vec3& p, const Quat& q)
+      : position(p), orientation(q), rotation(q.toRotationMatrix()) {}
 };
 
 /// Result of one narrow-phase test: every contact point between two convex shapes. ETM needs
@@ -25,9 +26,9 @@ struct Manifold {
   static constexpr int kMaxPoints = 16;
   Vec3 normal{0, 0, 1};  // unit, from B to A
   int count = 0;
-  bool mixed = false;        // points carry their own normals (point_normal)
-  Vec3 point[kMaxPoints];    // world, midway between the two surfaces
-  double gap[kMaxPoints];    // m, signed distance along normal (negative = penetration)
+  bool mixed = false;      // points carry their own normals (point_normal)
+  Vec3 point[kMaxPoints];  // world, midway between the two surfaces
+  double gap[kMaxPoints];  // m, signed distance along normal (negative = penetration)
   Vec3 point_normal[kMaxPoints];
 
   void clear() {
@@ -64,20 +65,25 @@ struct Manifold {
 
 /// One contact point between bodies a and b, as the solvers consume it.
 struct Contact {
-  int a = -1;  // body A; in an island's local numbering, -1 means a static body
-  int b = -1;  // body B
-  Vec3 point{0, 0, 0};   // world contact point, m
-  Vec3 normal{0, 0, 1};  // unit, from B to A
-  double gap = 0.0;      // m
-  Vec3 ra{0, 0, 0};      // from A's centre of mass to the point, m
-  Vec3 rb{0, 0, 0};      // from B's centre of mass to the point, m
+  int a = -1;                // body A; in an island's local numbering, -1 means a static body
+  int b = -1;                // body B
+  Vec3 point{0, 0, 0};       // world contact point, m
+  Vec3 normal{0, 0, 1};      // unit, from B to A
+  double gap = 0.0;          // m
+  Vec3 ra{0, 0, 0};          // from A's centre of mass to the point, m
+  Vec3 rb{0, 0, 0};          // from B's centre of mass to the point, m
   double restitution = 0.0;  // normal restitution e of the pair (Stronge, energetic)
   double friction = 0.0;     // Coulomb coefficient mu of the pair
   double stiffness = 1.0;    // contact stiffness K of the pair (LZB 2009; only ratios matter)
+  // Rolling resistance of the pair, mu_r R_eff [m]: the resting pass bounds the angular impulse
+  // opposing the relative rolling w_A - w_B (about the tangents) by this times the normal
+  // impulse. 0 = none (docs/design.md "Rolling resistance").
+  double rolling = 0.0;
   // Impulses of the resting-contact pass, applied +to A / -to B [N s]. On input the values the
   // same contact carried last step (warm start), on output this step's.
   double normal_impulse = 0.0;
   Vec3 tangent_impulse{0, 0, 0};
+  Vec3 rolling_impulse{0, 0, 0};  // angular impulse, +to A / -to B [N m s]
 };
 
 }  // namespace etdem

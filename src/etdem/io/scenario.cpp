@@ -112,6 +112,11 @@ class Parser {
     read_settings(r, material_schema(), m);
     if (m.name.empty()) r.fail("name", "must not be empty");
     if (!materials_seen_.insert(m.name).second) r.fail("name", "duplicate material name");
+    if (m.rolling_friction > 0.0 && sc_.settings.resting != "pgs")
+      r.fail("rolling_friction",
+             fmt::format("acts in the resting pass only: needs simulation.resting = \"pgs\" "
+                         "(it is \"{}\")",
+                         sc_.settings.resting));
     r.finish();
     sc_.materials.push_back(m);
   }

@@ -595,6 +595,12 @@ const SettingTable<Material>& material_schema() {
         "contact stiffness K of the LZB solver (only ratios matter; a pair takes the two in "
         "series)",
         [](Material & m) -> auto& { return m.stiffness; }));
+    t.settings.push_back(field<Material>(
+        "rolling_friction", "1", at_least(0),
+        "rolling resistance μ_r: the resting pass bounds the torque opposing a contact's relative "
+        "rolling by μ_r R_eff F_n (R_eff = R_A R_B / (R_A + R_B), walls flat; needs "
+        "simulation.resting = \"pgs\"); a pair takes the geometric mean; 0 = none",
+        [](Material & m) -> auto& { return m.rolling_friction; }));
     return t;
   }();
   return table;

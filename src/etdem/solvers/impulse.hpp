@@ -43,6 +43,14 @@ inline Vec3 relative_velocity(const Contact& c, const IslandBodies& b) {
   return u;
 }
 
+/// Relative angular velocity w_A - w_B (the rolling and twisting of a contact).
+inline Vec3 relative_spin(const Contact& c, const IslandBodies& b) {
+  Vec3 w = Vec3::Zero();
+  if (c.a >= 0) w += b.w[c.a];
+  if (c.b >= 0) w -= b.w[c.b];
+  return w;
+}
+
 /// Applies +p to A and -p to B at the contact point, Eqs. 4-5.
 inline void apply(const Contact& c, IslandBodies& b, const Vec3& p) {
   if (c.a >= 0) {

@@ -102,6 +102,7 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
     Contact& c = cs[s.blocks.contact_order[j]];
     c.normal_impulse = s.sorted[j].normal_impulse;
     c.tangent_impulse = s.sorted[j].tangent_impulse;
+    c.rolling_impulse = s.sorted[j].rolling_impulse;
   }
   for (int k = 0; k < nb; ++k) {
     b.v[s.blocks.body_order[k]] = s.v[k];
@@ -127,6 +128,18 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   s.pt.assign(n, Eigen::Vector2d::Zero());
   s.u0.resize(n);
   s.target.resize(n);
+  // Rolling resistance (docs/design.md "Rolling resistance"): two angular rows per contact with
+  // c.rolling > 0, about t1 and t2, on the relative angular velocity w_A - w_B; no linear part.
+  // Their scratch is only sized when some contact of the island has them, so an island without
+  // rolling resistance does exactly what it did before they existed.
+  s.rolling = false;
+  for (std::size_t i = 0; i < n && !s.rolling; ++i) s.rolling = cs[i].rolling > 0.0;
+  if (s.rolling) {
+    s.roll_rows.resize(2 * n);
+    s.roll_mass.resize(n);
+    s.pr.assign(n, Eigen::Vector2d::Zero());
+    s.wr0.resize(n);
+  }
   for_each_index(parallel, n, [&](std::size_t i) {
     const Contact& c = cs[i];
     const Mat3 k = impulse::collision_matrix(c, b);
@@ -145,6 +158,23 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     s.target[i] = target_speed(c);
     // Velocities before the pass: the net work of its impulses is checked against them below.
     s.u0[i] = impulse::relative_velocity(c, b);
+    if (c.rolling > 0.0) {
+      // Angular rows: u = t.(w_A - w_B); an angular impulse m t turns w_A by m I_A^-1 t and
+      // w_B by -m I_B^-1 t. Mass: the inverse of t_i.(I_A^-1 + I_B^-1) t_j on the tangents.
+      Mat3 k = Mat3::Zero();
+      if (c.a >= 0) k += b.inv_inertia[c.a];
+      if (c.b >= 0) k += b.inv_inertia[c.b];
+      s.roll_mass[i] = impulse::tangent_mass(k, s.t1[i], s.t2[i]);
+      const Vec3* axes[2] = {&s.t1[i], &s.t2[i]};
+      for (int d = 0; d < 2; ++d) {
+        Row& row = s.roll_rows[2 * i + d];
+        row.ra = *axes[d];
+        row.rb = *axes[d];
+        row.ia = c.a >= 0 ? Vec3(b.inv_inertia[c.a] * row.ra) : Vec3::Zero();
+        row.ib = c.b >= 0 ? Vec3(b.inv_inertia[c.b] * row.rb) : Vec3::Zero();
+      }
+      s.wr0[i] = impulse::relative_spin(c, b);
+    }
   });
   // Relative velocity along a row's direction, and an impulse along it (the hot loop: no 3x3
   // products, the same numbers as impulse::relative_velocity / impulse::apply).
@@ -175,6 +205,21 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     push(c, s.rows[3 * i + 2], s.t2[i], dpt.y());
     ++sw.updates;
   };
+  // The angular rows: a relative spin about a row's axis, and an angular impulse about it.
+  auto spin = [&](const Contact& c, const Row& row) {
+    double u = 0.0;
+    if (c.a >= 0) u += row.ra.dot(b.w[c.a]);
+    if (c.b >= 0) u -= row.rb.dot(b.w[c.b]);
+    return u;
+  };
+  auto apply_rolling = [&](const Contact& c, std::size_t i, const Eigen::Vector2d& dpr, Sweep& sw) {
+    for (int d = 0; d < 2; ++d) {
+      const Row& row = s.roll_rows[2 * i + d];
+      if (c.a >= 0) b.w[c.a] += dpr[d] * row.ia;
+      if (c.b >= 0) b.w[c.b] -= dpr[d] * row.ib;
+    }
+    ++sw.updates;
+  };
   s.v0.assign(b.v, b.v + b.count);
   s.w0.assign(b.w, b.w + b.count);
   // Warm start: last step's impulses of the same contacts, projected onto this step's tangent
@@ -191,7 +236,33 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
         s.pt[i] = pt;
         apply_normal(c, i, s.pn[i], sw);
         apply_tangent(c, i, pt, sw);
+        if (c.rolling <= 0.0) return;
+        Eigen::Vector2d pr(s.t1[i].dot(c.rolling_impulse), s.t2[i].dot(c.rolling_impulse));
+        pr *= settings_.warm_start;
+        const double bound = c.rolling * s.pn[i];
+        if (pr.norm() > bound) pr *= bound / pr.norm();
+        s.pr[i] = pr;
+        apply_rolling(c, i, pr, sw);
       }).updates;
+  // Rolling resistance: target no relative rolling, the accumulated angular impulse within the
+  // disc of radius mu_r R_eff p_n (the rolling torque's bound mu_r R_eff F_n over the step).
+  auto relax_rolling = [&](const Contact& c, std::size_t i, Sweep& sw) {
+    if (s.pn[i] == 0.0 && s.pr[i].x() == 0.0 && s.pr[i].y() == 0.0) return;
+    const Eigen::Vector2d ur(spin(c, s.roll_rows[2 * i]), spin(c, s.roll_rows[2 * i + 1]));
+    Eigen::Vector2d pr_new = s.pr[i] - s.roll_mass[i] * ur;
+    const double bound = c.rolling * s.pn[i];
+    const double norm = pr_new.norm();
+    if (norm > bound) pr_new *= bound / norm;
+    const Eigen::Vector2d dpr = pr_new - s.pr[i];
+    if (dpr.x() != 0.0 || dpr.y() != 0.0) {
+      apply_rolling(c, i, dpr, sw);
+      s.pr[i] = pr_new;
+    }
+    // The convergence test compares impulses: an angular one counts as the force impulse at
+    // the contact point with the same moment about A's centre (B's when A is static).
+    const double lever = (c.a >= 0 ? c.ra : c.rb).norm();
+    if (lever > 0.0) sw.change = std::max(sw.change, dpr.norm() / lever);
+  };
   // One projected Gauss-Seidel update of contact i.
   auto relax = [&](std::size_t i, Sweep& sw) {
     const Contact& c = cs[i];
@@ -210,6 +281,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     // Tangential: target zero slip, accumulated impulse clamped to the Coulomb disc. A contact
     // with no normal and no tangential impulse has a disc of radius 0: its update below would
     // give +-0 and change nothing, so it is skipped (separating contacts cost one speed only).
+    if (c.rolling > 0.0) relax_rolling(c, i, sw);
     if (c.friction <= 0.0) return;
     if (s.pn[i] == 0.0 && s.pt[i].x() == 0.0 && s.pt[i].y() == 0.0) return;
     const Eigen::Vector2d ut(speed(c, s.rows[3 * i + 1], s.t1[i]),
@@ -268,6 +340,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   for (std::size_t i = 0; i < n; ++i) s.all[i] = static_cast<int>(i);
   s.pn_base.assign(n, 0.0);
   s.pt_base.assign(n, Eigen::Vector2d::Zero());
+  if (s.rolling) s.pr_base.assign(n, Eigen::Vector2d::Zero());
   book_and_guard(cs, b, s, st, s.all);
   if (settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0) {
     shock_propagation(cs, b, s, st, parallel);
@@ -288,6 +361,10 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
         s.u0[i] = impulse::relative_velocity(cs[i], b);
         s.pn_base[i] = s.pn[i];
         s.pt_base[i] = s.pt[i];
+        if (s.rolling) {
+          s.wr0[i] = impulse::relative_spin(cs[i], b);
+          s.pr_base[i] = s.pr[i];
+        }
       }
       s.v0.assign(b.v, b.v + b.count);
       s.w0.assign(b.w, b.w + b.count);
@@ -305,6 +382,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     Contact& c = cs[i];
     c.normal_impulse = s.pn[i];
     c.tangent_impulse = s.pt[i].x() * s.t1[i] + s.pt[i].y() * s.t2[i];
+    if (c.rolling > 0.0) c.rolling_impulse = s.pr[i].x() * s.t1[i] + s.pr[i].y() * s.t2[i];
   });
   // Left approaching: closing faster than the contact's gap allows within the step (a
   // speculative contact apart by g > 0 may approach at g / dt and end touching).
@@ -346,6 +424,24 @@ void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scrat
     a_normal += 0.5 * pn.dot(du);
     a_tangent += 0.5 * pt.dot(du);
   }
+  // Rolling resistance: the angular impulse L on A (-L on B) changes the kinetic energy by
+  // L.(w_rel,before + w_rel,after) / 2; booked with friction (it is the moment of the contact's
+  // tangential traction). Summed apart, and added only when the island has such rows, so an
+  // island without them books the same bits as before.
+  if (s.rolling) {
+    double b_rolling = 0.0, a_rolling = 0.0;
+    for (const int k : which) {
+      const std::size_t i = static_cast<std::size_t>(k);
+      const Contact& c = cs[i];
+      if (c.rolling <= 0.0) continue;
+      const Eigen::Vector2d dp = s.pr[i] - s.pr_base[i];
+      const Vec3 l = dp.x() * s.t1[i] + dp.y() * s.t2[i];
+      b_rolling += l.dot(s.wr0[i]);
+      a_rolling += 0.5 * l.dot(impulse::relative_spin(c, b) - s.wr0[i]);
+    }
+    b_tangent += b_rolling;
+    a_tangent += a_rolling;
+  }
   const double bb = b_normal + b_tangent, aa = a_normal + a_tangent;
   double scale = 1.0;
   if (bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0) {
@@ -357,6 +453,7 @@ void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scrat
     for (const int i : which) {
       s.pn[i] = s.pn_base[i] + scale * (s.pn[i] - s.pn_base[i]);
       s.pt[i] = s.pt_base[i] + scale * (s.pt[i] - s.pt_base[i]);
+      if (s.rolling) s.pr[i] = s.pr_base[i] + scale * (s.pr[i] - s.pr_base[i]);
     }
     ++st.energy_guards;
   }

@@ -131,6 +131,14 @@ class RestingSolver final : public Solver {
     std::vector<int> left;        // contacts the shock pass left approaching
     std::vector<double> pn_base;  // impulses before a later pass [N s]
     std::vector<Eigen::Vector2d> pt_base;
+    // Rolling resistance (only sized when a contact of the island has it): two angular rows
+    // per contact (t1, t2; ra = rb = the axis), their 2x2 mass [kg m^2], the accumulated
+    // angular impulse [N m s] and before a later pass, the relative spin before the pass.
+    bool rolling = false;
+    std::vector<Row> roll_rows;
+    std::vector<Eigen::Matrix2d> roll_mass;
+    std::vector<Eigen::Vector2d> pr, pr_base;
+    std::vector<Vec3> wr0;  // [rad/s]
   };
   /// The pass on one island; with `blocks`, contacts and bodies are in its order and the
   /// sweeps run block by block (in parallel), otherwise in contact order on this thread.

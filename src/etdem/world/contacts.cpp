@@ -130,7 +130,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
     const Material& ma = materials[bodies.material[a]];
     const Material& mb = materials[bodies.material[b]];
     const double restitution = pair_restitution(ma, mb), friction = pair_friction(ma, mb),
-                 stiffness = pair_stiffness(ma, mb);
+                 stiffness = pair_stiffness(ma, mb), rolling = pair_rolling_friction(ma, mb);
     for (int k = 0; k < m.count; ++k) {
       Contact c;
       c.a = a;
@@ -143,6 +143,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       c.restitution = restitution;
       c.friction = friction;
       c.stiffness = stiffness;
+      if (rolling > 0.0) c.rolling = rolling * rolling_radius(c);
       list.push_back(c);
     }
   };
@@ -219,6 +220,22 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   last_.candidates = static_cast<long>(out.candidates.size());
 }
 
+double World::rolling_radius(const Contact& c) const {
+  // Each body's rolling radius: a sphere's radius; a wall's (a plane, a mesh, a terrain or any
+  // fixed body but a sphere) is infinite, as the flat a grain rolls on; any other grain's is the
+  // distance from its centre to the contact point, the lever arm about which it rolls there
+  // (docs/design.md "Rolling resistance"). R_eff = 1 / (1 / R_A + 1 / R_B).
+  auto inverse = [&](int body, const Vec3& r) {
+    const int s = bodies.shape[body];
+    if (shapes.type[s] == ShapeType::Sphere) return 1.0 / shapes.sphere(s).radius;
+    if (!bodies.is_dynamic(body)) return 0.0;
+    const double lever = r.norm();
+    return lever > 0.0 ? 1.0 / lever : 0.0;
+  };
+  const double sum = inverse(c.a, c.ra) + inverse(c.b, c.rb);
+  return sum > 0.0 ? 1.0 / sum : 0.0;
+}
+
 void World::warm_start(std::vector<Contact>& contacts) const {
   // A contact is the same as last step's when it joins the same two bodies and its point moved
   // less than a quarter of the smaller body's bounding radius (manifold points are not numbered
@@ -256,9 +273,11 @@ void World::warm_start(std::vector<Contact>& contacts) const {
     if (match) {
       c.normal_impulse = match->normal_impulse;
       c.tangent_impulse = match->tangent_impulse;
+      c.rolling_impulse = match->rolling_impulse;
       if (scale != 1.0) {
         c.normal_impulse *= scale;
         c.tangent_impulse *= scale;
+        c.rolling_impulse *= scale;
       }
     }
   }

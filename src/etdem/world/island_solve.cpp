@@ -128,6 +128,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     Contact& c = contacts[sc.source[k]];
     c.normal_impulse = sc.contacts[k].normal_impulse;
     c.tangent_impulse = sc.contacts[k].tangent_impulse;
+    c.rolling_impulse = sc.contacts[k].rolling_impulse;
   }
   return out;
 }

@@ -18,10 +18,11 @@ namespace etdem {
 
 struct Material {
   std::string name;
-  double density = 2650.0;   // [kg/m^3]
-  double restitution = 0.5;  // normal restitution e in [0, 1] (energetic, Stronge)
-  double friction = 0.5;     // Coulomb mu >= 0
-  double stiffness = 1.0;    // contact stiffness K > 0 (LZB solver; only ratios matter)
+  double density = 2650.0;        // [kg/m^3]
+  double restitution = 0.5;       // normal restitution e in [0, 1] (energetic, Stronge)
+  double friction = 0.5;          // Coulomb mu >= 0
+  double stiffness = 1.0;         // contact stiffness K > 0 (LZB solver; only ratios matter)
+  double rolling_friction = 0.0;  // rolling resistance mu_r >= 0 (resting pass; 0 = none)
 };
 
 /// Values of a material pair. The pair restitution is the smaller of the two (the more
@@ -32,6 +33,10 @@ inline double pair_restitution(const Material& a, const Material& b) {
 }
 inline double pair_friction(const Material& a, const Material& b) {
   return std::sqrt(a.friction * b.friction);
+}
+/// Pair rolling resistance: the geometric mean, as friction (0 when either material has none).
+inline double pair_rolling_friction(const Material& a, const Material& b) {
+  return std::sqrt(a.rolling_friction * b.rolling_friction);
 }
 /// Pair stiffness: the two materials' springs in series, k_A k_B / (k_A + k_B).
 inline double pair_stiffness(const Material& a, const Material& b) {

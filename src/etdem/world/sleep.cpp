@@ -48,8 +48,8 @@ void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
     for (int s = islands.contact_start[k]; s < islands.contact_start[k + 1]; ++s) {
       const int c = islands.contact_order[s];
       sleeping_contacts_.push_back(c);
-      sleeping_impulses_.emplace_back(sc.contacts[c].normal_impulse,
-                                      sc.contacts[c].tangent_impulse);
+      sleeping_impulses_.push_back({sc.contacts[c].normal_impulse, sc.contacts[c].tangent_impulse,
+                                    sc.contacts[c].rolling_impulse});
     }
   }
   ledger_.integration -= kick;  // as World::apply_external_forces books the kick
@@ -76,8 +76,9 @@ void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
 void World::keep_sleeping_impulses(std::vector<Contact>& contacts) const {
   for (std::size_t s = 0; s < sleeping_contacts_.size(); ++s) {
     Contact& c = contacts[sleeping_contacts_[s]];
-    c.normal_impulse = sleeping_impulses_[s].first;
-    c.tangent_impulse = sleeping_impulses_[s].second;
+    c.normal_impulse = sleeping_impulses_[s].normal;
+    c.tangent_impulse = sleeping_impulses_[s].tangent;
+    c.rolling_impulse = sleeping_impulses_[s].rolling;
   }
 }
 
@@ -139,6 +140,7 @@ bool World::reuse_sleeping(int a, int b, std::vector<Contact>& out) const {
     Contact c = previous_[k];
     c.normal_impulse = 0.0;
     c.tangent_impulse = Vec3::Zero();
+    c.rolling_impulse = Vec3::Zero();
     out.push_back(c);
   }
   return true;

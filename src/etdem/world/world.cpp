@@ -398,10 +398,13 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
   for (Contact& c : contacts) {
     c.normal_impulse = 0.0;
     c.tangent_impulse = Vec3::Zero();
+    c.rolling_impulse = Vec3::Zero();
   }
   for (std::size_t s = 0; s < isl_.contacts.size(); ++s) {
-    contacts[islands.contact_order[s]].normal_impulse = isl_.contacts[s].normal_impulse;
-    contacts[islands.contact_order[s]].tangent_impulse = isl_.contacts[s].tangent_impulse;
+    Contact& c = contacts[islands.contact_order[s]];
+    c.normal_impulse = isl_.contacts[s].normal_impulse;
+    c.tangent_impulse = isl_.contacts[s].tangent_impulse;
+    c.rolling_impulse = isl_.contacts[s].rolling_impulse;
   }
   for (int s = 0; s < nb; ++s) {
     const int i = islands.body_order[s];

@@ -201,6 +201,8 @@ class World {
   void check_pair_count(const StepBodies& sb) const;  // throws when nearly every pair is swept
   void find_contacts(const StepBodies& sb, StepContacts& out);
   void warm_start(std::vector<Contact>& contacts) const;  // last step's impulses onto matches
+  /// R_eff of a contact for rolling resistance (contacts.cpp) [m].
+  double rolling_radius(const Contact& c) const;
   void build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out);
   /// Sleeping islands (world/sleep.cpp): wakes the sleepers of an island a moving body joined
   /// (with the kick they missed) and takes the islands that stay asleep out of `islands`,
@@ -252,7 +254,11 @@ class World {
   // (carried by checkpoints); the contacts of the islands asleep this step and their impulses.
   std::vector<double> rest_time_;
   std::vector<int> sleeping_contacts_;
-  std::vector<std::pair<double, Vec3>> sleeping_impulses_;
+  struct KeptImpulses {
+    double normal;
+    Vec3 tangent, rolling;  // [N s], [N m s]
+  };
+  std::vector<KeptImpulses> sleeping_impulses_;
   Islands awake_scratch_;
   std::vector<char> sleep_keep_;  // per island of the step: solved (not asleep)
   // Per body, asleep at this narrow phase / at the one that found previous_ (reuse_sleeping).

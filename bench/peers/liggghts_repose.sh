@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# LIGGGHTS peer of the repose demo (examples/repose/spheres.toml).
+#
+#   bench/peers/liggghts_repose.sh START_STATE_CSV OUT_DIR [MU_R]
+#
+# Starts from the grains of an etdem state.csv (the demo's fill: `etdem run
+# examples/repose/spheres.toml --set simulation.duration=0 -o DIR` writes it), so both codes
+# pour the same lattice: d = 1 cm, 2500 kg/m^3, e = 0.3, mu = 0.5, rolling friction MU_R
+# (default 0.05; LIGGGHTS' `rolling_friction cdt`: a torque mu_r R_eff F_n against the
+# relative rolling) in the demo's box (0.15 x 0.1 m floor, planes); Hertz contacts E = 1e7 Pa,
+# nu = 0.3, dt = 8e-5 s. The x = 0.15 m wall is removed at t = 1.5 s and the run ends at 4 s.
+#
+# OUT_DIR receives state.csv (etdem's columns, the grains LIGGGHTS still holds) and summary.json
+# (the container), so `etdem analyze repose OUT_DIR` measures the LIGGGHTS heap as it does
+# etdem's, and state_3s.csv, the grains one second before the end (grains over the floor then
+# and at the end: whether the pile is still draining).
+#
+# Environment: LIGGGHTS (binary, default liggghts on PATH), KEEP=1 keeps the run directory.
+set -euo pipefail
+
+if [ $# -lt 2 ]; then
+  echo "usage: $0 START_STATE_CSV OUT_DIR [MU_R]" >&2
+  exit 2
+fi
+START=$1
+OUT=$2
+MU_R=${3:-0.05}
+LIGGGHTS=${LIGGGHTS:-liggghts}
+DT=8e-5
+command -v "$LIGGGHTS" >/dev/null || { echo "liggghts not found (scripts/install-deps.sh --with-peers)" >&2; exit 1; }
+[ -r "$START" ] || { echo "$START: cannot read the start state" >&2; exit 2; }
+mkdir -p "$OUT"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/liggghts_repose.XXXXXX")
+if [ "${KEEP:-0}" = "1" ]; then
+  echo "run directory: $WORK" >&2
+else
+  trap 'rm -rf "$WORK"' EXIT
+fi
+
+# The grains as a read_data file; the domain reaches 1 m beyond the box along x (grains that run
+# farther are lost and counted).
+python3 - "$START" "$WORK/data.repose" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+with open(sys.argv[2], "w") as f:
+    f.write("etdem repose demo grains\n\n")
+    f.write(f"{len(rows)} atoms\n1 atom types\n\n")
+    f.write("-0.01 1.15 xlo xhi\n-0.01 0.11 ylo yhi\n-0.01 0.36 zlo zhi\n\nAtoms\n\n")
+    for k, r in enumerate(rows):
+        d = 2.0 * float(r["radius"])
+        f.write(f"{k + 1} 1 {d!r} 2500.0 {r['x']} {r['y']} {r['z']}\n")
+PY
+
+STEPS1=$(python3 -c "print(round(1.5 / $DT))")
+STEPS2=$(python3 -c "print(round(1.5 / $DT))")
+STEPS3=$(python3 -c "print(round(1.0 / $DT))")
+cat > "$WORK/in.repose" <<IN
+atom_style      granular
+atom_modify     map array
+boundary        f f f
+newton          off
+communicate     single vel yes
+units           si
+read_data       data.repose
+neighbor        0.002 bin
+neigh_modify    delay 0
+
+fix m1 all property/global youngsModulus peratomtype 1.0e7
+fix m2 all property/global poissonsRatio peratomtype 0.3
+fix m3 all property/global coefficientRestitution peratomtypepair 1 0.3
+fix m4 all property/global coefficientFriction peratomtypepair 1 0.5
+fix m5 all property/global coefficientRollingFriction peratomtypepair 1 ${MU_R}
+
+pair_style      gran model hertz tangential history rolling_friction cdt
+pair_coeff      * *
+timestep        ${DT}
+fix gravi all gravity 9.81 vector 0.0 0.0 -1.0
+
+fix wz0 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 zplane 0.0
+fix wx0 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 xplane 0.0
+fix wx1 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 xplane 0.15
+fix wy0 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 yplane 0.0
+fix wy1 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 yplane 0.1
+fix integr all nve/sphere
+
+thermo          6250
+thermo_modify   lost ignore norm no
+run             ${STEPS1}
+unfix           wx1
+run             ${STEPS2}
+write_dump      all custom dump.3s id x y z vx vy vz omegax omegay omegaz radius modify sort id
+run             ${STEPS3}
+write_dump      all custom dump.4s id x y z vx vy vz omegax omegay omegaz radius modify sort id
+IN
+
+start=$(date +%s)
+( cd "$WORK" && "$LIGGGHTS" -in in.repose -log log.repose -echo none -nocite > screen.txt 2>&1 ) || {
+  echo "liggghts failed; tail of its output:" >&2
+  tail -n 30 "$WORK/screen.txt" >&2
+  exit 1
+}
+end=$(date +%s)
+
+python3 - "$WORK" "$OUT" <<'PY'
+import json, sys
+work, out = sys.argv[1], sys.argv[2]
+def convert(dump, path):
+    lines = open(f"{work}/{dump}").read().splitlines()
+    i = lines.index(next(l for l in lines if l.startswith("ITEM: ATOMS")))
+    cols = lines[i].split()[2:]
+    with open(path, "w") as f:
+        f.write("id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,shape,radius,hx,hy,hz,shape_name\n")
+        n = 0
+        for l in lines[i + 1:]:
+            v = dict(zip(cols, l.split()))
+            f.write(f"{n},{v['x']},{v['y']},{v['z']},1,0,0,0,{v['vx']},{v['vy']},{v['vz']},"
+                    f"{v['omegax']},{v['omegay']},{v['omegaz']},sphere,{v['radius']},0,0,0,grain\n")
+            n += 1
+    return n
+n3 = convert("dump.3s", f"{out}/state_3s.csv")
+n4 = convert("dump.4s", f"{out}/state.csv")
+container = {"name": "container", "min": [0.0, 0.0, 0.0], "max": [0.15, 0.1, 0.35]}
+json.dump({"container": container, "containers": [container], "peer": "LIGGGHTS",
+           "grains_at_3s": n3, "grains_at_4s": n4}, open(f"{out}/summary.json", "w"), indent=1)
+PY
+LOOP=$(grep "^Loop time of" "$WORK/log.repose" | awk '{s += $4} END {print s}')
+echo "liggghts repose mu_r=$MU_R wall_s=$LOOP total_s=$((end - start)) out=$OUT"
