@@ -228,8 +228,11 @@ std::vector<Check> run_v5(int parallel) {
   for (const char* shape : kShapes) {
     const std::string file = write_scenario(root, fmt::format("examples/repose/{}.toml", shape));
     for (double mu : kMus) {
+      // The 2014 paper's grains have no rolling resistance; the spheres example's demo value
+      // (0.05, so that the demo's heap comes to rest) is set back to 0 for this case.
       const std::vector<std::string> sets = {fmt::format("material[0].friction={}", mu),
-                                             "output.every=0", "output.energy_every=60"};
+                                             "material[0].rolling_friction=0", "output.every=0",
+                                             "output.energy_every=60"};
       // Snapshots every 0.5 s of the scenario's own step.
       const Scenario sc = load_scenario(file, sets);
       const long every = std::max(1L, std::lround(0.5 / sc.settings.dt));
