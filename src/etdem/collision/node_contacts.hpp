@@ -23,7 +23,8 @@ void near_nodes(const LevelSet& ls, const Mat3& m, const Vec3& t, double reach, 
   auto skip = [&](const NodeCluster& c) {
     const Vec3 qc = m * c.centre + t;
     const double far = reach + c.radius;
-    return (qc - centre).squaredNorm() > far * far || value(qc) - slope * c.radius >= margin;
+    return (qc - centre).squaredNorm() > far * far ||
+           value(qc) - slope * c.radius >= std::max(margin, 0.0);
   };
   for (const NodeCluster& g : ls.groups) {
     if (skip(g)) continue;
@@ -90,7 +91,7 @@ inline void nodes_against_grid(const LevelSet& la, const Pose& pa, const LevelSe
       lb.grid_rotation * (pb.rotation.transpose() * (pa.position - pb.position)) + lb.grid_offset;
   const Mat3 to_world = pb.rotation * lb.grid_rotation.transpose();
   near_nodes(
-      la, m, t, reach, margin, kDistanceSlope, [&](const Vec3& q) { return grid.value(q); },
+      la, m, t, reach, margin, grid.slope, [&](const Vec3& q) { return grid.value(q); },
       [&](const Vec3& x, const Vec3& q) {
         double phi;
         Vec3 g;

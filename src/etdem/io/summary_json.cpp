@@ -49,9 +49,16 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   j["frame_seconds"] = info.frame_seconds;
   j["bodies"] = {{"total", b.count()}, {"dynamic", dynamic}, {"planes", planes}};
   // Memory of the shared level-set grids (grid values, gradients, nodes, drawing surface).
+  // `slope`: the steepest grid's measured Lipschitz bound (LevelSetGrid::slope), which the
+  // node cull uses; above sqrt(3) the grid is not an exact distance near its surface.
   std::size_t level_set_bytes = 0;
-  for (const LevelSet& ls : world.shapes.level_sets) level_set_bytes += ls.memory_bytes();
-  j["level_sets"] = {{"shapes", world.shapes.level_sets.size()}, {"bytes", level_set_bytes}};
+  double slope = 0.0;
+  for (const LevelSet& ls : world.shapes.level_sets) {
+    level_set_bytes += ls.memory_bytes();
+    slope = std::max(slope, ls.grid.slope);
+  }
+  j["level_sets"] = {
+      {"shapes", world.shapes.level_sets.size()}, {"bytes", level_set_bytes}, {"slope", slope}};
   // Memory of the terrains (band nodes and columns, heights) and what their bands hold.
   std::size_t terrain_bytes = 0, terrain_nodes = 0;
   double terrain_seconds = 0.0;

@@ -19,6 +19,52 @@ double LevelSetGrid::value_gradient(const Vec3& p, Vec3& gradient) const {
   return v;
 }
 
+namespace {
+
+/// The Lipschitz constant of value() over the region a cluster cull relies on. In a cell, the
+/// trilinear interpolant's derivative along an axis is a weighted mean of the differences along
+/// that axis' four edges, so |grad| <= sqrt(mx^2 + my^2 + mz^2) with m the largest edge quotient
+/// per axis. A skipped cluster's centre has value >= margin >= 0; on the way to any of its nodes
+/// with value below the margin, the path stays where value >= margin until it first reaches it,
+/// so only cells with a corner >= 0 count (deep inside, a generated grid may be steeper).
+/// Outside the box value is the box value at the nearest box point P(p) plus |p - P(p)|; per
+/// axis the clamp and the remainder split a move exactly, so there the constant is
+/// sqrt(L_face^2 + 1), L_face over the cells on the box's faces.
+double measured_slope(const LevelSetGrid& g) {
+  const std::size_t stride[3] = {1, static_cast<std::size_t>(g.n[0]),
+                                 static_cast<std::size_t>(g.n[0]) * g.n[1]};
+  double inner = 0.0, face = 0.0;
+  for (int k = 0; k + 1 < g.n[2]; ++k)
+    for (int j = 0; j + 1 < g.n[1]; ++j)
+      for (int i = 0; i + 1 < g.n[0]; ++i) {
+        const std::size_t b = g.at(i, j, k);
+        float hi = -std::numeric_limits<float>::infinity();
+        for (int c = 0; c < 8; ++c)
+          hi = std::max(hi, g.phi[b + (c & 1 ? stride[0] : 0) + (c & 2 ? stride[1] : 0) +
+                                  (c & 4 ? stride[2] : 0)]);
+        const bool on_face =
+            i == 0 || j == 0 || k == 0 || i + 2 == g.n[0] || j + 2 == g.n[1] || k + 2 == g.n[2];
+        if (!(hi >= 0.0f) && !on_face) continue;
+        double sum = 0.0;
+        for (int a = 0; a < 3; ++a) {
+          double m = 0.0;
+          for (int c = 0; c < 8; ++c) {
+            if (c & (1 << a)) continue;  // the corners with bit a clear start the edges along a
+            const std::size_t p =
+                b + (c & 1 ? stride[0] : 0) + (c & 2 ? stride[1] : 0) + (c & 4 ? stride[2] : 0);
+            m = std::max(m, std::abs(static_cast<double>(g.phi[p + stride[a]]) - g.phi[p]));
+          }
+          sum += (m / g.spacing) * (m / g.spacing);
+        }
+        const double l = std::sqrt(sum);
+        if (hi >= 0.0f) inner = std::max(inner, l);
+        if (on_face) face = std::max(face, l);
+      }
+  return std::max(inner, std::sqrt(face * face + 1.0));
+}
+
+}  // namespace
+
 void LevelSetGrid::compute_gradients() {
   cells.assign(phi.size(), {0.0f, 0.0f, 0.0f, 0.0f});
   const std::size_t stride[3] = {1, static_cast<std::size_t>(n[0]),
@@ -36,6 +82,7 @@ void LevelSetGrid::compute_gradients() {
           cells[c][a + 1] = static_cast<float>((up - down) / ((lo && hi ? 2.0 : 1.0) * spacing));
         }
       }
+  slope = measured_slope(*this);
 }
 
 std::size_t LevelSet::memory_bytes() const {

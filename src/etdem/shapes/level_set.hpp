@@ -33,6 +33,11 @@ struct LevelSetGrid {
   /// box), packed so that a cell's eight corners lie in four or five cache lines instead of
   /// eight (a value array and a gradient array); filled from `phi` by compute_gradients().
   std::vector<std::array<float, 4>> cells;
+  /// A bound of |grad value| wherever value() can reach a margin >= 0 (cells with a corner >= 0,
+  /// and outside the box), set by compute_gradients(): the cluster cull's Lipschitz constant.
+  /// A grid of exact distances has difference quotients of at most 1 per axis (sqrt(3) in all),
+  /// but an interpolated or generated grid can exceed that, so each grid measures its own.
+  double slope = 1.7320508075688772;
 
   std::size_t at(int i, int j, int k) const {
     return (static_cast<std::size_t>(k) * n[1] + j) * n[0] + i;
@@ -50,7 +55,7 @@ struct LevelSetGrid {
   /// value(p) in `value`; when it is below `limit`, also the gradient (as value_gradient) and
   /// true. A contact test asks for the gradient only where there is a contact.
   bool value_below(const Vec3& p, double limit, double& value, Vec3& gradient) const;
-  /// Fills `cells` from `phi` (call after the values are set).
+  /// Fills `cells` from `phi` and measures `slope` (call after the values are set).
   void compute_gradients();
 };
 
