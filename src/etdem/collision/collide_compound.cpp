@@ -128,7 +128,7 @@ void collide_compound_any(const ShapeTable& shapes, int a, const Pose& pa, int b
   if (collector.size() == 0)
     for (const Hidden& h : hidden) add(h.point, h.gap, h.normal);
   out.normal = deepest_normal;
-  collector.emit(out, true, true);
+  collector.emit(out, /*normals_apart=*/true, /*touching_first=*/true);
 }
 
 }  // namespace etdem

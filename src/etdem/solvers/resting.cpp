@@ -167,11 +167,9 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       s.roll_mass[i] = impulse::tangent_mass(k, s.t1[i], s.t2[i]);
       const Vec3* axes[2] = {&s.t1[i], &s.t2[i]};
       for (int d = 0; d < 2; ++d) {
-        Row& row = s.roll_rows[2 * i + d];
-        row.ra = *axes[d];
-        row.rb = *axes[d];
-        row.ia = c.a >= 0 ? Vec3(b.inv_inertia[c.a] * row.ra) : Vec3::Zero();
-        row.ib = c.b >= 0 ? Vec3(b.inv_inertia[c.b] * row.rb) : Vec3::Zero();
+        AngularRow& row = s.roll_rows[2 * i + d];
+        row.ia = c.a >= 0 ? Vec3(b.inv_inertia[c.a] * *axes[d]) : Vec3::Zero();
+        row.ib = c.b >= 0 ? Vec3(b.inv_inertia[c.b] * *axes[d]) : Vec3::Zero();
       }
       s.wr0[i] = impulse::relative_spin(c, b);
     }
@@ -205,16 +203,10 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     push(c, s.rows[3 * i + 2], s.t2[i], dpt.y());
     ++sw.updates;
   };
-  // The angular rows: a relative spin about a row's axis, and an angular impulse about it.
-  auto spin = [&](const Contact& c, const Row& row) {
-    double u = 0.0;
-    if (c.a >= 0) u += row.ra.dot(b.w[c.a]);
-    if (c.b >= 0) u -= row.rb.dot(b.w[c.b]);
-    return u;
-  };
+  // The angular rows: an angular impulse about the tangents.
   auto apply_rolling = [&](const Contact& c, std::size_t i, const Eigen::Vector2d& dpr, Sweep& sw) {
     for (int d = 0; d < 2; ++d) {
-      const Row& row = s.roll_rows[2 * i + d];
+      const AngularRow& row = s.roll_rows[2 * i + d];
       if (c.a >= 0) b.w[c.a] += dpr[d] * row.ia;
       if (c.b >= 0) b.w[c.b] -= dpr[d] * row.ib;
     }
@@ -248,7 +240,8 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   // disc of radius mu_r R_eff p_n (the rolling torque's bound mu_r R_eff F_n over the step).
   auto relax_rolling = [&](const Contact& c, std::size_t i, Sweep& sw) {
     if (s.pn[i] == 0.0 && s.pr[i].x() == 0.0 && s.pr[i].y() == 0.0) return;
-    const Eigen::Vector2d ur(spin(c, s.roll_rows[2 * i]), spin(c, s.roll_rows[2 * i + 1]));
+    const Vec3 w = impulse::relative_spin(c, b);
+    const Eigen::Vector2d ur(s.t1[i].dot(w), s.t2[i].dot(w));
     Eigen::Vector2d pr_new = s.pr[i] - s.roll_mass[i] * ur;
     const double bound = c.rolling * s.pn[i];
     const double norm = pr_new.norm();

@@ -75,6 +75,11 @@ class RestingSolver final : public Solver {
     Vec3 ra, rb;  // r x d [m]
     Vec3 ia, ib;  // I^-1 (r x d) [1/(kg m)]
   };
+  /// An angular row of rolling resistance about a tangent t (stored in Scratch::t1 / t2): no
+  /// linear part, so only the turns an angular impulse along t gives the two bodies.
+  struct AngularRow {
+    Vec3 ia, ib;  // I^-1 t [1/(kg m^2)]
+  };
   /// One support contact of a body in the shock-propagation pass (the lower body held fixed).
   struct Support {
     Vec3 d;                        // unit direction from the lower to the upper body
@@ -132,10 +137,10 @@ class RestingSolver final : public Solver {
     std::vector<double> pn_base;  // impulses before a later pass [N s]
     std::vector<Eigen::Vector2d> pt_base;
     // Rolling resistance (only sized when a contact of the island has it): two angular rows
-    // per contact (t1, t2; ra = rb = the axis), their 2x2 mass [kg m^2], the accumulated
+    // per contact (about t1, t2), their 2x2 mass [kg m^2], the accumulated
     // angular impulse [N m s] and before a later pass, the relative spin before the pass.
     bool rolling = false;
-    std::vector<Row> roll_rows;
+    std::vector<AngularRow> roll_rows;
     std::vector<Eigen::Matrix2d> roll_mass;
     std::vector<Eigen::Vector2d> pr, pr_base;
     std::vector<Vec3> wr0;  // [rad/s]
