@@ -85,15 +85,91 @@ TEST(TerrainDistance, CurvedRasterWithinTheInterpolationBoundAndSignRight) {
   EXPECT_GT(below, 1000);
 }
 
-TEST(TerrainDistance, FarFromTheSurfaceAndOffTheMapTheValueIsClamped) {
+TEST(TerrainDistance, FarFromTheSurfaceTheValueIsClampedAndOffTheMapTheGroundGoesOn) {
   const auto t = make_terrain(inclined_map(0.0, 0.0, 1.0, 0.0, 1.0, 0.1), 0.1, 0.2);
   EXPECT_DOUBLE_EQ(t->value(Vec3(0.5, 0.5, 5.0)), t->stored);
   EXPECT_DOUBLE_EQ(t->value(Vec3(0.5, 0.5, -5.0)), -t->stored);
-  Vec3 g;
-  EXPECT_DOUBLE_EQ(t->value_gradient(Vec3(3.0, 0.5, 0.0), g), t->stored);  // off the map
-  EXPECT_EQ(g, Vec3::Zero());
   EXPECT_NEAR(t->value(Vec3(0.5, 0.5, 0.15)), 0.15, 1e-7);
   EXPECT_NEAR(t->value(Vec3(0.5, 0.5, -0.15)), -0.15, 1e-7);
+  // Off the map, beside an edge and beyond a corner, far out: the flat ground continued.
+  for (const Vec3& q : {Vec3(3.0, 0.5, 0.0), Vec3(-2.0, 3.0, 0.0), Vec3(40.0, -70.0, 0.0)}) {
+    for (double dz : {-0.15, 0.0, 0.15}) {
+      Vec3 g;
+      EXPECT_NEAR(t->value_gradient(q + Vec3(0, 0, dz), g), dz, 1e-7) << q.transpose();
+      EXPECT_LT((g - Vec3::UnitZ()).norm(), 1e-4) << q.transpose();
+    }
+    EXPECT_DOUBLE_EQ(t->value(q + Vec3(0, 0, 5.0)), t->stored);
+  }
+  // A NaN point reads no terrain.
+  Vec3 g;
+  EXPECT_DOUBLE_EQ(t->value_gradient(Vec3(NAN, 0.5, 0.0), g), t->stored);
+  EXPECT_EQ(g, Vec3::Zero());
+}
+
+/// Signed distance to the profile of a 30 degree plane raster over x in [-1, 3] continued past
+/// its edges (flat at z(-1) uphill, at z(3) downhill): three pieces in the (x, z) plane, the
+/// same for every y.
+double continued_incline_distance(const Vec3& p) {
+  using Vec2 = Eigen::Vector2d;
+  const double s = std::tan(30.0 * M_PI / 180.0);
+  const Vec2 q(p.x(), p.z()), a(-1.0, s), b(3.0, -3.0 * s);
+  auto to_segment = [&](const Vec2& u, const Vec2& v) {
+    const double f = std::clamp((q - u).dot(v - u) / (v - u).squaredNorm(), 0.0, 1.0);
+    return (q - (u + f * (v - u))).norm();
+  };
+  const double d = std::min(
+      {to_segment(Vec2(-1e3, s), a), to_segment(a, b), to_segment(b, Vec2(1e3, -3.0 * s))});
+  const double H = -s * std::clamp(p.x(), -1.0, 3.0);
+  return p.z() >= H ? d : -d;
+}
+
+TEST(TerrainDistance, BeyondTheRasterTheEdgeHeightsGoOnAndTheDistanceIsContinuous) {
+  // A 30 degree plane raster over [-1, 3] x [-1, 1] (pixels of 5 cm; grid spacing 4 cm, band
+  // 0.3 m). Beyond its edges the surface goes on at the edge heights (terrain.hpp), so the
+  // ground is the profile continued_incline_distance measures, for every y. Away from the two
+  // breaks in slope (0.5 m) the blend is exact to float precision; across a break it errs by at
+  // most the dihedral angle times h / 4 (docs/design.md, "Interpolation error").
+  const double h = 0.04;
+  const auto t = make_terrain(inclined_map(30.0, -1.0, 3.0, -1.0, 1.0, 0.05), h, 0.3);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> ux(-3.0, 6.0), uy(-4.0, 4.0), uz(-0.25, 0.25);
+  double worst_plane = 0.0, worst_break = 0.0;
+  int off_map = 0;
+  for (int k = 0; k < 20000; ++k) {
+    const double x = ux(rng), y = uy(rng);
+    const Vec3 p(x, y, -std::tan(M_PI / 6) * std::clamp(x, -1.0, 3.0) + uz(rng));
+    const double exact = continued_incline_distance(p);
+    if (std::abs(exact) > 0.25) continue;
+    const double err = std::abs(t->value(p) - exact);
+    const bool near_break = std::abs(x + 1.0) < 0.5 || std::abs(x - 3.0) < 0.5;
+    (near_break ? worst_break : worst_plane) =
+        std::max(near_break ? worst_break : worst_plane, err);
+    if (x < -1.0 || x > 3.0 || std::abs(y) > 1.0) ++off_map;
+  }
+  const double bound = (M_PI / 6) * h / 4;
+  std::printf(
+      "continued incline: max error %.3e m on the planes, %.3e m at the breaks (bound "
+      "%.3e m), %d points off the raster\n",
+      worst_plane, worst_break, bound, off_map);
+  EXPECT_LT(worst_plane, 2e-6);
+  EXPECT_LT(worst_break, bound);
+  EXPECT_GT(off_map, 10000);
+  // Continuous across every edge and corner of the raster: on lines crossing them in 1 mm
+  // steps the value changes by at most the step (a distance is 1-Lipschitz; 2 % for the blend
+  // at the breaks). Before the ground went on, the value jumped from the depth to +stored.
+  for (const Vec3& dir : {Vec3(1, 0, 0), Vec3(0, 1, 0), Vec3(1, 1, 0).normalized()})
+    for (const Vec3& mid : {Vec3(3.0, 0.2, 0.0), Vec3(-1.0, -0.3, 0.0), Vec3(1.0, 1.0, 0.0),
+                            Vec3(3.0, 1.0, 0.0), Vec3(-1.0, -1.0, 0.0)})
+      for (double dz : {-0.1, -0.02, 0.03}) {
+        double worst = 0.0;
+        const Vec3 base = mid + Vec3(0, 0, -std::tan(M_PI / 6) * mid.x() + dz);
+        for (int k = -300; k < 300; ++k) {
+          const Vec3 p = base + 1e-3 * k * dir, q = p + 1e-3 * dir;
+          worst = std::max(worst, std::abs(t->value(q) - t->value(p)) / 1e-3);
+        }
+        EXPECT_LT(worst, 1.02) << "across " << mid.transpose() << " along " << dir.transpose()
+                               << " at dz " << dz;
+      }
 }
 
 TEST(TerrainDistance, BandIsTheSameForAnyThreadCount) {
@@ -190,16 +266,23 @@ TEST(TerrainContacts, APeakPokingIntoABoxFaceIsFelt) {
   EXPECT_NEAR(out.point[k_deep].x(), 0.0, 1e-9);
 }
 
-TEST(TerrainContacts, GrainsAwayFromTheTerrainsBoxAreRejected) {
+TEST(TerrainContacts, GrainsAboveTheTerrainsHeightsAreRejectedAndOffTheMapTheGroundGoesOn) {
   FlatScene s;
   const int sphere = s.shapes.add_sphere("sphere", 0.2);
   Manifold out;
   collide(s.shapes, sphere, Pose(Vec3(0, 0, 0.5), Quat::Identity()), s.terrain, Pose(), 0.05, out);
   EXPECT_EQ(out.count, 0);
+  // Off the map the flat ground goes on: the same contact as over it.
   collide(s.shapes, sphere, Pose(Vec3(5, 0, 0.1), Quat::Identity()), s.terrain, Pose(), 0.05, out);
-  EXPECT_EQ(out.count, 0);  // off the map: no terrain there
+  ASSERT_EQ(out.count, 1);
+  EXPECT_NEAR(out.gap[0], -0.1, 1e-7);
+  EXPECT_LT((out.normal - Vec3::UnitZ()).norm(), 1e-4);
+  collide(s.shapes, sphere, Pose(Vec3(5, 0, 0.5), Quat::Identity()), s.terrain, Pose(), 0.05, out);
+  EXPECT_EQ(out.count, 0);
   EXPECT_FALSE(s.shapes.may_reach(s.terrain, Vec3::Zero(), Quat::Identity(), Vec3(0, 0, 0.5), 0.3));
   EXPECT_TRUE(s.shapes.may_reach(s.terrain, Vec3::Zero(), Quat::Identity(), Vec3(0, 0, 0.5), 0.6));
+  EXPECT_FALSE(s.shapes.may_reach(s.terrain, Vec3::Zero(), Quat::Identity(), Vec3(9, 4, 0.5), 0.3));
+  EXPECT_TRUE(s.shapes.may_reach(s.terrain, Vec3::Zero(), Quat::Identity(), Vec3(9, 4, 0.5), 0.6));
 }
 
 }  // namespace

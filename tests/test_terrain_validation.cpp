@@ -52,6 +52,41 @@ TEST(TerrainV6, BlockOn25DegreeTerrainAcceleratesAtGTimesSinMinusMuCos) {
   EXPECT_NEAR(a, expected, 0.01 * expected);
 }
 
+TEST(TerrainEdge, BallRollsOffTheRasterOntoTheGroundThatGoesOn) {
+  // A ball (e = 0, mu = 0.5: rolling, not slipping) on the 30 degree incline raster over
+  // [-1, 4] x [-1, 1] rolls down and leaves the raster at x = 4, where the ground goes on flat
+  // at the edge's height (shapes/terrain.hpp). Past the edge it rolls on at that height, 2 m
+  // beyond the raster and the terrain's grid: it neither falls through nor jumps, and with no
+  // rolling resistance its speed stays. (When the terrain ended at its raster the ball fell.)
+  const double th = 30.0 * M_PI / 180, r = 0.05, z_edge = -std::tan(th) * 4.0;
+  test::TestWorld t(0.0, 0.5);
+  t.world.settings.gravity = Vec3(0, 0, -9.81);
+  t.world.add_terrain(incline_terrain(30.0), t.material, "ground");
+  const double x0 = 3.6;
+  const int ball = t.add_sphere(
+      r, Vec3(x0, 0.0, -std::tan(th) * x0) + r * Vec3(std::sin(th), 0.0, std::cos(th)));
+  double lowest = 1e9, highest = -1e9, v_first = 0.0;
+  for (int k = 1; k <= 50; ++k) {
+    t.simulate(0.04);
+    const Vec3& x = t.world.bodies.position[ball];
+    if (x.x() < 4.5) continue;  // past the break in slope and its settling
+    lowest = std::min(lowest, x.z());
+    highest = std::max(highest, x.z());
+    if (v_first == 0.0) v_first = t.world.bodies.velocity[ball].norm();
+  }
+  const Vec3& x = t.world.bodies.position[ball];
+  const double v = t.world.bodies.velocity[ball].norm();
+  std::printf(
+      "past the raster's edge: x = %.3f m, height - r from %.3e to %.3e m, speed %.4f -> "
+      "%.4f m/s\n",
+      x.x(), lowest - z_edge - r, highest - z_edge - r, v_first, v);
+  EXPECT_GT(x.x(), 5.5);
+  EXPECT_NEAR(lowest, z_edge + r, 1e-3 * r);
+  EXPECT_NEAR(highest, z_edge + r, 1e-3 * r);
+  EXPECT_GT(v_first, 1.0);
+  EXPECT_NEAR(v, v_first, 0.01 * v_first);
+}
+
 /// A flat terrain at z = 0 over [-1, 1]^2 (pixels of 5 cm) in a world with gravity.
 struct FlatTerrain {
   test::TestWorld t;

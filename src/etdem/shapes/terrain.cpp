@@ -27,6 +27,22 @@ double HeightMap::height(double x, double y) const {
   return u >= v ? za + u * (zb - za) + v * (zc - zb) : za + v * (zd - za) + u * (zc - zd);
 }
 
+HeightMap HeightMap::extended(int px, int py) const {
+  HeightMap e;
+  e.nx = nx + 2 * px;
+  e.ny = ny + 2 * py;
+  e.dx = dx;
+  e.dy = dy;
+  e.x0 = x0 - px * dx;
+  e.y0 = y0 - py * dy;
+  e.z.resize(static_cast<std::size_t>(e.nx) * e.ny);
+  for (int j = 0; j < e.ny; ++j)
+    for (int i = 0; i < e.nx; ++i)
+      e.z[static_cast<std::size_t>(i) + e.nx * std::size_t(j)] =
+          at(std::clamp(i - px, 0, nx - 1), std::clamp(j - py, 0, ny - 1));
+  return e;
+}
+
 Vec3 HeightMap::normal(double x, double y) const {
   const int i = cell_x(x), j = cell_y(y);
   const double u = (x - (x0 + i * dx)) / dx, v = (y - (y0 + j * dy)) / dy;
@@ -70,7 +86,7 @@ namespace {
 /// The eight grid nodes around p and their trilinear weights, column by column (two
 /// consecutive nodes each); a node below its column's stored run reads -stored, one above it
 /// +stored, with an upward gradient (the gradient of a height field's distance far below or
-/// above it): `node` is then null and `sign` says which. `inside` is false over no terrain.
+/// above it): `node` is then null and `sign` says which. `inside` is false for a NaN point.
 struct Stencil {
   bool inside = false;
   double w[8];
@@ -80,10 +96,12 @@ struct Stencil {
 
 Stencil stencil(const Terrain& t, const Vec3& p) {
   Stencil s;
-  const double fx = (p.x() - t.origin.x()) / t.h, fy = (p.y() - t.origin.y()) / t.h;
-  if (!(fx >= 0.0 && fy >= 0.0 && fx <= t.gx - 1 && fy <= t.gy - 1)) return s;  // NaN too
-  s.inside = true;
+  // Beyond the grid horizontally: its nearest column (the continued surface, terrain.hpp).
+  const double fx = std::clamp((p.x() - t.origin.x()) / t.h, 0.0, t.gx - 1.0);
+  const double fy = std::clamp((p.y() - t.origin.y()) / t.h, 0.0, t.gy - 1.0);
   const double fz = (p.z() - t.origin.z()) / t.h;
+  if (std::isnan(fx) || std::isnan(fy) || std::isnan(fz)) return s;
+  s.inside = true;
   const int i = std::min(static_cast<int>(fx), t.gx - 2);
   const int j = std::min(static_cast<int>(fy), t.gy - 2);
   const double kz = std::floor(fz);
@@ -110,14 +128,14 @@ Stencil stencil(const Terrain& t, const Vec3& p) {
 
 /// The stencil's blend of the values (the same sums, in the same order, as the gradient's).
 double blend_value(const Terrain& t, const Stencil& s) {
-  if (!s.inside) return t.stored;  // no terrain over this point (NaN lands here too)
+  if (!s.inside) return t.stored;  // a NaN point
   double value = 0.0;
   for (int e = 0; e < 8; ++e)
     value += s.node[e] ? s.w[e] * s.node[e]->phi : s.w[e] * (s.sign[e] * t.stored);
   return value;
 }
 
-/// The stencil's blend of the gradients (zero over no terrain).
+/// The stencil's blend of the gradients (zero for a NaN point).
 Vec3 blend_gradient(const Stencil& s) {
   if (!s.inside) return Vec3::Zero();
   double gx = 0.0, gy = 0.0, gz = 0.0;

@@ -16,6 +16,14 @@
 //   `stored` (value -stored), one above it farther (+stored). A query is a few array reads (no
 //   tree walk) and the memory is the band's nodes only.
 //
+// Beyond its raster the surface goes on: each edge's heights continued outwards (a corner's
+// height beyond a corner), as HeightMap::height reads it. The grid covers the raster plus a rim
+// at least `stored` wide, built from the extended map, and a point beyond the grid reads the
+// nearest column: there the continued surface is the same along the way out, so the rim's edge
+// column holds the exact distance for every point farther out. A grain spilling over the edge
+// meets the continued ground, not a cliff or a hole (a distance that jumped across the edge let
+// grains in deep; docs/design.md, "Terrain").
+//
 // Every stored node holds the exact distance to the triangles and the exact gradient (the unit
 // direction from the closest surface point), so trilinear interpolation is exact wherever the
 // closest points of a cell's corners lie on one plane (an inclined plane raster), and elsewhere
@@ -48,8 +56,12 @@ struct HeightMap {
   bool covers(double x, double y) const {
     return x >= x0 && x <= x_max() && y >= y0 && y <= y_max();
   }
-  /// Height of the piecewise-linear surface at (x, y), (x, y) clamped to the map's footprint.
+  /// Height of the piecewise-linear surface at (x, y), (x, y) clamped to the map's footprint:
+  /// beyond its raster the surface continues its edge heights (docs/design.md, "Terrain").
   double height(double x, double y) const;
+  /// The map with px node columns and py node rows of its edge heights added on every side (the
+  /// same surface as height() reads it, drawn px dx and py dy farther).
+  HeightMap extended(int px, int py) const;
   /// Unit normal of the surface at (x, y) (up; the triangle holding the clamped point).
   Vec3 normal(double x, double y) const;
   /// Distance of p to the triangles of cells [i0, i1] x [j0, j1] (clamped to the map) when
@@ -90,7 +102,7 @@ struct Terrain {
   int gx = 0, gy = 0;    // columns along x and y
   std::vector<TerrainColumn> columns;  // gx * gy, column (i, j) at i + gx j
   std::vector<TerrainNode> nodes;      // the stored runs, column after column
-  Vec3 lo{0, 0, 0}, hi{0, 0, 0};       // m, box of the surface
+  Vec3 lo{0, 0, 0}, hi{0, 0, 0};       // m, box of the raster's surface
   double bounding_radius = 0.0;        // m, about the origin of the terrain's frame
   double build_seconds = 0.0;          // s, wall time of the band's construction
   std::string source;                  // file the heights came from ("" = built in code)
@@ -103,10 +115,11 @@ struct Terrain {
   /// value(p) in `value`; when it is below `limit`, also the gradient (as value_gradient) and
   /// true: a contact test blends the gradient only where there is a contact.
   bool value_below(const Vec3& p, double limit, double& value, Vec3& gradient) const;
-  /// True when a ball of radius r at c may come within `margin` of the surface: its box meets
-  /// the surface's box widened by the margin (the cheap reject before any node query).
+  /// True when a ball of radius r at c may come within r of the surface: it reaches the
+  /// surface's height range (the cheap reject before any node query; the surface continues
+  /// horizontally without end).
   bool may_touch(const Vec3& c, double r) const {
-    return (c.array() + r >= lo.array()).all() && (c.array() - r <= hi.array()).all();
+    return c.z() + r >= lo.z() && c.z() - r <= hi.z();
   }
   /// Bytes held by the band (nodes and columns) and the height map.
   std::size_t memory_bytes() const;

@@ -40,8 +40,10 @@ Grid grid_of(const HeightMap& map, const TerrainBuildOptions& o) {
   const auto [lo, hi] = std::minmax_element(map.z.begin(), map.z.end());
   g.zmin = *lo;
   g.zmax = *hi;
-  const double cols_x = std::ceil((map.x_max() - map.x0) / g.h - 1e-9) + 1.0;
-  const double cols_y = std::ceil((map.y_max() - map.y0) / g.h - 1e-9) + 1.0;
+  // Columns within the map (whose rim keeps them a band clear of the raster: with_rim): a
+  // column beyond the map's last node would see the map end.
+  const double cols_x = std::floor((map.x_max() - map.x0) / g.h + 1e-9) + 1.0;
+  const double cols_y = std::floor((map.y_max() - map.y0) / g.h + 1e-9) + 1.0;
   if (cols_x * cols_y > 4e9 || cols_x > 2e9 || cols_y > 2e9)
     throw std::invalid_argument(
         fmt::format("spacing {} m makes {:.3g} x {:.3g} grid columns over the map, at least "
@@ -51,6 +53,21 @@ Grid grid_of(const HeightMap& map, const TerrainBuildOptions& o) {
   g.gy = std::max(2, static_cast<int>(cols_y));
   g.origin = Vec3(map.x0, map.y0, std::floor((g.zmin - g.stored) / g.h) * g.h - g.h);
   return g;
+}
+
+/// The map the grid is built over: the raster and a rim of its edge heights continued, at least
+/// `stored` wide (terrain.hpp: the rim's outer columns then hold the distance of every point
+/// farther out). The checks of grid_of run on the raster itself first.
+HeightMap with_rim(const HeightMap& map, const TerrainBuildOptions& o) {
+  const Grid g = grid_of(map, o);
+  const double px = std::ceil(g.stored / map.dx) + 1.0, py = std::ceil(g.stored / map.dy) + 1.0;
+  const double nodes = (map.nx + 2.0 * px) * (map.ny + 2.0 * py);
+  if (nodes * sizeof(double) > double(o.max_bytes) || px > 1e9 || py > 1e9)
+    throw std::invalid_argument(fmt::format(
+        "band {} m is {:.3g} x {:.3g} pixels wide: the raster with its rim needs {:.3g} GB, more "
+        "than the {:.3g} GB allowed",
+        o.band, px, py, nodes * sizeof(double) / 1e9, double(o.max_bytes) / 1e9));
+  return map.extended(static_cast<int>(px), static_cast<int>(py));
 }
 
 /// Per column: the lowest and highest height of the map within `stored` horizontally (over the
@@ -262,7 +279,8 @@ TerrainNode node_at(const HeightMap& map, const CellRanges& ranges, const Column
 
 }  // namespace
 
-std::size_t terrain_bytes_estimate(const HeightMap& map, const TerrainBuildOptions& o) {
+std::size_t terrain_bytes_estimate(const HeightMap& raster, const TerrainBuildOptions& o) {
+  const HeightMap map = with_rim(raster, o);
   const Grid g = grid_of(map, o);
   if (bytes_for(map, g, crude_nodes(g)) <= o.max_bytes) {
     std::vector<double> lo, hi;
@@ -278,11 +296,12 @@ std::size_t terrain_bytes_estimate(const HeightMap& map, const TerrainBuildOptio
   return bytes_for(map, g, crude_nodes(g));
 }
 
-Terrain build_terrain(HeightMap map, const TerrainBuildOptions& o) {
+Terrain build_terrain(HeightMap raster, const TerrainBuildOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Grid g = grid_of(map, o);
-  for (double z : map.z)
+  for (double z : raster.z)
     if (!std::isfinite(z)) throw std::invalid_argument("the height map holds a non-finite height");
+  const HeightMap map = with_rim(raster, o);
+  const Grid g = grid_of(map, o);
   // Refuse before the window arrays (16 bytes a column) or the nodes are allocated.
   const double column_bytes = double(g.gx) * g.gy * (sizeof(TerrainColumn) + 2 * sizeof(double));
   if (column_bytes > double(o.max_bytes))
@@ -365,14 +384,14 @@ Terrain build_terrain(HeightMap map, const TerrainBuildOptions& o) {
       t.nodes.insert(t.nodes.end(), buffer[b].begin(), buffer[b].end());
     }
   }
-  t.lo = Vec3(map.x0, map.y0, g.zmin);
-  t.hi = Vec3(map.x_max(), map.y_max(), g.zmax);
+  t.lo = Vec3(raster.x0, raster.y0, g.zmin);
+  t.hi = Vec3(raster.x_max(), raster.y_max(), g.zmax);
   for (int c = 0; c < 8; ++c) {
     const Vec3 corner((c & 1) ? t.hi.x() : t.lo.x(), (c & 2) ? t.hi.y() : t.lo.y(),
                       (c & 4) ? t.hi.z() : t.lo.z());
     t.bounding_radius = std::max(t.bounding_radius, corner.norm());
   }
-  t.map = std::move(map);
+  t.map = std::move(raster);
   t.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return t;
 }
