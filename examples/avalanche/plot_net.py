@@ -7,6 +7,7 @@ passed downstream, the force on the clamps, the largest sag and link strain agai
 Needs python3-matplotlib (Debian).
 """
 import csv
+import os
 import sys
 
 import matplotlib
@@ -40,7 +41,9 @@ def main():
     for row in ax:
         for a in row:
             a.grid(alpha=0.3)
-    fig.suptitle(sys.argv[1])
+    # The file and its run directory, not the whole path (a figure may go into a report).
+    path = os.path.normpath(sys.argv[1])
+    fig.suptitle(os.path.join(os.path.basename(os.path.dirname(path)), os.path.basename(path)))
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=100)
     print(f"{sys.argv[2]}: peak clamp force {max(col['clamp_force']):.4g} N, largest sag "
