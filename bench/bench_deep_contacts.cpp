@@ -31,6 +31,7 @@
 
 #include "etdem/io/scenario.hpp"
 #include "etdem/world/world.hpp"
+#include "resting_probe.hpp"
 
 namespace {
 
@@ -65,6 +66,7 @@ int main(int argc, char** argv) try {
   World w;
   build_world(sc, w);
   w.initialize();
+  resting_probe_bench::install();
   const double dt = w.settings.dt;
   const long steps = std::lround(duration / dt);
   // DEEP_PAIR=a,b in the environment prints that pair's history step by step.
@@ -97,6 +99,7 @@ int main(int argc, char** argv) try {
     over20 += most > 0.2;
     sub5 += std::max(1.0, std::ceil(most / 0.05));
     sub10 += std::max(1.0, std::ceil(most / 0.1));
+    resting_probe_bench::probe_step(w.time());
     w.step();
     // The contacts now were found at the start of this step: the state the step before left.
     // Index the step before's contacts by pair.
@@ -267,6 +270,7 @@ int main(int argc, char** argv) try {
                 e.t, e.a, e.b, e.depth, e.kind, e.gap_before, e.pred_before, e.spin_a, e.spin_b,
                 e.sweep, e.sweep0, e.speed_a, e.speed_b, e.points_before, e.types.c_str());
   }
+  resting_probe_bench::report();
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_deep_contacts: %s\n", e.what());

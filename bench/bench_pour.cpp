@@ -33,6 +33,7 @@
 
 #include "etdem/world/world.hpp"
 #include "pour_lattice.hpp"
+#include "resting_probe.hpp"
 
 namespace {
 
@@ -113,12 +114,14 @@ int main(int argc, char** argv) try {
   const std::vector<int> grains = build_pour(world, n);
   using etdem::Vec3;
   world.initialize();
+  resting_probe_bench::install();
   const double build_s = std::chrono::duration<double>(Clock::now() - t_build).count();
 
   const long steps = std::max(1L, std::lround(duration / dt));
   const long report_every = std::max(1L, steps / 10);
   const auto t0 = Clock::now();
   for (long s = 0; s < steps; ++s) {
+    resting_probe_bench::probe_step(world.time());
     world.step();
     if ((s + 1) % report_every == 0 && s + 1 < steps) {
       const double el = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -178,6 +181,7 @@ int main(int argc, char** argv) try {
                tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
                tot.pair_list_builds, tot.sleeping_islands, tot.islands_fell_asleep,
                tot.islands_woken, speed_max, speed_sum / static_cast<double>(grains.size()));
+  resting_probe_bench::report();
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_pour: %s\n", e.what());

@@ -303,20 +303,41 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   // one) or over the contacts `which` only, in their order; returns whether it converged (no
   // impulse changed by more than the tolerance times the largest accumulated normal impulse).
   // The test reads two maxima, which do not depend on the order the blocks were merged in.
-  auto sweep_once = [&](std::span<const int> which) {
+  int probe_set = 0;
+  auto probe = [&](int sweep, long swept, bool converged) {
+    RestingProbe p;
+    p.set = probe_set;
+    p.sweep = sweep;
+    p.island = static_cast<long>(n);
+    p.swept = swept;
+    p.converged = converged;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double excess =
+          target_speed(cs[i]) - cs[i].normal.dot(impulse::relative_velocity(cs[i], b));
+      if (excess <= 1e-9) continue;
+      ++p.approaching;
+      p.faster_1mm += excess > 1e-3;
+      p.fastest = std::max(p.fastest, excess);
+    }
+    resting_probe(p);
+  };
+  auto sweep_once = [&](std::span<const int> which, int k) {
     ++st.rounds;
     Sweep sw;
     if (which.empty())
       sw = run_contacts(blocks, n, relax);
     else
-      for (const int k : which) relax(static_cast<std::size_t>(k), sw);
+      for (const int i : which) relax(static_cast<std::size_t>(i), sw);
     st.iterations += sw.updates;
-    return sw.change <= settings_.tolerance * sw.impulse;
+    const bool converged = sw.change <= settings_.tolerance * sw.impulse;
+    if (resting_probe)
+      probe(k, which.empty() ? static_cast<long>(n) : std::ssize(which), converged);
+    return converged;
   };
   // Sweeps until converged, at most `bound`; reaching the bound is counted, not silent.
   auto sweeps = [&](std::span<const int> which, int bound) {
     for (int k = 0; k < bound; ++k)
-      if (sweep_once(which)) return;
+      if (sweep_once(which, k)) return;
     ++st.guards_fired;
   };
   // Marks in `upper` (free outside the shock pass) the contacts still closing faster than
@@ -337,6 +358,8 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   book_and_guard(cs, b, s, st, s.all);
   if (settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0) {
     shock_propagation(cs, b, s, st, parallel);
+    probe_set = 1;
+    if (resting_probe) probe(0, 0, true);
     // The shock pass holds the lower body of each contact fixed, and where that body's point
     // moves towards the upper one (a support rising, or in a settling pile of crosses the arm
     // of a grain whose centre is lower lying across the arm of one whose centre is higher, the
@@ -345,6 +368,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     // get sweeps of their own after it, with both bodies free: momentum is conserved and every
     // normal update towards u_n = 0 dissipates. (Few contacts: one thread, in island order.)
     for (int round = 0; round < kCloseRounds; ++round) {
+      probe_set = 2 + round;
       mark_approaching();
       s.left.clear();
       for (std::size_t i = 0; i < n; ++i)

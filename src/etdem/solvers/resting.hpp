@@ -48,6 +48,22 @@ struct RestingSettings {
   bool operator==(const RestingSettings&) const = default;
 };
 
+/// A diagnostic of the pass's convergence, for bench programs (bench/resting_probe.hpp): when set,
+/// called after every sweep and after the shock pass with the state of the whole island. Unset
+/// in every run of the library and the CLI; it changes no velocity or impulse.
+struct RestingProbe {
+  int set = 0;      // 0: the sweeps before the shock pass; 1: after the shock pass; 2.. its rounds
+  int sweep = 0;    // sweep within the set (0 for the shock pass)
+  long island = 0;  // contacts of the island
+  long swept = 0;   // contacts the sweep visited
+  long approaching = 0;    // closing faster than their gap allows (by more than 1e-9 m/s)
+  long faster_1mm = 0;     // of them, by more than 1 mm/s
+  double fastest = 0.0;    // the largest excess [m/s]
+  bool converged = false;  // the sweep met the pass's stopping test
+};
+using RestingProbeHook = void (*)(const RestingProbe&);
+inline RestingProbeHook resting_probe = nullptr;
+
 class RestingSolver final : public Solver {
  public:
   explicit RestingSolver(const RestingSettings& s) : settings_(s) {}
