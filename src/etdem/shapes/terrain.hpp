@@ -52,10 +52,6 @@ struct HeightMap {
   double at(int i, int j) const { return z[static_cast<std::size_t>(i) + nx * std::size_t(j)]; }
   double x_max() const { return x0 + (nx - 1) * dx; }
   double y_max() const { return y0 + (ny - 1) * dy; }
-  /// True when (x, y) lies over the map (edges included).
-  bool covers(double x, double y) const {
-    return x >= x0 && x <= x_max() && y >= y0 && y <= y_max();
-  }
   /// Height of the piecewise-linear surface at (x, y), (x, y) clamped to the map's footprint:
   /// beyond its raster the surface continues its edge heights (docs/design.md, "Terrain").
   double height(double x, double y) const;

@@ -124,11 +124,6 @@ std::size_t bytes_for(const HeightMap& map, const Grid& g, double nodes) {
                                   double(map.z.size()) * sizeof(double));
 }
 
-/// Bytes of a grid without looking at the map's relief: every column as tall as the map.
-double crude_nodes(const Grid& g) {
-  return double(g.gx) * g.gy * ((g.zmax - g.zmin + 2.0 * g.stored) / g.h + 3.0);
-}
-
 /// The height range of every raster cell and of every block of kBlock x kBlock cells, rounded
 /// outwards to float: the lower bounds that let the search skip a block or a cell whose box is
 /// farther than the best distance so far without looking at its triangles.
@@ -278,23 +273,6 @@ TerrainNode node_at(const HeightMap& map, const CellRanges& ranges, const Column
 }
 
 }  // namespace
-
-std::size_t terrain_bytes_estimate(const HeightMap& raster, const TerrainBuildOptions& o) {
-  const HeightMap map = with_rim(raster, o);
-  const Grid g = grid_of(map, o);
-  if (bytes_for(map, g, crude_nodes(g)) <= o.max_bytes) {
-    std::vector<double> lo, hi;
-    window_ranges(map, g, lo, hi);
-    double n = 0.0;
-    for (std::size_t c = 0; c < lo.size(); ++c) {
-      int ka, kb;
-      candidate_range(g, lo[c], hi[c], ka, kb);
-      n += kb - ka + 1;
-    }
-    return bytes_for(map, g, n);
-  }
-  return bytes_for(map, g, crude_nodes(g));
-}
 
 Terrain build_terrain(HeightMap raster, const TerrainBuildOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();

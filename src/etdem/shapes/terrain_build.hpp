@@ -32,8 +32,4 @@ struct TerrainBuildOptions {
 /// exceeds max_bytes.
 Terrain build_terrain(HeightMap map, const TerrainBuildOptions& options);
 
-/// Upper estimate of the bytes build_terrain(map, options) holds (nodes of every column's
-/// candidate range, columns, heights).
-std::size_t terrain_bytes_estimate(const HeightMap& map, const TerrainBuildOptions& options);
-
 }  // namespace etdem
