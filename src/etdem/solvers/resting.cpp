@@ -299,15 +299,13 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     }
     sw.change = std::max(sw.change, dpt.norm());
   };
-  // One projected Gauss-Seidel sweep, over every contact (in the blocked order when there is
-  // one) or over the contacts `which` only, in their order; returns whether it converged (no
-  // impulse changed by more than the tolerance times the largest accumulated normal impulse).
-  // The test reads two maxima, which do not depend on the order the blocks were merged in.
-  // A contact's normal relative speed now (its target, s.target, was set up above): below the
-  // target by more than round-off, the contact is left approaching.
+  // Contact i's normal relative speed now: below its target (s.target, set up above) by more
+  // than kApproachSlack, the contact is left approaching.
   auto closing_speed = [&](std::size_t i) {
     return cs[i].normal.dot(impulse::relative_velocity(cs[i], b));
   };
+  // The convergence probe (a bench program's diagnostic, RestingProbe): the island's contacts
+  // left approaching after a sweep of set `probe_set`.
   int probe_set = 0;
   auto probe = [&](int sweep, long swept, bool converged) {
     RestingProbe p;
@@ -318,13 +316,17 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     p.converged = converged;
     for (std::size_t i = 0; i < n; ++i) {
       const double excess = s.target[i] - closing_speed(i);
-      if (excess <= 1e-9) continue;
+      if (excess <= kApproachSlack) continue;
       ++p.approaching;
       p.faster_1mm += excess > 1e-3;
       p.fastest = std::max(p.fastest, excess);
     }
     resting_probe(p);
   };
+  // One projected Gauss-Seidel sweep, over every contact (in the blocked order when there is
+  // one) or over the contacts `which` only, in their order; returns whether it converged (no
+  // impulse changed by more than the tolerance times the largest accumulated normal impulse).
+  // The test reads two maxima, which do not depend on the order the blocks were merged in.
   auto sweep_once = [&](std::span<const int> which, int k) {
     ++st.rounds;
     Sweep sw;
@@ -349,7 +351,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   auto mark_approaching = [&]() {
     s.upper.assign(n, 0);
     for_each_index(parallel, n, [&](std::size_t i) {
-      if (closing_speed(i) < s.target[i] - 1e-9) s.upper[i] = 1;
+      if (closing_speed(i) < s.target[i] - kApproachSlack) s.upper[i] = 1;
     });
   };
   sweeps({}, settings_.iterations);

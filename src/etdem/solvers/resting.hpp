@@ -56,7 +56,7 @@ struct RestingProbe {
   int sweep = 0;    // sweep within the set (0 for the shock pass)
   long island = 0;  // contacts of the island
   long swept = 0;   // contacts the sweep visited
-  long approaching = 0;    // closing faster than their gap allows (by more than 1e-9 m/s)
+  long approaching = 0;    // closing faster than their gap allows (RestingSolver::kApproachSlack)
   long faster_1mm = 0;     // of them, by more than 1 mm/s
   double fastest = 0.0;    // the largest excess [m/s]
   bool converged = false;  // the sweep met the pass's stopping test
@@ -122,6 +122,10 @@ class RestingSolver final : public Solver {
   /// Rounds of sweeps over the contacts left approaching after the shock pass (each round takes
   /// the contacts still approaching after the one before).
   static constexpr int kCloseRounds = 3;
+  /// A contact closing faster than its target by more than this is left approaching [m/s]
+  /// (round-off of the sweeps' velocities; the same test for the rounds, the count in the
+  /// statistics and the convergence probe).
+  static constexpr double kApproachSlack = 1e-9;
   struct Scratch {
     std::vector<double> normal_mass;                // 1 / n.K n [kg]
     std::vector<double> target;                     // target_speed of each contact [m/s]

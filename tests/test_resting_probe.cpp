@@ -1,0 +1,82 @@
+// The resting pass's convergence probe (etdem::resting_probe, RestingProbe): a diagnostic that
+// bench programs set. It must change nothing, report every sweep the pass makes, and its counts
+// must be consistent with each other.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "etdem/solvers/resting.hpp"
+#include "test_world_fixture.hpp"
+
+namespace etdem::test {
+namespace {
+
+std::mutex reports_mutex;
+std::vector<RestingProbe> reports;
+
+void record(const RestingProbe& p) {
+  std::lock_guard<std::mutex> lock(reports_mutex);
+  reports.push_back(p);
+}
+
+struct PourRun {
+  std::uint64_t hash = 0;
+  long sweeps = 0;  // the resting pass's sweeps over the run (its statistics)
+  int iterations = 0;
+};
+
+// 216 spheres of 1 cm poured into a 7.2 cm box for 0.2 s: settling islands, the shock pass and
+// the rounds after it all run.
+PourRun pour(bool probed) {
+  TestWorld t(0.5, 0.5);
+  t.world.settings.gravity = Vec3(0, 0, -9.81);
+  t.add_container(Vec3(0, 0, 0), Vec3(0.072, 0.072, 1));
+  fill_spheres(t, 6, 6, 6, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 5, 0.3);
+  t.world.initialize();
+  reports.clear();
+  resting_probe = probed ? &record : nullptr;
+  for (int k = 0; k < 120; ++k) t.world.step();
+  resting_probe = nullptr;
+  PourRun r;
+  r.hash = t.state_hash();
+  r.sweeps = t.world.totals().resting.rounds;
+  r.iterations = t.world.settings.resting_solver.iterations;
+  return r;
+}
+
+TEST(RestingProbe, ChangesNothingAndReportsEverySweep) {
+  const PourRun plain = pour(false);
+  ASSERT_TRUE(reports.empty());
+  const PourRun probed = pour(true);
+  EXPECT_EQ(plain.hash, probed.hash) << "the probe changed the trajectory";
+  EXPECT_EQ(plain.sweeps, probed.sweeps);
+  long sweeps = 0, shock = 0, rounds = 0, approaching_seen = 0;
+  for (const RestingProbe& p : reports) {
+    ASSERT_GE(p.set, 0);
+    ASSERT_LE(p.set, 4) << "the sweeps, the shock pass and at most three rounds after it";
+    (p.set == 1 ? shock : sweeps) += 1;
+    rounds += p.set >= 2;
+    EXPECT_LT(p.sweep, probed.iterations);
+    EXPECT_GT(p.island, 0);
+    EXPECT_LE(p.swept, p.island);
+    EXPECT_LE(p.approaching, p.island);
+    EXPECT_LE(p.faster_1mm, p.approaching);
+    EXPECT_EQ(p.faster_1mm > 0, p.fastest > 1e-3) << "set " << p.set << " sweep " << p.sweep;
+    EXPECT_EQ(p.approaching > 0, p.fastest > 0.0);
+    if (p.set == 1) {
+      EXPECT_EQ(p.swept, 0);
+    } else if (p.set == 0) {
+      EXPECT_EQ(p.swept, p.island) << "the main sweeps visit every contact";
+    }
+    approaching_seen += p.approaching;
+  }
+  EXPECT_EQ(sweeps, probed.sweeps) << "one report per sweep of the pass";
+  EXPECT_GT(shock, 0) << "the shock pass ran";
+  EXPECT_GT(rounds, 0) << "a round after the shock pass ran";
+  EXPECT_GT(approaching_seen, 0) << "a settling pour leaves some contact approaching";
+}
+
+}  // namespace
+}  // namespace etdem::test
