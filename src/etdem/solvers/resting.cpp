@@ -370,15 +370,29 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     // of a grain whose centre is lower lying across the arm of one whose centre is higher, the
     // contact's normal pointing down) it only stops the upper body's own motion: the lower
     // body's approach is left (docs/design.md, "Crosses creep in deep piles"). Those contacts
-    // get sweeps of their own after it, with both bodies free: momentum is conserved and every
-    // normal update towards u_n = 0 dissipates. (Few contacts: one thread, in island order.)
+    // and every other contact of their bodies get sweeps of their own after it, with both
+    // bodies free: momentum is conserved and every normal update towards u_n = 0 dissipates.
+    // (Few contacts: one thread, in island order.)
     for (int round = 0; round < kCloseRounds; ++round) {
       probe_set = 2 + round;
       mark_approaching();
+      // Every contact of a body with a contact left approaching is swept, not those contacts
+      // alone: a contact that closes is often held by the same body's other contacts (an
+      // interlocked pair of crosses touching along three normals), which must answer it.
+      s.touched.assign(static_cast<std::size_t>(b.count), 0);
+      bool any = false;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!s.upper[i]) continue;
+        any = true;
+        if (cs[i].a >= 0) s.touched[static_cast<std::size_t>(cs[i].a)] = 1;
+        if (cs[i].b >= 0) s.touched[static_cast<std::size_t>(cs[i].b)] = 1;
+      }
+      if (!any) break;
       s.left.clear();
       for (std::size_t i = 0; i < n; ++i)
-        if (s.upper[i]) s.left.push_back(static_cast<int>(i));
-      if (s.left.empty()) break;
+        if ((cs[i].a >= 0 && s.touched[static_cast<std::size_t>(cs[i].a)]) ||
+            (cs[i].b >= 0 && s.touched[static_cast<std::size_t>(cs[i].b)]))
+          s.left.push_back(static_cast<int>(i));
       for (const int i : s.left) {
         s.u0[i] = impulse::relative_velocity(cs[i], b);
         s.pn_base[i] = s.pn[i];

@@ -119,8 +119,8 @@ class RestingSolver final : public Solver {
     double restitution = 0.0, friction = 0.0, integration = 0.0;  // [J], subtracted
     long iterations = 0, bound_reached = 0, energy_guards = 0, friction_fallbacks = 0;
   };
-  /// Rounds of sweeps over the contacts left approaching after the shock pass (each round takes
-  /// the contacts still approaching after the one before).
+  /// Rounds of sweeps over the contacts of the bodies with a contact left approaching after the
+  /// shock pass (each round takes the bodies still approaching after the one before).
   static constexpr int kCloseRounds = 3;
   /// A contact closing faster than its target by more than this is left approaching [m/s]
   /// (round-off of the sweeps' velocities; the same test for the rounds, the count in the
@@ -153,7 +153,8 @@ class RestingSolver final : public Solver {
     std::vector<std::vector<Support>> local_of_thread;
     std::vector<Settled> settled;
     std::vector<int> all;         // 0 .. n-1: the sweeps' contacts
-    std::vector<int> left;        // contacts the shock pass left approaching
+    std::vector<int> left;        // the contacts of the bodies the shock pass left approaching
+    std::vector<char> touched;    // per body: a contact of it is left approaching
     std::vector<double> pn_base;  // impulses before a later pass [N s]
     std::vector<Eigen::Vector2d> pt_base;
     // Rolling resistance (only sized when a contact of the island has it): two angular rows

@@ -325,7 +325,7 @@ class World {
   } isl_;
   IslandSolve island_solve_;
   std::vector<Vec3> correction_;                 // correct_positions: per body [m]
-  std::vector<int> correction_count_;            // correct_positions: per body
+  std::vector<double> correction_weight_;        // correct_positions: per body
   std::vector<std::pair<int, int>> wall_pairs_;  // wall-correction: (grain, wall) still to test
   std::vector<char> wall_moved_;                 // wall-correction: grain corrected this round
 };
