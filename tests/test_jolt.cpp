@@ -328,6 +328,36 @@ TEST(JoltWorld, PositionProjectionSplitsTheOverlapByReducedMass) {
   EXPECT_NEAR(p.world.bodies.position[s].z(), 0.1 - depth + 0.3 * depth, 1e-15);
 }
 
+// A body with several penetrating contacts takes the mean of their corrections weighted by the
+// square of their depths (docs/design.md, "Deep contacts in a settling pile"): a sphere 1 mm into
+// the floor and 0.1 mm into a side wall moves by (1^2 k_p 1 mm up + 0.1^2 k_p 0.1 mm sideways) /
+// (1^2 + 0.1^2); a plain mean would have halved the floor's correction. Equal depths in two
+// walls give the plain mean: k_p d along each normal, halved.
+TEST(JoltWorld, PositionProjectionWeightsABodysCorrectionsByTheirSquaredDepths) {
+  const double r = 0.1, kp = 0.3;
+  auto moved = [&](double floor_depth, double wall_depth) {
+    test::TestWorld t(0.5, 0.3);
+    t.world.settings.resting = "etm";  // nothing approaches: only the projection moves it
+    t.world.settings.projection = kp;
+    t.add_floor();
+    t.add_plane(Vec3(0, 0, 0), Vec3(1, 0, 0));
+    const Vec3 x0(r - wall_depth, 0, r - floor_depth);
+    const int s = t.add_sphere(r, x0);
+    t.steps(1);
+    EXPECT_EQ(t.world.bodies.velocity[s], Vec3::Zero());
+    return Vec3(t.world.bodies.position[s] - x0);
+  };
+  const double deep = 1e-3, shallow = 1e-4;
+  const double w = deep * deep + shallow * shallow;
+  const Vec3 dx = moved(deep, shallow);
+  EXPECT_NEAR(dx.z(), deep * deep * kp * deep / w, 1e-15);
+  EXPECT_NEAR(dx.x(), shallow * shallow * kp * shallow / w, 1e-15);
+  EXPECT_GT(dx.z(), 0.99 * kp * deep) << "the deep contact is not diluted by the shallow one";
+  const Vec3 even = moved(deep, deep);
+  EXPECT_NEAR(even.z(), 0.5 * kp * deep, 1e-15);
+  EXPECT_NEAR(even.x(), 0.5 * kp * deep, 1e-15);
+}
+
 TEST(JoltWorld, InitializeRejectsOtherShapesNamingTheShape) {
   test::TestWorld t;
   t.world.settings.solver = "jolt";
