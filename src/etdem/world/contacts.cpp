@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "etdem/collision/collide.hpp"
+#include "etdem/world/contact_order.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -289,6 +290,10 @@ void World::remember_contacts(const std::vector<Contact>& contacts) {
   asleep_at_previous_.swap(asleep_at_narrow_);  // who slept when previous_ was found
   asleep_at_narrow_.clear();
   previous_h_ = h_;
+  order_previous();
+}
+
+void World::order_previous() {
   previous_order_.resize(previous_.size());
   for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
   // By (a, b); the order of a pair's points among themselves is std::sort's (the warm start
@@ -300,6 +305,39 @@ void World::remember_contacts(const std::vector<Contact>& contacts) {
     previous_key_[k] = pair_key(previous_[k].a, previous_[k].b);
   std::sort(previous_order_.begin(), previous_order_.end(),
             [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
+}
+
+std::vector<Contact> World::carried_contacts(int body) const {
+  std::vector<Contact> out;
+  // previous_order_ sorts previous_ by (a, b): the contacts whose first body is `body` are one
+  // run of it; taken back to their places in previous_, they are in the serial order.
+  auto first = std::lower_bound(previous_order_.begin(), previous_order_.end(), body,
+                                [&](int k, int a) { return previous_[k].a < a; });
+  std::vector<int> mine;
+  for (auto p = first; p != previous_order_.end() && previous_[*p].a == body; ++p)
+    mine.push_back(*p);
+  std::sort(mine.begin(), mine.end());
+  out.reserve(mine.size());
+  for (const int k : mine) out.push_back(previous_[k]);
+  return out;
+}
+
+void World::restore_warm_start(std::vector<Contact> contacts, double h) {
+  if (!(h > 0.0) || !std::isfinite(h))
+    throw std::invalid_argument(fmt::format("warm start: sub-step length {}", h));
+  for (const Contact& c : contacts)
+    if (c.a < 0 || c.a >= bodies.count() || c.b < 0 || c.b >= bodies.count())
+      throw std::invalid_argument(
+          fmt::format("warm start: a contact joins bodies {} and {} of {}", c.a, c.b,
+                      bodies.count()));
+  auto key = [&](const Contact& c) {
+    return ContactOrderKey{shapes.tested_apart(bodies.shape[c.b]), c.a, c.b};
+  };
+  std::stable_sort(contacts.begin(), contacts.end(),
+                   [&](const Contact& x, const Contact& y) { return key(x) < key(y); });
+  previous_ = std::move(contacts);
+  previous_h_ = h;
+  order_previous();
 }
 
 void World::build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out) {

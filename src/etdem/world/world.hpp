@@ -166,6 +166,21 @@ class World {
   /// the user's own, or a wrapper that records or measures one); nullptr returns to the named
   /// solver. Takes effect at the next initialize().
   void set_solver(std::unique_ptr<Solver> solver);
+  /// The warm start a grain carries when it migrates to another rank (docs/distributed.md,
+  /// "Still to do" 1): last step's contacts whose first body is `body` (the smaller id of a
+  /// bounded pair, the grain of a contact with a plane or terrain: the pairs the grain's owner
+  /// detects), with their impulses, in their serial order.
+  std::vector<Contact> carried_contacts(int body) const;
+  /// Replaces the warm start by `contacts` found over a sub-step of length h [s]: the carried
+  /// contacts of every body, each body's in their order, the bodies in any order. The serial
+  /// order is restored by a stable sort on world/contact_order's key, so a world given back
+  /// every body's carried contacts steps as it would have. Which bodies slept when they were
+  /// found is not carried (sleeping islands are refused across ranks). Throws
+  /// std::invalid_argument, changing nothing, for a contact naming a body the world lacks or a
+  /// non-positive h.
+  void restore_warm_start(std::vector<Contact> contacts, double h);
+  /// [s] The length of the sub-step whose contacts the warm start holds (restore_warm_start's h).
+  double warm_start_substep() const { return previous_h_; }
 
   double time() const { return time_; }
   long step_count() const { return steps_; }
@@ -226,6 +241,7 @@ class World {
   void update_ledger();                                          // per sub-step
   void update_totals();                                          // per step, from last_
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
+  void order_previous();  // previous_order_ and previous_key_ from previous_
   /// (a, b) packed in one integer, ordered as the pair (previous_key_).
   static std::uint64_t pair_key(int a, int b) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |

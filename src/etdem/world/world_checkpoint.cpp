@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "etdem/collision/contact_record.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -27,21 +28,6 @@ void get_stats(ByteReader& in, SolverStats& s) {
   in.get(s.blocked_islands), in.get(s.block_leftovers);
 }
 
-void put_contact(ByteWriter& out, const Contact& c) {
-  out.put(c.a), out.put(c.b), out.put(c.point), out.put(c.normal), out.put(c.gap);
-  out.put(c.ra), out.put(c.rb), out.put(c.restitution), out.put(c.friction), out.put(c.stiffness);
-  out.put(c.normal_impulse), out.put(c.tangent_impulse);
-  out.put(c.rolling), out.put(c.rolling_impulse);
-}
-
-void get_contact(ByteReader& in, Contact& c) {
-  in.get(c.a), in.get(c.b), in.get(c.point), in.get(c.normal), in.get(c.gap);
-  in.get(c.ra), in.get(c.rb), in.get(c.restitution), in.get(c.friction), in.get(c.stiffness);
-  in.get(c.normal_impulse), in.get(c.tangent_impulse);
-  in.get(c.rolling), in.get(c.rolling_impulse);
-}
-
-constexpr std::size_t kContactBytes = 2 * 4 + 24 * 8;  // put_contact
 
 void mismatch(const char* what, long file, long world) {
   if (file != world)

@@ -1,0 +1,108 @@
+// The warm start a grain carries when it migrates to another rank (World::carried_contacts,
+// World::restore_warm_start, collision/contact_record; docs/distributed.md "Still to do" 1):
+// on a pour of spheres and boxes into a box of planes, last step's contacts split by the body
+// that carries them, written as records, read back in a shuffled order of bodies and restored
+// are the serial list bit for bit, and the world steps on exactly as the one that kept its own;
+// a world that lost its warm start does not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "etdem/collision/contact_record.hpp"
+#include "etdem/world/contact_order.hpp"
+#include "test_world_fixture.hpp"
+
+namespace etdem::test {
+namespace {
+
+void pour(TestWorld& t) {
+  t.world.settings.gravity = Vec3(0, 0, -9.81);
+  t.add_container(Vec3(0, 0, 0), Vec3(0.06, 0.06, 1));
+  fill_spheres(t, 5, 5, 3, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 7u, 0.3);
+  // Boxes on top: manifolds of several points per pair.
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      t.add_box(Vec3(0.006, 0.005, 0.004), Vec3(0.012 + 0.018 * i, 0.012 + 0.018 * j, 0.06),
+                Quat(Eigen::AngleAxisd(0.3 * (i + 3 * j), Vec3(0.3, 0.5, 1).normalized())));
+  t.world.initialize();
+}
+
+std::string serial_bytes(std::span<const Contact> cs) { return write_contact_record(cs); }
+
+TEST(CarriedContacts, AWorldGivenBackEveryBodysCarriedContactsStepsAsBefore) {
+  TestWorld kept(0.5, 0.5), moved(0.5, 0.5), lost(0.5, 0.5);
+  pour(kept), pour(moved), pour(lost);
+  kept.steps(150), moved.steps(150), lost.steps(150);
+  ASSERT_EQ(kept.state_hash(), moved.state_hash());
+  const World& w = kept.world;
+  const std::span<const Contact> serial = w.contacts();
+  ASSERT_GT(serial.size(), 100u);
+  long multi_point_pairs = 0;
+  for (std::size_t k = 1; k < serial.size(); ++k)
+    multi_point_pairs += serial[k].a == serial[k - 1].a && serial[k].b == serial[k - 1].b;
+  EXPECT_GE(multi_point_pairs, 3) << "the boxes' manifolds are in the list";
+
+  // Each body's carried contacts as a record; the records gathered in a shuffled body order.
+  std::vector<int> order(static_cast<std::size_t>(w.bodies.count()));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), std::mt19937(3));
+  std::vector<Contact> gathered;
+  std::size_t carried = 0;
+  for (const int i : order) {
+    const std::vector<Contact> mine = w.carried_contacts(i);
+    for (const Contact& c : mine) {
+      EXPECT_EQ(c.a, i);
+      if (!w.shapes.tested_apart(w.bodies.shape[c.b])) {
+        EXPECT_LT(c.a, c.b) << "the smaller id";
+      }
+    }
+    carried += mine.size();
+    read_contact_record(write_contact_record(mine), gathered);
+  }
+  EXPECT_EQ(carried, serial.size()) << "every contact is carried by exactly one body";
+
+  // The serial order comes back by the key, bit for bit.
+  std::vector<Contact> sorted = gathered;
+  auto key = [&](const Contact& c) {
+    return ContactOrderKey{w.shapes.tested_apart(w.bodies.shape[c.b]), c.a, c.b};
+  };
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](const Contact& x, const Contact& y) { return key(x) < key(y); });
+  EXPECT_EQ(serial_bytes(sorted), serial_bytes(serial));
+
+  moved.world.restore_warm_start(gathered, w.warm_start_substep());
+  lost.world.restore_warm_start({}, w.warm_start_substep());
+  kept.steps(90), moved.steps(90), lost.steps(90);
+  EXPECT_EQ(kept.state_hash(), moved.state_hash()) << "the restored warm start is the kept one";
+  EXPECT_NE(kept.state_hash(), lost.state_hash()) << "the warm start matters to the trajectory";
+}
+
+TEST(CarriedContacts, BadRecordsAndContactsAreRefused) {
+  TestWorld t(0.5, 0.5);
+  pour(t);
+  t.steps(100);
+  std::vector<Contact> cs(t.world.contacts().begin(), t.world.contacts().end());
+  ASSERT_FALSE(cs.empty());
+  const std::string record = write_contact_record(cs);
+  EXPECT_EQ(record.size(), 8 + cs.size() * kContactBytes);
+  std::vector<Contact> out(2);
+  EXPECT_THROW(read_contact_record(record.substr(0, record.size() - 1), out), ByteStreamError);
+  EXPECT_THROW(read_contact_record(record + "x", out), ByteStreamError);
+  EXPECT_EQ(out.size(), 2u) << "a refused record appends nothing";
+  read_contact_record(record, out);
+  EXPECT_EQ(out.size(), 2 + cs.size());
+
+  std::vector<Contact> bad = cs;
+  bad[0].b = t.world.bodies.count();
+  const std::string before = write_contact_record(t.world.carried_contacts(cs[0].a));
+  EXPECT_THROW(t.world.restore_warm_start(bad, 1e-3), std::invalid_argument);
+  EXPECT_THROW(t.world.restore_warm_start(cs, 0.0), std::invalid_argument);
+  EXPECT_EQ(write_contact_record(t.world.carried_contacts(cs[0].a)), before) << "unchanged";
+}
+
+}  // namespace
+}  // namespace etdem::test
