@@ -31,7 +31,9 @@ void pour(TestWorld& t) {
   t.world.initialize();
 }
 
-std::string serial_bytes(std::span<const Contact> cs) { return write_contact_record(cs); }
+std::string serial_bytes(std::span<const Contact> cs) {
+  return write_contact_record(cs);
+}
 
 TEST(CarriedContacts, AWorldGivenBackEveryBodysCarriedContactsStepsAsBefore) {
   TestWorld kept(0.5, 0.5), moved(0.5, 0.5), lost(0.5, 0.5);

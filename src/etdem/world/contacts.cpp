@@ -327,9 +327,8 @@ void World::restore_warm_start(std::vector<Contact> contacts, double h) {
     throw std::invalid_argument(fmt::format("warm start: sub-step length {}", h));
   for (const Contact& c : contacts)
     if (c.a < 0 || c.a >= bodies.count() || c.b < 0 || c.b >= bodies.count())
-      throw std::invalid_argument(
-          fmt::format("warm start: a contact joins bodies {} and {} of {}", c.a, c.b,
-                      bodies.count()));
+      throw std::invalid_argument(fmt::format("warm start: a contact joins bodies {} and {} of {}",
+                                              c.a, c.b, bodies.count()));
   auto key = [&](const Contact& c) {
     return ContactOrderKey{shapes.tested_apart(bodies.shape[c.b]), c.a, c.b};
   };

@@ -278,13 +278,15 @@ void World::process_events() {
 
 void World::apply_external_forces() {
   const Vec3 dv = h_ * settings.gravity;
-  double kick = 0.0;  // kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2
+  // Per-body ledger terms are summed exactly (core/exact_sum): the same bits in any body order,
+  // so a run split over ranks reduces them to the serial value.
+  ExactSum kick;  // kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_awake(i)) continue;  // a sleeper is held
     kick += bodies.mass[i] * (dv.dot(bodies.velocity[i]) + 0.5 * dv.squaredNorm());
     bodies.velocity[i] += dv;
   }
-  ledger_.integration -= kick;  // booked back as gravity's work over the displacement below
+  ledger_.integration -= kick.value();  // booked back as gravity's work over the displacement below
   // The nets' links (2024 §4.2): spring and dashpot forces from the positions the last step
   // left, as a kick before the collisions. The spring kick is booked like gravity's (the change
   // of elastic energy over the displacement gives it back, update_ledger); the dashpots'
@@ -441,8 +443,8 @@ void World::correct_positions(const std::vector<Contact>& contacts) {
   // not diluted by them (a plain mean moved a cross with ten contacts by a tenth of k_p of its
   // deepest one, and interlocked pairs crept deeper step after step; docs/design.md, "Deep
   // contacts in a settling pile"). No contact's correction depends on another's (a Jacobi
-  // projection, as before). Velocities are untouched: no kinetic energy is added; the potential energy it
-  // changes is booked as `correction` in the ledger.
+  // projection, as before). Velocities are untouched: no kinetic energy is added; the potential
+  // energy it changes is booked as `correction` in the ledger.
   const double kp = settings.projection;
   if (kp <= 0.0) return;
   correction_.assign(bodies.count(), Vec3::Zero());
@@ -468,7 +470,7 @@ void World::correct_positions(const std::vector<Contact>& contacts) {
     any = true;
   }
   if (!any) return;
-  double work = 0.0;
+  ExactSum work;
   for (int i = 0; i < bodies.count(); ++i) {
     // A weight that underflowed (depths below 1e-154 m) moves nothing.
     if (!(correction_weight_[i] > 0.0)) continue;
@@ -476,13 +478,15 @@ void World::correct_positions(const std::vector<Contact>& contacts) {
     bodies.position[i] += dx;
     work += bodies.mass[i] * settings.gravity.dot(dx);  // = - change of potential energy
   }
-  ledger_.correction += work;
+  ledger_.correction += work.value();
 }
 
 void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorrection& wall) {
   const double dt = h_;
   const double f = 1.0 - settings.damping * dt;  // 2024 Eqs. 47-48, 0 <= xi dt <= 1 (Eq. 49)
-  double damped = 0.0, gravity_work = 0.0, rotation_gain = 0.0, wall_work = 0.0;
+  // Summed exactly, as the kick (apply_external_forces); gravity's work and the rotation's gain
+  // go to the same column and share one sum.
+  ExactSum damped, integration, wall_work;
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_awake(i)) continue;
     Vec3& v = bodies.velocity[i];
@@ -495,7 +499,7 @@ void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorr
     }
     const Vec3 dx = motion.empty() ? Vec3(dt * v) : displacement(i, motion[i]);
     bodies.position[i] += dx;
-    gravity_work += bodies.mass[i] * settings.gravity.dot(dx);
+    integration += bodies.mass[i] * settings.gravity.dot(dx);
     const Quat q0 = bodies.orientation[i];
     if (!wall.dv.empty()) {  // wall-correction: the pseudo-velocities move, then vanish
       const Vec3 dx_wall = dt * wall.dv[i];
@@ -514,12 +518,13 @@ void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorr
       const Vec3 l = world_inertia(q0, inertia) * w;
       const double before = 0.5 * w.dot(l);
       w = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]) * l;
-      rotation_gain += 0.5 * w.dot(l) - before;
+      integration += -(0.5 * w.dot(l) - before);
     }
   }
-  ledger_.damping += damped;
-  ledger_.integration += gravity_work - rotation_gain;
-  ledger_.correction += wall_work;  // as position projection: minus the potential energy added
+  ledger_.damping += damped.value();
+  ledger_.integration += integration.value();
+  // As position projection: minus the potential energy added.
+  ledger_.correction += wall_work.value();
 }
 
 Vec3 World::displacement(int i, const Motion& m) const {
