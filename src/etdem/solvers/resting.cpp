@@ -379,20 +379,20 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       // Every contact of a body with a contact left approaching is swept, not those contacts
       // alone: a contact that closes is often held by the same body's other contacts (an
       // interlocked pair of crosses touching along three normals), which must answer it.
+      // (A contact left approaching marks its own bodies, so `left` is empty only when none is.)
       s.touched.assign(static_cast<std::size_t>(b.count), 0);
-      bool any = false;
+      auto touched = [&](int body) {
+        return body >= 0 && s.touched[static_cast<std::size_t>(body)];
+      };
       for (std::size_t i = 0; i < n; ++i) {
         if (!s.upper[i]) continue;
-        any = true;
         if (cs[i].a >= 0) s.touched[static_cast<std::size_t>(cs[i].a)] = 1;
         if (cs[i].b >= 0) s.touched[static_cast<std::size_t>(cs[i].b)] = 1;
       }
-      if (!any) break;
       s.left.clear();
       for (std::size_t i = 0; i < n; ++i)
-        if ((cs[i].a >= 0 && s.touched[static_cast<std::size_t>(cs[i].a)]) ||
-            (cs[i].b >= 0 && s.touched[static_cast<std::size_t>(cs[i].b)]))
-          s.left.push_back(static_cast<int>(i));
+        if (touched(cs[i].a) || touched(cs[i].b)) s.left.push_back(static_cast<int>(i));
+      if (s.left.empty()) break;
       for (const int i : s.left) {
         s.u0[i] = impulse::relative_velocity(cs[i], b);
         s.pn_base[i] = s.pn[i];

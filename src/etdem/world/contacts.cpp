@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "etdem/collision/collide.hpp"
-#include "etdem/world/contact_order.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -329,11 +328,9 @@ void World::restore_warm_start(std::vector<Contact> contacts, double h) {
     if (c.a < 0 || c.a >= bodies.count() || c.b < 0 || c.b >= bodies.count())
       throw std::invalid_argument(fmt::format("warm start: a contact joins bodies {} and {} of {}",
                                               c.a, c.b, bodies.count()));
-  auto key = [&](const Contact& c) {
-    return ContactOrderKey{shapes.tested_apart(bodies.shape[c.b]), c.a, c.b};
-  };
-  std::stable_sort(contacts.begin(), contacts.end(),
-                   [&](const Contact& x, const Contact& y) { return key(x) < key(y); });
+  std::stable_sort(contacts.begin(), contacts.end(), [&](const Contact& x, const Contact& y) {
+    return contact_order_key(x) < contact_order_key(y);
+  });
   previous_ = std::move(contacts);
   previous_h_ = h;
   order_previous();

@@ -16,6 +16,7 @@
 #include "etdem/core/bodies.hpp"
 #include "etdem/shapes/shape.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/world/contact_order.hpp"
 #include "etdem/world/energy_ledger.hpp"
 #include "etdem/world/island_solve.hpp"
 #include "etdem/world/islands.hpp"
@@ -181,6 +182,11 @@ class World {
   void restore_warm_start(std::vector<Contact> contacts, double h);
   /// [s] The length of the sub-step whose contacts the warm start holds (restore_warm_start's h).
   double warm_start_substep() const { return previous_h_; }
+  /// Contact c's place in the serial contact order (world/contact_order.hpp), on this world's
+  /// body ids.
+  ContactOrderKey contact_order_key(const Contact& c) const {
+    return ContactOrderKey{shapes.tested_apart(bodies.shape[c.b]), c.a, c.b};
+  }
 
   double time() const { return time_; }
   long step_count() const { return steps_; }

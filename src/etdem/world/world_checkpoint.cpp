@@ -28,7 +28,6 @@ void get_stats(ByteReader& in, SolverStats& s) {
   in.get(s.blocked_islands), in.get(s.block_leftovers);
 }
 
-
 void mismatch(const char* what, long file, long world) {
   if (file != world)
     throw std::invalid_argument(
