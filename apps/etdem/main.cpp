@@ -46,6 +46,14 @@
 #include "etdem/world/world.hpp"
 #include "view.hpp"
 
+#ifdef ETDEM_WITH_MPI
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "etdem/distributed/mpi/mpi_transport.hpp"
+#endif
+
 namespace {
 
 using namespace etdem;
@@ -118,7 +126,8 @@ void catch_stop_signals() {
 }
 
 int run(const std::string& file, const std::vector<std::string>& sets, const std::string& dir,
-        int threads, bool profile, const std::string& resume) {
+        int threads, bool profile, const std::string& resume,
+        distributed::Transport* transport = nullptr) {
   Scenario sc = load_scenario(file, sets);
   print_mesh_notes(sc);
   if (threads >= 0) sc.settings.threads = threads;
@@ -126,8 +135,12 @@ int run(const std::string& file, const std::vector<std::string>& sets, const std
   opt.directory = dir;
   opt.resume = resume;
   opt.stop = &stop_signal;
-  catch_stop_signals();
+  opt.transport = transport;
+  const bool root = !transport || transport->rank() == 0;
+  opt.progress = root;
+  if (!transport) catch_stop_signals();  // a split run is not stopped by a signal yet
   const RunResult r = run_scenario(sc, opt);
+  if (!root) return kExitOk;  // rank 0 reports for every rank
   const auto& s = r.summary;
   if (r.interrupted) {
     fmt::print(stderr,
@@ -424,6 +437,34 @@ int schema(bool markdown, const std::string& update) {
   return kExitOk;
 }
 
+#ifdef ETDEM_WITH_MPI
+/// `mpirun -np N etdem run ...`: the run split over the ranks (docs/distributed.md). An error
+/// ends every rank with one message and the error's exit code: bad input (the same on every
+/// rank, or the output directory that rank 0 alone writes) is reported by rank 0; a failure on
+/// one rank (a non-finite state) by that rank.
+int run_mpi(int& argc, char**& argv, const std::string& file, const std::vector<std::string>& sets,
+            const std::string& dir, int threads, bool profile, const std::string& resume) {
+  distributed::MpiSession session(argc, argv);
+  distributed::MpiTransport transport;
+  if (transport.size() == 1) return run(file, sets, dir, threads, profile, resume);
+  try {
+    return run(file, sets, dir, threads, profile, resume, &transport);
+  } catch (const InputError& e) {
+    std::fflush(stdout);
+    if (transport.rank() == 0) transport.abort(e.what(), kExitBadInput);
+    // The same error on rank 0, which reports it and ends every rank.
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    std::_Exit(kExitBadInput);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    transport.abort(fmt::format("etdem: error on rank {} of {}: {}", transport.rank(),
+                                transport.size(), e.what())
+                        .c_str(),
+                    kExitFailure);
+  }
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -556,7 +597,13 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   try {
-    if (run_cmd->parsed()) return run(file, sets, dir, threads, profile, resume);
+    if (run_cmd->parsed()) {
+#ifdef ETDEM_WITH_MPI
+      if (std::getenv("OMPI_COMM_WORLD_SIZE"))  // started by mpirun
+        return run_mpi(argc, argv, file, sets, dir, threads, profile, resume);
+#endif
+      return run(file, sets, dir, threads, profile, resume);
+    }
     if (check_cmd->parsed()) return check(file, sets);
     if (repose_cmd->parsed())
       return series ? analyze_repose_series(analyze_dir) : etdem::cli::analyze_repose(analyze_dir);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "etdem/core/byte_stream.hpp"
+#include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/io/checkpoint.hpp"
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/net_csv.hpp"
@@ -145,10 +146,126 @@ std::string output_directory(const Scenario& sc, const std::string& requested) {
   return (fs::path("out") / sc.stem).string();
 }
 
+namespace {
+
+/// A run over several ranks (docs/distributed.md): every rank builds the world and steps its
+/// part of it (distributed::DecomposedWorld); rank 0 gathers the grains whenever a file needs
+/// them and writes every file, which are those of the serial run. Checkpoints, resuming and
+/// stopping by a signal are not carried yet and are refused before anything is written.
+RunResult run_split(const Scenario& sc, const RunOptions& options, World& world,
+                    const std::vector<BodyOrigin>& origin) {
+  distributed::Transport& t = *options.transport;
+  const bool root = t.rank() == 0;
+  RunResult result;
+  result.directory = output_directory(sc, options.directory);
+  const fs::path dir(result.directory);
+  if (!options.resume.empty() || sc.output.checkpoint_every > 0)
+    throw InputError(fmt::format(
+        "{}: output.checkpoint_every / --resume: checkpoints of a run over {} ranks are not "
+        "written yet; run on one rank to checkpoint",
+        sc.file, t.size()));
+  const bool frames = sc.output.every > 0 && sc.output.vtk;
+  world.initialize();
+  std::optional<distributed::DecomposedWorld> made;
+  try {
+    made.emplace(world, t);
+  } catch (const std::invalid_argument& e) {  // a feature not carried yet: the same on every rank
+    throw InputError(fmt::format("{}: {}", sc.file, e.what()));
+  }
+  distributed::DecomposedWorld& split = *made;
+  std::optional<EnergyCsvWriter> energy;
+  std::optional<VtkWriter> vtk;
+  RunInfo info;
+  info.threads = world.settings.threads > 0 ? world.settings.threads : omp_get_max_threads();
+  if (root) {
+    check_output_files(result.directory,
+                       {"shapes.json", "energy.csv", "summary.json", "state.csv", "particles.pvd"});
+    std::error_code ec;
+    fs::create_directories(frames ? dir / "frames" : dir, ec);
+    if (ec || !fs::is_directory(dir))
+      throw InputError(fmt::format("{}: cannot create the output directory ({})", dir.string(),
+                                   ec ? ec.message() : "not a directory"));
+    remove_stale_outputs(dir, false);
+    write_shapes_json((dir / "shapes.json").string(), world.shapes, net_shapes(world));
+    energy.emplace((dir / "energy.csv").string());
+    energy->write(world.time(), world.ledger());
+    if (frames) {
+      vtk.emplace(dir.string(), wall_quads(sc, origin), vtk_encoding(sc.output));
+      vtk->write_frame(world);
+    }
+  }
+  const long n = sc.steps();
+  const auto t0 = std::chrono::steady_clock::now();
+  Progress progress(n, options.progress && root);
+  auto finish = [&](const std::string& status) {
+    info.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    info.status = status;
+    // What the split moved, summed over the ranks (the scaling model's inputs, bench/).
+    const distributed::DecomposedStats& st = split.stats();
+    const distributed::TransportCounters& tc = t.counters();
+    std::int64_t sums[] = {st.owned,    st.ghosts,    st.islands_hosted, st.islands_spanning,
+                           st.migrated, tc.exchanges, tc.messages,       tc.bytes};
+    t.sum(std::span<std::int64_t>(sums));
+    if (!root) return;
+    energy->flush();
+    if (vtk) {
+      vtk->write_pvd();
+      info.frames = vtk->frames();
+    }
+    result.summary = make_summary(sc, world, info);
+    result.summary["ranks"] = {{"count", t.size()},
+                               {"owned_grain_steps", sums[0]},
+                               {"ghost_grain_steps", sums[1]},
+                               {"islands", sums[2]},
+                               {"islands_spanning_ranks", sums[3]},
+                               {"migrations", sums[4]},
+                               {"exchanges_per_rank", sums[5] / t.size()},
+                               {"messages", sums[6]},
+                               {"bytes", sums[7]}};
+    write_json((dir / "summary.json").string(), result.summary);
+  };
+  for (long s = 1; s <= n; ++s) {
+    split.step();
+    if (root && (s % sc.output.energy_every == 0 || s == n))
+      energy->write(split.time(), split.ledger());
+    info.max_relative_residual =
+        std::max(info.max_relative_residual, relative_residual(split.ledger()));
+    const bool frame = frames && (s % sc.output.every == 0 || s == n);
+    const bool snapshot = sc.output.state_every > 0 && s % sc.output.state_every == 0;
+    if (frame || snapshot) {  // the same steps on every rank
+      split.gather(world);
+      if (root && frame) {
+        const auto f0 = std::chrono::steady_clock::now();
+        vtk->write_frame(world);
+        info.frame_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
+      }
+      if (root && snapshot)
+        write_state_csv((dir / fmt::format("state_{:06d}.csv", s)).string(), world);
+    }
+    progress.update(s, split.time());
+  }
+  progress.finish();
+  split.gather(world);
+  if (root) write_state_csv((dir / "state.csv").string(), world);
+  finish("completed");
+  result.steps = split.step_count();
+  result.wall_seconds = info.wall_seconds;
+  result.ledger = split.ledger();
+  result.max_relative_residual = info.max_relative_residual;
+  result.frames = info.frames;
+  return result;
+}
+
+}  // namespace
+
 RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   // Built first: a scenario whose initial state is rejected leaves no output directory.
   World world;
   const std::vector<BodyOrigin> origin = build_world(sc, world);
+  if (options.transport && options.transport->size() > 1)
+    return run_split(sc, options, world, origin);
   RunResult result;
   result.directory = output_directory(sc, options.directory);
   const fs::path dir(result.directory);

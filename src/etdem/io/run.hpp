@@ -13,6 +13,9 @@
 #include "etdem/world/energy_ledger.hpp"
 
 namespace etdem {
+namespace distributed {
+class Transport;
+}
 
 struct RunOptions {
   std::string directory;  // "" = the scenario's output.directory, else out/<scenario stem>
@@ -24,6 +27,9 @@ struct RunOptions {
   /// Set (by a signal handler) to stop the run after the current step: a checkpoint is written,
   /// the outputs are flushed and summary.json says "interrupted".
   const volatile std::sig_atomic_t* stop = nullptr;
+  /// The ranks of a run split over MPI ranks (docs/distributed.md); null or one rank: serial.
+  /// Every rank calls run_scenario; rank 0 writes the files, which are the serial run's.
+  distributed::Transport* transport = nullptr;
 };
 
 struct RunResult {

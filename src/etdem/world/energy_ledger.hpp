@@ -9,7 +9,10 @@
 // and the rotation update that keeps L exact changes the rotational energy of a tumbling body.
 #pragma once
 
+#include <vector>
+
 #include "etdem/core/bodies.hpp"
+#include "etdem/core/exact_sum.hpp"
 
 namespace etdem {
 
@@ -40,6 +43,11 @@ struct EnergyLedger {
 
   /// Recomputes the stored energies (kinetic, potential) from the bodies.
   void measure(const Bodies& bodies, const Vec3& gravity);
+  /// The exact sums measure() rounds, over the dynamic bodies `counted` marks (null: all): a
+  /// rank of a decomposed run sums the grains it owns, and the ranks' sums merge exactly.
+  static void measure_sums(const Bodies& bodies, const Vec3& gravity,
+                           const std::vector<char>* counted, ExactSum& translational,
+                           ExactSum& rotational, ExactSum& potential);
 };
 
 }  // namespace etdem

@@ -132,8 +132,8 @@ void World::configure() {
     // Blocks of large islands: two of the largest grain's bounding diameters, so a contact's
     // two grains (centres at most two bounding radii plus its gap apart) lie in the same or
     // adjacent blocks unless the gap exceeds a diameter (then the contact is a leftover).
-    double largest = 0.0;
-    for (int i = 0; i < bodies.count(); ++i)
+    double largest = std::max(0.0, largest_radius_);
+    for (int i = 0; i < bodies.count() && largest_radius_ < 0.0; ++i)
       if (bodies.is_dynamic(i))
         largest = std::max(largest, shapes.bounding_radius[bodies.shape[i]]);
     rs.block_size = std::isfinite(largest) ? 4.0 * largest : 0.0;
@@ -283,10 +283,14 @@ void World::apply_external_forces() {
   ExactSum kick;  // kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_awake(i)) continue;  // a sleeper is held
-    kick += bodies.mass[i] * (dv.dot(bodies.velocity[i]) + 0.5 * dv.squaredNorm());
-    bodies.velocity[i] += dv;
+    if (counted(i)) kick += bodies.mass[i] * (dv.dot(bodies.velocity[i]) + 0.5 * dv.squaredNorm());
+    bodies.velocity[i] += dv;  // ghosts too: the narrow phase reads their velocities
   }
-  ledger_.integration -= kick.value();  // booked back as gravity's work over the displacement below
+  // Booked back as gravity's work over the displacement (damp_and_integrate).
+  if (body_sums_)
+    body_sums_->kick.add(kick);
+  else
+    ledger_.integration -= kick.value();
   // The nets' links (2024 §4.2): spring and dashpot forces from the positions the last step
   // left, as a kick before the collisions. The spring kick is booked like gravity's (the change
   // of elastic energy over the displacement gives it back, update_ledger); the dashpots'
@@ -488,7 +492,7 @@ void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorr
   // go to the same column and share one sum.
   ExactSum damped, integration, wall_work;
   for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_awake(i)) continue;
+    if (!bodies.is_awake(i) || !counted(i)) continue;  // ghosts move on their owner
     Vec3& v = bodies.velocity[i];
     Vec3& w = bodies.angular_velocity[i];
     if (f != 1.0) {
@@ -520,6 +524,12 @@ void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorr
       w = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]) * l;
       integration += -(0.5 * w.dot(l) - before);
     }
+  }
+  if (body_sums_) {
+    body_sums_->damped.add(damped);
+    body_sums_->integration.add(integration);
+    body_sums_->wall_work.add(wall_work);
+    return;
   }
   ledger_.damping += damped.value();
   ledger_.integration += integration.value();

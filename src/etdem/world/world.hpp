@@ -26,6 +26,9 @@
 #include "etdem/world/step_context.hpp"
 
 namespace etdem {
+namespace distributed {
+class DecomposedWorld;
+}
 
 /// Wall-clock seconds spent in each phase of World::step and how often it ran: for the last
 /// step (World::last_profile) and summed over the run (World::profile).
@@ -120,6 +123,9 @@ struct Event {
 
 class World {
   friend struct WorldCheckpoint;  // world/world_checkpoint.cpp: the state a checkpoint carries
+  /// A rank's part of a run split over ranks (distributed/decomposed_world.cpp): steps this
+  /// world's phases on its owned grains and ghosts.
+  friend class distributed::DecomposedWorld;
 
  public:
   ShapeTable shapes;
@@ -283,6 +289,20 @@ class World {
   std::vector<KeptImpulses> sleeping_impulses_;
   Islands awake_scratch_;
   std::vector<char> sleep_keep_;  // per island of the step: solved (not asleep)
+  // A rank's world of a decomposed run (distributed/decomposed_world): per body, owned by this
+  // rank (its kick and motion are booked here, it is integrated here; ghosts are not). Null:
+  // every body (a serial run).
+  const std::vector<char>* owned_ = nullptr;
+  // Where the per-body ledger sums go instead of the ledger when set (a decomposed run reduces
+  // them over the ranks before booking them in the serial order).
+  struct BodySums {
+    ExactSum kick, damped, integration, wall_work;
+  };
+  BodySums* body_sums_ = nullptr;
+  // [m] The largest grain's bounding radius (the resting pass's block size), when it is set
+  // from outside: a rank's world holds some grains only. Negative: from the bodies.
+  double largest_radius_ = -1.0;
+  bool counted(int i) const { return !owned_ || (*owned_)[i]; }
   // Per body, asleep at this narrow phase / at the one that found previous_ (reuse_sleeping).
   std::vector<char> asleep_at_narrow_, asleep_at_previous_;
   RestingSolver* resting_pgs_ = nullptr;  // resting_ when it is the pgs pass (its dt is set)

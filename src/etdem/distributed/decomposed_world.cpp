@@ -1,0 +1,746 @@
+#include "etdem/distributed/decomposed_world.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "etdem/collision/contact_record.hpp"
+#include "etdem/core/body_record.hpp"
+#include "etdem/core/byte_stream.hpp"
+#include "etdem/distributed/island_gather.hpp"
+#include "etdem/distributed/island_labels.hpp"
+
+namespace etdem::distributed {
+namespace {
+
+/// Times one phase into the world's profile of the step.
+template <class F>
+void timed(StepProfile& p, StepProfile::Phase phase, F&& work) {
+  const auto t0 = std::chrono::steady_clock::now();
+  work();
+  p.seconds[phase] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ++p.calls[phase];
+}
+
+/// A grain's record state: its body and the warm start of the pairs it detects (global ids).
+std::string grain_state(const Bodies& bodies, int i, std::span<const Contact> contacts) {
+  ByteWriter w;
+  w.put(write_body_record(bodies, i));
+  w.put(write_contact_record(contacts));
+  return w.take();
+}
+
+/// The fastest any surface point of a grain can move in the next step [m/s]: its speed and
+/// spin now plus what gravity adds over the step (the broad phase's speed bound after the kick).
+double next_speed(const Bodies& b, const ShapeTable& shapes, int i, double kick) {
+  return b.velocity[i].norm() + kick +
+         b.angular_velocity[i].norm() * shapes.bounding_radius[b.shape[i]];
+}
+
+/// The counters of SolverStats, in one order, for a reduction over ranks.
+constexpr int kSolverCounts = 9;
+void put_counts(const SolverStats& s, std::vector<std::int64_t>& out) {
+  for (long v : {s.iterations, s.rounds, s.guards_fired, s.approaching_left, s.shock_bound_reached,
+                 s.friction_fallbacks, s.energy_guards, s.blocked_islands, s.block_leftovers})
+    out.push_back(v);
+}
+void get_counts(const std::int64_t* in, SolverStats& s) {
+  long* fields[kSolverCounts] = {&s.iterations,          &s.rounds,
+                                 &s.guards_fired,        &s.approaching_left,
+                                 &s.shock_bound_reached, &s.friction_fallbacks,
+                                 &s.energy_guards,       &s.blocked_islands,
+                                 &s.block_leftovers};
+  for (int k = 0; k < kSolverCounts; ++k) *fields[k] = in[k];
+}
+
+/// A grain of an island part: what the host's solve reads of it.
+struct PartGrain {
+  std::int64_t gid = -1;
+  int owner = -1;
+  Vec3 v, w, x;
+  double inv_mass = 0.0;
+  Mat3 inv_inertia;
+};
+
+}  // namespace
+
+/// One contact's position correction of one grain (World::correct_positions), sent to the
+/// grain's owner, which sums them in the serial contact order: by the contact's order key, then
+/// by the point's place among its pair's points.
+struct DecomposedWorld::Contribution {
+  std::int64_t gid = -1;
+  ContactOrderKey key;
+  int point = 0;
+  Vec3 d = Vec3::Zero();  // weighted correction [m]
+  double weight = 0.0;
+  bool operator<(const Contribution& o) const {
+    return std::tie(gid, key, point) < std::tie(o.gid, o.key, o.point);
+  }
+};
+
+DecomposedWorld::DecomposedWorld(World& full, Transport& transport) : full_(full), t_(transport) {
+  check_supported(full);
+  const Bodies& b = full.bodies;
+  std::vector<Vec3> centres;
+  std::vector<int> grains;
+  for (int i = 0; i < b.count(); ++i) {
+    if (b.is_dynamic(i)) {
+      grains.push_back(i);
+      centres.push_back(b.position[i]);
+      largest_radius_ = std::max(largest_radius_, full.shapes.bounding_radius[b.shape[i]]);
+    } else {
+      statics_.push_back(i);
+    }
+  }
+  decomposition_ = Decomposition::bisect(centres, {}, t_.size());
+  double speed = 0.0;
+  const double kick = full.settings.gravity.norm() * full.settings.dt;
+  for (std::size_t k = 0; k < grains.size(); ++k) {
+    speed = std::max(speed, next_speed(b, full.shapes, grains[k], kick));
+    if (decomposition_.owner_of(centres[k]) != t_.rank()) continue;
+    grains_.owned.push_back({grains[k], centres[k], grain_state(b, grains[k], {})});
+  }
+  local_.shapes = full.shapes;
+  local_.materials = full.materials;
+  local_.settings = full.settings;
+  local_.largest_radius_ = largest_radius_;
+  const double skin = full.settings.contact_skin;
+  exchange_grains(decomposition_,
+                  1.01 * (2.0 * (1.0 + skin) * largest_radius_ + 2.0 * speed * full.settings.dt),
+                  grains_, t_);
+  rebuild_local();
+  local_.initialize();  // the solvers; the ledger is the whole world's
+  local_.ledger_ = full.ledger();
+  local_.time_ = full.time();
+  local_.steps_ = full.step_count();
+}
+
+DecomposedWorld::~DecomposedWorld() = default;
+
+void DecomposedWorld::check_supported(const World& full) const {
+  auto refuse = [](const std::string& what) {
+    throw std::invalid_argument(
+        fmt::format("a run over several ranks does not carry {} yet; run it on one rank", what));
+  };
+  if (!full.nets.empty()) refuse("nets");
+  if (full.custom_solver_) refuse("a solver of the user's own");
+  if (full.settings.sleep_velocity > 0.0) refuse("sleeping islands (simulation.sleep_velocity)");
+  if (full.settings.resting == "wall-correction")
+    refuse("the wall correction (simulation.resting)");
+  if (!full.turning_.empty() && full.settings.max_substeps > 1)
+    refuse(
+        fmt::format("grains whose turning splits a step (body {} is not a sphere; set "
+                    "simulation.max_substeps = 1 to keep steps whole)",
+                    full.turning_.front().body));
+  for (int i = 0; i < full.bodies.count(); ++i) {
+    const ShapeType t = full.shapes.type[full.bodies.shape[i]];
+    if (t == ShapeType::Mesh || t == ShapeType::Terrain || t == ShapeType::LevelSet)
+      refuse(fmt::format("{} bodies (body {} '{}')", shape_type_name(t), i, full.bodies.name[i]));
+  }
+  for (const Event& e : full.events)
+    if (full.bodies.is_dynamic(e.body))
+      refuse(fmt::format("an event on a grain (body {})", e.body));
+}
+
+void DecomposedWorld::rebuild_local() {
+  // The local bodies in ascending global id: the statics, the owned grains and the ghosts.
+  struct Entry {
+    std::int64_t gid;
+    int kind;  // 0 static, 1 owned, 2 ghost
+    int index;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(statics_.size() + grains_.owned.size() + grains_.ghosts.size());
+  for (int s : statics_) entries.push_back({s, 0, s});
+  for (std::size_t k = 0; k < grains_.owned.size(); ++k)
+    entries.push_back({grains_.owned[k].gid, 1, static_cast<int>(k)});
+  for (std::size_t k = 0; k < grains_.ghosts.size(); ++k)
+    entries.push_back({grains_.ghosts[k].gid, 2, static_cast<int>(k)});
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& x, const Entry& y) { return x.gid < y.gid; });
+  Bodies bodies;
+  const int n = static_cast<int>(entries.size());
+  std::vector<std::int64_t> before;
+  before.swap(gid_);
+  gid_.resize(n);
+  owner_.resize(n);
+  owned_.assign(n, 0);
+  local_of_.assign(full_.bodies.count(), -1);
+  std::vector<Contact> carried;  // global ids
+  std::string body;
+  std::string contacts;
+  for (int l = 0; l < n; ++l) {
+    const Entry& e = entries[l];
+    gid_[l] = e.gid;
+    local_of_[e.gid] = l;
+    owner_[l] = t_.rank();
+    if (e.kind == 0) {
+      append_body_record(write_body_record(full_.bodies, e.index), bodies);
+      continue;
+    }
+    const GrainRecord& r = e.kind == 1 ? grains_.owned[e.index] : grains_.ghosts[e.index];
+    ByteReader reader(r.state);
+    reader.get(body);
+    reader.get(contacts);
+    append_body_record(body, bodies);
+    if (e.kind == 1) {
+      owned_[l] = 1;
+      read_contact_record(contacts, carried);
+    } else {
+      owner_[l] = grains_.ghost_owner[e.index];
+    }
+  }
+  local_.bodies = std::move(bodies);
+  local_.bodies.update_world_inertia();
+  local_.owned_ = &owned_;
+  // The kept pairs are a cache on local ids (World::find_pairs): kept while the rank holds the
+  // same bodies, the same bits either way.
+  if (gid_ != before) local_.pair_list_ = PairList{};
+  local_.asleep_at_previous_.clear();
+  // The warm start: the contacts the owned grains detected last step, on local ids. A pair
+  // whose other body is no longer held here cannot touch this step (the halo holds every pair
+  // that can): its contacts are not needed.
+  std::vector<Contact> previous;
+  previous.reserve(carried.size());
+  for (Contact c : carried) {
+    c.a = local_of_[c.a];
+    c.b = local_of_[c.b];
+    if (c.a >= 0 && c.b >= 0) previous.push_back(c);
+  }
+  local_.restore_warm_start(std::move(previous), local_.settings.dt);
+}
+
+void DecomposedWorld::process_events() {
+  // As World::process_events, on the copy every rank keeps of the walls.
+  for (Event& e : full_.events) {
+    if (e.done || local_.time_ + 0.5 * local_.settings.dt < e.time) continue;
+    full_.bodies.flags[e.body] |= kBodyDisabled;
+    e.done = true;
+    if (local_of_[e.body] >= 0) local_.bodies.flags[local_of_[e.body]] |= kBodyDisabled;
+  }
+}
+
+void DecomposedWorld::step() {
+  World& w = local_;
+  if (!(w.settings == w.applied_)) w.configure();
+  StepProfile& p = w.last_profile_;
+  p = StepProfile{};
+  p.steps = 1;
+  using P = StepProfile;
+  timed(p, P::Events, [&] { process_events(); });
+  w.h_ = w.settings.dt;  // steps are never split (check_supported)
+  if (w.resting_pgs_) w.resting_pgs_->set_dt(w.h_);
+  w.last_ = StepStats{};
+  sums_ = World::BodySums{};
+  island_kick_ = ExactSum{};
+  correction_work_ = ExactSum{};
+  solver_sums_ = SolverSums{};
+  resting_sums_ = SolverSums{};
+  w.body_sums_ = &sums_;
+  timed(p, P::Forces, [&] { w.apply_external_forces(); });
+  find_contacts();
+  timed(p, P::Solve, [&] { resolve_islands(); });
+  timed(p, P::Correct, [&] { correct_positions(); });
+  timed(p, P::Integrate, [&] { w.damp_and_integrate(w.motion_, w.wall_); });
+  timed(p, P::Ledger, [&] {
+    book_ledger();
+    w.remember_contacts(w.step_contacts_.contacts);
+  });
+  w.body_sums_ = nullptr;
+  w.update_totals();
+  w.time_ += w.settings.dt;
+  ++w.steps_;
+  timed(p, P::Checks, [&] { w.check_finite(); });
+  timed(p, P::Broad, [&] { exchange(); });
+  w.profile_.add(p);
+  ++stats_.steps;
+  stats_.owned += owned_count();
+  stats_.ghosts += ghost_count();
+}
+
+void DecomposedWorld::find_contacts() {
+  World& w = local_;
+  StepBodies& sb = w.step_bodies_;
+  StepContacts& sc = w.step_contacts_;
+  StepProfile& p = w.last_profile_;
+  using P = StepProfile;
+  timed(p, P::Broad, [&] {
+    w.find_pairs(sb);
+    // This rank detects the pairs whose first grain it owns (a grain's contacts with the walls
+    // included), so each pair is detected once, by the rank that carries its warm start.
+    auto first_grain = [&](int a, int b) { return sb.dynamic[a] ? a : b; };
+    std::erase_if(sb.pairs, [&](const std::pair<int, int>& q) {
+      return !owned_[first_grain(q.first, q.second)];
+    });
+    std::erase_if(sb.dynamic_ids, [&](int i) { return !owned_[i]; });
+  });
+  timed(p, P::Checks, [&] { w.check_pair_count(sb); });
+  timed(p, P::Narrow, [&] {
+    w.find_contacts(sb, sc);
+    w.warm_start(sc.contacts);
+  });
+}
+
+void DecomposedWorld::resolve_islands() {
+  World& w = local_;
+  const StepBodies& sb = w.step_bodies_;
+  StepContacts& sc = w.step_contacts_;
+  const int n = w.bodies.count();
+  // 1. Islands across ranks: labelled by their smallest global id, hosted by its owner.
+  LocalContactGraph graph;
+  graph.gid = gid_;
+  graph.owner = owner_;
+  graph.touched.assign(n, 0);
+  for (int k : sc.candidates) {
+    const Contact& c = sc.contacts[k];
+    const bool da = sb.dynamic[c.a], db = sb.dynamic[c.b];
+    if (da) graph.touched[c.a] = 1;
+    if (db) graph.touched[c.b] = 1;
+    if (da && db) graph.edges.emplace_back(c.a, c.b);
+  }
+  IslandLabelStats label_stats;
+  const std::vector<IslandLabel> labels = label_islands(graph, t_, &label_stats);
+  stats_.label_rounds += label_stats.rounds;
+
+  // 2. What this rank holds of each island to the island's host: the candidates it detected,
+  //    in their (serial) order, and the grains they touch, with global ids.
+  std::map<std::int64_t, std::vector<int>> part_contacts;  // root -> candidates here
+  for (int k : sc.candidates) {
+    const Contact& c = sc.contacts[k];
+    part_contacts[labels[sb.dynamic[c.a] ? c.a : c.b].root].push_back(k);
+  }
+  std::vector<IslandPart> parts;
+  std::vector<int> grains;
+  std::vector<Contact> global;
+  for (const auto& [root, list] : part_contacts) {
+    grains.clear();
+    global.clear();
+    for (int k : list) {
+      Contact c = sc.contacts[k];
+      if (sb.dynamic[c.a]) grains.push_back(c.a);
+      if (sb.dynamic[c.b]) grains.push_back(c.b);
+      c.a = static_cast<int>(gid_[c.a]);
+      c.b = static_cast<int>(gid_[c.b]);
+      global.push_back(c);
+    }
+    std::sort(grains.begin(), grains.end());
+    grains.erase(std::unique(grains.begin(), grains.end()), grains.end());
+    ByteWriter out;
+    out.put(static_cast<std::int32_t>(grains.size()));
+    for (int i : grains) {
+      out.put(gid_[i]);
+      out.put(static_cast<std::int32_t>(owner_[i]));
+      out.put(w.bodies.velocity[i]);
+      out.put(w.bodies.angular_velocity[i]);
+      out.put(w.bodies.position[i]);
+      out.put(w.bodies.inv_mass[i]);
+      for (int e = 0; e < 9; ++e) out.put(w.bodies.inv_inertia_world[i](e));
+    }
+    out.put(write_contact_record(global));
+    const int first = list.front();
+    const Contact& c = sc.contacts[first];
+    parts.push_back({root, labels[sb.dynamic[c.a] ? c.a : c.b].host, out.take()});
+  }
+  const std::vector<GatheredIsland> hosted = gather_islands(std::move(parts), t_);
+
+  // 3. Each hosted island solved whole, as the serial step solves it (world/island_solve):
+  //    its grains ascending by global id, its contacts in the serial order.
+  std::map<int, ByteWriter> to_owner, to_source;  // by destination rank
+  const IslandSolveSettings set{w.h_, w.settings.gravity, w.settings.effective_resting_velocity()};
+  w.island_solve_.prepare(omp_get_max_threads());
+  std::vector<PartGrain> island;
+  std::vector<Contact> contacts, serial;
+  std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
+  std::vector<int> order;
+  std::vector<Vec3> v, om, x, v0;
+  std::vector<double> inv_mass, toi;
+  std::vector<Mat3> inv_inertia;
+  for (const GatheredIsland& g : hosted) {
+    island.clear();
+    contacts.clear();
+    origin.clear();
+    for (std::size_t s = 0; s < g.parts.size(); ++s) {
+      ByteReader in(g.parts[s]);
+      const auto count = in.get<std::int32_t>();
+      for (int k = 0; k < count; ++k) {
+        PartGrain pg;
+        in.get(pg.gid);
+        pg.owner = in.get<std::int32_t>();
+        in.get(pg.v);
+        in.get(pg.w);
+        in.get(pg.x);
+        in.get(pg.inv_mass);
+        for (int e = 0; e < 9; ++e) in.get(pg.inv_inertia(e));
+        island.push_back(pg);
+      }
+      std::string record;
+      in.get(record);
+      const std::size_t before = contacts.size();
+      read_contact_record(record, contacts);
+      for (std::size_t k = before; k < contacts.size(); ++k)
+        origin.emplace_back(static_cast<int>(s), static_cast<int>(k - before));
+    }
+    // A grain held by several ranks came from each: the copies are the same bits.
+    std::stable_sort(island.begin(), island.end(),
+                     [](const PartGrain& a, const PartGrain& b) { return a.gid < b.gid; });
+    island.erase(std::unique(island.begin(), island.end(),
+                             [](const PartGrain& a, const PartGrain& b) { return a.gid == b.gid; }),
+                 island.end());
+    const int nb = static_cast<int>(island.size());
+    auto local_index = [&](int gid) {
+      auto it = std::lower_bound(island.begin(), island.end(), gid,
+                                 [](const PartGrain& pg, std::int64_t id) { return pg.gid < id; });
+      return it != island.end() && it->gid == gid ? static_cast<int>(it - island.begin()) : -1;
+    };
+    order.resize(contacts.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+    auto key = [&](const Contact& c) {
+      return ContactOrderKey{w.shapes.tested_apart(full_.bodies.shape[c.b]), c.a, c.b};
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return key(contacts[a]) < key(contacts[b]); });
+    serial.resize(contacts.size());
+    for (std::size_t s = 0; s < order.size(); ++s) {
+      Contact& c = serial[s];
+      c = contacts[order[s]];
+      c.a = local_index(c.a);
+      c.b = local_index(c.b);
+    }
+    v.resize(nb), om.resize(nb), x.resize(nb), v0.resize(nb), inv_mass.resize(nb);
+    toi.resize(nb), inv_inertia.resize(nb);
+    for (int k = 0; k < nb; ++k) {
+      v[k] = island[k].v, om[k] = island[k].w, x[k] = island[k].x;
+      inv_mass[k] = island[k].inv_mass, inv_inertia[k] = island[k].inv_inertia;
+    }
+    IslandState state;
+    state.bodies.count = nb;
+    state.bodies.v = v.data();
+    state.bodies.w = om.data();
+    state.bodies.inv_mass = inv_mass.data();
+    state.bodies.inv_inertia = inv_inertia.data();
+    state.bodies.x = x.data();
+    state.toi = toi.data();
+    state.v0 = v0.data();
+    const IslandSolution r =
+        w.island_solve_.solve(set, *w.solver_, w.resting_.get(), state, serial, 0);
+    island_kick_ += r.kick;
+    solver_sums_.add(r.stats);
+    resting_sums_.add(r.resting_stats);
+    w.last_.collisions += r.collisions;
+    w.last_.largest_island =
+        std::max<long>(w.last_.largest_island, static_cast<long>(serial.size()));
+    ++w.last_.islands;
+    ++stats_.islands_hosted;
+    if (g.from.size() > 1) ++stats_.islands_spanning;
+    // New velocities to the owners; impulses to the ranks that detected the contacts, each
+    // part's in the order it came.
+    for (int k = 0; k < nb; ++k) {
+      ByteWriter& out = to_owner[island[k].owner];
+      out.put(island[k].gid);
+      out.put(v[k]);
+      out.put(om[k]);
+      out.put(toi[k]);
+      out.put(v0[k]);
+    }
+    std::vector<int> place(serial.size());
+    for (std::size_t s = 0; s < order.size(); ++s) place[order[s]] = static_cast<int>(s);
+    std::size_t k = 0;
+    for (std::size_t s = 0; s < g.parts.size(); ++s) {
+      ByteWriter& out = to_source[g.from[s]];
+      out.put(g.root);
+      std::size_t end = k;
+      while (end < origin.size() && origin[end].first == static_cast<int>(s)) ++end;
+      out.put(static_cast<std::int32_t>(end - k));
+      for (; k < end; ++k) {
+        const Contact& c = serial[place[k]];
+        out.put(c.normal_impulse);
+        out.put(c.tangent_impulse);
+        out.put(c.rolling_impulse);
+      }
+    }
+  }
+  std::vector<Message> outgoing;
+  {
+    std::map<int, std::pair<std::string, std::string>> joined;
+    for (auto& [rank, out] : to_owner) joined[rank].first = out.take();
+    for (auto& [rank, out] : to_source) joined[rank].second = out.take();
+    for (auto& [rank, texts] : joined) {
+      ByteWriter out;
+      out.put(texts.first);
+      out.put(texts.second);
+      outgoing.push_back({rank, out.take()});
+    }
+  }
+  const std::vector<Message> received = t_.exchange(std::move(outgoing));
+
+  // 4. The results: the owned grains' velocities and motion, the impulses of the contacts
+  //    detected here (zero for contacts in no island, as in the serial step).
+  w.motion_.assign(n, Motion{});
+  for (Contact& c : sc.contacts) {
+    c.normal_impulse = 0.0;
+    c.tangent_impulse = Vec3::Zero();
+    c.rolling_impulse = Vec3::Zero();
+  }
+  std::string grains_text, impulses_text;
+  for (const Message& m : received) {
+    ByteReader in(m.bytes);
+    in.get(grains_text);
+    in.get(impulses_text);
+    ByteReader g(grains_text);
+    while (!g.done()) {
+      const auto gid = g.get<std::int64_t>();
+      const int l =
+          gid >= 0 && gid < static_cast<std::int64_t>(local_of_.size()) ? local_of_[gid] : -1;
+      if (l < 0 || !owned_[l])
+        throw std::logic_error(fmt::format(
+            "rank {}: an island's result for grain {} it does not own", t_.rank(), gid));
+      Motion& mo = w.motion_[l];
+      g.get(w.bodies.velocity[l]);
+      g.get(w.bodies.angular_velocity[l]);
+      g.get(mo.impact_time);
+      g.get(mo.impact_velocity);
+      mo.free = false;
+      if (!(mo.impact_time > 0.0)) mo.impact_time = 0.0, mo.impact_velocity = Vec3::Zero();
+    }
+    ByteReader im(impulses_text);
+    while (!im.done()) {
+      const auto root = im.get<std::int64_t>();
+      const auto count = im.get<std::int32_t>();
+      const auto it = part_contacts.find(root);
+      if (it == part_contacts.end() || static_cast<int>(it->second.size()) != count)
+        throw std::logic_error(
+            fmt::format("rank {}: impulses for {} contacts of island {}", t_.rank(), count, root));
+      for (int k : it->second) {
+        Contact& c = sc.contacts[k];
+        im.get(c.normal_impulse);
+        im.get(c.tangent_impulse);
+        im.get(c.rolling_impulse);
+      }
+    }
+  }
+}
+
+void DecomposedWorld::correct_positions() {
+  // World::correct_positions over ranks: each contact's correction of each of its grains goes
+  // to the grain's owner, which sums a grain's corrections in the serial contact order (by the
+  // contact's order key, then by its place among its pair's points): the serial sums' bits.
+  World& w = local_;
+  const double kp = w.settings.projection;
+  if (kp <= 0.0) return;
+  const std::vector<Contact>& contacts = w.step_contacts_.contacts;
+  std::map<int, ByteWriter> out;
+  std::vector<Contribution> mine;
+  auto send = [&](int body, const Contribution& c) {
+    if (owned_[body]) {
+      mine.push_back(c);
+      return;
+    }
+    ByteWriter& o = out[owner_[body]];
+    o.put(c.gid);
+    o.put(static_cast<std::int8_t>(c.key.against_unbounded));
+    o.put(c.key.a);
+    o.put(c.key.b);
+    o.put(static_cast<std::int32_t>(c.point));
+    o.put(c.d);
+    o.put(c.weight);
+  };
+  long penetrating = 0;
+  int point = 0;
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const Contact& c = contacts[k];
+    point = k > 0 && contacts[k - 1].a == c.a && contacts[k - 1].b == c.b ? point + 1 : 0;
+    const double depth = -c.gap - w.settings.penetration_slop;
+    if (depth <= 0.0) continue;
+    const double ia = w.bodies.is_awake(c.a) ? w.bodies.inv_mass[c.a] : 0.0;
+    const double ib = w.bodies.is_awake(c.b) ? w.bodies.inv_mass[c.b] : 0.0;
+    if (ia + ib <= 0.0) continue;
+    ++penetrating;
+    const Vec3 d = kp * depth * c.normal;
+    const double wt = depth * depth;
+    const ContactOrderKey key{w.shapes.tested_apart(w.bodies.shape[c.b]), gid_[c.a], gid_[c.b]};
+    // a - x and a + (-x) are the same bits: the owner only adds.
+    if (ia > 0.0) send(c.a, {gid_[c.a], key, point, (wt * (ia / (ia + ib))) * d, wt});
+    if (ib > 0.0) send(c.b, {gid_[c.b], key, point, -((wt * (ib / (ia + ib))) * d), wt});
+  }
+  std::vector<Message> outgoing;
+  for (auto& [rank, o] : out) outgoing.push_back({rank, o.take()});
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) {
+      Contribution c;
+      in.get(c.gid);
+      c.key.against_unbounded = in.get<std::int8_t>() != 0;
+      in.get(c.key.a);
+      in.get(c.key.b);
+      c.point = in.get<std::int32_t>();
+      in.get(c.d);
+      in.get(c.weight);
+      mine.push_back(c);
+    }
+  }
+  std::sort(mine.begin(), mine.end());
+  for (std::size_t k = 0; k < mine.size();) {
+    Vec3 sum = Vec3::Zero();
+    double weight = 0.0;
+    const std::int64_t gid = mine[k].gid;
+    for (; k < mine.size() && mine[k].gid == gid; ++k) {
+      sum += mine[k].d;
+      weight += mine[k].weight;
+    }
+    if (!(weight > 0.0)) continue;
+    const int l = local_of_[gid];
+    const Vec3 dx = sum / weight;
+    w.bodies.position[l] += dx;
+    correction_work_ += w.bodies.mass[l] * w.settings.gravity.dot(dx);
+  }
+  // Whether any contact anywhere penetrated decides whether the serial step books the work.
+  penetrating_ = penetrating;
+}
+
+void DecomposedWorld::book_ledger() {
+  // One reduction: the exact sums' limbs and the step's counters, over every rank.
+  World& w = local_;
+  ExactSum kt, kr, pe;
+  EnergyLedger::measure_sums(w.bodies, w.settings.gravity, &owned_, kt, kr, pe);
+  ExactSum* sums[] = {&sums_.kick,
+                      &island_kick_,
+                      &correction_work_,
+                      &sums_.damped,
+                      &sums_.integration,
+                      &sums_.wall_work,
+                      &solver_sums_.restitution,
+                      &solver_sums_.friction,
+                      &solver_sums_.truncated,
+                      &solver_sums_.integration,
+                      &resting_sums_.restitution,
+                      &resting_sums_.friction,
+                      &resting_sums_.truncated,
+                      &resting_sums_.integration,
+                      &kt,
+                      &kr,
+                      &pe};
+  constexpr int kSums = sizeof(sums) / sizeof(sums[0]);
+  std::vector<std::int64_t> buffer;
+  buffer.reserve(kSums * (ExactSum::kLimbs + 1) + 8 + 2 * kSolverCounts);
+  for (ExactSum* s : sums) {
+    const auto limbs = s->limbs();
+    buffer.insert(buffer.end(), limbs.begin(), limbs.end());
+    buffer.push_back(s->nonfinite() ? 1 : 0);
+  }
+  StepStats& st = w.last_;
+  for (long v : {st.contacts, st.candidates, st.islands, st.collisions, penetrating_})
+    buffer.push_back(v);
+  put_counts(solver_sums_.counts, buffer);
+  put_counts(resting_sums_.counts, buffer);
+  t_.sum(std::span<std::int64_t>(buffer));
+  const std::int64_t* at = buffer.data();
+  for (ExactSum* s : sums) {
+    std::array<std::int64_t, ExactSum::kLimbs> limbs;
+    std::copy(at, at + ExactSum::kLimbs, limbs.begin());
+    *s = ExactSum::from_limbs(limbs, at[ExactSum::kLimbs] != 0);
+    at += ExactSum::kLimbs + 1;
+  }
+  st.contacts = at[0], st.candidates = at[1], st.islands = at[2], st.collisions = at[3];
+  const long penetrating = at[4];
+  at += 5;
+  get_counts(at, solver_sums_.counts);
+  get_counts(at + kSolverCounts, resting_sums_.counts);
+  st.max_penetration = t_.max(st.max_penetration);
+  st.largest_island = static_cast<long>(t_.max(static_cast<double>(st.largest_island)));
+
+  // Booked in the serial step's order (World::apply_external_forces, resolve_islands,
+  // correct_positions, damp_and_integrate, update_ledger).
+  EnergyLedger& L = w.ledger_;
+  L.integration -= sums_.kick.value();
+  if (st.islands > 0) {
+    L.integration -= island_kick_.value();
+    solver_sums_.add_to(st.solver);
+    resting_sums_.add_to(st.resting);
+  }
+  if (penetrating > 0) L.correction += correction_work_.value();
+  L.damping += sums_.damped.value();
+  L.integration += sums_.integration.value();
+  L.correction += sums_.wall_work.value();
+  for (const SolverStats* s : {&st.solver, &st.resting}) {
+    L.restitution += s->dissipated_restitution;
+    L.friction += s->dissipated_friction;
+    L.truncation += s->truncated;
+    L.integration += s->integration;
+  }
+  L.kinetic_translational = kt.value();
+  L.kinetic_rotational = kr.value();
+  L.potential = pe.value();
+}
+
+double DecomposedWorld::halo() const {
+  // Every pair that can touch in the next step: centres within two bounding radii with the
+  // contact skin, plus what both can move (World::find_contacts' margin), with 1 % to spare.
+  const World& w = local_;
+  const double kick = w.settings.gravity.norm() * w.settings.dt;
+  double speed = 0.0;
+  for (int i = 0; i < w.bodies.count(); ++i)
+    if (owned_[i]) speed = std::max(speed, next_speed(w.bodies, w.shapes, i, kick));
+  speed = t_.max(speed);
+  const double skin = w.settings.contact_skin;
+  return 1.01 * (2.0 * (1.0 + skin) * largest_radius_ + 2.0 * speed * w.settings.dt);
+}
+
+void DecomposedWorld::exchange() {
+  // The warm start each owned grain carries: last step's contacts whose first grain it is.
+  World& w = local_;
+  std::vector<std::vector<Contact>> carried(w.bodies.count());
+  for (Contact c : w.previous_) {
+    const int first = w.bodies.is_dynamic(c.a) ? c.a : c.b;
+    c.a = static_cast<int>(gid_[c.a]);
+    c.b = static_cast<int>(gid_[c.b]);
+    carried[first].push_back(c);
+  }
+  for (GrainRecord& r : grains_.owned) {
+    const int l = local_of_[r.gid];
+    r.position = w.bodies.position[l];
+    r.state = grain_state(w.bodies, l, carried[l]);
+  }
+  const double h = halo();
+  GrainExchangeStats xs;
+  exchange_grains(decomposition_, h, grains_, t_, &xs);
+  stats_.migrated += xs.migrated_in;
+  rebuild_local();
+}
+
+void DecomposedWorld::gather(World& full) {
+  ByteWriter out;
+  for (const GrainRecord& r : grains_.owned) {
+    out.put(r.gid);
+    out.put(write_body_record(local_.bodies, local_of_[r.gid]));
+  }
+  std::vector<Message> outgoing;
+  outgoing.push_back({0, out.take()});
+  const std::vector<Message> received = t_.exchange(std::move(outgoing));
+  if (t_.rank() != 0) return;
+  std::string record;
+  for (const Message& m : received) {
+    ByteReader in(m.bytes);
+    while (!in.done()) {
+      const auto gid = in.get<std::int64_t>();
+      in.get(record);
+      read_body_record(record, full.bodies, static_cast<int>(gid));
+    }
+  }
+  full.bodies.update_world_inertia();
+  full.ledger_ = local_.ledger_;
+  full.time_ = local_.time_;
+  full.steps_ = local_.steps_;
+  full.totals_ = local_.totals_;
+  full.last_ = local_.last_;
+  full.profile_ = local_.profile_;
+  full.last_profile_ = local_.last_profile_;
+}
+
+}  // namespace etdem::distributed

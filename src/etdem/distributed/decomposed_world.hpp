@@ -1,0 +1,89 @@
+// A world split over ranks (docs/distributed.md): each rank holds the grains whose centres lie
+// in its box (owned) and copies of the grains within the halo of its box (ghosts), with every
+// wall, in a World whose bodies keep the serial order (ascending global id). A step runs the
+// serial step's phases on that world: each pair is detected by the owner of its first grain,
+// islands are labelled across ranks without a gather (distributed/island_labels), each island
+// is resolved whole on its host (world/island_solve, the function the serial step calls) and
+// the results go back to the owners and to the ranks that detected its contacts; each grain's
+// position corrections reach its owner and are summed there in the serial contact order, and
+// the ledger's sums are exact, so a run gives the serial run's bits on any number of ranks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "etdem/distributed/decomposition.hpp"
+#include "etdem/distributed/grain_exchange.hpp"
+#include "etdem/distributed/transport.hpp"
+#include "etdem/world/world.hpp"
+
+namespace etdem::distributed {
+
+/// What the decomposition moved, summed over the run on this rank (the scaling model's inputs).
+struct DecomposedStats {
+  long steps = 0;
+  long owned = 0, ghosts = 0;  // grain-steps held
+  long islands_hosted = 0;     // islands this rank resolved
+  long islands_spanning = 0;   // of which parts came from other ranks
+  long label_rounds = 0;       // island label rounds
+  long migrated = 0;           // grains that arrived from another rank
+};
+
+class DecomposedWorld {
+ public:
+  /// `full` is the scenario's world as every rank builds it (the same bits everywhere),
+  /// initialised and not stepped. Each rank keeps its part; rank 0 gathers into `full` for the
+  /// output (gather). Throws std::invalid_argument, naming it, for a feature a decomposed run
+  /// does not carry yet: nets, meshes, terrains, level sets, grains whose turning splits a step,
+  /// sleeping islands, the wall correction, an event on a grain, a solver of the user's own.
+  DecomposedWorld(World& full, Transport& transport);
+  ~DecomposedWorld();
+  DecomposedWorld(const DecomposedWorld&) = delete;
+  DecomposedWorld& operator=(const DecomposedWorld&) = delete;
+
+  /// Collective: one step of the whole world.
+  void step();
+  /// Collective: every grain's state, the ledger, the time, the step count and the run's
+  /// totals into `full` on rank 0 (the world the output writers read); nothing on the others.
+  void gather(World& full);
+
+  double time() const { return local_.time(); }
+  long step_count() const { return local_.step_count(); }
+  /// The whole world's ledger (the same on every rank).
+  const EnergyLedger& ledger() const { return local_.ledger(); }
+  const RunTotals& totals() const { return local_.totals(); }
+  const DecomposedStats& stats() const { return stats_; }
+  int owned_count() const { return static_cast<int>(grains_.owned.size()); }
+  int ghost_count() const { return static_cast<int>(grains_.ghosts.size()); }
+
+ private:
+  struct Contribution;  // a contact's position correction of one grain
+  void check_supported(const World& full) const;
+  void rebuild_local();  // local_ from the statics, grains_ and the carried warm start
+  void process_events();
+  void find_contacts();      // broad and narrow phase of the pairs detected here
+  void resolve_islands();    // labels, parts to hosts, solve, results back
+  void correct_positions();  // contributions to their owners, summed in the serial order
+  void book_ledger();        // the step's sums over the ranks, booked in the serial order
+  void exchange();           // records of owned grains (with their warm start) and ghosts
+  double halo() const;       // [m] for the next step
+
+  World& full_;
+  Transport& t_;
+  World local_;
+  std::vector<int> statics_;       // global ids of the bodies every rank holds
+  std::vector<std::int64_t> gid_;  // per local body
+  std::vector<int> owner_;         // per local body (statics: this rank)
+  std::vector<char> owned_;        // per local body: a grain owned here
+  std::vector<int> local_of_;      // per global id: local index, -1 absent
+  Decomposition decomposition_;
+  RankGrains grains_;
+  double largest_radius_ = 0.0;  // [m] of any grain
+  World::BodySums sums_;
+  ExactSum island_kick_, correction_work_;
+  SolverSums solver_sums_, resting_sums_;
+  long penetrating_ = 0;  // contacts detected here that the projection corrects, this step
+  DecomposedStats stats_;
+};
+
+}  // namespace etdem::distributed
