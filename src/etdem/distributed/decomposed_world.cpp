@@ -134,16 +134,6 @@ void DecomposedWorld::check_supported(const World& full) const {
   if (full.settings.sleep_velocity > 0.0) refuse("sleeping islands (simulation.sleep_velocity)");
   if (full.settings.resting == "wall-correction")
     refuse("the wall correction (simulation.resting)");
-  if (!full.turning_.empty() && full.settings.max_substeps > 1)
-    refuse(
-        fmt::format("grains whose turning splits a step (body {} is not a sphere; set "
-                    "simulation.max_substeps = 1 to keep steps whole)",
-                    full.turning_.front().body));
-  for (int i = 0; i < full.bodies.count(); ++i) {
-    const ShapeType t = full.shapes.type[full.bodies.shape[i]];
-    if (t == ShapeType::Mesh || t == ShapeType::Terrain || t == ShapeType::LevelSet)
-      refuse(fmt::format("{} bodies (body {} '{}')", shape_type_name(t), i, full.bodies.name[i]));
-  }
   for (const Event& e : full.events)
     if (full.bodies.is_dynamic(e.body))
       refuse(fmt::format("an event on a grain (body {})", e.body));
@@ -214,7 +204,9 @@ void DecomposedWorld::rebuild_local() {
     c.b = local_of_[c.b];
     if (c.a >= 0 && c.b >= 0) previous.push_back(c);
   }
-  local_.restore_warm_start(std::move(previous), local_.settings.dt);
+  local_.prepare_substeps();  // the turning grains, on local ids
+  local_.restore_warm_start(std::move(previous),
+                            local_.previous_h_ > 0.0 ? local_.previous_h_ : local_.settings.dt);
 }
 
 void DecomposedWorld::process_events() {
@@ -228,16 +220,55 @@ void DecomposedWorld::process_events() {
 }
 
 void DecomposedWorld::step() {
+  // World::step over ranks: the same sub-steps, decided by the largest spin over every rank.
   World& w = local_;
   if (!(w.settings == w.applied_)) w.configure();
   StepProfile& p = w.last_profile_;
   p = StepProfile{};
   p.steps = 1;
+  timed(p, StepProfile::Events, [&] { process_events(); });
+  const WorldSettings& set = w.settings;
+  auto most = [&](long n) { return static_cast<long>(t_.max(static_cast<double>(n))); };
+  long wanted = most(w.substep_count_unbounded(set.dt, w.bodies.angular_velocity));
+  int n = static_cast<int>(std::min<long>(set.max_substeps, wanted));
+  bool redone = false;
+  const bool turning = t_.sum(w.turning_.empty() ? 0L : 1L) > 0;
+  StepStats step_stats;
+  for (int k = 0; k < n; ++k) {
+    w.h_ = set.dt / n;
+    if (w.resting_pgs_) w.resting_pgs_->set_dt(w.h_);
+    w.last_ = StepStats{};
+    const bool may_redo = k == 0 && !redone && n < set.max_substeps && turning;
+    if (may_redo) w.save_step_start();
+    long needed = 0;
+    if (!advance(may_redo ? &needed : nullptr)) {
+      w.restore_step_start();
+      wanted = std::max(wanted, needed);
+      n = static_cast<int>(std::min<long>(set.max_substeps, needed));
+      redone = true;
+      k = -1;
+      continue;
+    }
+    step_stats.merge(w.last_);
+  }
+  step_stats.substeps = n;
+  step_stats.redone = redone ? 1 : 0;
+  step_stats.substep_bound_reached = wanted > set.max_substeps ? 1 : 0;
+  w.last_ = step_stats;
+  w.update_totals();
+  w.time_ += set.dt;
+  ++w.steps_;
+  timed(p, StepProfile::Checks, [&] { w.check_finite(); });
+  w.profile_.add(p);
+  ++stats_.steps;
+  stats_.owned += owned_count();
+  stats_.ghosts += ghost_count();
+}
+
+bool DecomposedWorld::advance(long* needed) {
+  World& w = local_;
+  StepProfile& p = w.last_profile_;
   using P = StepProfile;
-  timed(p, P::Events, [&] { process_events(); });
-  w.h_ = w.settings.dt;  // steps are never split (check_supported)
-  if (w.resting_pgs_) w.resting_pgs_->set_dt(w.h_);
-  w.last_ = StepStats{};
   sums_ = World::BodySums{};
   island_kick_ = ExactSum{};
   correction_work_ = ExactSum{};
@@ -247,6 +278,15 @@ void DecomposedWorld::step() {
   timed(p, P::Forces, [&] { w.apply_external_forces(); });
   find_contacts();
   timed(p, P::Solve, [&] { resolve_islands(); });
+  if (needed) {  // the spin after the solve, over every rank's grains
+    const long n = static_cast<long>(t_.max(
+        static_cast<double>(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity))));
+    if (n > std::lround(w.settings.dt / w.h_)) {
+      *needed = n;
+      w.body_sums_ = nullptr;
+      return false;
+    }
+  }
   timed(p, P::Correct, [&] { correct_positions(); });
   timed(p, P::Integrate, [&] { w.damp_and_integrate(w.motion_, w.wall_); });
   timed(p, P::Ledger, [&] {
@@ -254,15 +294,8 @@ void DecomposedWorld::step() {
     w.remember_contacts(w.step_contacts_.contacts);
   });
   w.body_sums_ = nullptr;
-  w.update_totals();
-  w.time_ += w.settings.dt;
-  ++w.steps_;
-  timed(p, P::Checks, [&] { w.check_finite(); });
-  timed(p, P::Broad, [&] { exchange(); });
-  w.profile_.add(p);
-  ++stats_.steps;
-  stats_.owned += owned_count();
-  stats_.ghosts += ghost_count();
+  timed(p, P::Broad, [&] { exchange(); });  // ghosts for the next (sub-)step
+  return true;
 }
 
 void DecomposedWorld::find_contacts() {

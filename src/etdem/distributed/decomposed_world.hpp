@@ -34,8 +34,8 @@ class DecomposedWorld {
   /// `full` is the scenario's world as every rank builds it (the same bits everywhere),
   /// initialised and not stepped. Each rank keeps its part; rank 0 gathers into `full` for the
   /// output (gather). Throws std::invalid_argument, naming it, for a feature a decomposed run
-  /// does not carry yet: nets, meshes, terrains, level sets, grains whose turning splits a step,
-  /// sleeping islands, the wall correction, an event on a grain, a solver of the user's own.
+  /// does not carry yet: nets, sleeping islands, the wall correction, an event on a grain, a
+  /// solver of the user's own.
   DecomposedWorld(World& full, Transport& transport);
   ~DecomposedWorld();
   DecomposedWorld(const DecomposedWorld&) = delete;
@@ -59,6 +59,11 @@ class DecomposedWorld {
  private:
   struct Contribution;  // a contact's position correction of one grain
   void check_supported(const World& full) const;
+  /// One sub-step of length local_.h_ (World::advance over ranks), ending with the exchange of
+  /// grains. With `needed`, returns false (and the sub-steps the spin after the solve needs,
+  /// the same on every rank) before anything moves when that is more than the step is split
+  /// into.
+  bool advance(long* needed);
   void rebuild_local();  // local_ from the statics, grains_ and the carried warm start
   void process_events();
   void find_contacts();      // broad and narrow phase of the pairs detected here

@@ -27,7 +27,9 @@ void World::prepare_substeps() {
 long World::substep_count_unbounded(double dt, const std::vector<Vec3>& spin) const {
   double most = 0.0;  // largest |w| dt R / t
   for (const Turning& g : turning_)
-    if (bodies.is_dynamic(g.body))  // not removed by an event
+    // Not removed by an event; on a rank of a split run, owned (a ghost's spin after the solve
+    // is its owner's to count).
+    if (bodies.is_dynamic(g.body) && counted(g.body))
       most = std::max(most, spin[g.body].norm() * dt * g.radius / g.thickness);
   const double n = std::ceil(most / settings.substep_sweep);
   if (!(n > 1.0)) return 1;  // also NaN: check_finite names the body after the step
