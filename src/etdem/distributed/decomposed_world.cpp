@@ -100,12 +100,19 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport) : full_(full
     }
   }
   decomposition_ = Decomposition::bisect(centres, {}, t_.size());
+  // The warm start of a world restored from a checkpoint: each grain carries the contacts whose
+  // first grain it is (empty at the start of a run).
+  std::map<int, std::vector<Contact>> carried;
+  for (const Contact& c : full.previous_) carried[b.is_dynamic(c.a) ? c.a : c.b].push_back(c);
   double speed = 0.0;
   const double kick = full.settings.gravity.norm() * full.settings.dt;
   for (std::size_t k = 0; k < grains.size(); ++k) {
     speed = std::max(speed, next_speed(b, full.shapes, grains[k], kick));
     if (decomposition_.owner_of(centres[k]) != t_.rank()) continue;
-    grains_.owned.push_back({grains[k], centres[k], grain_state(b, grains[k], {})});
+    const auto it = carried.find(grains[k]);
+    grains_.owned.push_back(
+        {grains[k], centres[k],
+         grain_state(b, grains[k], it == carried.end() ? std::span<const Contact>() : it->second)});
   }
   local_.shapes = full.shapes;
   local_.materials = full.materials;
@@ -116,10 +123,15 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport) : full_(full
                   1.01 * (2.0 * (1.0 + skin) * largest_radius_ + 2.0 * speed * full.settings.dt),
                   grains_, t_);
   rebuild_local();
-  local_.initialize();  // the solvers; the ledger is the whole world's
-  local_.ledger_ = full.ledger();
-  local_.time_ = full.time();
-  local_.steps_ = full.step_count();
+  local_.initialize();  // the solvers; the ledger, the clock and the totals are the world's
+  local_.ledger_ = full.ledger_;
+  local_.time_ = full.time_;
+  local_.steps_ = full.steps_;
+  local_.totals_ = full.totals_;
+  local_.last_ = full.last_;
+  local_.profile_ = full.profile_;
+  local_.previous_h_ = full.previous_h_;
+  rebuild_local();  // again: initialize() dropped the warm start
 }
 
 DecomposedWorld::~DecomposedWorld() = default;
@@ -747,8 +759,17 @@ void DecomposedWorld::exchange() {
   rebuild_local();
 }
 
-void DecomposedWorld::gather(World& full) {
+void DecomposedWorld::gather(World& full, bool warm_start) {
   ByteWriter out;
+  std::vector<Contact> contacts;
+  if (warm_start) {
+    contacts = local_.previous_;
+    for (Contact& c : contacts) {
+      c.a = static_cast<int>(gid_[c.a]);
+      c.b = static_cast<int>(gid_[c.b]);
+    }
+  }
+  out.put(write_contact_record(contacts));
   for (const GrainRecord& r : grains_.owned) {
     out.put(r.gid);
     out.put(write_body_record(local_.bodies, local_of_[r.gid]));
@@ -758,8 +779,11 @@ void DecomposedWorld::gather(World& full) {
   const std::vector<Message> received = t_.exchange(std::move(outgoing));
   if (t_.rank() != 0) return;
   std::string record;
+  contacts.clear();
   for (const Message& m : received) {
     ByteReader in(m.bytes);
+    in.get(record);
+    read_contact_record(record, contacts);
     while (!in.done()) {
       const auto gid = in.get<std::int64_t>();
       in.get(record);
@@ -774,6 +798,10 @@ void DecomposedWorld::gather(World& full) {
   full.last_ = local_.last_;
   full.profile_ = local_.profile_;
   full.last_profile_ = local_.last_profile_;
+  // The serial warm start: every rank's contacts, put back in the serial order by their key.
+  if (warm_start)
+    full.restore_warm_start(std::move(contacts),
+                            local_.previous_h_ > 0.0 ? local_.previous_h_ : local_.settings.dt);
 }
 
 }  // namespace etdem::distributed

@@ -32,10 +32,10 @@ struct DecomposedStats {
 class DecomposedWorld {
  public:
   /// `full` is the scenario's world as every rank builds it (the same bits everywhere),
-  /// initialised and not stepped. Each rank keeps its part; rank 0 gathers into `full` for the
-  /// output (gather). Throws std::invalid_argument, naming it, for a feature a decomposed run
-  /// does not carry yet: nets, sleeping islands, the wall correction, an event on a grain, a
-  /// solver of the user's own.
+  /// initialised, at the start or restored from a checkpoint (its warm start included). Each rank
+  /// keeps its part; rank 0 gathers into `full` for the output (gather). Throws
+  /// std::invalid_argument, naming it, for a feature a decomposed run does not carry yet: nets,
+  /// sleeping islands, the wall correction, an event on a grain, a solver of the user's own.
   DecomposedWorld(World& full, Transport& transport);
   ~DecomposedWorld();
   DecomposedWorld(const DecomposedWorld&) = delete;
@@ -45,7 +45,10 @@ class DecomposedWorld {
   void step();
   /// Collective: every grain's state, the ledger, the time, the step count and the run's
   /// totals into `full` on rank 0 (the world the output writers read); nothing on the others.
-  void gather(World& full);
+  /// With `warm_start`, last step's contacts too, in the serial order (for a checkpoint: `full`
+  /// then holds what the serial world would, and a run resumed from it on any number of ranks
+  /// goes on as the serial run).
+  void gather(World& full, bool warm_start = false);
 
   double time() const { return local_.time(); }
   long step_count() const { return local_.step_count(); }

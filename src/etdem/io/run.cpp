@@ -148,115 +148,56 @@ std::string output_directory(const Scenario& sc, const std::string& requested) {
 
 namespace {
 
-/// A run over several ranks (docs/distributed.md): every rank builds the world and steps its
-/// part of it (distributed::DecomposedWorld); rank 0 gathers the grains whenever a file needs
-/// them and writes every file, which are those of the serial run. Checkpoints, resuming and
-/// stopping by a signal are not carried yet and are refused before anything is written.
-RunResult run_split(const Scenario& sc, const RunOptions& options, World& world,
-                    const std::vector<BodyOrigin>& origin) {
-  distributed::Transport& t = *options.transport;
-  const bool root = t.rank() == 0;
-  RunResult result;
-  result.directory = output_directory(sc, options.directory);
-  const fs::path dir(result.directory);
-  if (!options.resume.empty() || sc.output.checkpoint_every > 0)
-    throw InputError(fmt::format(
-        "{}: output.checkpoint_every / --resume: checkpoints of a run over {} ranks are not "
-        "written yet; run on one rank to checkpoint",
-        sc.file, t.size()));
-  const bool frames = sc.output.every > 0 && sc.output.vtk;
-  world.initialize();
-  std::optional<distributed::DecomposedWorld> made;
-  try {
-    made.emplace(world, t);
-  } catch (const std::invalid_argument& e) {  // a feature not carried yet: the same on every rank
-    throw InputError(fmt::format("{}: {}", sc.file, e.what()));
-  }
-  distributed::DecomposedWorld& split = *made;
-  std::optional<EnergyCsvWriter> energy;
-  std::optional<VtkWriter> vtk;
-  RunInfo info;
-  info.threads = world.settings.threads > 0 ? world.settings.threads : omp_get_max_threads();
-  if (root) {
-    check_output_files(result.directory,
-                       {"shapes.json", "energy.csv", "summary.json", "state.csv", "particles.pvd"});
-    std::error_code ec;
-    fs::create_directories(frames ? dir / "frames" : dir, ec);
-    if (ec || !fs::is_directory(dir))
-      throw InputError(fmt::format("{}: cannot create the output directory ({})", dir.string(),
-                                   ec ? ec.message() : "not a directory"));
-    remove_stale_outputs(dir, false);
-    write_shapes_json((dir / "shapes.json").string(), world.shapes, net_shapes(world));
-    energy.emplace((dir / "energy.csv").string());
-    energy->write(world.time(), world.ledger());
-    if (frames) {
-      vtk.emplace(dir.string(), wall_quads(sc, origin), vtk_encoding(sc.output));
-      vtk->write_frame(world);
+/// What the run loop steps: the world itself, or this rank's part of it in a run split over
+/// ranks (docs/distributed.md). Every rank of a split run makes the same calls; rank 0 writes
+/// every file from its `world`, which sync() fills with the whole world's state first.
+class Stepper {
+ public:
+  Stepper(World& world, distributed::Transport* transport, const std::string& file)
+      : world_(world), t_(transport) {
+    if (!t_) return;
+    try {
+      split_.emplace(world, *t_);
+    } catch (const std::invalid_argument& e) {  // a feature not carried yet: the same everywhere
+      throw InputError(fmt::format("{}: {}", file, e.what()));
     }
   }
-  const long n = sc.steps();
-  const auto t0 = std::chrono::steady_clock::now();
-  Progress progress(n, options.progress && root);
-  auto finish = [&](const std::string& status) {
-    info.wall_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    info.status = status;
-    // What the split moved, summed over the ranks (the scaling model's inputs, bench/).
-    const distributed::DecomposedStats& st = split.stats();
-    const distributed::TransportCounters& tc = t.counters();
+  bool writes() const { return !t_ || t_->rank() == 0; }
+  void step() { split_ ? split_->step() : world_.step(); }
+  double time() const { return split_ ? split_->time() : world_.time(); }
+  long step_count() const { return split_ ? split_->step_count() : world_.step_count(); }
+  const EnergyLedger& ledger() const { return split_ ? split_->ledger() : world_.ledger(); }
+  /// Collective: the whole world's state into `world` on the writing rank (with the warm start
+  /// for a checkpoint).
+  void sync(bool checkpoint = false) {
+    if (split_) split_->gather(world_, checkpoint);
+  }
+  /// Collective: true on every rank when any rank was asked to stop.
+  bool stop(bool here) { return t_ ? t_->sum(here ? 1L : 0L) > 0 : here; }
+  /// What the split moved, summed over the ranks (the scaling model's inputs, bench/); collective.
+  nlohmann::json ranks_summary() {
+    if (!split_) return nullptr;
+    const distributed::DecomposedStats& st = split_->stats();
+    const distributed::TransportCounters& tc = t_->counters();
     std::int64_t sums[] = {st.owned,    st.ghosts,    st.islands_hosted, st.islands_spanning,
                            st.migrated, tc.exchanges, tc.messages,       tc.bytes};
-    t.sum(std::span<std::int64_t>(sums));
-    if (!root) return;
-    energy->flush();
-    if (vtk) {
-      vtk->write_pvd();
-      info.frames = vtk->frames();
-    }
-    result.summary = make_summary(sc, world, info);
-    result.summary["ranks"] = {{"count", t.size()},
-                               {"owned_grain_steps", sums[0]},
-                               {"ghost_grain_steps", sums[1]},
-                               {"islands", sums[2]},
-                               {"islands_spanning_ranks", sums[3]},
-                               {"migrations", sums[4]},
-                               {"exchanges_per_rank", sums[5] / t.size()},
-                               {"messages", sums[6]},
-                               {"bytes", sums[7]}};
-    write_json((dir / "summary.json").string(), result.summary);
-  };
-  for (long s = 1; s <= n; ++s) {
-    split.step();
-    if (root && (s % sc.output.energy_every == 0 || s == n))
-      energy->write(split.time(), split.ledger());
-    info.max_relative_residual =
-        std::max(info.max_relative_residual, relative_residual(split.ledger()));
-    const bool frame = frames && (s % sc.output.every == 0 || s == n);
-    const bool snapshot = sc.output.state_every > 0 && s % sc.output.state_every == 0;
-    if (frame || snapshot) {  // the same steps on every rank
-      split.gather(world);
-      if (root && frame) {
-        const auto f0 = std::chrono::steady_clock::now();
-        vtk->write_frame(world);
-        info.frame_seconds +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
-      }
-      if (root && snapshot)
-        write_state_csv((dir / fmt::format("state_{:06d}.csv", s)).string(), world);
-    }
-    progress.update(s, split.time());
+    t_->sum(std::span<std::int64_t>(sums));
+    return {{"count", t_->size()},
+            {"owned_grain_steps", sums[0]},
+            {"ghost_grain_steps", sums[1]},
+            {"islands", sums[2]},
+            {"islands_spanning_ranks", sums[3]},
+            {"migrations", sums[4]},
+            {"exchanges_per_rank", sums[5] / t_->size()},
+            {"messages", sums[6]},
+            {"bytes", sums[7]}};
   }
-  progress.finish();
-  split.gather(world);
-  if (root) write_state_csv((dir / "state.csv").string(), world);
-  finish("completed");
-  result.steps = split.step_count();
-  result.wall_seconds = info.wall_seconds;
-  result.ledger = split.ledger();
-  result.max_relative_residual = info.max_relative_residual;
-  result.frames = info.frames;
-  return result;
-}
+
+ private:
+  World& world_;
+  distributed::Transport* t_;
+  std::optional<distributed::DecomposedWorld> split_;
+};
 
 }  // namespace
 
@@ -264,14 +205,16 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   // Built first: a scenario whose initial state is rejected leaves no output directory.
   World world;
   const std::vector<BodyOrigin> origin = build_world(sc, world);
-  if (options.transport && options.transport->size() > 1)
-    return run_split(sc, options, world, origin);
+  distributed::Transport* transport =
+      options.transport && options.transport->size() > 1 ? options.transport : nullptr;
+  const bool root = !transport || transport->rank() == 0;  // writes the files
   RunResult result;
   result.directory = output_directory(sc, options.directory);
   const fs::path dir(result.directory);
   const bool frames = sc.output.every > 0 && sc.output.vtk;
   const bool resuming = !options.resume.empty();
-  // A checkpoint is read and checked before anything is written.
+  // A checkpoint is read and checked before anything is written (by every rank of a split run:
+  // each builds the whole world from it).
   std::optional<Checkpoint> ck;
   RunCheckpoint run;
   if (resuming) {
@@ -295,15 +238,18 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     world.initialize();  // the solvers; the state comes from the checkpoint
     restore_world(*ck, world);
   }
-  check_output_files(result.directory,
-                     {"shapes.json", "energy.csv", "summary.json", "state.csv", "particles.pvd"});
-  std::error_code ec;
-  fs::create_directories(frames ? dir / "frames" : dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw InputError(fmt::format("{}: cannot create the output directory ({})", dir.string(),
-                                 ec ? ec.message() : "not a directory"));
-  const std::string cdir = sc.output.checkpoint_every > 0 ? checkpoint_directory(dir) : "";
-  remove_stale_outputs(dir, resuming);
+  std::string cdir;
+  if (root) {
+    check_output_files(result.directory,
+                       {"shapes.json", "energy.csv", "summary.json", "state.csv", "particles.pvd"});
+    std::error_code ec;
+    fs::create_directories(frames ? dir / "frames" : dir, ec);
+    if (ec || !fs::is_directory(dir))
+      throw InputError(fmt::format("{}: cannot create the output directory ({})", dir.string(),
+                                   ec ? ec.message() : "not a directory"));
+    cdir = sc.output.checkpoint_every > 0 ? checkpoint_directory(dir) : "";
+    remove_stale_outputs(dir, resuming);
+  }
 
   RunInfo info;
   // The thread count the run will use (`--threads`, [simulation] threads), as the world sets it
@@ -312,43 +258,55 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
 
   std::optional<EnergyCsvWriter> energy;
   std::optional<VtkWriter> vtk;
-  if (frames) vtk.emplace(dir.string(), wall_quads(sc, origin), vtk_encoding(sc.output));
+  if (frames && root) vtk.emplace(dir.string(), wall_quads(sc, origin), vtk_encoding(sc.output));
   if (resuming) {
-    if (vtk.has_value() != ck->has("frames"))
+    if (frames != ck->has("frames"))
       throw InputError(
           fmt::format("{}: --resume: frames section does not fit the scenario", ck->path));
     if (vtk) load_run_section(*ck, "frames", [&](ByteReader& r) { vtk->load(r); });
-    energy.emplace((dir / "energy.csv").string(), run.energy_bytes, run.energy_crc);
-    write_shapes_json((dir / "shapes.json").string(), world.shapes, net_shapes(world));
+    if (root) {
+      energy.emplace((dir / "energy.csv").string(), run.energy_bytes, run.energy_crc);
+      write_shapes_json((dir / "shapes.json").string(), world.shapes, net_shapes(world));
+    }
     info.max_relative_residual = run.max_relative_residual;
     info.frame_seconds = run.frame_seconds;
   } else {
-    write_shapes_json((dir / "shapes.json").string(), world.shapes, net_shapes(world));
-    energy.emplace((dir / "energy.csv").string());
+    if (root) {
+      write_shapes_json((dir / "shapes.json").string(), world.shapes, net_shapes(world));
+      energy.emplace((dir / "energy.csv").string());
+    }
     try {
       world.initialize();  // checks the initial state: a failure still leaves a summary
     } catch (const std::exception& e) {
-      result.summary = make_summary(sc, world, {.status = fmt::format("failed: {}", e.what())});
-      write_json((dir / "summary.json").string(), result.summary);
+      if (root) {
+        result.summary = make_summary(sc, world, {.status = fmt::format("failed: {}", e.what())});
+        write_json((dir / "summary.json").string(), result.summary);
+      }
       throw;
     }
-    energy->write(world.time(), world.ledger());
+    if (root) energy->write(world.time(), world.ledger());
     if (vtk) vtk->write_frame(world);
   }
+  Stepper stepper(world, transport, sc.file);
   // net_NAME.csv per net; a resumed run keeps the rows up to the checkpoint.
-  NetCsvWriter nets(dir.string(), world, resuming ? &run.net_bytes : nullptr);
-  if (!resuming) nets.write(world);
+  std::optional<NetCsvWriter> nets;
+  if (root) {
+    nets.emplace(dir.string(), world, resuming ? &run.net_bytes : nullptr);
+    if (!resuming) nets->write(world);
+  }
   const long n = sc.steps();
   const auto t0 = std::chrono::steady_clock::now();
-  // Everything the next step needs, and what the output files hold so far.
+  // Everything the next step needs, and what the output files hold so far. Collective.
   auto save_checkpoint = [&](const std::string& directory) {
+    stepper.sync(true);
+    if (!root) return;
     energy->flush();
-    nets.flush();
+    nets->flush();
     run.max_relative_residual = info.max_relative_residual;
     run.frame_seconds = info.frame_seconds;
     run.energy_bytes = energy->bytes();
     run.energy_crc = energy->crc();
-    run.net_bytes = nets.bytes();
+    run.net_bytes = nets->bytes();
     std::vector<CheckpointSection> sections = world_checkpoint_sections(world);
     for (CheckpointSection& s : run_checkpoint_sections(run, vtk ? &*vtk : nullptr))
       sections.push_back(std::move(s));
@@ -356,62 +314,74 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     write_checkpoint(result.checkpoint, sc.content_hash, world.step_count(), sections);
     prune_checkpoints(directory, sc.output.checkpoint_keep);
   };
+  // Collective: the whole world is in `world` on the writing rank (stepper.sync) before.
   auto finish = [&](const std::string& status) {
     info.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     info.status = status;
+    const nlohmann::json ranks = stepper.ranks_summary();
+    result.steps = stepper.step_count();
+    result.wall_seconds = info.wall_seconds;
+    result.ledger = stepper.ledger();
+    result.max_relative_residual = info.max_relative_residual;
+    if (!root) return;
     energy->flush();
-    nets.flush();
+    nets->flush();
     if (vtk) {
       vtk->write_pvd();
       info.frames = vtk->frames();
     }
     result.summary = make_summary(sc, world, info);
+    if (!ranks.is_null()) result.summary["ranks"] = ranks;
     write_json((dir / "summary.json").string(), result.summary);
-    result.steps = world.step_count();
-    result.wall_seconds = info.wall_seconds;
-    result.ledger = world.ledger();
-    result.max_relative_residual = info.max_relative_residual;
     result.frames = info.frames;
   };
-  Progress progress(n, options.progress);
+  Progress progress(n, options.progress && root);
   try {
-    for (long s = world.step_count() + 1; s <= n; ++s) {
-      world.step();
-      if (s % sc.output.energy_every == 0 || s == n) {
-        energy->write(world.time(), world.ledger());
-        nets.write(world);
+    for (long s = stepper.step_count() + 1; s <= n; ++s) {
+      stepper.step();
+      if (root && (s % sc.output.energy_every == 0 || s == n)) {
+        energy->write(stepper.time(), stepper.ledger());
+        nets->write(world);
       }
       info.max_relative_residual =
-          std::max(info.max_relative_residual, relative_residual(world.ledger()));
-      if (vtk && (s % sc.output.every == 0 || s == n)) {
+          std::max(info.max_relative_residual, relative_residual(stepper.ledger()));
+      // The same steps on every rank: what is written depends on the step number only.
+      const bool frame = frames && (s % sc.output.every == 0 || s == n);
+      const bool snapshot = sc.output.state_every > 0 && s % sc.output.state_every == 0;
+      if (frame || snapshot) stepper.sync();
+      if (vtk && frame) {
         const auto f0 = std::chrono::steady_clock::now();
         vtk->write_frame(world);
         info.frame_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - f0).count();
       }
-      if (sc.output.state_every > 0 && s % sc.output.state_every == 0)
+      if (root && snapshot)
         write_state_csv((dir / fmt::format("state_{:06d}.csv", s)).string(), world);
-      progress.update(s, world.time());
+      progress.update(s, stepper.time());
       if (s == n) break;
-      if (options.stop && *options.stop) {
+      if (stepper.stop(options.stop && *options.stop)) {
         // Interrupted: a checkpoint at this step, the state so far, every output flushed.
         progress.finish();
-        save_checkpoint(cdir.empty() ? checkpoint_directory(dir) : cdir);
-        write_state_csv((dir / "state.csv").string(), world);
+        save_checkpoint(cdir.empty() && root ? checkpoint_directory(dir) : cdir);
+        if (root) write_state_csv((dir / "state.csv").string(), world);
         finish("interrupted");
         result.interrupted = true;
         return result;
       }
-      if (!cdir.empty() && s % sc.output.checkpoint_every == 0) save_checkpoint(cdir);
+      if (sc.output.checkpoint_every > 0 && s % sc.output.checkpoint_every == 0)
+        save_checkpoint(cdir);
     }
   } catch (const std::exception& e) {
     progress.finish();
-    finish(fmt::format("failed: {}", e.what()));
+    // A split run's ranks end together (the command line aborts them); a serial run's summary
+    // records the error.
+    if (!transport) finish(fmt::format("failed: {}", e.what()));
     throw;
   }
   progress.finish();
-  write_state_csv((dir / "state.csv").string(), world);
+  stepper.sync();
+  if (root) write_state_csv((dir / "state.csv").string(), world);
   finish("completed");
   return result;
 }

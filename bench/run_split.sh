@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A run split over MPI ranks against one rank on the same cores (docs/distributed.md,
+# bench/README.md "Runs split over ranks"): the pour scenario bench/scenarios/pour_10000.toml on
+# 1 rank x 1 thread, 1 rank x 2 threads and 2 ranks x 1 thread, and LIGGGHTS on 2 ranks when it
+# is installed (bench/peers/liggghts_pour.sh). Checks that the three etdem runs wrote the same
+# state.csv, and appends one row per configuration to bench/results/split.csv.
+#
+#   bench/run_split.sh [--duration S] [--etdem PATH] [--no-peer]
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$HERE")
+ETDEM=$ROOT/build/release/bin/etdem
+DURATION=1.0
+PEER=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --duration) DURATION=$2; shift 2 ;;
+    --etdem) ETDEM=$2; shift 2 ;;
+    --no-peer) PEER=0; shift ;;
+    *) echo "usage: $0 [--duration S] [--etdem PATH] [--no-peer]" >&2; exit 2 ;;
+  esac
+done
+SCENARIO=$HERE/scenarios/pour_10000.toml
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+flags=(--bind-to none)
+if [ "$(id -u)" -eq 0 ]; then flags+=(--allow-run-as-root); fi
+COMMIT=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+OUT=$HERE/results/split.csv
+[ -f "$OUT" ] || echo "date,commit,code,n,duration_s,ranks,threads,wall_s,solve_s_rank0,bytes,messages,islands_spanning,state_sha" > "$OUT"
+reference=""
+for cfg in "1 1" "1 2" "2 1"; do
+  set -- $cfg
+  ranks=$1 threads=$2
+  dir=$WORK/r${ranks}t${threads}
+  cmd=("$ETDEM" run "$SCENARIO" -o "$dir" --threads "$threads" --set "simulation.duration=$DURATION")
+  if [ "$ranks" -gt 1 ]; then cmd=(mpirun "${flags[@]}" -np "$ranks" "${cmd[@]}"); fi
+  echo "== etdem: $ranks rank(s) x $threads thread(s)" >&2
+  OMP_NUM_THREADS=$threads "${cmd[@]}" > "$dir.log" 2>&1 || { cat "$dir.log" >&2; exit 1; }
+  sha=$(sha256sum "$dir/state.csv" | cut -c1-12)
+  [ -z "$reference" ] && reference=$sha
+  [ "$sha" = "$reference" ] || { echo "state.csv of $ranks x $threads differs from 1 x 1" >&2; exit 1; }
+  row=$(python3 - "$dir/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+r = s.get("ranks", {})
+print("%.3f,%.3f,%d,%d,%d" % (s["wall_time"], s["profile_seconds"]["solve"], r.get("bytes", 0),
+                             r.get("messages", 0), r.get("islands_spanning_ranks", 0)))
+PY
+)
+  echo "$DATE,$COMMIT,etdem,10000,$DURATION,$ranks,$threads,$row,$sha" >> "$OUT"
+  echo "   $row" >&2
+done
+if [ "$PEER" = 1 ] && command -v liggghts >/dev/null; then
+  echo "== LIGGGHTS: 2 ranks" >&2
+  line=$(RANKS=2 "$HERE/peers/liggghts_pour.sh" 10000 "$DURATION" | tail -1)
+  wall=$(sed -n 's/.* wall_s=\([^ ]*\).*/\1/p' <<<"$line")
+  echo "$DATE,$COMMIT,liggghts,10000,$DURATION,2,1,$wall,,,,," >> "$OUT"
+  echo "   $line" >&2
+fi
+echo "results: $OUT" >&2
