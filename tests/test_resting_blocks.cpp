@@ -100,7 +100,9 @@ TEST(BlockOrder, ColoursShareNoBodyAndEveryContactIsPlacedOnce) {
 struct PileRun {
   std::uint64_t hash = 0;
   long blocked = 0, leftovers = 0, approaching_left = 0;
-  double residual = 0.0, initial = 0.0, top = 0.0, penetration = 0.0, speed = 0.0;
+  double residual = 0.0, initial = 0.0, top = 0.0, penetration = 0.0;
+  double mean_speed = 0.0;  // [m/s] over the grains at the end
+  long fast = 0;            // grains faster than 0.05 m/s at the end
 };
 
 // 1152 spheres of 1 cm poured into a 14.4 cm box: one island of a few thousand contacts.
@@ -130,8 +132,11 @@ PileRun pile(int threads, long block_contacts, int steps = 150) {
   for (int i = 0; i < t.world.bodies.count(); ++i)
     if (t.world.bodies.is_dynamic(i)) {
       z.push_back(t.world.bodies.position[i].z());
-      r.speed = std::max(r.speed, t.world.bodies.velocity[i].norm());
+      const double v = t.world.bodies.velocity[i].norm();
+      r.mean_speed += v;
+      r.fast += v > 0.05 ? 1 : 0;
     }
+  r.mean_speed /= static_cast<double>(z.size());
   std::sort(z.begin(), z.end(), std::greater<>());
   const std::size_t tenth = std::max<std::size_t>(1, z.size() / 10);
   for (std::size_t k = 0; k < tenth; ++k) r.top += z[k] / static_cast<double>(tenth);
@@ -157,7 +162,10 @@ TEST(BlockedSweeps, BelowTheThresholdTheContactOrderIsKept) {
 // The blocked order is another Gauss-Seidel order: the pile must settle as in contact order
 // (the same top, the mean height of the highest tenth of the grains, within a millimetre, a
 // tenth of a grain; no deeper contacts than 5 % of d), the
-// ledger must close to round-off and no contact may be left approaching at the end.
+// ledger must close to round-off and no contact may be left approaching at the end. At rest
+// after 0.5 s: the mean speed below 1 mm/s and at most 1 % of the grains faster than 5 cm/s.
+// (Not the fastest grain: without rolling resistance a few spheres on the top roll on, and the
+// fastest of them at one instant is 0.02-0.2 m/s in either order, step to step; docs/design.md.)
 TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   const PileRun contact_order = pile(2, 0, 300);
   const PileRun blocked = pile(2, 1000, 300);
@@ -168,7 +176,8 @@ TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   EXPECT_LT(blocked.penetration, 1.5 * contact_order.penetration + 1e-5);
   EXPECT_LT(std::abs(blocked.residual), 1e-9 * blocked.initial);
   EXPECT_LT(blocked.approaching_left, 1.5 * contact_order.approaching_left + 10);
-  EXPECT_LT(blocked.speed, 0.05) << "at rest after 0.5 s";
+  EXPECT_LT(blocked.mean_speed, 1e-3) << "at rest after 0.5 s";
+  EXPECT_LE(blocked.fast, 12) << "grains faster than 5 cm/s after 0.5 s (of 1152)";
 }
 
 }  // namespace
