@@ -118,23 +118,32 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport) : full_(full
   local_.materials = full.materials;
   local_.settings = full.settings;
   local_.largest_radius_ = largest_radius_;
-  const double skin = full.settings.contact_skin;
-  exchange_grains(decomposition_,
-                  1.01 * (2.0 * (1.0 + skin) * largest_radius_ + 2.0 * speed * full.settings.dt),
-                  grains_, t_);
+  exchange_grains(decomposition_, halo_for(speed), grains_, t_);
   rebuild_local();
   local_.initialize();  // the solvers; the ledger, the clock and the totals are the world's
-  local_.ledger_ = full.ledger_;
-  local_.time_ = full.time_;
-  local_.steps_ = full.steps_;
-  local_.totals_ = full.totals_;
-  local_.last_ = full.last_;
-  local_.profile_ = full.profile_;
+  copy_run_state(full, local_);
   local_.previous_h_ = full.previous_h_;
   rebuild_local();  // again: initialize() dropped the warm start
 }
 
 DecomposedWorld::~DecomposedWorld() = default;
+
+void DecomposedWorld::copy_run_state(const World& from, World& to) {
+  to.ledger_ = from.ledger_;
+  to.time_ = from.time_;
+  to.steps_ = from.steps_;
+  to.totals_ = from.totals_;
+  to.last_ = from.last_;
+  to.profile_ = from.profile_;
+  to.last_profile_ = from.last_profile_;
+}
+
+double DecomposedWorld::halo_for(double speed) const {
+  // Every pair that can touch in the next step: centres within two bounding radii with the
+  // contact skin, plus what both can move (World::find_contacts' margin), with 1 % to spare.
+  const WorldSettings& set = local_.settings;
+  return 1.01 * (2.0 * (1.0 + set.contact_skin) * largest_radius_ + 2.0 * speed * set.dt);
+}
 
 void DecomposedWorld::check_supported(const World& full) const {
   auto refuse = [](const std::string& what) {
@@ -244,7 +253,7 @@ void DecomposedWorld::step() {
   long wanted = most(w.substep_count_unbounded(set.dt, w.bodies.angular_velocity));
   int n = static_cast<int>(std::min<long>(set.max_substeps, wanted));
   bool redone = false;
-  const bool turning = t_.sum(w.turning_.empty() ? 0L : 1L) > 0;
+  const bool turning = !full_.turning_.empty();  // any grain of the whole world
   StepStats step_stats;
   for (int k = 0; k < n; ++k) {
     w.h_ = set.dt / n;
@@ -725,16 +734,12 @@ void DecomposedWorld::book_ledger() {
 }
 
 double DecomposedWorld::halo() const {
-  // Every pair that can touch in the next step: centres within two bounding radii with the
-  // contact skin, plus what both can move (World::find_contacts' margin), with 1 % to spare.
   const World& w = local_;
   const double kick = w.settings.gravity.norm() * w.settings.dt;
   double speed = 0.0;
   for (int i = 0; i < w.bodies.count(); ++i)
     if (owned_[i]) speed = std::max(speed, next_speed(w.bodies, w.shapes, i, kick));
-  speed = t_.max(speed);
-  const double skin = w.settings.contact_skin;
-  return 1.01 * (2.0 * (1.0 + skin) * largest_radius_ + 2.0 * speed * w.settings.dt);
+  return halo_for(t_.max(speed));
 }
 
 void DecomposedWorld::exchange() {
@@ -791,13 +796,7 @@ void DecomposedWorld::gather(World& full, bool warm_start) {
     }
   }
   full.bodies.update_world_inertia();
-  full.ledger_ = local_.ledger_;
-  full.time_ = local_.time_;
-  full.steps_ = local_.steps_;
-  full.totals_ = local_.totals_;
-  full.last_ = local_.last_;
-  full.profile_ = local_.profile_;
-  full.last_profile_ = local_.last_profile_;
+  copy_run_state(local_, full);
   // The serial warm start: every rank's contacts, put back in the serial order by their key.
   if (warm_start)
     full.restore_warm_start(std::move(contacts),

@@ -74,7 +74,11 @@ class DecomposedWorld {
   void correct_positions();  // contributions to their owners, summed in the serial order
   void book_ledger();        // the step's sums over the ranks, booked in the serial order
   void exchange();           // records of owned grains (with their warm start) and ghosts
-  double halo() const;       // [m] for the next step
+  double halo() const;       // [m] for the next step (collective)
+  /// [m] The halo when `speed` bounds the fastest surface point's speed in the next step.
+  double halo_for(double speed) const;
+  /// The ledger, clock, totals and profiles (what a rank's world and the gathered world share).
+  static void copy_run_state(const World& from, World& to);
 
   World& full_;
   Transport& t_;
