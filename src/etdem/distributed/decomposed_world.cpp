@@ -85,7 +85,8 @@ struct DecomposedWorld::Contribution {
   }
 };
 
-DecomposedWorld::DecomposedWorld(World& full, Transport& transport) : full_(full), t_(transport) {
+DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
+    : full_(full), t_(transport), host_(std::make_unique<HostScratch>()) {
   check_supported(full);
   const Bodies& b = full.bodies;
   std::vector<Vec3> centres;
@@ -404,122 +405,11 @@ void DecomposedWorld::resolve_islands() {
   }
   const std::vector<GatheredIsland> hosted = gather_islands(std::move(parts), t_);
 
-  // 3. Each hosted island solved whole, as the serial step solves it (world/island_solve):
-  //    its grains ascending by global id, its contacts in the serial order.
+  // 3. Each hosted island solved whole, as the serial step solves it; the results to the
+  //    grains' owners and to the ranks that detected the contacts.
   std::map<int, ByteWriter> to_owner, to_source;  // by destination rank
-  const IslandSolveSettings set{w.h_, w.settings.gravity, w.settings.effective_resting_velocity()};
   w.island_solve_.prepare(omp_get_max_threads());
-  std::vector<PartGrain> island;
-  std::vector<Contact> contacts, serial;
-  std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
-  std::vector<int> order;
-  std::vector<Vec3> v, om, x, v0;
-  std::vector<double> inv_mass, toi;
-  std::vector<Mat3> inv_inertia;
-  for (const GatheredIsland& g : hosted) {
-    island.clear();
-    contacts.clear();
-    origin.clear();
-    for (std::size_t s = 0; s < g.parts.size(); ++s) {
-      ByteReader in(g.parts[s]);
-      const auto count = in.get<std::int32_t>();
-      for (int k = 0; k < count; ++k) {
-        PartGrain pg;
-        in.get(pg.gid);
-        pg.owner = in.get<std::int32_t>();
-        in.get(pg.v);
-        in.get(pg.w);
-        in.get(pg.x);
-        in.get(pg.inv_mass);
-        for (int e = 0; e < 9; ++e) in.get(pg.inv_inertia(e));
-        island.push_back(pg);
-      }
-      std::string record;
-      in.get(record);
-      const std::size_t before = contacts.size();
-      read_contact_record(record, contacts);
-      for (std::size_t k = before; k < contacts.size(); ++k)
-        origin.emplace_back(static_cast<int>(s), static_cast<int>(k - before));
-    }
-    // A grain held by several ranks came from each: the copies are the same bits.
-    std::stable_sort(island.begin(), island.end(),
-                     [](const PartGrain& a, const PartGrain& b) { return a.gid < b.gid; });
-    island.erase(std::unique(island.begin(), island.end(),
-                             [](const PartGrain& a, const PartGrain& b) { return a.gid == b.gid; }),
-                 island.end());
-    const int nb = static_cast<int>(island.size());
-    auto local_index = [&](int gid) {
-      auto it = std::lower_bound(island.begin(), island.end(), gid,
-                                 [](const PartGrain& pg, std::int64_t id) { return pg.gid < id; });
-      return it != island.end() && it->gid == gid ? static_cast<int>(it - island.begin()) : -1;
-    };
-    order.resize(contacts.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
-    auto key = [&](const Contact& c) {
-      return ContactOrderKey{w.shapes.tested_apart(full_.bodies.shape[c.b]), c.a, c.b};
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return key(contacts[a]) < key(contacts[b]); });
-    serial.resize(contacts.size());
-    for (std::size_t s = 0; s < order.size(); ++s) {
-      Contact& c = serial[s];
-      c = contacts[order[s]];
-      c.a = local_index(c.a);
-      c.b = local_index(c.b);
-    }
-    v.resize(nb), om.resize(nb), x.resize(nb), v0.resize(nb), inv_mass.resize(nb);
-    toi.resize(nb), inv_inertia.resize(nb);
-    for (int k = 0; k < nb; ++k) {
-      v[k] = island[k].v, om[k] = island[k].w, x[k] = island[k].x;
-      inv_mass[k] = island[k].inv_mass, inv_inertia[k] = island[k].inv_inertia;
-    }
-    IslandState state;
-    state.bodies.count = nb;
-    state.bodies.v = v.data();
-    state.bodies.w = om.data();
-    state.bodies.inv_mass = inv_mass.data();
-    state.bodies.inv_inertia = inv_inertia.data();
-    state.bodies.x = x.data();
-    state.toi = toi.data();
-    state.v0 = v0.data();
-    const IslandSolution r =
-        w.island_solve_.solve(set, *w.solver_, w.resting_.get(), state, serial, 0);
-    island_kick_ += r.kick;
-    solver_sums_.add(r.stats);
-    resting_sums_.add(r.resting_stats);
-    w.last_.collisions += r.collisions;
-    w.last_.largest_island =
-        std::max<long>(w.last_.largest_island, static_cast<long>(serial.size()));
-    ++w.last_.islands;
-    ++stats_.islands_hosted;
-    if (g.from.size() > 1) ++stats_.islands_spanning;
-    // New velocities to the owners; impulses to the ranks that detected the contacts, each
-    // part's in the order it came.
-    for (int k = 0; k < nb; ++k) {
-      ByteWriter& out = to_owner[island[k].owner];
-      out.put(island[k].gid);
-      out.put(v[k]);
-      out.put(om[k]);
-      out.put(toi[k]);
-      out.put(v0[k]);
-    }
-    std::vector<int> place(serial.size());
-    for (std::size_t s = 0; s < order.size(); ++s) place[order[s]] = static_cast<int>(s);
-    std::size_t k = 0;
-    for (std::size_t s = 0; s < g.parts.size(); ++s) {
-      ByteWriter& out = to_source[g.from[s]];
-      out.put(g.root);
-      std::size_t end = k;
-      while (end < origin.size() && origin[end].first == static_cast<int>(s)) ++end;
-      out.put(static_cast<std::int32_t>(end - k));
-      for (; k < end; ++k) {
-        const Contact& c = serial[place[k]];
-        out.put(c.normal_impulse);
-        out.put(c.tangent_impulse);
-        out.put(c.rolling_impulse);
-      }
-    }
-  }
+  for (const GatheredIsland& g : hosted) solve_hosted(g, to_owner, to_source);
   std::vector<Message> outgoing;
   {
     std::map<int, std::pair<std::string, std::string>> joined;
@@ -577,6 +467,130 @@ void DecomposedWorld::resolve_islands() {
         im.get(c.tangent_impulse);
         im.get(c.rolling_impulse);
       }
+    }
+  }
+}
+
+/// The host's copies of one gathered island (solve_hosted), kept from island to island.
+struct DecomposedWorld::HostScratch {
+  std::vector<PartGrain> island;            // its grains, ascending by global id
+  std::vector<Contact> contacts, serial;    // as gathered; in the serial order, island-local ids
+  std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
+  std::vector<int> order, place;            // serial place -> gathered, and back
+  std::vector<Vec3> v, om, x, v0;
+  std::vector<double> inv_mass, toi;
+  std::vector<Mat3> inv_inertia;
+};
+
+void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWriter>& to_owner,
+                                   std::map<int, ByteWriter>& to_source) {
+  // The island's grains ascending by global id and its contacts in the serial order (a stable
+  // sort by the contact-order key: each pair's points came together, in order, from one rank),
+  // then world/island_solve, the function the serial step calls.
+  World& w = local_;
+  HostScratch& h = *host_;
+  auto& [island, contacts, serial, origin, order, place, v, om, x, v0, inv_mass, toi, inv_inertia] =
+      h;
+  const IslandSolveSettings set{w.h_, w.settings.gravity, w.settings.effective_resting_velocity()};
+  island.clear();
+  contacts.clear();
+  origin.clear();
+  for (std::size_t s = 0; s < g.parts.size(); ++s) {
+    ByteReader in(g.parts[s]);
+    const auto count = in.get<std::int32_t>();
+    for (int k = 0; k < count; ++k) {
+      PartGrain pg;
+      in.get(pg.gid);
+      pg.owner = in.get<std::int32_t>();
+      in.get(pg.v);
+      in.get(pg.w);
+      in.get(pg.x);
+      in.get(pg.inv_mass);
+      for (int e = 0; e < 9; ++e) in.get(pg.inv_inertia(e));
+      island.push_back(pg);
+    }
+    std::string record;
+    in.get(record);
+    const std::size_t before = contacts.size();
+    read_contact_record(record, contacts);
+    for (std::size_t k = before; k < contacts.size(); ++k)
+      origin.emplace_back(static_cast<int>(s), static_cast<int>(k - before));
+  }
+  // A grain held by several ranks came from each: the copies are the same bits.
+  std::stable_sort(island.begin(), island.end(),
+                   [](const PartGrain& a, const PartGrain& b) { return a.gid < b.gid; });
+  island.erase(std::unique(island.begin(), island.end(),
+                           [](const PartGrain& a, const PartGrain& b) { return a.gid == b.gid; }),
+               island.end());
+  const int nb = static_cast<int>(island.size());
+  auto local_index = [&](int gid) {
+    auto it = std::lower_bound(island.begin(), island.end(), gid,
+                               [](const PartGrain& pg, std::int64_t id) { return pg.gid < id; });
+    return it != island.end() && it->gid == gid ? static_cast<int>(it - island.begin()) : -1;
+  };
+  order.resize(contacts.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+  auto key = [&](const Contact& c) {
+    return ContactOrderKey{w.shapes.tested_apart(full_.bodies.shape[c.b]), c.a, c.b};
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return key(contacts[a]) < key(contacts[b]); });
+  serial.resize(contacts.size());
+  for (std::size_t s = 0; s < order.size(); ++s) {
+    Contact& c = serial[s];
+    c = contacts[order[s]];
+    c.a = local_index(c.a);
+    c.b = local_index(c.b);
+  }
+  v.resize(nb), om.resize(nb), x.resize(nb), v0.resize(nb), inv_mass.resize(nb);
+  toi.resize(nb), inv_inertia.resize(nb);
+  for (int k = 0; k < nb; ++k) {
+    v[k] = island[k].v, om[k] = island[k].w, x[k] = island[k].x;
+    inv_mass[k] = island[k].inv_mass, inv_inertia[k] = island[k].inv_inertia;
+  }
+  IslandState state;
+  state.bodies.count = nb;
+  state.bodies.v = v.data();
+  state.bodies.w = om.data();
+  state.bodies.inv_mass = inv_mass.data();
+  state.bodies.inv_inertia = inv_inertia.data();
+  state.bodies.x = x.data();
+  state.toi = toi.data();
+  state.v0 = v0.data();
+  const IslandSolution r =
+      w.island_solve_.solve(set, *w.solver_, w.resting_.get(), state, serial, 0);
+  island_kick_ += r.kick;
+  solver_sums_.add(r.stats);
+  resting_sums_.add(r.resting_stats);
+  w.last_.collisions += r.collisions;
+  w.last_.largest_island = std::max<long>(w.last_.largest_island, static_cast<long>(serial.size()));
+  ++w.last_.islands;
+  ++stats_.islands_hosted;
+  if (g.from.size() > 1) ++stats_.islands_spanning;
+  // New velocities to the owners; impulses to the ranks that detected the contacts, each
+  // part's in the order it came.
+  for (int k = 0; k < nb; ++k) {
+    ByteWriter& out = to_owner[island[k].owner];
+    out.put(island[k].gid);
+    out.put(v[k]);
+    out.put(om[k]);
+    out.put(toi[k]);
+    out.put(v0[k]);
+  }
+  place.resize(serial.size());
+  for (std::size_t s = 0; s < order.size(); ++s) place[order[s]] = static_cast<int>(s);
+  std::size_t k = 0;
+  for (std::size_t s = 0; s < g.parts.size(); ++s) {
+    ByteWriter& out = to_source[g.from[s]];
+    out.put(g.root);
+    std::size_t end = k;
+    while (end < origin.size() && origin[end].first == static_cast<int>(s)) ++end;
+    out.put(static_cast<std::int32_t>(end - k));
+    for (; k < end; ++k) {
+      const Contact& c = serial[place[k]];
+      out.put(c.normal_impulse);
+      out.put(c.tangent_impulse);
+      out.put(c.rolling_impulse);
     }
   }
 }

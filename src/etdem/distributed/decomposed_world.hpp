@@ -10,10 +10,15 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <vector>
+
+#include "etdem/core/byte_stream.hpp"
 
 #include "etdem/distributed/decomposition.hpp"
 #include "etdem/distributed/grain_exchange.hpp"
+#include "etdem/distributed/island_gather.hpp"
 #include "etdem/distributed/transport.hpp"
 #include "etdem/world/world.hpp"
 
@@ -69,8 +74,13 @@ class DecomposedWorld {
   bool advance(long* needed);
   void rebuild_local();  // local_ from the statics, grains_ and the carried warm start
   void process_events();
-  void find_contacts();      // broad and narrow phase of the pairs detected here
-  void resolve_islands();    // labels, parts to hosts, solve, results back
+  void find_contacts();    // broad and narrow phase of the pairs detected here
+  void resolve_islands();  // labels, parts to hosts, solve, results back
+  struct HostScratch;
+  /// Solves one island gathered on this host and writes its results: velocities and motion to
+  /// the grains' owners, impulses to the ranks that sent its contacts, in the order they came.
+  void solve_hosted(const GatheredIsland& island, std::map<int, ByteWriter>& to_owner,
+                    std::map<int, ByteWriter>& to_source);
   void correct_positions();  // contributions to their owners, summed in the serial order
   void book_ledger();        // the step's sums over the ranks, booked in the serial order
   void exchange();           // records of owned grains (with their warm start) and ghosts
@@ -82,6 +92,7 @@ class DecomposedWorld {
 
   World& full_;
   Transport& t_;
+  std::unique_ptr<HostScratch> host_;
   World local_;
   std::vector<int> statics_;       // global ids of the bodies every rank holds
   std::vector<std::int64_t> gid_;  // per local body
