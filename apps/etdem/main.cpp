@@ -35,6 +35,7 @@
 
 #include "commands.hpp"
 #include "etdem/analysis/repose.hpp"
+#include "etdem/distributed/transport.hpp"
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/run.hpp"
 #include "etdem/io/scenario.hpp"

@@ -489,8 +489,20 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
   // then world/island_solve, the function the serial step calls.
   World& w = local_;
   HostScratch& h = *host_;
-  auto& [island, contacts, serial, origin, order, place, v, om, x, v0, inv_mass, toi, inv_inertia] =
-      h;
+  // (References, not a structured binding: lambdas below use them, which clang 14 refuses.)
+  std::vector<PartGrain>& island = h.island;
+  std::vector<Contact>& contacts = h.contacts;
+  std::vector<Contact>& serial = h.serial;
+  std::vector<std::pair<int, int>>& origin = h.origin;
+  std::vector<int>& order = h.order;
+  std::vector<int>& place = h.place;
+  std::vector<Vec3>& v = h.v;
+  std::vector<Vec3>& om = h.om;
+  std::vector<Vec3>& x = h.x;
+  std::vector<Vec3>& v0 = h.v0;
+  std::vector<double>& inv_mass = h.inv_mass;
+  std::vector<double>& toi = h.toi;
+  std::vector<Mat3>& inv_inertia = h.inv_inertia;
   const IslandSolveSettings set{w.h_, w.settings.gravity, w.settings.effective_resting_velocity()};
   island.clear();
   contacts.clear();
