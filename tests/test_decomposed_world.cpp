@@ -24,7 +24,12 @@ void pour(TestWorld& t, bool boxes) {
   t.world.settings.gravity = Vec3(0, 0, -9.81);
   t.world.settings.threads = 1;
   t.add_container(Vec3(0, 0, 0), Vec3(0.06, 0.06, 1));
-  fill_spheres(t, 5, 5, 4, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 7u, 0.3);
+  // With the boxes, a fixed block on the floor, of a smaller id than the grains: its pairs
+  // (block, grain) are detected and carried by the grain's owner.
+  if (boxes)
+    t.add_box(Vec3(0.012, 0.012, 0.003), Vec3(0.03, 0.03, 0.003), Quat::Identity(), Vec3::Zero(),
+              Vec3::Zero(), true);
+  fill_spheres(t, 5, 5, 4, 0.005, 0.012, Vec3(0, 0, boxes ? 0.008 : 0.0), 0.0, 7u, 0.3);
   if (boxes) {
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)

@@ -1,6 +1,7 @@
 // One contact as bytes: every field one step hands to the next (the warm start), bit for bit.
 // Checkpoints write last step's contacts with it (world/world_checkpoint.cpp), and a grain that
-// migrates to another rank carries the contacts of the pairs it detects (world/carried_contacts).
+// migrates to another rank carries the contacts of the pairs it detects
+// (World::carried_contacts).
 #pragma once
 
 #include <cstddef>

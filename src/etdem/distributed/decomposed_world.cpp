@@ -101,20 +101,16 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
     }
   }
   decomposition_ = Decomposition::bisect(centres, {}, t_.size());
-  // The warm start of a world restored from a checkpoint: each grain carries the contacts whose
-  // first grain it is (empty at the start of a run).
-  std::map<int, std::vector<Contact>> carried;
-  for (const Contact& c : full.previous_) carried[b.is_dynamic(c.a) ? c.a : c.b].push_back(c);
+  // The warm start of a world restored from a checkpoint (empty at the start of a run).
+  const std::vector<std::vector<Contact>> carried = full.carried_contacts();
   double speed = 0.0;
   const double kick = full.settings.gravity.norm() * full.settings.dt;
   for (std::size_t k = 0; k < grains.size(); ++k) {
     speed = std::max(speed, next_speed(b, full.shapes, grains[k], kick));
     if (decomposition_.owner_of(centres[k]) != t_.rank()) continue;
-    const auto it = carried.find(grains[k]);
-    grains_.owned.push_back(
-        {grains[k], centres[k],
-         grain_state(b, grains[k], it == carried.end() ? std::span<const Contact>() : it->second)});
+    grains_.owned.push_back({grains[k], centres[k], grain_state(b, grains[k], carried[grains[k]])});
   }
+  local_of_.assign(b.count(), -1);
   local_.shapes = full.shapes;
   local_.materials = full.materials;
   local_.settings = full.settings;
@@ -184,8 +180,8 @@ void DecomposedWorld::rebuild_local() {
   gid_.resize(n);
   owner_.resize(n);
   owned_.assign(n, 0);
-  local_of_.assign(full_.bodies.count(), -1);
-  std::vector<Contact> carried;  // global ids
+  for (const std::int64_t g : before) local_of_[g] = -1;  // sized once (constructor)
+  std::vector<Contact> carried;                           // global ids
   std::string body;
   std::string contacts;
   for (int l = 0; l < n; ++l) {
@@ -242,47 +238,11 @@ void DecomposedWorld::process_events() {
 }
 
 void DecomposedWorld::step() {
-  // World::step over ranks: the same sub-steps, decided by the largest spin over every rank.
-  World& w = local_;
-  if (!(w.settings == w.applied_)) w.configure();
-  StepProfile& p = w.last_profile_;
-  p = StepProfile{};
-  p.steps = 1;
-  timed(p, StepProfile::Events, [&] { process_events(); });
-  const WorldSettings& set = w.settings;
-  auto most = [&](long n) { return static_cast<long>(t_.max(static_cast<double>(n))); };
-  long wanted = most(w.substep_count_unbounded(set.dt, w.bodies.angular_velocity));
-  int n = static_cast<int>(std::min<long>(set.max_substeps, wanted));
-  bool redone = false;
-  const bool turning = !full_.turning_.empty();  // any grain of the whole world
-  StepStats step_stats;
-  for (int k = 0; k < n; ++k) {
-    w.h_ = set.dt / n;
-    if (w.resting_pgs_) w.resting_pgs_->set_dt(w.h_);
-    w.last_ = StepStats{};
-    const bool may_redo = k == 0 && !redone && n < set.max_substeps && turning;
-    if (may_redo) w.save_step_start();
-    long needed = 0;
-    if (!advance(may_redo ? &needed : nullptr)) {
-      w.restore_step_start();
-      wanted = std::max(wanted, needed);
-      n = static_cast<int>(std::min<long>(set.max_substeps, needed));
-      redone = true;
-      k = -1;
-      continue;
-    }
-    step_stats.merge(w.last_);
-  }
-  step_stats.substeps = n;
-  step_stats.redone = redone ? 1 : 0;
-  step_stats.substep_bound_reached = wanted > set.max_substeps ? 1 : 0;
-  w.last_ = step_stats;
-  w.update_totals();
-  w.time_ += set.dt;
-  ++w.steps_;
-  timed(p, StepProfile::Checks, [&] { w.check_finite(); });
-  w.profile_.add(p);
-  ++stats_.steps;
+  // World::step's frame: the same sub-steps, decided by the largest spin over every rank.
+  local_.step_frame([&] { process_events(); },
+                    [&](StepProfile&, long* needed) { return advance(needed); },
+                    [&](long n) { return static_cast<long>(t_.max(static_cast<double>(n))); },
+                    !full_.turning_.empty());  // any grain of the whole world
   stats_.owned += owned_count();
   stats_.ghosts += ghost_count();
 }
@@ -330,9 +290,8 @@ void DecomposedWorld::find_contacts() {
     w.find_pairs(sb);
     // This rank detects the pairs whose first grain it owns (a grain's contacts with the walls
     // included), so each pair is detected once, by the rank that carries its warm start.
-    auto first_grain = [&](int a, int b) { return sb.dynamic[a] ? a : b; };
     std::erase_if(sb.pairs, [&](const std::pair<int, int>& q) {
-      return !owned_[first_grain(q.first, q.second)];
+      return !owned_[w.first_grain(q.first, q.second)];
     });
     std::erase_if(sb.dynamic_ids, [&](int i) { return !owned_[i]; });
   });
@@ -369,7 +328,7 @@ void DecomposedWorld::resolve_islands() {
   std::map<std::int64_t, std::vector<int>> part_contacts;  // root -> candidates here
   for (int k : sc.candidates) {
     const Contact& c = sc.contacts[k];
-    part_contacts[labels[sb.dynamic[c.a] ? c.a : c.b].root].push_back(k);
+    part_contacts[labels[w.first_grain(c)].root].push_back(k);
   }
   std::vector<IslandPart> parts;
   std::vector<int> grains;
@@ -399,9 +358,7 @@ void DecomposedWorld::resolve_islands() {
       for (int e = 0; e < 9; ++e) out.put(w.bodies.inv_inertia_world[i](e));
     }
     out.put(write_contact_record(global));
-    const int first = list.front();
-    const Contact& c = sc.contacts[first];
-    parts.push_back({root, labels[sb.dynamic[c.a] ? c.a : c.b].host, out.take()});
+    parts.push_back({root, labels[w.first_grain(sc.contacts[list.front()])].host, out.take()});
   }
   const std::vector<GatheredIsland> hosted = gather_islands(std::move(parts), t_);
 
@@ -748,12 +705,7 @@ void DecomposedWorld::book_ledger() {
   L.damping += sums_.damped.value();
   L.integration += sums_.integration.value();
   L.correction += sums_.wall_work.value();
-  for (const SolverStats* s : {&st.solver, &st.resting}) {
-    L.restitution += s->dissipated_restitution;
-    L.friction += s->dissipated_friction;
-    L.truncation += s->truncated;
-    L.integration += s->integration;
-  }
+  w.book_solvers();
   L.kinetic_translational = kt.value();
   L.kinetic_rotational = kr.value();
   L.potential = pe.value();
@@ -771,15 +723,13 @@ double DecomposedWorld::halo() const {
 void DecomposedWorld::exchange() {
   // The warm start each owned grain carries: last step's contacts whose first grain it is.
   World& w = local_;
-  std::vector<std::vector<Contact>> carried(w.bodies.count());
-  for (Contact c : w.previous_) {
-    const int first = w.bodies.is_dynamic(c.a) ? c.a : c.b;
-    c.a = static_cast<int>(gid_[c.a]);
-    c.b = static_cast<int>(gid_[c.b]);
-    carried[first].push_back(c);
-  }
+  std::vector<std::vector<Contact>> carried = w.carried_contacts();
   for (GrainRecord& r : grains_.owned) {
     const int l = local_of_[r.gid];
+    for (Contact& c : carried[l]) {
+      c.a = static_cast<int>(gid_[c.a]);
+      c.b = static_cast<int>(gid_[c.b]);
+    }
     r.position = w.bodies.position[l];
     r.state = grain_state(w.bodies, l, carried[l]);
   }

@@ -26,7 +26,6 @@ namespace etdem::distributed {
 
 /// What the decomposition moved, summed over the run on this rank (the scaling model's inputs).
 struct DecomposedStats {
-  long steps = 0;
   long owned = 0, ghosts = 0;  // grain-steps held
   long islands_hosted = 0;     // islands this rank resolved
   long islands_spanning = 0;   // of which parts came from other ranks

@@ -162,7 +162,6 @@ class Stepper {
       throw InputError(fmt::format("{}: {}", file, e.what()));
     }
   }
-  bool writes() const { return !t_ || t_->rank() == 0; }
   void step() { split_ ? split_->step() : world_.step(); }
   double time() const { return split_ ? split_->time() : world_.time(); }
   long step_count() const { return split_ ? split_->step_count() : world_.step_count(); }
@@ -179,8 +178,9 @@ class Stepper {
     if (!split_) return nullptr;
     const distributed::DecomposedStats& st = split_->stats();
     const distributed::TransportCounters& tc = t_->counters();
-    std::int64_t sums[] = {st.owned,    st.ghosts,    st.islands_hosted, st.islands_spanning,
-                           st.migrated, tc.exchanges, tc.messages,       tc.bytes};
+    std::int64_t sums[] = {st.owned,       st.ghosts,    st.islands_hosted, st.islands_spanning,
+                           st.migrated,    tc.exchanges, tc.messages,       tc.bytes,
+                           st.label_rounds};
     t_->sum(std::span<std::int64_t>(sums));
     return {{"count", t_->size()},
             {"owned_grain_steps", sums[0]},
@@ -190,7 +190,8 @@ class Stepper {
             {"migrations", sums[4]},
             {"exchanges_per_rank", sums[5] / t_->size()},
             {"messages", sums[6]},
-            {"bytes", sums[7]}};
+            {"bytes", sums[7]},
+            {"label_rounds_per_rank", sums[8] / t_->size()}};
   }
 
  private:

@@ -306,18 +306,10 @@ void World::order_previous() {
             [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
 }
 
-std::vector<Contact> World::carried_contacts(int body) const {
-  std::vector<Contact> out;
-  // previous_order_ sorts previous_ by (a, b): the contacts whose first body is `body` are one
-  // run of it; taken back to their places in previous_, they are in the serial order.
-  auto first = std::lower_bound(previous_order_.begin(), previous_order_.end(), body,
-                                [&](int k, int a) { return previous_[k].a < a; });
-  std::vector<int> mine;
-  for (auto p = first; p != previous_order_.end() && previous_[*p].a == body; ++p)
-    mine.push_back(*p);
-  std::sort(mine.begin(), mine.end());
-  out.reserve(mine.size());
-  for (const int k : mine) out.push_back(previous_[k]);
+std::vector<std::vector<Contact>> World::carried_contacts() const {
+  // One pass in the serial order: each body's list keeps it.
+  std::vector<std::vector<Contact>> out(static_cast<std::size_t>(bodies.count()));
+  for (const Contact& c : previous_) out[static_cast<std::size_t>(first_grain(c))].push_back(c);
   return out;
 }
 

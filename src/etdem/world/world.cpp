@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -132,10 +133,13 @@ void World::configure() {
     // Blocks of large islands: two of the largest grain's bounding diameters, so a contact's
     // two grains (centres at most two bounding radii plus its gap apart) lie in the same or
     // adjacent blocks unless the gap exceeds a diameter (then the contact is a leftover).
-    double largest = std::max(0.0, largest_radius_);
-    for (int i = 0; i < bodies.count() && largest_radius_ < 0.0; ++i)
-      if (bodies.is_dynamic(i))
-        largest = std::max(largest, shapes.bounding_radius[bodies.shape[i]]);
+    double largest = largest_radius_;  // set from outside on a rank of a split run
+    if (largest < 0.0) {
+      largest = 0.0;
+      for (int i = 0; i < bodies.count(); ++i)
+        if (bodies.is_dynamic(i))
+          largest = std::max(largest, shapes.bounding_radius[bodies.shape[i]]);
+    }
     rs.block_size = std::isfinite(largest) ? 4.0 * largest : 0.0;
     auto pgs = std::make_unique<RestingSolver>(rs);
     resting_pgs_ = pgs.get();
@@ -150,6 +154,14 @@ void World::configure() {
 
 void World::step() {
   if (!solver_) initialize();
+  step_frame([&] { process_events(); },
+             [&](StepProfile& p, long* needed) { return advance(p, needed); },
+             [](long n) { return n; }, !turning_.empty());
+}
+
+void World::step_frame(const std::function<void()>& events,
+                       const std::function<bool(StepProfile&, long*)>& take_substep,
+                       const std::function<long(long)>& most, bool turning) {
   if (!(settings == applied_)) configure();  // settings changed since: apply, never ignore
   StepProfile& p = last_profile_;
   p = StepProfile{};
@@ -158,14 +170,14 @@ void World::step() {
   // 0. scheduled changes (walls removed), once at the start of the step
   {
     Timer t(p, P::Events);
-    process_events();
+    events();
   }
   // A grain turning fast splits the step into n equal sub-steps, each a whole step of length
   // dt / n (contacts found again at its start); n = 1 is the plain step, bit for bit. The spin
   // at the start of the step decides n; a spin the first sub-step's impacts create is checked
   // after its solve, before anything moves: when it needs more sub-steps, the velocities and
   // the ledger go back to the start of the step and the step is taken again split (once).
-  long wanted = substep_count_unbounded(settings.dt, bodies.angular_velocity);
+  long wanted = most(substep_count_unbounded(settings.dt, bodies.angular_velocity));
   int n = static_cast<int>(std::min<long>(settings.max_substeps, wanted));
   bool redone = false;
   StepStats step_stats;
@@ -174,10 +186,10 @@ void World::step() {
     if (resting_pgs_) resting_pgs_->set_dt(h_);
     last_ = StepStats{};
     // Only a step that may split saves its start (velocities, ledger, nets: O(bodies) copies).
-    const bool may_redo = k == 0 && !redone && n < settings.max_substeps && !turning_.empty();
+    const bool may_redo = k == 0 && !redone && n < settings.max_substeps && turning;
     if (may_redo) save_step_start();
     long needed = 0;
-    if (!advance(p, may_redo ? &needed : nullptr)) {
+    if (!take_substep(p, may_redo ? &needed : nullptr)) {
       restore_step_start();
       wanted = std::max(wanted, needed);
       n = static_cast<int>(std::min<long>(settings.max_substeps, needed));
@@ -560,13 +572,17 @@ Vec3 World::displacement(int i, const Motion& m) const {
   return tc * (m.impact_velocity - 0.5 * tc * g) + tau * (v - 0.5 * tau * g);
 }
 
-void World::update_ledger() {
+void World::book_solvers() {
   for (const SolverStats* s : {&last_.solver, &last_.resting}) {
     ledger_.restitution += s->dissipated_restitution;
     ledger_.friction += s->dissipated_friction;
     ledger_.truncation += s->truncated;
     ledger_.integration += s->integration;
   }
+}
+
+void World::update_ledger() {
+  book_solvers();
   ledger_.measure(bodies, settings.gravity);
   if (!nets.empty()) {
     const double elastic = net_elastic_energy();

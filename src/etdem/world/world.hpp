@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -173,11 +174,15 @@ class World {
   /// the user's own, or a wrapper that records or measures one); nullptr returns to the named
   /// solver. Takes effect at the next initialize().
   void set_solver(std::unique_ptr<Solver> solver);
-  /// The warm start a grain carries when it migrates to another rank (docs/distributed.md,
-  /// "Still to do" 1): last step's contacts whose first body is `body` (the smaller id of a
-  /// bounded pair, the grain of a contact with a plane or terrain: the pairs the grain's owner
-  /// detects), with their impulses, in their serial order.
-  std::vector<Contact> carried_contacts(int body) const;
+  /// The grain whose owner detects the pair (a, b) in a run split over ranks and carries its
+  /// warm start (docs/distributed.md): a when it is a grain, else b (a grain against a fixed
+  /// body of a smaller id, a plane or a terrain).
+  int first_grain(int a, int b) const { return bodies.is_dynamic(a) ? a : b; }
+  int first_grain(const Contact& c) const { return first_grain(c.a, c.b); }
+  /// The warm start grains carry when they migrate to another rank: per body, last step's
+  /// contacts whose first grain it is, with their impulses, in their serial order (empty for
+  /// every body that is not a grain).
+  std::vector<std::vector<Contact>> carried_contacts() const;
   /// Replaces the warm start by `contacts` found over a sub-step of length h [s]: the carried
   /// contacts of every body, each body's in their order, the bodies in any order. The serial
   /// order is restored by a stable sort on world/contact_order's key, so a world given back
@@ -219,6 +224,13 @@ class World {
   /// `needed`, returns false (and the sub-steps the spin after the solve needs) before anything
   /// moves when that is more than the step is split into.
   bool advance(StepProfile& p, long* needed);
+  /// The frame of a step around its sub-steps (World::step): the settings applied, `events`,
+  /// the sub-steps with their split and redo, the totals, the clock and the checks.
+  /// `take_substep` is advance (or a rank's share of it in a split run, which also passes `most`,
+  /// the largest of a count over the ranks, and whether any grain of the whole world turns).
+  void step_frame(const std::function<void()>& events,
+                  const std::function<bool(StepProfile&, long*)>& take_substep,
+                  const std::function<long(long)>& most, bool turning);
   void save_step_start();     // what advance changes before the motion, into start_
   void restore_step_start();  // and back
   void process_events();
@@ -250,8 +262,9 @@ class World {
   /// Books the link kick that contacts took back within the step (a node pressed by a grain) as
   /// neither the links' work nor the contacts' dissipation (world/net_ledger.cpp).
   void book_net_contacts(const Islands& islands);
-  void update_ledger();                                          // per sub-step
-  void update_totals();                                          // per step, from last_
+  void book_solvers();   // the solvers' dissipation of the sub-step (last_) into the ledger
+  void update_ledger();  // per sub-step
+  void update_totals();  // per step, from last_
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
   void order_previous();  // previous_order_ and previous_key_ from previous_
   /// (a, b) packed in one integer, ordered as the pair (previous_key_).
