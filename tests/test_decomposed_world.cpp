@@ -6,6 +6,7 @@
 // carry yet is refused with its name.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -20,7 +21,47 @@ using distributed::DecomposedStats;
 using distributed::DecomposedWorld;
 using distributed::Transport;
 
-void pour(TestWorld& t, bool boxes) {
+/// A clamped net of 7 x 7 nodes across the container at height z: 25 free nodes, grains of
+/// the fill, linked across the ranks' boxes; its links break beyond a strain of 0.3.
+void add_net(TestWorld& t, double z) {
+  World& w = t.world;
+  const int shape = w.shapes.add_sphere("node", 0.003);
+  const int n = 7;
+  const double spacing = 0.01, k = 5.0, zeta = 0.3;
+  Net net;
+  net.name = "catcher";
+  net.nu = net.nv = n;
+  net.break_strain = 0.3;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const bool edge = i == 0 || j == 0 || i == n - 1 || j == n - 1;
+      const Vec3 x(i * spacing, j * spacing, z);
+      net.nodes.push_back(
+          w.add_body(shape, t.material, x, Quat::Identity(), Vec3::Zero(), Vec3::Zero(), edge));
+      net.clamped.push_back(edge);
+      net.start.push_back(x);
+    }
+  auto link = [&](int a, int b) {
+    NetLink l;
+    l.a = net.nodes[a];
+    l.b = net.nodes[b];
+    l.rest = spacing;
+    l.stiffness = k;
+    const double inv = w.bodies.inv_mass[l.a] + w.bodies.inv_mass[l.b];
+    l.damping = inv > 0.0 ? 2.0 * zeta * std::sqrt(k / inv) : 0.0;
+    net.links.push_back(l);
+  };
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      if (i + 1 < n) link(j * n + i, j * n + i + 1);
+      if (j + 1 < n) link(j * n + i, (j + 1) * n + i);
+    }
+  w.nets.push_back(std::move(net));
+}
+
+/// The pour: spheres into a box of planes; with `boxes`, boxes dropped on them (and a fixed
+/// block on the floor); with `net`, the boxes fall into a net above the spheres.
+void pour(TestWorld& t, bool boxes, bool net = false) {
   t.world.settings.gravity = Vec3(0, 0, -9.81);
   t.world.settings.threads = 1;
   t.add_container(Vec3(0, 0, 0), Vec3(0.06, 0.06, 1));
@@ -30,10 +71,12 @@ void pour(TestWorld& t, bool boxes) {
     t.add_box(Vec3(0.012, 0.012, 0.003), Vec3(0.03, 0.03, 0.003), Quat::Identity(), Vec3::Zero(),
               Vec3::Zero(), true);
   fill_spheres(t, 5, 5, 4, 0.005, 0.012, Vec3(0, 0, boxes ? 0.008 : 0.0), 0.0, 7u, 0.3);
+  if (net) add_net(t, 0.064);
   if (boxes) {
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
-        t.add_box(Vec3(0.006, 0.005, 0.004), Vec3(0.012 + 0.018 * i, 0.012 + 0.018 * j, 0.07),
+        t.add_box(Vec3(0.006, 0.005, 0.004),
+                  Vec3(0.012 + 0.018 * i, 0.012 + 0.018 * j, net ? 0.085 : 0.07),
                   Quat(Eigen::AngleAxisd(0.3 * (i + 3 * j), Vec3(0.3, 0.5, 1).normalized())));
   }
   t.world.initialize();
@@ -48,14 +91,15 @@ struct SplitRun {
   EnergyLedger ledger;
   RunTotals totals;
   long spanning = 0, migrated = 0, ghosts = 0;
+  std::vector<Net> nets;
 };
 
-SplitRun run_split(int ranks, bool boxes, long steps) {
+SplitRun run_split(int ranks, bool boxes, bool net, long steps) {
   SplitRun out;
   std::mutex m;
   distributed::run_local_ranks(ranks, [&](Transport& t) {
     TestWorld full(0.5, 0.5);
-    pour(full, boxes);
+    pour(full, boxes, net);
     DecomposedWorld split(full.world, t);
     for (long s = 0; s < steps; ++s) split.step();
     split.gather(full.world);
@@ -67,22 +111,35 @@ SplitRun run_split(int ranks, bool boxes, long steps) {
     out.hash = full.state_hash();
     out.ledger = full.world.ledger();
     out.totals = full.world.totals();
+    out.nets = full.world.nets;
     out.spanning = spanning, out.migrated = migrated, out.ghosts = ghosts;
   });
   return out;
 }
 
-void expect_serial(bool boxes, long steps) {
+void expect_serial(bool boxes, bool net, long steps) {
   TestWorld serial(0.5, 0.5);
-  pour(serial, boxes);
+  pour(serial, boxes, net);
   serial.steps(steps);
   ASSERT_GT(serial.world.totals().contacts, 1000);
   if (boxes) {
     EXPECT_GT(serial.world.totals().split_steps, 0) << "the boxes' spin split steps";
   }
+  if (net) {  // the boxes landed in the net: it sagged and carried them
+    const Net& n = serial.world.nets.front();
+    double sag = 0.0;
+    for (std::size_t j = 0; j < n.nodes.size(); ++j)
+      sag = std::max(sag, n.start[j].z() - serial.world.bodies.position[n.nodes[j]].z());
+    EXPECT_GT(sag, 0.003);
+    EXPECT_GT(n.max_strain, 0.01);
+    EXPECT_GT(n.broken_links, 0);
+    EXPECT_GT(serial.world.totals().redone_steps, 0) << "a step with the net's kick taken again";
+    std::printf("net: sag %.4g m, largest strain %.3g, %ld links broken, %ld steps redone\n", sag,
+                n.max_strain, n.broken_links, serial.world.totals().redone_steps);
+  }
   for (int ranks = 1; ranks <= 4; ++ranks) {
     SCOPED_TRACE(testing::Message() << ranks << " ranks");
-    const SplitRun r = run_split(ranks, boxes, steps);
+    const SplitRun r = run_split(ranks, boxes, net, steps);
     EXPECT_EQ(r.hash, serial.state_hash());
     EXPECT_TRUE(same_bits(r.ledger, serial.world.ledger()))
         << "kinetic " << r.ledger.kinetic() << " vs " << serial.world.ledger().kinetic()
@@ -100,6 +157,18 @@ void expect_serial(bool boxes, long steps) {
     EXPECT_EQ(a.split_steps, b.split_steps);
     EXPECT_EQ(a.substeps, b.substeps);
     EXPECT_EQ(a.redone_steps, b.redone_steps);
+    ASSERT_EQ(r.nets.size(), serial.world.nets.size());
+    for (std::size_t k = 0; k < r.nets.size(); ++k) {  // the links' state, bit for bit
+      const Net& x = r.nets[k];
+      const Net& y = serial.world.nets[k];
+      EXPECT_EQ(x.broken_links, y.broken_links);
+      EXPECT_EQ(x.max_strain, y.max_strain);
+      EXPECT_EQ(x.clamp_force, y.clamp_force);
+      for (std::size_t l = 0; l < x.links.size(); ++l) {
+        EXPECT_EQ(x.links[l].tension, y.links[l].tension) << "link " << l;
+        EXPECT_EQ(x.links[l].broken, y.links[l].broken) << "link " << l;
+      }
+    }
     if (ranks > 1) {
       EXPECT_GT(r.spanning, 0) << "islands spanned ranks";
       EXPECT_GT(r.ghosts, 0);
@@ -108,11 +177,15 @@ void expect_serial(bool boxes, long steps) {
 }
 
 TEST(DecomposedWorld, ASpherePourOnOneToFourRanksIsTheSerialRunBitForBit) {
-  expect_serial(false, 400);
+  expect_serial(false, false, 400);
 }
 
 TEST(DecomposedWorld, SpheresAndBoxesOnOneToFourRanksAreTheSerialRunBitForBit) {
-  expect_serial(true, 300);
+  expect_serial(true, false, 300);
+}
+
+TEST(DecomposedWorld, BoxesIntoANetOnOneToFourRanksAreTheSerialRunBitForBit) {
+  expect_serial(true, true, 300);
 }
 
 TEST(DecomposedWorld, WhatASplitRunDoesNotCarryIsRefusedByName) {

@@ -2,7 +2,7 @@
 # Checkpoints of a run split over MPI ranks: split_resume.sh RANKS RESUME_RANKS ETDEM SCENARIO.
 # Runs SCENARIO on RANKS ranks with a checkpoint every 120 steps, resumes the first checkpoint on
 # RESUME_RANKS ranks (1 = the serial command) into the same directory, and passes when the
-# resumed run's energy.csv, state.csv and snapshots are the serial run's, byte for byte. The
+# resumed run's energy.csv, state.csv, net_NAME.csv and snapshots are the serial run's, byte for byte. The
 # snapshots up to the checkpoint are deleted before resuming and must not come back: the
 # resumed run starts at the checkpoint, not at the start.
 set -uo pipefail
@@ -30,6 +30,7 @@ launch "$resume_ranks" run "$scenario" -o "$dir/split" "${sets[@]}" \
   --resume "$first" >/dev/null || { echo "resumed run failed" >&2; exit 1; }
 status=0
 names=(energy.csv state.csv)
+for f in "$dir"/serial/net_*.csv; do [ -e "$f" ] && names+=("$(basename "$f")"); done
 for f in "$dir"/serial/state_*.csv; do
   name=$(basename "$f")
   s=$(sed 's/[^0-9]//g; s/^0*//' <<<"$name")

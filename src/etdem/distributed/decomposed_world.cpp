@@ -111,6 +111,9 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
     grains_.owned.push_back({grains[k], centres[k], grain_state(b, grains[k], carried[grains[k]])});
   }
   local_of_.assign(b.count(), -1);
+  net_node_.assign(b.count(), 0);
+  for (const Net& n : full.nets)
+    for (int i : n.nodes) net_node_[i] = b.is_dynamic(i) ? 1 : 0;
   local_.shapes = full.shapes;
   local_.materials = full.materials;
   local_.settings = full.settings;
@@ -127,6 +130,7 @@ DecomposedWorld::~DecomposedWorld() = default;
 
 void DecomposedWorld::copy_run_state(const World& from, World& to) {
   to.ledger_ = from.ledger_;
+  to.net_elastic_ = from.net_elastic_;
   to.time_ = from.time_;
   to.steps_ = from.steps_;
   to.totals_ = from.totals_;
@@ -147,7 +151,6 @@ void DecomposedWorld::check_supported(const World& full) const {
     throw std::invalid_argument(
         fmt::format("a run over several ranks does not carry {} yet; run it on one rank", what));
   };
-  if (!full.nets.empty()) refuse("nets");
   if (full.custom_solver_) refuse("a solver of the user's own");
   if (full.settings.sleep_velocity > 0.0) refuse("sleeping islands (simulation.sleep_velocity)");
   if (full.settings.resting == "wall-correction")
@@ -256,8 +259,16 @@ bool DecomposedWorld::advance(long* needed) {
   correction_work_ = ExactSum{};
   solver_sums_ = SolverSums{};
   resting_sums_ = SolverSums{};
+  net_booking_ = NetBooking{};
   w.body_sums_ = &sums_;
-  timed(p, P::Forces, [&] { w.apply_external_forces(); });
+  // The nets' links change in the kick: a step that may be taken again keeps them (the world
+  // keeps its own velocities and ledger, World::save_step_start).
+  std::vector<Net> nets_at_start;
+  if (needed) nets_at_start = full_.nets;
+  timed(p, P::Forces, [&] {
+    w.apply_external_forces();
+    if (!full_.nets.empty()) kick_nets();
+  });
   find_contacts();
   timed(p, P::Solve, [&] { resolve_islands(); });
   if (needed) {  // the spin after the solve, over every rank's grains
@@ -266,6 +277,7 @@ bool DecomposedWorld::advance(long* needed) {
     if (n > std::lround(w.settings.dt / w.h_)) {
       *needed = n;
       w.body_sums_ = nullptr;
+      full_.nets = std::move(nets_at_start);
       return false;
     }
   }
@@ -278,6 +290,40 @@ bool DecomposedWorld::advance(long* needed) {
   w.body_sums_ = nullptr;
   timed(p, P::Broad, [&] { exchange(); });  // ghosts for the next (sub-)step
   return true;
+}
+
+void DecomposedWorld::share_net_nodes(bool velocities) {
+  World& w = local_;
+  ByteWriter out;
+  for (int l = 0; l < w.bodies.count(); ++l) {
+    if (!owned_[l] || !net_node_[gid_[l]]) continue;
+    out.put(gid_[l]);
+    out.put(w.bodies.position[l]);
+    if (velocities) out.put(w.bodies.velocity[l]);
+  }
+  const std::string bytes = out.take();
+  std::vector<Message> outgoing;
+  for (int r = 0; r < t_.size(); ++r) outgoing.push_back({r, bytes});
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) {
+      const auto gid = in.get<std::int64_t>();
+      in.get(full_.bodies.position[gid]);
+      if (velocities) in.get(full_.bodies.velocity[gid]);
+    }
+  }
+}
+
+void DecomposedWorld::kick_nets() {
+  // The serial kick (World::kick_nets) on every rank's copy of the whole world: the nodes'
+  // positions and velocities after gravity's kick are their owners', the links are the same
+  // bits everywhere, so every rank computes the serial kick and the serial links.
+  World& w = local_;
+  share_net_nodes(true);
+  full_.h_ = w.h_;
+  net_kicks_ = full_.kick_nets();
+  for (int l = 0; l < w.bodies.count(); ++l)
+    if (net_node_[gid_[l]]) w.bodies.velocity[l] = full_.bodies.velocity[gid_[l]];  // ghosts too
 }
 
 void DecomposedWorld::find_contacts() {
@@ -426,6 +472,11 @@ void DecomposedWorld::resolve_islands() {
       }
     }
   }
+  // The nets' nodes in no island: their share of the kick's ledger, on their owners.
+  if (!full_.nets.empty())
+    for (int l = 0; l < n; ++l)
+      if (owned_[l] && net_node_[gid_[l]] && w.motion_[l].free)
+        full_.add_net_node(static_cast<int>(gid_[l]), w.bodies.velocity[l], net_booking_.free);
 }
 
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.
@@ -526,8 +577,17 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
   state.bodies.x = x.data();
   state.toi = toi.data();
   state.v0 = v0.data();
-  const IslandSolution r =
-      w.island_solve_.solve(set, *w.solver_, w.resting_.get(), state, serial, 0);
+  IslandSolution r = w.island_solve_.solve(set, *w.solver_, w.resting_.get(), state, serial, 0);
+  if (!full_.nets.empty()) {  // the island's share of the nets' kick (World::book_net_contacts)
+    NetShare share;
+    bool any = false;
+    for (int k = 0; k < nb; ++k) {
+      if (!net_node_[island[k].gid]) continue;
+      any = true;
+      full_.add_net_node(static_cast<int>(island[k].gid), v[k], share);
+    }
+    if (any) World::book_net_island(share, r, net_booking_);
+  }
   island_kick_ += r.kick;
   solver_sums_.add(r.stats);
   resting_sums_.add(r.resting_stats);
@@ -662,7 +722,12 @@ void DecomposedWorld::book_ledger() {
                       &resting_sums_.integration,
                       &kt,
                       &kr,
-                      &pe};
+                      &pe,
+                      &net_booking_.islands_integration,
+                      &net_booking_.islands_damping,
+                      &net_booking_.free.spring,
+                      &net_booking_.free.removed,
+                      &net_booking_.free.dashpot_w};
   constexpr int kSums = sizeof(sums) / sizeof(sums[0]);
   std::vector<std::int64_t> buffer;
   buffer.reserve(kSums * (ExactSum::kLimbs + 1) + 8 + 2 * kSolverCounts);
@@ -696,6 +761,10 @@ void DecomposedWorld::book_ledger() {
   // correct_positions, damp_and_integrate, update_ledger).
   EnergyLedger& L = w.ledger_;
   L.integration -= sums_.kick.value();
+  if (!full_.nets.empty()) {
+    w.book_net_kicks(net_kicks_);
+    w.book_nets(net_booking_);
+  }
   if (st.islands > 0) {
     L.integration -= island_kick_.value();
     solver_sums_.add_to(st.solver);
@@ -709,6 +778,12 @@ void DecomposedWorld::book_ledger() {
   L.kinetic_translational = kt.value();
   L.kinetic_rotational = kr.value();
   L.potential = pe.value();
+  if (!full_.nets.empty()) {  // the links' elastic energy on the positions of the step's end
+    share_net_nodes(false);
+    const double elastic = full_.net_elastic_energy();
+    L.integration += w.net_elastic_ - elastic;
+    L.elastic = w.net_elastic_ = elastic;
+  }
 }
 
 double DecomposedWorld::halo() const {

@@ -38,7 +38,7 @@ class DecomposedWorld {
   /// `full` is the scenario's world as every rank builds it (the same bits everywhere),
   /// initialised, at the start or restored from a checkpoint (its warm start included). Each rank
   /// keeps its part; rank 0 gathers into `full` for the output (gather). Throws
-  /// std::invalid_argument, naming it, for a feature a decomposed run does not carry yet: nets,
+  /// std::invalid_argument, naming it, for a feature a decomposed run does not carry yet:
   /// sleeping islands, the wall correction, an event on a grain, a solver of the user's own.
   DecomposedWorld(World& full, Transport& transport);
   ~DecomposedWorld();
@@ -73,6 +73,11 @@ class DecomposedWorld {
   bool advance(long* needed);
   void rebuild_local();  // local_ from the statics, grains_ and the carried warm start
   void process_events();
+  /// The nets' kick (collective when there are nets): every rank kicks every net on its copy of
+  /// the whole world, from the nodes their owners sent to every rank; each keeps its bodies'.
+  void kick_nets();
+  /// The owned nodes' positions (and velocities) into every rank's copy of the whole world.
+  void share_net_nodes(bool velocities);
   void find_contacts();    // broad and narrow phase of the pairs detected here
   void resolve_islands();  // labels, parts to hosts, solve, results back
   struct HostScratch;
@@ -98,12 +103,15 @@ class DecomposedWorld {
   std::vector<int> owner_;         // per local body (statics: this rank)
   std::vector<char> owned_;        // per local body: a grain owned here
   std::vector<int> local_of_;      // per global id: local index, -1 absent
+  std::vector<char> net_node_;     // per global id: a node of a net that moves
   Decomposition decomposition_;
   RankGrains grains_;
   double largest_radius_ = 0.0;  // [m] of any grain
   World::BodySums sums_;
   ExactSum island_kick_, correction_work_;
   SolverSums solver_sums_, resting_sums_;
+  std::vector<NetKick> net_kicks_;  // this (sub-)step's, per net (the same on every rank)
+  NetBooking net_booking_;          // this rank's part of the nets' ledger of the step
   long penetrating_ = 0;  // contacts detected here that the projection corrects, this step
   DecomposedStats stats_;
 };

@@ -341,9 +341,14 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   try {
     for (long s = stepper.step_count() + 1; s <= n; ++s) {
       stepper.step();
-      if (root && (s % sc.output.energy_every == 0 || s == n)) {
-        energy->write(stepper.time(), stepper.ledger());
-        nets->write(world);
+      if (s % sc.output.energy_every == 0 || s == n) {
+        // net_NAME.csv reads every grain (the mass on either side of the net): a split run
+        // gathers them for its rows (collective: the same steps on every rank).
+        if (!world.nets.empty()) stepper.sync();
+        if (root) {
+          energy->write(stepper.time(), stepper.ledger());
+          nets->write(world);
+        }
       }
       info.max_relative_residual =
           std::max(info.max_relative_residual, relative_residual(stepper.ledger()));

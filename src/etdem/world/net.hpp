@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "etdem/core/bodies.hpp"
+#include "etdem/core/exact_sum.hpp"
 #include "etdem/core/math.hpp"
 
 namespace etdem {
@@ -73,6 +74,20 @@ struct NetKick {
   double spring = 0.0;    // [J] kinetic energy the spring kick added
   double damped = 0.0;    // [J] kinetic energy the dashpots removed (>= 0)
   double released = 0.0;  // [J] elastic energy of links that broke this step
+};
+
+/// One group of nodes (an island's, or those in no island) for the ledger of a kick the contacts
+/// took back (World::book_net_contacts, world/net_ledger.cpp), summed exactly over its nodes.
+struct NetShare {
+  ExactSum spring;     // [J] the springs' kinetic energy minus their work: dK_s - W_s
+  ExactSum removed;    // [J] what the dashpots removed, as booked: -dK_d
+  ExactSum dashpot_w;  // [J] the dashpots' work on the real velocities: W_d
+};
+
+/// What World::book_nets books for one (sub-)step: the islands' shares and the free nodes'.
+struct NetBooking {
+  ExactSum islands_integration, islands_damping;  // [J]
+  NetShare free;
 };
 
 /// Elastic energy stored in the unbroken links [J]: sum k (l - rest)^2 / 2.

@@ -21,6 +21,11 @@
 // and over the step): what a dashpot's kick gives back on velocities the contacts reversed is
 // the discretisation's. Booking only: no velocity or position changes, so trajectories are
 // unchanged.
+//
+// Every group's sums and the islands' shares are summed exactly (core/exact_sum): the same bits
+// in any order of nodes and islands, so a run split over ranks (distributed/decomposed_world)
+// books an island's share on the rank that solves it, the free nodes' on their owners, and
+// reduces them to the serial run's bits.
 #include <algorithm>
 
 #include "etdem/world/world.hpp"
@@ -39,64 +44,73 @@ double take_dissipation(SolverStats& st, double amount) {
   return amount;
 }
 
-/// One group of nodes: the kick's kinetic energy against the links' work on the real velocities.
-struct KickShare {
-  double spring = 0.0;     // [J] the springs' kinetic energy minus their work: dK_s - W_s
-  double removed = 0.0;    // [J] what the dashpots removed, as booked: -dK_d
-  double dashpot_w = 0.0;  // [J] the dashpots' work on the real velocities: W_d
-};
+/// A group's share: what the kick's columns keep, the links' work on the real velocities
+/// (`integration`: the springs', `damping`: the dashpots', never below zero); returns what the
+/// other columns must give back (> 0: booked as dissipation by the solver).
+double group_share(const NetShare& share, double& integration, double& damping) {
+  const double spring = share.spring.value(), removed = share.removed.value();
+  const double dashpot_w = share.dashpot_w.value();
+  const double dissipated = std::max(-dashpot_w, 0.0);
+  integration = spring - (dissipated + dashpot_w);
+  damping = dissipated - removed;
+  return spring - dashpot_w - removed;
+}
 
 }  // namespace
 
-void World::book_net_contacts(const Islands& islands) {
-  const Vec3 gravity_kick = h_ * settings.gravity;  // the (sub-)step's kick
-  auto add_node = [&](int i, KickShare& share) {
-    const Vec3& v0 = net_before_[i];
-    const Vec3 sp = net_springs_[i] - v0, dp = net_kicked_[i] - net_springs_[i];
-    // (v_start + v2) / 2, v_start before gravity's kick (which the contacts take back too).
-    const Vec3 mean = 0.5 * (v0 - gravity_kick + bodies.velocity[i]);
-    const double m = bodies.mass[i];
-    share.spring += m * (sp.dot(v0 + 0.5 * sp) - sp.dot(mean));
-    share.removed -= m * dp.dot(net_springs_[i] + 0.5 * dp);
-    share.dashpot_w += m * dp.dot(mean);
-  };
-  // Books a group's share: the kick's columns keep only the links' work on the real velocities,
-  // the springs' (integration) and the dashpots' (net_damping, never below zero); returns what
-  // the other columns must give back (> 0: booked as dissipation by the solver).
-  auto book = [&](const KickShare& share) {
-    const double dissipated = std::max(-share.dashpot_w, 0.0);
-    ledger_.integration += share.spring - (dissipated + share.dashpot_w);
-    ledger_.net_damping += dissipated - share.removed;
-    return share.spring - share.dashpot_w - share.removed;
-  };
-  in_island_.assign(bodies.count(), 0);
+void World::add_net_node(int i, const Vec3& v_after, NetShare& share) const {
+  const Vec3& v0 = net_before_[i];
+  const Vec3 sp = net_springs_[i] - v0, dp = net_kicked_[i] - net_springs_[i];
+  // (v_start + v2) / 2, v_start before gravity's kick (which the contacts take back too).
+  const Vec3 mean = 0.5 * (v0 - h_ * settings.gravity + v_after);
+  const double m = bodies.mass[i];
+  share.spring += m * (sp.dot(v0 + 0.5 * sp) - sp.dot(mean));
+  share.removed += -(m * dp.dot(net_springs_[i] + 0.5 * dp));
+  share.dashpot_w += m * dp.dot(mean);
+}
+
+void World::book_net_island(const NetShare& share, IslandSolution& r, NetBooking& out) {
+  double integration = 0.0, damping = 0.0;
+  const double delta = group_share(share, integration, damping);
+  out.islands_integration += integration;
+  out.islands_damping += damping;
+  SolverStats& first = r.collisions > 0 ? r.stats : r.resting_stats;
+  if (delta < 0.0) {  // the contacts pushed along the kick: the solver booked too little
+    first.dissipated_restitution -= delta;
+    return;
+  }
+  double left = take_dissipation(r.stats, delta);
+  left = take_dissipation(r.resting_stats, left);
+  out.islands_integration += -left;
+}
+
+void World::book_net_contacts(const Islands& islands, const std::vector<Motion>& motion) {
+  NetBooking booking;
   for (int k = 0; k < islands.count(); ++k) {
-    KickShare share;
+    NetShare share;
     bool any = false;
     for (int s = islands.body_start[k]; s < islands.body_start[k + 1]; ++s) {
       const int i = islands.body_order[s];
       if (!net_node_[i]) continue;
       any = true;
-      in_island_[i] = 1;
-      add_node(i, share);
+      add_net_node(i, bodies.velocity[i], share);
     }
-    if (!any) continue;
-    const double delta = book(share);
-    IslandSolution& r = isl_.solution[k];
-    SolverStats& first = r.collisions > 0 ? r.stats : r.resting_stats;
-    if (delta < 0.0) {  // the contacts pushed along the kick: the solver booked too little
-      first.dissipated_restitution -= delta;
-      continue;
-    }
-    double left = take_dissipation(r.stats, delta);
-    left = take_dissipation(r.resting_stats, left);
-    ledger_.integration -= left;
+    if (any) book_net_island(share, isl_.solution[k], booking);
   }
-  KickShare free;
   for (const Net& n : nets)
     for (int i : n.nodes)
-      if (bodies.is_dynamic(i) && !in_island_[i]) add_node(i, free);
-  ledger_.integration -= book(free);
+      if (bodies.is_dynamic(i) && motion[i].free) add_net_node(i, bodies.velocity[i], booking.free);
+  book_nets(booking);
+}
+
+void World::book_nets(const NetBooking& booking) {
+  ledger_.integration += booking.islands_integration.value();
+  ledger_.net_damping += booking.islands_damping.value();
+  double integration = 0.0, damping = 0.0;
+  const double delta = group_share(booking.free, integration, damping);
+  ledger_.integration += integration;
+  ledger_.net_damping += damping;
+  ledger_.integration -= delta;
   // The dashpots' column never decreases over a step (their kick removed energy; the split
   // above only moves it between nodes): a shortfall is the discretisation's.
   if (const double drop = net_damping_start_ - ledger_.net_damping; drop > 0.0) {

@@ -307,25 +307,35 @@ void World::apply_external_forces() {
   // left, as a kick before the collisions. The spring kick is booked like gravity's (the change
   // of elastic energy over the displacement gives it back, update_ledger); the dashpots'
   // loss and the energy of links that break have their own column.
-  if (!nets.empty()) {
-    net_before_.resize(bodies.count());
-    net_springs_.resize(bodies.count());
-    net_kicked_.resize(bodies.count());
-    net_node_.assign(bodies.count(), 0);
-    net_damping_start_ = ledger_.net_damping;
-  }
+  if (!nets.empty()) book_net_kicks(kick_nets());
+  bodies.update_world_inertia();
+}
+
+std::vector<NetKick> World::kick_nets() {
+  net_before_.resize(bodies.count());
+  net_springs_.resize(bodies.count());
+  net_kicked_.resize(bodies.count());
+  net_node_.assign(bodies.count(), 0);
+  std::vector<NetKick> kicks;
+  kicks.reserve(nets.size());
   for (Net& n : nets) {
     for (int i : n.nodes) {
       net_before_[i] = bodies.velocity[i];
       net_node_[i] = 1;
     }
-    const NetKick k = apply_net_forces(n, bodies, h_, &net_springs_);
+    kicks.push_back(apply_net_forces(n, bodies, h_, &net_springs_));
     for (int i : n.nodes) net_kicked_[i] = bodies.velocity[i];
+  }
+  return kicks;
+}
+
+void World::book_net_kicks(const std::vector<NetKick>& kicks) {
+  net_damping_start_ = ledger_.net_damping;
+  for (const NetKick& k : kicks) {
     ledger_.integration -= k.spring;
     ledger_.net_damping += k.damped + k.released;
     net_elastic_ -= k.released;
   }
-  bodies.update_world_inertia();
 }
 
 double World::net_elastic_energy() const {
@@ -340,7 +350,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
   // Every body flies free (no contact this step) until an island claims it.
   motion.assign(bodies.count(), Motion{});
   if (ni == 0) {
-    if (!nets.empty()) book_net_contacts(islands);  // the free nodes
+    if (!nets.empty()) book_net_contacts(islands, motion);  // the free nodes
     return;
   }
   // Gather island-local copies: bodies numbered 0..n-1 within their island, static bodies -1;
@@ -431,7 +441,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     motion[i].free = false;
     if (isl_.toi[s] > 0.0) motion[i] = {false, isl_.toi[s], isl_.v0[s]};
   }
-  if (!nets.empty()) book_net_contacts(islands);
+  if (!nets.empty()) book_net_contacts(islands, motion);
   // The islands' energies are summed exactly: the same bits in any island order (a distributed
   // run resolves islands on several hosts).
   ExactSum kick;

@@ -235,6 +235,11 @@ class World {
   void restore_step_start();  // and back
   void process_events();
   void apply_external_forces();
+  /// The nets' links kick their nodes (net.hpp, apply_net_forces, over h_): each node's velocity
+  /// before, after the springs and after the dashpots kept for book_net_contacts; returns each
+  /// net's kick, in net order, for book_net_kicks.
+  std::vector<NetKick> kick_nets();
+  void book_net_kicks(const std::vector<NetKick>& kicks);  // into the ledger
   double net_elastic_energy() const;  // [J] summed over the nets
   void find_pairs(StepBodies& out);
   void check_pair_count(const StepBodies& sb) const;  // throws when nearly every pair is swept
@@ -260,8 +265,14 @@ class World {
   void correct_positions(const std::vector<Contact>& contacts);
   void damp_and_integrate(const std::vector<Motion>& motion, const WallCorrection& wall);
   /// Books the link kick that contacts took back within the step (a node pressed by a grain) as
-  /// neither the links' work nor the contacts' dissipation (world/net_ledger.cpp).
-  void book_net_contacts(const Islands& islands);
+  /// neither the links' work nor the contacts' dissipation (world/net_ledger.cpp); `motion`
+  /// tells the nodes in no island.
+  void book_net_contacts(const Islands& islands, const std::vector<Motion>& motion);
+  /// Node i's kick against its velocity after the solve, added to its group.
+  void add_net_node(int i, const Vec3& v_after, NetShare& share) const;
+  /// An island's share: its solution's dissipation corrected, the columns' parts into `out`.
+  static void book_net_island(const NetShare& share, IslandSolution& r, NetBooking& out);
+  void book_nets(const NetBooking& booking);  // the islands' and the free nodes' into the ledger
   void book_solvers();   // the solvers' dissipation of the sub-step (last_) into the ledger
   void update_ledger();  // per sub-step
   void update_totals();  // per step, from last_
@@ -334,7 +345,6 @@ class World {
   // after its dashpots (book_net_contacts) [m/s].
   std::vector<Vec3> net_before_, net_springs_, net_kicked_;
   std::vector<char> net_node_;      // per body: a node of a net
-  std::vector<char> in_island_;     // book_net_contacts: per body, a node in an island
   double net_damping_start_ = 0.0;  // [J] the net_damping column before this step's kick
   StepProfile profile_, last_profile_;
   WorldSettings applied_;  // the settings initialize() configured the solvers with
