@@ -1,9 +1,10 @@
 // A world split over ranks (distributed/decomposed_world, docs/distributed.md): on 1-4 ranks
-// (threads standing in for ranks) a pour of spheres into a box of planes, and one of spheres and
-// boxes (whose spin splits steps into sub-steps, and some steps taken again), step to the
-// serial run's bits: every body's state and every ledger column, with the
-// step's statistics; grains migrate and islands span ranks on the way; what a split run does not
-// carry yet is refused with its name.
+// (threads standing in for ranks), pours step to the serial run's bits: every body's state and
+// every ledger column, with the step's statistics. Spheres into a box of planes; with boxes whose
+// spin splits steps into sub-steps (some steps taken again); with those boxes falling into a net
+// that tears; with the wall correction; with islands that fall asleep and wake, and a grain
+// removed by an event. Grains migrate and islands span ranks on the way; a solver of the user's
+// own, which a split run does not carry, is refused with its name.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/local_transport.hpp"
+#include "etdem/world/solver_registry.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem::test {
@@ -59,9 +61,19 @@ void add_net(TestWorld& t, double z) {
   w.nets.push_back(std::move(net));
 }
 
-/// The pour: spheres into a box of planes; with `boxes`, boxes dropped on them (and a fixed
-/// block on the floor); with `net`, the boxes fall into a net above the spheres.
-void pour(TestWorld& t, bool boxes, bool net = false) {
+/// What the pour holds besides its spheres.
+struct Options {
+  bool boxes = false;  // boxes dropped on the spheres (and a fixed block on the floor)
+  bool net = false;    // the boxes fall into a net above the spheres
+  // Islands at rest fall asleep; a late sphere lands on the sleeping pile at about 0.3 s and
+  // wakes it; a grain removed at 0.55 s wakes every island.
+  bool sleep = false;
+  bool wall_correction = false;  // resting = "wall-correction" (grains predicted into walls)
+};
+
+/// The pour: spheres into a box of planes, with what `o` asks for.
+void pour(TestWorld& t, const Options& o) {
+  const bool boxes = o.boxes, net = o.net;
   t.world.settings.gravity = Vec3(0, 0, -9.81);
   t.world.settings.threads = 1;
   t.add_container(Vec3(0, 0, 0), Vec3(0.06, 0.06, 1));
@@ -79,6 +91,13 @@ void pour(TestWorld& t, bool boxes, bool net = false) {
                   Vec3(0.012 + 0.018 * i, 0.012 + 0.018 * j, net ? 0.085 : 0.07),
                   Quat(Eigen::AngleAxisd(0.3 * (i + 3 * j), Vec3(0.3, 0.5, 1).normalized())));
   }
+  if (o.wall_correction) t.world.settings.resting = "wall-correction";
+  if (o.sleep) {
+    t.world.settings.sleep_velocity = 0.05;
+    t.world.settings.sleep_time = 0.05;
+    t.world.events.push_back({0.55, t.world.bodies.count() - 3});  // a sphere near the top
+    t.add_sphere(0.005, Vec3(0.031, 0.029, 0.9));
+  }
   t.world.initialize();
 }
 
@@ -94,12 +113,12 @@ struct SplitRun {
   std::vector<Net> nets;
 };
 
-SplitRun run_split(int ranks, bool boxes, bool net, long steps) {
+SplitRun run_split(int ranks, const Options& o, long steps) {
   SplitRun out;
   std::mutex m;
   distributed::run_local_ranks(ranks, [&](Transport& t) {
     TestWorld full(0.5, 0.5);
-    pour(full, boxes, net);
+    pour(full, o);
     DecomposedWorld split(full.world, t);
     for (long s = 0; s < steps; ++s) split.step();
     split.gather(full.world);
@@ -117,13 +136,29 @@ SplitRun run_split(int ranks, bool boxes, bool net, long steps) {
   return out;
 }
 
-void expect_serial(bool boxes, bool net, long steps) {
+void expect_serial(const Options& o, long steps) {
+  const bool boxes = o.boxes, net = o.net;
   TestWorld serial(0.5, 0.5);
-  pour(serial, boxes, net);
+  pour(serial, o);
   serial.steps(steps);
   ASSERT_GT(serial.world.totals().contacts, 1000);
   if (boxes) {
     EXPECT_GT(serial.world.totals().split_steps, 0) << "the boxes' spin split steps";
+  }
+  if (o.wall_correction) {  // grains were predicted into the walls, in more than one round
+    const RunTotals& t = serial.world.totals();
+    EXPECT_GT(t.wall_corrections, 0);
+    EXPECT_GT(t.wall_rounds, serial.world.step_count());
+    std::printf("wall correction: %ld corrections in %ld rounds, bound reached %ld times\n",
+                t.wall_corrections, t.wall_rounds, t.wall_bound_reached);
+  }
+  if (o.sleep) {  // islands fell asleep, slept, and woke (a box landing, the grain removed)
+    const RunTotals& t = serial.world.totals();
+    EXPECT_GT(t.islands_fell_asleep, 0);
+    EXPECT_GT(t.sleeping_islands, 0);
+    EXPECT_GT(t.islands_woken, 0);
+    std::printf("sleep: %ld islands fell asleep, %ld island-steps slept, %ld woken\n",
+                t.islands_fell_asleep, t.sleeping_islands, t.islands_woken);
   }
   if (net) {  // the boxes landed in the net: it sagged and carried them
     const Net& n = serial.world.nets.front();
@@ -139,7 +174,7 @@ void expect_serial(bool boxes, bool net, long steps) {
   }
   for (int ranks = 1; ranks <= 4; ++ranks) {
     SCOPED_TRACE(testing::Message() << ranks << " ranks");
-    const SplitRun r = run_split(ranks, boxes, net, steps);
+    const SplitRun r = run_split(ranks, o, steps);
     EXPECT_EQ(r.hash, serial.state_hash());
     EXPECT_TRUE(same_bits(r.ledger, serial.world.ledger()))
         << "kinetic " << r.ledger.kinetic() << " vs " << serial.world.ledger().kinetic()
@@ -157,6 +192,13 @@ void expect_serial(bool boxes, bool net, long steps) {
     EXPECT_EQ(a.split_steps, b.split_steps);
     EXPECT_EQ(a.substeps, b.substeps);
     EXPECT_EQ(a.redone_steps, b.redone_steps);
+    EXPECT_EQ(a.sleeping_islands, b.sleeping_islands);
+    EXPECT_EQ(a.islands_fell_asleep, b.islands_fell_asleep);
+    EXPECT_EQ(a.islands_woken, b.islands_woken);
+    EXPECT_EQ(a.sleep_energy, b.sleep_energy);
+    EXPECT_EQ(a.wall_corrections, b.wall_corrections);
+    EXPECT_EQ(a.wall_rounds, b.wall_rounds);
+    EXPECT_EQ(a.wall_bound_reached, b.wall_bound_reached);
     ASSERT_EQ(r.nets.size(), serial.world.nets.size());
     for (std::size_t k = 0; k < r.nets.size(); ++k) {  // the links' state, bit for bit
       const Net& x = r.nets[k];
@@ -177,21 +219,29 @@ void expect_serial(bool boxes, bool net, long steps) {
 }
 
 TEST(DecomposedWorld, ASpherePourOnOneToFourRanksIsTheSerialRunBitForBit) {
-  expect_serial(false, false, 400);
+  expect_serial({}, 400);
 }
 
 TEST(DecomposedWorld, SpheresAndBoxesOnOneToFourRanksAreTheSerialRunBitForBit) {
-  expect_serial(true, false, 300);
+  expect_serial({.boxes = true}, 300);
 }
 
 TEST(DecomposedWorld, BoxesIntoANetOnOneToFourRanksAreTheSerialRunBitForBit) {
-  expect_serial(true, true, 300);
+  expect_serial({.boxes = true, .net = true}, 300);
+}
+
+TEST(DecomposedWorld, TheWallCorrectionOnOneToFourRanksIsTheSerialRunBitForBit) {
+  expect_serial({.wall_correction = true}, 150);
+}
+
+TEST(DecomposedWorld, SleepingIslandsAndAGrainRemovedOnOneToFourRanksAreTheSerialRunBitForBit) {
+  expect_serial({.sleep = true}, 600);
 }
 
 TEST(DecomposedWorld, WhatASplitRunDoesNotCarryIsRefusedByName) {
   auto refused = [](const std::function<void(TestWorld&)>& change, const std::string& name) {
     TestWorld t(0.5, 0.5);
-    pour(t, false);
+    pour(t, {});
     change(t);
     std::string message;
     try {
@@ -201,9 +251,8 @@ TEST(DecomposedWorld, WhatASplitRunDoesNotCarryIsRefusedByName) {
     }
     EXPECT_NE(message.find(name), std::string::npos) << message;
   };
-  refused([](TestWorld& t) { t.world.settings.sleep_velocity = 1e-3; }, "sleeping islands");
-  refused([](TestWorld& t) { t.world.settings.resting = "wall-correction"; }, "wall correction");
-  refused([](TestWorld& t) { t.world.events.push_back({0.1, 7}); }, "an event on a grain");
+  refused([](TestWorld& t) { t.world.set_solver(make_solver(t.world.settings)); },
+          "a solver of the user's own");
 }
 
 }  // namespace

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# A run split over MPI ranks against the serial run: split_run.sh RANKS ETDEM SCENARIO.
+# A run split over MPI ranks against the serial run: split_run.sh RANKS ETDEM SCENARIO [ARGS...]
+# (ARGS, e.g. --set KEY=VALUE, given to both runs).
 # Passes when `mpirun -np RANKS etdem run` ends with 0 within 300 s and writes state.csv,
 # energy.csv and every state_SSSSSS.csv byte for byte as the serial run does.
 set -uo pipefail
 ranks=$1 etdem=$2 scenario=$3
+shift 3
+extra=("$@")
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export OMP_NUM_THREADS=1
 flags=(--oversubscribe --bind-to none)
 if [ "$(id -u)" -eq 0 ]; then flags+=(--allow-run-as-root); fi
-"$etdem" run "$scenario" -o "$dir/serial" >/dev/null || { echo "serial run failed" >&2; exit 1; }
+"$etdem" run "$scenario" -o "$dir/serial" "${extra[@]}" >/dev/null || { echo "serial run failed" >&2; exit 1; }
 OMPI_MCA_rmaps_base_oversubscribe=1 timeout 300 mpirun "${flags[@]}" -np "$ranks" \
-  "$etdem" run "$scenario" -o "$dir/split" || { echo "split run failed ($?)" >&2; exit 1; }
+  "$etdem" run "$scenario" -o "$dir/split" "${extra[@]}" || { echo "split run failed ($?)" >&2; exit 1; }
 status=0
 for f in "$dir"/serial/*.csv; do
   name=$(basename "$f")

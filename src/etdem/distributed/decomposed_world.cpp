@@ -29,11 +29,14 @@ void timed(StepProfile& p, StepProfile::Phase phase, F&& work) {
   ++p.calls[phase];
 }
 
-/// A grain's record state: its body and the warm start of the pairs it detects (global ids).
-std::string grain_state(const Bodies& bodies, int i, std::span<const Contact> contacts) {
+/// A grain's record state: its body, the warm start of the pairs it detects (global ids) and
+/// how long it has been slow enough to sleep [s].
+std::string grain_state(const Bodies& bodies, int i, std::span<const Contact> contacts,
+                        double rest_time) {
   ByteWriter w;
   w.put(write_body_record(bodies, i));
   w.put(write_contact_record(contacts));
+  w.put(rest_time);
   return w.take();
 }
 
@@ -67,6 +70,7 @@ struct PartGrain {
   Vec3 v, w, x;
   double inv_mass = 0.0;
   Mat3 inv_inertia;
+  bool asleep = false;
 };
 
 }  // namespace
@@ -108,7 +112,9 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
   for (std::size_t k = 0; k < grains.size(); ++k) {
     speed = std::max(speed, next_speed(b, full.shapes, grains[k], kick));
     if (decomposition_.owner_of(centres[k]) != t_.rank()) continue;
-    grains_.owned.push_back({grains[k], centres[k], grain_state(b, grains[k], carried[grains[k]])});
+    const double rest = full.rest_time_.empty() ? 0.0 : full.rest_time_[grains[k]];
+    grains_.owned.push_back(
+        {grains[k], centres[k], grain_state(b, grains[k], carried[grains[k]], rest)});
   }
   local_of_.assign(b.count(), -1);
   net_node_.assign(b.count(), 0);
@@ -152,12 +158,6 @@ void DecomposedWorld::check_supported(const World& full) const {
         fmt::format("a run over several ranks does not carry {} yet; run it on one rank", what));
   };
   if (full.custom_solver_) refuse("a solver of the user's own");
-  if (full.settings.sleep_velocity > 0.0) refuse("sleeping islands (simulation.sleep_velocity)");
-  if (full.settings.resting == "wall-correction")
-    refuse("the wall correction (simulation.resting)");
-  for (const Event& e : full.events)
-    if (full.bodies.is_dynamic(e.body))
-      refuse(fmt::format("an event on a grain (body {})", e.body));
 }
 
 void DecomposedWorld::rebuild_local() {
@@ -185,6 +185,7 @@ void DecomposedWorld::rebuild_local() {
   owned_.assign(n, 0);
   for (const std::int64_t g : before) local_of_[g] = -1;  // sized once (constructor)
   std::vector<Contact> carried;                           // global ids
+  std::vector<double> rest(n, 0.0);
   std::string body;
   std::string contacts;
   for (int l = 0; l < n; ++l) {
@@ -200,6 +201,7 @@ void DecomposedWorld::rebuild_local() {
     ByteReader reader(r.state);
     reader.get(body);
     reader.get(contacts);
+    reader.get(rest[l]);
     append_body_record(body, bodies);
     if (e.kind == 1) {
       owned_[l] = 1;
@@ -210,6 +212,7 @@ void DecomposedWorld::rebuild_local() {
   }
   local_.bodies = std::move(bodies);
   local_.bodies.update_world_inertia();
+  local_.rest_time_ = std::move(rest);
   local_.owned_ = &owned_;
   // The kept pairs are a cache on local ids (World::find_pairs): kept while the rank holds the
   // same bodies, the same bits either way.
@@ -237,6 +240,7 @@ void DecomposedWorld::process_events() {
     full_.bodies.flags[e.body] |= kBodyDisabled;
     e.done = true;
     if (local_of_[e.body] >= 0) local_.bodies.flags[local_of_[e.body]] |= kBodyDisabled;
+    local_.wake_all();  // what rested on it may fall: every rank wakes what it holds
   }
 }
 
@@ -260,6 +264,10 @@ bool DecomposedWorld::advance(long* needed) {
   solver_sums_ = SolverSums{};
   resting_sums_ = SolverSums{};
   net_booking_ = NetBooking{};
+  wake_kick_ = ExactSum{};
+  sleep_energy_ = ExactSum{};
+  solved_ = 0;
+  hosted_.clear();
   w.body_sums_ = &sums_;
   // The nets' links change in the kick: a step that may be taken again keeps them (the world
   // keeps its own velocities and ledger, World::save_step_start).
@@ -281,8 +289,16 @@ bool DecomposedWorld::advance(long* needed) {
       return false;
     }
   }
-  timed(p, P::Correct, [&] { correct_positions(); });
-  timed(p, P::Integrate, [&] { w.damp_and_integrate(w.motion_, w.wall_); });
+  timed(p, P::Correct, [&] {
+    // The wall correction (world/wall_correction.cpp) of the grains owned here: a grain's
+    // rounds depend on its own walls only, which the owner holds, in the serial order.
+    w.correct_wall_velocities(w.step_bodies_, w.wall_);
+    correct_positions();
+  });
+  timed(p, P::Integrate, [&] {
+    w.damp_and_integrate(w.motion_, w.wall_);
+    update_sleep();
+  });
   timed(p, P::Ledger, [&] {
     book_ledger();
     w.remember_contacts(w.step_contacts_.contacts);
@@ -366,7 +382,8 @@ void DecomposedWorld::resolve_islands() {
     if (da && db) graph.edges.emplace_back(c.a, c.b);
   }
   IslandLabelStats label_stats;
-  const std::vector<IslandLabel> labels = label_islands(graph, t_, &label_stats);
+  labels_ = label_islands(graph, t_, &label_stats);
+  const std::vector<IslandLabel>& labels = labels_;
   stats_.label_rounds += label_stats.rounds;
 
   // 2. What this rank holds of each island to the island's host: the candidates it detected,
@@ -402,6 +419,7 @@ void DecomposedWorld::resolve_islands() {
       out.put(w.bodies.position[i]);
       out.put(w.bodies.inv_mass[i]);
       for (int e = 0; e < 9; ++e) out.put(w.bodies.inv_inertia_world[i](e));
+      out.put(static_cast<std::int8_t>(w.bodies.is_asleep(i) ? 1 : 0));
     }
     out.put(write_contact_record(global));
     parts.push_back({root, labels[w.first_grain(sc.contacts[list.front()])].host, out.take()});
@@ -430,6 +448,10 @@ void DecomposedWorld::resolve_islands() {
   // 4. The results: the owned grains' velocities and motion, the impulses of the contacts
   //    detected here (zero for contacts in no island, as in the serial step).
   w.motion_.assign(n, Motion{});
+  auto wake = [&](int l) {  // as World::wake_or_skip
+    w.bodies.flags[l] &= static_cast<std::uint8_t>(~kBodyAsleep);
+    w.rest_time_[l] = 0.0;
+  };
   for (Contact& c : sc.contacts) {
     c.normal_impulse = 0.0;
     c.tangent_impulse = Vec3::Zero();
@@ -455,6 +477,7 @@ void DecomposedWorld::resolve_islands() {
       g.get(mo.impact_velocity);
       mo.free = false;
       if (!(mo.impact_time > 0.0)) mo.impact_time = 0.0, mo.impact_velocity = Vec3::Zero();
+      if (g.get<std::int8_t>() != 0) wake(l);
     }
     ByteReader im(impulses_text);
     while (!im.done()) {
@@ -469,6 +492,13 @@ void DecomposedWorld::resolve_islands() {
         im.get(c.normal_impulse);
         im.get(c.tangent_impulse);
         im.get(c.rolling_impulse);
+      }
+      // The island's sleepers a moving grain woke: awake here too before the projection,
+      // which holds a sleeper in place.
+      const auto woken = im.get<std::int32_t>();
+      for (int k = 0; k < woken; ++k) {
+        const auto gid = im.get<std::int64_t>();
+        if (local_of_[gid] >= 0) wake(local_of_[gid]);
       }
     }
   }
@@ -488,6 +518,7 @@ struct DecomposedWorld::HostScratch {
   std::vector<Vec3> v, om, x, v0;
   std::vector<double> inv_mass, toi;
   std::vector<Mat3> inv_inertia;
+  std::vector<std::int64_t> woken;  // grains of the island a moving grain woke
 };
 
 void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWriter>& to_owner,
@@ -527,6 +558,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
       in.get(pg.x);
       in.get(pg.inv_mass);
       for (int e = 0; e < 9; ++e) in.get(pg.inv_inertia(e));
+      pg.asleep = in.get<std::int8_t>() != 0;
       island.push_back(pg);
     }
     std::string record;
@@ -568,44 +600,77 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
     v[k] = island[k].v, om[k] = island[k].w, x[k] = island[k].x;
     inv_mass[k] = island[k].inv_mass, inv_inertia[k] = island[k].inv_inertia;
   }
-  IslandState state;
-  state.bodies.count = nb;
-  state.bodies.v = v.data();
-  state.bodies.w = om.data();
-  state.bodies.inv_mass = inv_mass.data();
-  state.bodies.inv_inertia = inv_inertia.data();
-  state.bodies.x = x.data();
-  state.toi = toi.data();
-  state.v0 = v0.data();
-  IslandSolution r = w.island_solve_.solve(set, *w.solver_, w.resting_.get(), state, serial, 0);
-  if (!full_.nets.empty()) {  // the island's share of the nets' kick (World::book_net_contacts)
-    NetShare share;
-    bool any = false;
-    for (int k = 0; k < nb; ++k) {
-      if (!net_node_[island[k].gid]) continue;
-      any = true;
-      full_.add_net_node(static_cast<int>(island[k].gid), v[k], share);
-    }
-    if (any) World::book_net_island(share, r, net_booking_);
-  }
-  island_kick_ += r.kick;
-  solver_sums_.add(r.stats);
-  resting_sums_.add(r.resting_stats);
-  w.last_.collisions += r.collisions;
-  w.last_.largest_island = std::max<long>(w.last_.largest_island, static_cast<long>(serial.size()));
   ++w.last_.islands;
   ++stats_.islands_hosted;
   if (g.from.size() > 1) ++stats_.islands_spanning;
-  // New velocities to the owners; impulses to the ranks that detected the contacts, each
-  // part's in the order it came.
-  for (int k = 0; k < nb; ++k) {
-    ByteWriter& out = to_owner[island[k].owner];
-    out.put(island[k].gid);
-    out.put(v[k]);
-    out.put(om[k]);
-    out.put(toi[k]);
-    out.put(v0[k]);
+  // Sleeping islands (World::wake_or_skip): an island of sleepers only is not solved (its
+  // contacts keep the impulses the warm start gave them, which came here with them); one a
+  // moving grain joined wakes whole, its sleepers kicked as the others were.
+  bool sleeper = false, moving = false;
+  if (w.settings.sleep_velocity > 0.0)
+    for (const PartGrain& pg : island) (pg.asleep ? sleeper : moving) = true;
+  const bool solve = !sleeper || moving;
+  std::vector<std::int64_t>& woken = h.woken;
+  woken.clear();
+  if (sleeper && moving) {
+    const Vec3 dv = w.h_ * w.settings.gravity;
+    for (int k = 0; k < nb; ++k) {
+      if (!island[k].asleep) continue;
+      wake_kick_ +=
+          full_.bodies.mass[island[k].gid] * (dv.dot(v[k]) + 0.5 * dv.squaredNorm());
+      v[k] += dv;
+      woken.push_back(island[k].gid);
+    }
+    ++w.last_.islands_woken;
   }
+  if (solve) {
+    IslandState state;
+    state.bodies.count = nb;
+    state.bodies.v = v.data();
+    state.bodies.w = om.data();
+    state.bodies.inv_mass = inv_mass.data();
+    state.bodies.inv_inertia = inv_inertia.data();
+    state.bodies.x = x.data();
+    state.toi = toi.data();
+    state.v0 = v0.data();
+    IslandSolution r = w.island_solve_.solve(set, *w.solver_, w.resting_.get(), state, serial, 0);
+    if (!full_.nets.empty()) {  // the island's share of the nets' kick (World::book_net_contacts)
+      NetShare share;
+      bool any = false;
+      for (int k = 0; k < nb; ++k) {
+        if (!net_node_[island[k].gid]) continue;
+        any = true;
+        full_.add_net_node(static_cast<int>(island[k].gid), v[k], share);
+      }
+      if (any) World::book_net_island(share, r, net_booking_);
+    }
+    island_kick_ += r.kick;
+    solver_sums_.add(r.stats);
+    resting_sums_.add(r.resting_stats);
+    w.last_.collisions += r.collisions;
+    w.last_.largest_island =
+        std::max<long>(w.last_.largest_island, static_cast<long>(serial.size()));
+    ++solved_;
+    // New velocities to the owners (and whether each woke).
+    Hosted& hosted = hosted_.emplace_back(Hosted{g.root, {}});
+    for (int k = 0; k < nb; ++k) {
+      ByteWriter& out = to_owner[island[k].owner];
+      out.put(island[k].gid);
+      out.put(v[k]);
+      out.put(om[k]);
+      out.put(toi[k]);
+      out.put(v0[k]);
+      out.put(static_cast<std::int8_t>(island[k].asleep ? 1 : 0));
+      hosted.owners.push_back(island[k].owner);
+    }
+    std::sort(hosted.owners.begin(), hosted.owners.end());
+    hosted.owners.erase(std::unique(hosted.owners.begin(), hosted.owners.end()),
+                        hosted.owners.end());
+  } else {
+    ++w.last_.sleeping_islands;
+  }
+  // Impulses to the ranks that detected the contacts, each part's in the order it came, and
+  // the sleepers woken (the projection holds a sleeper in place).
   place.resize(serial.size());
   for (std::size_t s = 0; s < order.size(); ++s) place[order[s]] = static_cast<int>(s);
   std::size_t k = 0;
@@ -621,6 +686,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
       out.put(c.tangent_impulse);
       out.put(c.rolling_impulse);
     }
+    out.put(static_cast<std::int32_t>(woken.size()));
+    for (const std::int64_t gid : woken) out.put(gid);
   }
 }
 
@@ -701,6 +768,63 @@ void DecomposedWorld::correct_positions() {
   penetrating_ = penetrating;
 }
 
+void DecomposedWorld::update_sleep() {
+  World& w = local_;
+  const WorldSettings& set = w.settings;
+  if (!(set.sleep_velocity > 0.0)) return;
+  const int n = w.bodies.count();
+  // Rest times, on the owners.
+  for (int l = 0; l < n; ++l) {
+    if (!owned_[l] || !w.bodies.is_awake(l)) continue;
+    w.rest_time_[l] = w.sleep_speed(l) < set.sleep_velocity ? w.rest_time_[l] + w.h_ : 0.0;
+  }
+  // The islands solved this step with a grain not ready (or a net's node), to their hosts.
+  std::map<int, std::vector<std::int64_t>> not_ready;  // host -> roots
+  for (int l = 0; l < n; ++l) {
+    if (!owned_[l] || w.motion_[l].free || labels_[l].root < 0) continue;  // in no solved island
+    if (w.rest_time_[l] >= set.sleep_time && !net_node_[gid_[l]]) continue;
+    std::vector<std::int64_t>& roots = not_ready[labels_[l].host];
+    if (roots.empty() || roots.back() != labels_[l].root) roots.push_back(labels_[l].root);
+  }
+  std::vector<Message> outgoing;
+  for (const auto& [host, roots] : not_ready) {
+    ByteWriter out;
+    for (const std::int64_t r : roots) out.put(r);
+    outgoing.push_back({host, out.take()});
+  }
+  std::vector<std::int64_t> busy;
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) busy.push_back(in.get<std::int64_t>());
+  }
+  std::sort(busy.begin(), busy.end());
+  // Every other island hosted here falls asleep: the decision to its grains' owners.
+  std::map<int, ByteWriter> asleep;
+  for (const Hosted& hosted : hosted_) {
+    if (std::binary_search(busy.begin(), busy.end(), hosted.root)) continue;
+    ++w.last_.islands_fell_asleep;
+    for (const int owner : hosted.owners) asleep[owner].put(hosted.root);
+  }
+  outgoing.clear();
+  for (auto& [owner, out] : asleep) outgoing.push_back({owner, out.take()});
+  std::vector<std::int64_t> roots;
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) roots.push_back(in.get<std::int64_t>());
+  }
+  if (roots.empty()) return;
+  std::sort(roots.begin(), roots.end());
+  for (int l = 0; l < n; ++l) {
+    if (!owned_[l] || w.motion_[l].free || labels_[l].root < 0 ||
+        !std::binary_search(roots.begin(), roots.end(), labels_[l].root))
+      continue;
+    sleep_energy_ += w.bodies.kinetic_energy(l);
+    w.bodies.velocity[l] = Vec3::Zero();
+    w.bodies.angular_velocity[l] = Vec3::Zero();
+    w.bodies.flags[l] |= kBodyAsleep;
+  }
+}
+
 void DecomposedWorld::book_ledger() {
   // One reduction: the exact sums' limbs and the step's counters, over every rank.
   World& w = local_;
@@ -727,17 +851,21 @@ void DecomposedWorld::book_ledger() {
                       &net_booking_.islands_damping,
                       &net_booking_.free.spring,
                       &net_booking_.free.removed,
-                      &net_booking_.free.dashpot_w};
+                      &net_booking_.free.dashpot_w,
+                      &wake_kick_,
+                      &sleep_energy_};
   constexpr int kSums = sizeof(sums) / sizeof(sums[0]);
   std::vector<std::int64_t> buffer;
-  buffer.reserve(kSums * (ExactSum::kLimbs + 1) + 8 + 2 * kSolverCounts);
+  buffer.reserve(kSums * (ExactSum::kLimbs + 1) + 10 + 2 * kSolverCounts);
   for (ExactSum* s : sums) {
     const auto limbs = s->limbs();
     buffer.insert(buffer.end(), limbs.begin(), limbs.end());
     buffer.push_back(s->nonfinite() ? 1 : 0);
   }
   StepStats& st = w.last_;
-  for (long v : {st.contacts, st.candidates, st.islands, st.collisions, penetrating_})
+  for (long v : {st.contacts, st.candidates, st.islands, st.collisions, penetrating_, solved_,
+                 st.sleeping_islands, st.islands_woken, st.islands_fell_asleep,
+                 st.wall_corrections})
     buffer.push_back(v);
   put_counts(solver_sums_.counts, buffer);
   put_counts(resting_sums_.counts, buffer);
@@ -750,22 +878,31 @@ void DecomposedWorld::book_ledger() {
     at += ExactSum::kLimbs + 1;
   }
   st.contacts = at[0], st.candidates = at[1], st.islands = at[2], st.collisions = at[3];
-  const long penetrating = at[4];
-  at += 5;
+  const long penetrating = at[4], solved = at[5];
+  st.sleeping_islands = at[6], st.islands_woken = at[7], st.islands_fell_asleep = at[8];
+  st.wall_corrections = at[9];
+  at += 10;
   get_counts(at, solver_sums_.counts);
   get_counts(at + kSolverCounts, resting_sums_.counts);
   st.max_penetration = t_.max(st.max_penetration);
   st.largest_island = static_cast<long>(t_.max(static_cast<double>(st.largest_island)));
+  if (w.settings.resting == "wall-correction") {
+    // The serial rounds run until no grain anywhere was corrected: as many as the rank that
+    // needed most (a rank's grains stop where the serial grains stop).
+    st.wall_rounds = static_cast<long>(t_.max(static_cast<double>(st.wall_rounds)));
+    st.wall_bound_reached =
+        static_cast<long>(t_.max(static_cast<double>(st.wall_bound_reached)));
+  }
 
   // Booked in the serial step's order (World::apply_external_forces, resolve_islands,
   // correct_positions, damp_and_integrate, update_ledger).
   EnergyLedger& L = w.ledger_;
   L.integration -= sums_.kick.value();
-  if (!full_.nets.empty()) {
-    w.book_net_kicks(net_kicks_);
-    w.book_nets(net_booking_);
-  }
-  if (st.islands > 0) {
+  const bool sleeping = w.settings.sleep_velocity > 0.0;
+  if (!full_.nets.empty()) w.book_net_kicks(net_kicks_);
+  if (sleeping) L.integration -= wake_kick_.value();
+  if (!full_.nets.empty()) w.book_nets(net_booking_);
+  if (solved > 0) {
     L.integration -= island_kick_.value();
     solver_sums_.add_to(st.solver);
     resting_sums_.add_to(st.resting);
@@ -774,6 +911,10 @@ void DecomposedWorld::book_ledger() {
   L.damping += sums_.damped.value();
   L.integration += sums_.integration.value();
   L.correction += sums_.wall_work.value();
+  if (sleeping) {
+    L.damping += sleep_energy_.value();
+    w.totals_.sleep_energy += sleep_energy_.value();
+  }
   w.book_solvers();
   L.kinetic_translational = kt.value();
   L.kinetic_rotational = kr.value();
@@ -806,7 +947,7 @@ void DecomposedWorld::exchange() {
       c.b = static_cast<int>(gid_[c.b]);
     }
     r.position = w.bodies.position[l];
-    r.state = grain_state(w.bodies, l, carried[l]);
+    r.state = grain_state(w.bodies, l, carried[l], w.rest_time_[l]);
   }
   const double h = halo();
   GrainExchangeStats xs;
@@ -829,6 +970,7 @@ void DecomposedWorld::gather(World& full, bool warm_start) {
   for (const GrainRecord& r : grains_.owned) {
     out.put(r.gid);
     out.put(write_body_record(local_.bodies, local_of_[r.gid]));
+    out.put(local_.rest_time_[local_of_[r.gid]]);
   }
   std::vector<Message> outgoing;
   outgoing.push_back({0, out.take()});
@@ -836,6 +978,7 @@ void DecomposedWorld::gather(World& full, bool warm_start) {
   if (t_.rank() != 0) return;
   std::string record;
   contacts.clear();
+  full.rest_time_.resize(full.bodies.count(), 0.0);
   for (const Message& m : received) {
     ByteReader in(m.bytes);
     in.get(record);
@@ -844,6 +987,7 @@ void DecomposedWorld::gather(World& full, bool warm_start) {
       const auto gid = in.get<std::int64_t>();
       in.get(record);
       read_body_record(record, full.bodies, static_cast<int>(gid));
+      in.get(full.rest_time_[gid]);
     }
   }
   full.bodies.update_world_inertia();

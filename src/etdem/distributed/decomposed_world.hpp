@@ -19,6 +19,7 @@
 #include "etdem/distributed/decomposition.hpp"
 #include "etdem/distributed/grain_exchange.hpp"
 #include "etdem/distributed/island_gather.hpp"
+#include "etdem/distributed/island_labels.hpp"
 #include "etdem/distributed/transport.hpp"
 #include "etdem/world/world.hpp"
 
@@ -38,8 +39,8 @@ class DecomposedWorld {
   /// `full` is the scenario's world as every rank builds it (the same bits everywhere),
   /// initialised, at the start or restored from a checkpoint (its warm start included). Each rank
   /// keeps its part; rank 0 gathers into `full` for the output (gather). Throws
-  /// std::invalid_argument, naming it, for a feature a decomposed run does not carry yet:
-  /// sleeping islands, the wall correction, an event on a grain, a solver of the user's own.
+  /// std::invalid_argument, naming it, for a feature a decomposed run does not carry yet: the
+  /// wall correction, a solver of the user's own.
   DecomposedWorld(World& full, Transport& transport);
   ~DecomposedWorld();
   DecomposedWorld(const DecomposedWorld&) = delete;
@@ -86,6 +87,9 @@ class DecomposedWorld {
   void solve_hosted(const GatheredIsland& island, std::map<int, ByteWriter>& to_owner,
                     std::map<int, ByteWriter>& to_source);
   void correct_positions();  // contributions to their owners, summed in the serial order
+  /// Sleeping islands (World::update_sleep across ranks): the owners' rest times, each solved
+  /// island's readiness on its host, the decision back to the owners.
+  void update_sleep();
   void book_ledger();        // the step's sums over the ranks, booked in the serial order
   void exchange();           // records of owned grains (with their warm start) and ghosts
   double halo() const;       // [m] for the next step (collective)
@@ -111,6 +115,14 @@ class DecomposedWorld {
   ExactSum island_kick_, correction_work_;
   SolverSums solver_sums_, resting_sums_;
   std::vector<NetKick> net_kicks_;  // this (sub-)step's, per net (the same on every rank)
+  ExactSum wake_kick_, sleep_energy_;  // this rank's part of the step's (World::wake_or_skip, update_sleep)
+  long solved_ = 0;                    // islands solved here this (sub-)step (not left asleep)
+  std::vector<IslandLabel> labels_;    // per local body: its island this (sub-)step
+  struct Hosted {                      // an island solved here, for update_sleep
+    std::int64_t root;
+    std::vector<int> owners;  // ranks owning its grains
+  };
+  std::vector<Hosted> hosted_;
   NetBooking net_booking_;          // this rank's part of the nets' ledger of the step
   long penetrating_ = 0;  // contacts detected here that the projection corrects, this step
   DecomposedStats stats_;

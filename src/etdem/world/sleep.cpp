@@ -21,7 +21,7 @@ void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
   if (!(settings.sleep_velocity > 0.0)) return;
   const int ni = islands.count();
   const Vec3 dv = h_ * settings.gravity;
-  double kick = 0.0;
+  ExactSum kick;  // the same bits in any island order (a split run wakes islands on their hosts)
   bool skipped = false;
   std::vector<char>& keep = sleep_keep_;
   keep.assign(ni, 1);
@@ -52,7 +52,7 @@ void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
                                     sc.contacts[c].rolling_impulse});
     }
   }
-  ledger_.integration -= kick;  // as World::apply_external_forces books the kick
+  ledger_.integration -= kick.value();  // as World::apply_external_forces books the kick
   if (!skipped) return;
   // The islands that stay asleep leave the list; the others keep their order.
   Islands& out = awake_scratch_;

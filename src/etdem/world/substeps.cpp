@@ -39,16 +39,22 @@ long World::substep_count_unbounded(double dt, const std::vector<Vec3>& spin) co
 void World::save_step_start() {
   start_.velocity = bodies.velocity;
   start_.angular_velocity = bodies.angular_velocity;
+  start_.flags = bodies.flags;
+  start_.rest_time = rest_time_;
   start_.ledger = ledger_;
   start_.net_elastic = net_elastic_;
   start_.nets = nets;
 }
 
 void World::restore_step_start() {
-  // Only velocities, the ledger and the nets' links have changed before the motion
-  // (apply_external_forces, resolve_islands); positions and orientations have not.
+  // Only velocities, the ledger, the nets' links and the islands woken (their flags and rest
+  // times) have changed before the motion (apply_external_forces, wake_or_skip,
+  // resolve_islands); positions and orientations have not. The step taken again wakes them
+  // again, as the step it replaces would have.
   bodies.velocity = start_.velocity;
   bodies.angular_velocity = start_.angular_velocity;
+  bodies.flags = start_.flags;
+  rest_time_ = start_.rest_time;
   ledger_ = start_.ledger;
   net_elastic_ = start_.net_elastic;
   nets = start_.nets;

@@ -332,6 +332,8 @@ class World {
   RestingSolver* resting_pgs_ = nullptr;  // resting_ when it is the pgs pass (its dt is set)
   struct StepStart {                      // a step taken again split (World::step)
     std::vector<Vec3> velocity, angular_velocity;
+    std::vector<std::uint8_t> flags;
+    std::vector<double> rest_time;
     EnergyLedger ledger;
     double net_elastic = 0.0;
     std::vector<Net> nets;
