@@ -11,8 +11,8 @@
 //   etdem view DIR [--png OUTDIR | --png-last FILE] [--size W H] [--speed-range MIN MAX]
 // Exit codes: 0 success, 2 bad input (scenario, override, command line, unreadable run
 // directory, a checkpoint that does not fit), 1 failure while running (e.g. a non-finite state;
-// for view: ParaView or a display missing), 130 / 143 run stopped by SIGINT / SIGTERM after
-// writing a checkpoint (128 + the signal, as shells report it).
+// for view: ParaView or a display missing), 130 / 143 / 138 run stopped by SIGINT / SIGTERM /
+// SIGUSR1 after writing a checkpoint (128 + the signal, as shells report it).
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -108,15 +108,18 @@ void print_profile(const nlohmann::json& summary) {
              steps > 0 ? 1e6 * total / static_cast<double>(steps) : 0.0);
 }
 
-/// The signal that asked the run to stop (SIGINT, SIGTERM), 0 = none.
+/// The signal that asked the run to stop (SIGINT, SIGTERM, SIGUSR1), 0 = none.
 volatile std::sig_atomic_t stop_signal = 0;
 
 extern "C" void on_stop_signal(int signo) {
   stop_signal = signo;
 }
 
-/// SIGINT and SIGTERM stop the run after the current step (RunOptions::stop); the handler is
-/// reset by the first signal, so a second one ends the process at once.
+/// SIGINT, SIGTERM and SIGUSR1 stop the run after the current step (RunOptions::stop); the
+/// handler is reset by the first signal, so a second one ends the process at once. In a run
+/// split over ranks, every rank stops after the same step (the ranks agree on it every step):
+/// mpirun forwards SIGUSR1 to every rank, while on SIGINT and SIGTERM it ends the ranks itself
+/// after a short grace, too short for a checkpoint of a large run (docs/distributed.md).
 void catch_stop_signals() {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
@@ -124,6 +127,7 @@ void catch_stop_signals() {
   sa.sa_flags = SA_RESETHAND;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGUSR1, &sa, nullptr);
 }
 
 int run(const std::string& file, const std::vector<std::string>& sets, const std::string& dir,
@@ -139,17 +143,19 @@ int run(const std::string& file, const std::vector<std::string>& sets, const std
   opt.transport = transport;
   const bool root = !transport || transport->rank() == 0;
   opt.progress = root;
-  if (!transport) catch_stop_signals();  // a split run is not stopped by a signal yet
+  catch_stop_signals();
   const RunResult r = run_scenario(sc, opt);
   if (!root) return kExitOk;  // rank 0 reports for every rank
   const auto& s = r.summary;
   if (r.interrupted) {
+    // In a split run the signal may have reached another rank only: every rank stopped.
+    const int signo = stop_signal != 0 ? static_cast<int>(stop_signal) : SIGTERM;
     fmt::print(stderr,
                "etdem: {} stopped by signal {} after step {} (t = {:.6g} s); checkpoint {}; "
                "continue with: etdem run {} -o {} --resume {}\n",
-               file, static_cast<int>(stop_signal), r.steps, s["simulated_time"].get<double>(),
-               r.checkpoint, file, r.directory, r.checkpoint);
-    return 128 + static_cast<int>(stop_signal);
+               file, signo, r.steps, s["simulated_time"].get<double>(), r.checkpoint, file,
+               r.directory, r.checkpoint);
+    return 128 + signo;
   }
   fmt::print("etdem: {} -> {}/ (energy.csv, state.csv, summary.json{})\n", file, r.directory,
              r.frames > 0 ? fmt::format(", particles.pvd + {} frames in frames/", r.frames) : "");
