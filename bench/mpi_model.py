@@ -19,6 +19,15 @@ Three designs are modelled for a settled pile, which is one contact island:
           solve is shared by all ranks, at the price of one neighbour exchange per colour and
           sweep.
 Usage: bench/mpi_model.py [--alpha S] [--beta BYTES_PER_S] [--sweeps N]
+       bench/mpi_model.py --check   the hosted design against the measured split runs
+
+The check (results/split.csv, bench/run_split.sh): on one machine the network costs nothing, but
+each byte an island moves is written, sent, read and sorted on the way. With S the solve's time
+and W the wall time of one rank, two ranks hosting a pile's island take
+  T2 = S + (W - S) / 2 + gamma * B / 2
+(the host solves the island alone, the rest halves, B bytes sent by both ranks cost gamma each
+on the rank handling them). gamma is fitted on the first measured pair (the 10,000-sphere pour)
+and the others (the 100,000-sphere pour, other commits) are predicted with it.
 """
 import argparse
 import csv
@@ -92,14 +101,49 @@ def model(N, P, prof, alpha, beta, sweeps, contacts_per_grain, rounds, neighbour
     return out
 
 
+def check(path):
+    """The hosted design on two ranks of one machine against the measured split runs."""
+    groups = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            if r["code"] != "etdem":
+                continue
+            groups.setdefault((r["date"], r["n"], r["duration_s"]), {})[(r["ranks"], r["threads"])] = r
+    pairs = [(k, g[("1", "1")], g[("2", "1")]) for k, g in groups.items()
+             if ("1", "1") in g and ("2", "1") in g]
+    if not pairs:
+        print("no pair of 1 x 1 and 2 x 1 runs in", path)
+        return
+    def parts(one, two):
+        w, s = float(one["wall_s"]), float(one["solve_s_rank0"])
+        return w, s, float(two["bytes"]), float(two["wall_s"])
+    w, s, b, t2 = parts(pairs[0][1], pairs[0][2])
+    gamma = (t2 - s - (w - s) / 2) / (b / 2)
+    print(f"gamma = {gamma * 1e9:.2f} ns per byte moved (fitted on {pairs[0][0][1]} grains, "
+          f"{pairs[0][0][0]})\n")
+    print("| grains | duration [s] | measured | 1 x 1 [s] | solve [s] | bytes | 2 x 1 measured [s] "
+          "| 2 x 1 model [s] | model / measured | speed-up measured | model |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for (date, n, dur), one, two in pairs:
+        w, s, b, t2 = parts(one, two)
+        model_t2 = s + (w - s) / 2 + gamma * b / 2
+        print(f"| {n} | {dur} | {date} | {w:.1f} | {s:.1f} | {b / 1e9:.2f} GB | {t2:.1f} | "
+              f"{model_t2:.1f} | {model_t2 / t2:.2f} | {w / t2:.2f} | {w / model_t2:.2f} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true",
+                    help="the hosted design against the measured split runs (results/split.csv)")
     ap.add_argument("--alpha", type=float, default=2e-6, help="latency per message [s] (2e-6)")
     ap.add_argument("--beta", type=float, default=10e9, help="bandwidth per rank [B/s] (10e9)")
     ap.add_argument("--sweeps", type=int, default=20, help="sweeps of the blocked solve per step (20)")
     ap.add_argument("--flow-giant", type=float, default=0.001,
                     help="largest island's share of the contacts in a dilute flow (stated: 0.001)")
     a = ap.parse_args()
+    if a.check:
+        check(os.path.join(HERE, "results", "split.csv"))
+        return
     prof = read_profile(os.path.join(HERE, "results", "profile_10000.csv"))
     part = read_partition(os.path.join(HERE, "results", "partition_10000.csv"))
     cpg = part[2]["contacts"] / part[2]["grains"]

@@ -3,26 +3,42 @@
 # bench/README.md "Runs split over ranks"): the pour scenario bench/scenarios/pour_10000.toml on
 # 1 rank x 1 thread, 1 rank x 2 threads and 2 ranks x 1 thread, and LIGGGHTS on 2 ranks when it
 # is installed (bench/peers/liggghts_pour.sh). Checks that the three etdem runs wrote the same
-# state.csv, and appends one row per configuration to bench/results/split.csv.
+# state.csv, and appends one row per configuration to bench/results/split.csv. With --n N the
+# scenario is that file with N spheres in the pour benchmark's box for N (bench/peers/
+# pour_lattice.py geom N: a lattice of side ceil(N^(1/3)) x 1.2 d).
 #
-#   bench/run_split.sh [--duration S] [--etdem PATH] [--no-peer]
+#   bench/run_split.sh [--n N] [--duration S] [--etdem PATH] [--no-peer]
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$HERE")
 ETDEM=$ROOT/build/release/bin/etdem
 DURATION=1.0
+N=10000
 PEER=1
 while [ $# -gt 0 ]; do
   case $1 in
     --duration) DURATION=$2; shift 2 ;;
+    --n) N=$2; shift 2 ;;
     --etdem) ETDEM=$2; shift 2 ;;
     --no-peer) PEER=0; shift ;;
-    *) echo "usage: $0 [--duration S] [--etdem PATH] [--no-peer]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--n N] [--duration S] [--etdem PATH] [--no-peer]" >&2; exit 2 ;;
   esac
 done
 SCENARIO=$HERE/scenarios/pour_10000.toml
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+if [ "$N" != 10000 ]; then
+  read -r _ _ _ side _ < <(python3 "$HERE/peers/pour_lattice.py" geom "$N")
+  python3 - "$SCENARIO" "$N" "$side" > "$WORK/pour_$N.toml" <<'PY'
+import sys
+text, n, side = open(sys.argv[1]).read(), int(sys.argv[2]), float(sys.argv[3])
+text = text.replace("count = 10000", f"count = {n}")
+text = text.replace("max = [0.264, 0.264, 0.264]", f"max = [{side!r}, {side!r}, {side!r}]")
+text = text.replace("max = [0.264, 0.264, 0.3]", f"max = [{side!r}, {side!r}, {side + 0.036!r}]")
+print(text, end="")
+PY
+  SCENARIO=$WORK/pour_$N.toml
+fi
 flags=(--bind-to none)
 if [ "$(id -u)" -eq 0 ]; then flags+=(--allow-run-as-root); fi
 COMMIT=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -49,14 +65,14 @@ print("%.3f,%.3f,%d,%d,%d" % (s["wall_time"], s["profile_seconds"]["solve"], r.g
                              r.get("messages", 0), r.get("islands_spanning_ranks", 0)))
 PY
 )
-  echo "$DATE,$COMMIT,etdem,10000,$DURATION,$ranks,$threads,$row,$sha" >> "$OUT"
+  echo "$DATE,$COMMIT,etdem,$N,$DURATION,$ranks,$threads,$row,$sha" >> "$OUT"
   echo "   $row" >&2
 done
 if [ "$PEER" = 1 ] && command -v liggghts >/dev/null; then
   echo "== LIGGGHTS: 2 ranks" >&2
-  line=$(RANKS=2 "$HERE/peers/liggghts_pour.sh" 10000 "$DURATION" | tail -1)
+  line=$(RANKS=2 "$HERE/peers/liggghts_pour.sh" "$N" "$DURATION" | tail -1)
   wall=$(sed -n 's/.* wall_s=\([^ ]*\).*/\1/p' <<<"$line")
-  echo "$DATE,$COMMIT,liggghts,10000,$DURATION,2,1,$wall,,,,," >> "$OUT"
+  echo "$DATE,$COMMIT,liggghts,$N,$DURATION,2,1,$wall,,,,," >> "$OUT"
   echo "   $line" >&2
 fi
 echo "results: $OUT" >&2

@@ -7,16 +7,7 @@
 # resumed run starts at the checkpoint, not at the start.
 set -uo pipefail
 ranks=$1 resume_ranks=$2 etdem=$3 scenario=$4
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-export OMP_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1
-flags=(--oversubscribe --bind-to none)
-if [ "$(id -u)" -eq 0 ]; then flags+=(--allow-run-as-root); fi
-launch() {  # launch N ARGS...: etdem on N ranks
-  local n=$1
-  shift
-  if [ "$n" -eq 1 ]; then "$etdem" "$@"; else timeout 300 mpirun "${flags[@]}" -np "$n" "$etdem" "$@"; fi
-}
+. "$(dirname "$0")/split_lib.sh"
 sets=(--set output.checkpoint_every=120 --set output.state_every=60)
 "$etdem" run "$scenario" -o "$dir/serial" "${sets[@]}" >/dev/null || { echo "serial run failed" >&2; exit 1; }
 launch "$ranks" run "$scenario" -o "$dir/split" "${sets[@]}" >/dev/null ||

@@ -7,11 +7,7 @@
 # serial command) ends with the serial run's energy.csv and state.csv, byte for byte.
 set -uo pipefail
 ranks=$1 resume_ranks=$2 etdem=$3 scenario=$4
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-export OMP_NUM_THREADS=1 OMPI_MCA_rmaps_base_oversubscribe=1
-flags=(--oversubscribe --bind-to none)
-if [ "$(id -u)" -eq 0 ]; then flags+=(--allow-run-as-root); fi
+. "$(dirname "$0")/split_lib.sh"
 fail() { echo "split_stop.sh: $*" >&2; exit 1; }
 sets=(--set output.checkpoint_every=60)
 "$etdem" run "$scenario" -o "$dir/serial" "${sets[@]}" >/dev/null || fail "serial run failed"
@@ -38,12 +34,8 @@ ckpt="$dir/split/checkpoints/$(printf 'checkpoint_%06d.bin' "$steps")"
 [ -f "$ckpt" ] || fail "no checkpoint of step $steps, the step the run stopped at"
 grep -q -- "--resume $dir/split/checkpoints" "$dir/split.log" || fail "no resume command printed"
 echo "stopped after step $steps; resuming on $resume_ranks rank(s)"
-if [ "$resume_ranks" -eq 1 ]; then
-  "$etdem" run "$scenario" -o "$dir/split" "${sets[@]}" --resume "$ckpt" >/dev/null
-else
-  timeout 300 mpirun "${flags[@]}" -np "$resume_ranks" "$etdem" run "$scenario" -o "$dir/split" \
-    "${sets[@]}" --resume "$ckpt" >/dev/null
-fi || fail "resumed run failed"
+launch "$resume_ranks" run "$scenario" -o "$dir/split" "${sets[@]}" --resume "$ckpt" >/dev/null ||
+  fail "resumed run failed"
 result=0
 for name in energy.csv state.csv; do
   if cmp -s "$dir/serial/$name" "$dir/split/$name"; then
