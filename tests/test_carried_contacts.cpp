@@ -51,12 +51,12 @@ TEST(CarriedContacts, AWorldGivenBackEveryBodysCarriedContactsStepsAsBefore) {
   std::vector<int> order(static_cast<std::size_t>(w.bodies.count()));
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), std::mt19937(3));
-  const std::vector<std::vector<Contact>> by_grain = w.carried_contacts();
+  const World::CarriedContacts by_grain = w.carried_contacts();
   std::vector<Contact> gathered;
   std::size_t carried = 0;
   long fixed_first = 0;  // pairs of the fixed block and a grain, carried by the grain
   for (const int i : order) {
-    const std::vector<Contact>& mine = by_grain[static_cast<std::size_t>(i)];
+    const std::span<const Contact> mine = by_grain.of(i);
     for (const Contact& c : mine) {
       EXPECT_TRUE(w.bodies.is_dynamic(i)) << "only grains carry contacts";
       EXPECT_TRUE(c.a == i || (c.b == i && !w.bodies.is_dynamic(c.a))) << "its first grain";
@@ -99,10 +99,10 @@ TEST(CarriedContacts, BadRecordsAndContactsAreRefused) {
 
   std::vector<Contact> bad = cs;
   bad[0].b = t.world.bodies.count();
-  const std::string before = write_contact_record(t.world.carried_contacts()[cs[0].a]);
+  const std::string before = write_contact_record(t.world.carried_contacts().of(cs[0].a));
   EXPECT_THROW(t.world.restore_warm_start(bad, 1e-3), std::invalid_argument);
   EXPECT_THROW(t.world.restore_warm_start(cs, 0.0), std::invalid_argument);
-  EXPECT_EQ(write_contact_record(t.world.carried_contacts()[cs[0].a]), before) << "unchanged";
+  EXPECT_EQ(write_contact_record(t.world.carried_contacts().of(cs[0].a)), before) << "unchanged";
 }
 
 }  // namespace

@@ -12,30 +12,17 @@
 namespace etdem {
 namespace {
 
-struct TwoSpheres {  // island-local arrays of n spheres of 1 kg, radius 0.1 m
-  std::vector<Vec3> v, w, x, v0;
-  std::vector<double> inv_mass, toi;
-  std::vector<Mat3> inv_inertia;
-  explicit TwoSpheres(int n)
-      : v(n, Vec3::Zero()),
-        w(n, Vec3::Zero()),
-        x(n, Vec3::Zero()),
-        v0(n, Vec3::Zero()),
-        inv_mass(n, 1.0),
-        toi(n, -1.0),
-        inv_inertia(n, Mat3::Identity() / (0.4 * 0.01)) {}
-  IslandState state() {
-    IslandState s;
-    s.bodies.count = static_cast<int>(v.size());
-    s.bodies.v = v.data();
-    s.bodies.w = w.data();
-    s.bodies.inv_mass = inv_mass.data();
-    s.bodies.inv_inertia = inv_inertia.data();
-    s.bodies.x = x.data();
-    s.toi = toi.data();
-    s.v0 = v0.data();
-    return s;
+struct TwoSpheres : IslandArrays {  // island-local arrays of n spheres of 1 kg, radius 0.1 m
+  explicit TwoSpheres(int n) {
+    v.assign(n, Vec3::Zero());
+    w.assign(n, Vec3::Zero());
+    x.assign(n, Vec3::Zero());
+    v0.assign(n, Vec3::Zero());
+    inv_mass.assign(n, 1.0);
+    toi.assign(n, -1.0);
+    inv_inertia.assign(n, Mat3::Identity() / (0.4 * 0.01));
   }
+  IslandState state() { return IslandArrays::state(0, static_cast<int>(v.size())); }
 };
 
 Contact make_contact(int a, int b, const Vec3& point, const Vec3& normal, double gap,

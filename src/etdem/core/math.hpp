@@ -43,6 +43,13 @@ inline Quat integrate_orientation(const Quat& q, const Vec3& w, double dt) {
   return out;
 }
 
+/// Kinetic energy a velocity change dv adds to a mass m moving at v: m (v.dv + |dv|^2 / 2) [J].
+/// One expression for every kick the ledger books (gravity, a woken sleeper, a net's link), so a
+/// kick booked on another rank has the same bits.
+inline double kick_energy(double m, const Vec3& v, const Vec3& dv) {
+  return m * (dv.dot(v) + 0.5 * dv.squaredNorm());
+}
+
 /// Any unit vector orthogonal to the unit vector n.
 inline Vec3 any_orthogonal(const Vec3& n) {
   const Vec3 a = std::abs(n.x()) < 0.57 ? Vec3::UnitX() : Vec3::UnitY();

@@ -106,7 +106,7 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
   }
   decomposition_ = Decomposition::bisect(centres, {}, t_.size());
   // The warm start of a world restored from a checkpoint (empty at the start of a run).
-  const std::vector<std::vector<Contact>> carried = full.carried_contacts();
+  const World::CarriedContacts carried = full.carried_contacts();
   double speed = 0.0;
   const double kick = full.settings.gravity.norm() * full.settings.dt;
   for (std::size_t k = 0; k < grains.size(); ++k) {
@@ -114,12 +114,9 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
     if (decomposition_.owner_of(centres[k]) != t_.rank()) continue;
     const double rest = full.rest_time_.empty() ? 0.0 : full.rest_time_[grains[k]];
     grains_.owned.push_back(
-        {grains[k], centres[k], grain_state(b, grains[k], carried[grains[k]], rest)});
+        {grains[k], centres[k], grain_state(b, grains[k], carried.of(grains[k]), rest)});
   }
   local_of_.assign(b.count(), -1);
-  net_node_.assign(b.count(), 0);
-  for (const Net& n : full.nets)
-    for (int i : n.nodes) net_node_[i] = b.is_dynamic(i) ? 1 : 0;
   local_.shapes = full.shapes;
   local_.materials = full.materials;
   local_.settings = full.settings;
@@ -153,11 +150,10 @@ double DecomposedWorld::halo_for(double speed) const {
 }
 
 void DecomposedWorld::check_supported(const World& full) const {
-  auto refuse = [](const std::string& what) {
+  if (full.custom_solver_)
     throw std::invalid_argument(
-        fmt::format("a run over several ranks does not carry {} yet; run it on one rank", what));
-  };
-  if (full.custom_solver_) refuse("a solver of the user's own");
+        "a run over several ranks does not carry a solver of the user's own yet; run it on one "
+        "rank");
 }
 
 void DecomposedWorld::rebuild_local() {
@@ -312,7 +308,7 @@ void DecomposedWorld::share_net_nodes(bool velocities) {
   World& w = local_;
   ByteWriter out;
   for (int l = 0; l < w.bodies.count(); ++l) {
-    if (!owned_[l] || !net_node_[gid_[l]]) continue;
+    if (!owned_[l] || !full_.is_net_node(static_cast<int>(gid_[l]))) continue;
     out.put(gid_[l]);
     out.put(w.bodies.position[l]);
     if (velocities) out.put(w.bodies.velocity[l]);
@@ -339,7 +335,8 @@ void DecomposedWorld::kick_nets() {
   full_.h_ = w.h_;
   net_kicks_ = full_.kick_nets();
   for (int l = 0; l < w.bodies.count(); ++l)
-    if (net_node_[gid_[l]]) w.bodies.velocity[l] = full_.bodies.velocity[gid_[l]];  // ghosts too
+    if (full_.is_net_node(static_cast<int>(gid_[l])))  // ghosts too
+      w.bodies.velocity[l] = full_.bodies.velocity[gid_[l]];
 }
 
 void DecomposedWorld::find_contacts() {
@@ -505,7 +502,7 @@ void DecomposedWorld::resolve_islands() {
   // The nets' nodes in no island: their share of the kick's ledger, on their owners.
   if (!full_.nets.empty())
     for (int l = 0; l < n; ++l)
-      if (owned_[l] && net_node_[gid_[l]] && w.motion_[l].free)
+      if (owned_[l] && full_.is_net_node(static_cast<int>(gid_[l])) && w.motion_[l].free)
         full_.add_net_node(static_cast<int>(gid_[l]), w.bodies.velocity[l], net_booking_.free);
 }
 
@@ -515,10 +512,8 @@ struct DecomposedWorld::HostScratch {
   std::vector<Contact> contacts, serial;    // as gathered; in the serial order, island-local ids
   std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
   std::vector<int> order, place;            // serial place -> gathered, and back
-  std::vector<Vec3> v, om, x, v0;
-  std::vector<double> inv_mass, toi;
-  std::vector<Mat3> inv_inertia;
-  std::vector<std::int64_t> woken;  // grains of the island a moving grain woke
+  IslandArrays bodies;                      // the island's grains, ascending by global id
+  std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
 };
 
 void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWriter>& to_owner,
@@ -535,13 +530,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
   std::vector<std::pair<int, int>>& origin = h.origin;
   std::vector<int>& order = h.order;
   std::vector<int>& place = h.place;
-  std::vector<Vec3>& v = h.v;
-  std::vector<Vec3>& om = h.om;
-  std::vector<Vec3>& x = h.x;
-  std::vector<Vec3>& v0 = h.v0;
-  std::vector<double>& inv_mass = h.inv_mass;
-  std::vector<double>& toi = h.toi;
-  std::vector<Mat3>& inv_inertia = h.inv_inertia;
+  IslandArrays& a = h.bodies;
+  std::vector<Vec3>& v = a.v;
   const IslandSolveSettings set{w.h_, w.settings.gravity, w.settings.effective_resting_velocity()};
   island.clear();
   contacts.clear();
@@ -582,11 +572,10 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
   };
   order.resize(contacts.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
-  auto key = [&](const Contact& c) {
-    return ContactOrderKey{w.shapes.tested_apart(full_.bodies.shape[c.b]), c.a, c.b};
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return key(contacts[a]) < key(contacts[b]); });
+  // The gathered contacts carry global ids: the whole world's key (its bodies are global ids).
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return full_.contact_order_key(contacts[x]) < full_.contact_order_key(contacts[y]);
+  });
   serial.resize(contacts.size());
   for (std::size_t s = 0; s < order.size(); ++s) {
     Contact& c = serial[s];
@@ -594,11 +583,10 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
     c.a = local_index(c.a);
     c.b = local_index(c.b);
   }
-  v.resize(nb), om.resize(nb), x.resize(nb), v0.resize(nb), inv_mass.resize(nb);
-  toi.resize(nb), inv_inertia.resize(nb);
+  a.resize(nb);
   for (int k = 0; k < nb; ++k) {
-    v[k] = island[k].v, om[k] = island[k].w, x[k] = island[k].x;
-    inv_mass[k] = island[k].inv_mass, inv_inertia[k] = island[k].inv_inertia;
+    v[k] = island[k].v, a.w[k] = island[k].w, a.x[k] = island[k].x;
+    a.inv_mass[k] = island[k].inv_mass, a.inv_inertia[k] = island[k].inv_inertia;
   }
   ++w.last_.islands;
   ++stats_.islands_hosted;
@@ -616,29 +604,20 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
     const Vec3 dv = w.h_ * w.settings.gravity;
     for (int k = 0; k < nb; ++k) {
       if (!island[k].asleep) continue;
-      wake_kick_ +=
-          full_.bodies.mass[island[k].gid] * (dv.dot(v[k]) + 0.5 * dv.squaredNorm());
+      wake_kick_ += kick_energy(full_.bodies.mass[island[k].gid], v[k], dv);
       v[k] += dv;
       woken.push_back(island[k].gid);
     }
     ++w.last_.islands_woken;
   }
   if (solve) {
-    IslandState state;
-    state.bodies.count = nb;
-    state.bodies.v = v.data();
-    state.bodies.w = om.data();
-    state.bodies.inv_mass = inv_mass.data();
-    state.bodies.inv_inertia = inv_inertia.data();
-    state.bodies.x = x.data();
-    state.toi = toi.data();
-    state.v0 = v0.data();
-    IslandSolution r = w.island_solve_.solve(set, *w.solver_, w.resting_.get(), state, serial, 0);
+    IslandSolution r =
+        w.island_solve_.solve(set, *w.solver_, w.resting_.get(), a.state(0, nb), serial, 0);
     if (!full_.nets.empty()) {  // the island's share of the nets' kick (World::book_net_contacts)
       NetShare share;
       bool any = false;
       for (int k = 0; k < nb; ++k) {
-        if (!net_node_[island[k].gid]) continue;
+        if (!full_.is_net_node(static_cast<int>(island[k].gid))) continue;
         any = true;
         full_.add_net_node(static_cast<int>(island[k].gid), v[k], share);
       }
@@ -657,9 +636,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
       ByteWriter& out = to_owner[island[k].owner];
       out.put(island[k].gid);
       out.put(v[k]);
-      out.put(om[k]);
-      out.put(toi[k]);
-      out.put(v0[k]);
+      out.put(a.w[k]);
+      out.put(a.toi[k]);
+      out.put(a.v0[k]);
       out.put(static_cast<std::int8_t>(island[k].asleep ? 1 : 0));
       hosted.owners.push_back(island[k].owner);
     }
@@ -782,7 +761,8 @@ void DecomposedWorld::update_sleep() {
   std::map<int, std::vector<std::int64_t>> not_ready;  // host -> roots
   for (int l = 0; l < n; ++l) {
     if (!owned_[l] || w.motion_[l].free || labels_[l].root < 0) continue;  // in no solved island
-    if (w.rest_time_[l] >= set.sleep_time && !net_node_[gid_[l]]) continue;
+    if (w.rest_time_[l] >= set.sleep_time && !full_.is_net_node(static_cast<int>(gid_[l])))
+      continue;
     std::vector<std::int64_t>& roots = not_ready[labels_[l].host];
     if (roots.empty() || roots.back() != labels_[l].root) roots.push_back(labels_[l].root);
   }
@@ -939,15 +919,15 @@ double DecomposedWorld::halo() const {
 void DecomposedWorld::exchange() {
   // The warm start each owned grain carries: last step's contacts whose first grain it is.
   World& w = local_;
-  std::vector<std::vector<Contact>> carried = w.carried_contacts();
+  World::CarriedContacts carried = w.carried_contacts();
   for (GrainRecord& r : grains_.owned) {
     const int l = local_of_[r.gid];
-    for (Contact& c : carried[l]) {
+    for (Contact& c : carried.of(l)) {
       c.a = static_cast<int>(gid_[c.a]);
       c.b = static_cast<int>(gid_[c.b]);
     }
     r.position = w.bodies.position[l];
-    r.state = grain_state(w.bodies, l, carried[l], w.rest_time_[l]);
+    r.state = grain_state(w.bodies, l, carried.of(l), w.rest_time_[l]);
   }
   const double h = halo();
   GrainExchangeStats xs;

@@ -107,7 +107,6 @@ class DecomposedWorld {
   std::vector<int> owner_;         // per local body (statics: this rank)
   std::vector<char> owned_;        // per local body: a grain owned here
   std::vector<int> local_of_;      // per global id: local index, -1 absent
-  std::vector<char> net_node_;     // per global id: a node of a net that moves
   Decomposition decomposition_;
   RankGrains grains_;
   double largest_radius_ = 0.0;  // [m] of any grain

@@ -341,21 +341,19 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
   try {
     for (long s = stepper.step_count() + 1; s <= n; ++s) {
       stepper.step();
-      if (s % sc.output.energy_every == 0 || s == n) {
-        // net_NAME.csv reads every grain (the mass on either side of the net): a split run
-        // gathers them for its rows (collective: the same steps on every rank).
-        if (!world.nets.empty()) stepper.sync();
-        if (root) {
-          energy->write(stepper.time(), stepper.ledger());
-          nets->write(world);
-        }
+      // The same steps on every rank: what is written depends on the step number only. A split
+      // run gathers the grains once for every file of the step that reads them: frames,
+      // snapshots and net_NAME.csv (the mass on either side of a net).
+      const bool row = s % sc.output.energy_every == 0 || s == n;
+      const bool frame = frames && (s % sc.output.every == 0 || s == n);
+      const bool snapshot = sc.output.state_every > 0 && s % sc.output.state_every == 0;
+      if (frame || snapshot || (row && !world.nets.empty())) stepper.sync();
+      if (row && root) {
+        energy->write(stepper.time(), stepper.ledger());
+        nets->write(world);
       }
       info.max_relative_residual =
           std::max(info.max_relative_residual, relative_residual(stepper.ledger()));
-      // The same steps on every rank: what is written depends on the step number only.
-      const bool frame = frames && (s % sc.output.every == 0 || s == n);
-      const bool snapshot = sc.output.state_every > 0 && s % sc.output.state_every == 0;
-      if (frame || snapshot) stepper.sync();
       if (vtk && frame) {
         const auto f0 = std::chrono::steady_clock::now();
         vtk->write_frame(world);

@@ -306,10 +306,15 @@ void World::order_previous() {
             [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
 }
 
-std::vector<std::vector<Contact>> World::carried_contacts() const {
-  // One pass in the serial order: each body's list keeps it.
-  std::vector<std::vector<Contact>> out(static_cast<std::size_t>(bodies.count()));
-  for (const Contact& c : previous_) out[static_cast<std::size_t>(first_grain(c))].push_back(c);
+World::CarriedContacts World::carried_contacts() const {
+  // A counting sort by first grain, stable: each body's contacts keep the serial order.
+  CarriedContacts out;
+  out.start.assign(static_cast<std::size_t>(bodies.count()) + 1, 0);
+  for (const Contact& c : previous_) ++out.start[static_cast<std::size_t>(first_grain(c)) + 1];
+  for (std::size_t i = 1; i < out.start.size(); ++i) out.start[i] += out.start[i - 1];
+  out.contacts.resize(previous_.size());
+  std::vector<int> next(out.start.begin(), out.start.end() - 1);
+  for (const Contact& c : previous_) out.contacts[next[first_grain(c)]++] = c;
   return out;
 }
 

@@ -37,6 +37,32 @@ struct IslandState {
   Vec3* v0 = nullptr;     // per body out: velocity at that impact [m/s] (where toi > 0)
 };
 
+/// Island-local arrays of bodies, of one island or of several one after another: what a world
+/// (World::resolve_islands) or a host rank (distributed/decomposed_world) gathers for the solve.
+struct IslandArrays {
+  std::vector<Vec3> v, w, x, v0;  // [m/s], [rad/s], [m], [m/s]
+  std::vector<double> inv_mass;   // [1/kg]
+  std::vector<double> toi;        // [s]
+  std::vector<Mat3> inv_inertia;  // world frame
+  void resize(std::size_t n) {
+    v.resize(n), w.resize(n), x.resize(n), v0.resize(n);
+    inv_mass.resize(n), toi.resize(n), inv_inertia.resize(n);
+  }
+  /// The state of bodies [first, first + count) for one island's solve.
+  IslandState state(int first, int count) {
+    IslandState s;
+    s.bodies.count = count;
+    s.bodies.v = v.data() + first;
+    s.bodies.w = w.data() + first;
+    s.bodies.inv_mass = inv_mass.data() + first;
+    s.bodies.inv_inertia = inv_inertia.data() + first;
+    s.bodies.x = x.data() + first;
+    s.toi = toi.data() + first;
+    s.v0 = v0.data() + first;
+    return s;
+  }
+};
+
 class IslandSolve {
  public:
   /// Sizes per-thread scratch; call before solve() is used from `threads` threads.

@@ -70,7 +70,7 @@ NetKick apply_net_forces(Net& net, Bodies& bodies, double dt, std::vector<Vec3>*
   auto push = [&](int i, const Vec3& dv, double& energy) {
     if (inverse_mass(i) == 0.0) return;
     Vec3& v = bodies.velocity[i];
-    energy += bodies.mass[i] * (v.dot(dv) + 0.5 * dv.squaredNorm());
+    energy += kick_energy(bodies.mass[i], v, dv);
     v += dv;
   };
   net.clamp_force = Vec3::Zero();

@@ -36,7 +36,7 @@ void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
         if (!bodies.is_asleep(i)) continue;
         bodies.flags[i] &= static_cast<std::uint8_t>(~kBodyAsleep);
         rest_time_[i] = 0.0;
-        kick += bodies.mass[i] * (dv.dot(bodies.velocity[i]) + 0.5 * dv.squaredNorm());
+        kick += kick_energy(bodies.mass[i], bodies.velocity[i], dv);
         bodies.velocity[i] += dv;
       }
       ++last_.islands_woken;
@@ -102,7 +102,7 @@ void World::update_sleep(const Islands& islands) {
     const auto last = islands.body_order.begin() + islands.body_start[k + 1];
     // The nets' nodes never sleep (their links pull on them); nor does an island holding one.
     const bool ready = std::all_of(first, last, [&](int i) {
-      return rest_time_[i] >= settings.sleep_time && (net_node_.empty() || !net_node_[i]);
+      return rest_time_[i] >= settings.sleep_time && !is_net_node(i);
     });
     if (!ready) continue;
     for (auto it = first; it != last; ++it) {

@@ -94,6 +94,7 @@ void World::initialize() {
   ledger_ = EnergyLedger{};
   ledger_.measure(bodies, settings.gravity);
   net_elastic_ = ledger_.elastic = net_elastic_energy();
+  mark_net_nodes();
   ledger_.initial = ledger_.total();
   profile_ = StepProfile{};
   last_profile_ = StepProfile{};
@@ -295,7 +296,7 @@ void World::apply_external_forces() {
   ExactSum kick;  // kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_awake(i)) continue;  // a sleeper is held
-    if (counted(i)) kick += bodies.mass[i] * (dv.dot(bodies.velocity[i]) + 0.5 * dv.squaredNorm());
+    if (counted(i)) kick += kick_energy(bodies.mass[i], bodies.velocity[i], dv);
     bodies.velocity[i] += dv;  // ghosts too: the narrow phase reads their velocities
   }
   // Booked back as gravity's work over the displacement (damp_and_integrate).
@@ -311,18 +312,24 @@ void World::apply_external_forces() {
   bodies.update_world_inertia();
 }
 
+void World::mark_net_nodes() {
+  net_node_.clear();
+  if (nets.empty()) return;
+  net_node_.assign(bodies.count(), 0);
+  for (const Net& n : nets)
+    for (int i : n.nodes) net_node_[i] = 1;
+}
+
 std::vector<NetKick> World::kick_nets() {
+  // Sized once (a net's nodes never change); again only for nets added after initialize().
+  if (net_node_.size() != static_cast<std::size_t>(bodies.count())) mark_net_nodes();
   net_before_.resize(bodies.count());
   net_springs_.resize(bodies.count());
   net_kicked_.resize(bodies.count());
-  net_node_.assign(bodies.count(), 0);
   std::vector<NetKick> kicks;
   kicks.reserve(nets.size());
   for (Net& n : nets) {
-    for (int i : n.nodes) {
-      net_before_[i] = bodies.velocity[i];
-      net_node_[i] = 1;
-    }
+    for (int i : n.nodes) net_before_[i] = bodies.velocity[i];
     kicks.push_back(apply_net_forces(n, bodies, h_, &net_springs_));
     for (int i : n.nodes) net_kicked_[i] = bodies.velocity[i];
   }
@@ -356,21 +363,18 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
   // Gather island-local copies: bodies numbered 0..n-1 within their island, static bodies -1;
   // each island's contacts in the serial order (world/island_solve.hpp).
   const int nb = islands.body_start[ni];
-  isl_.v.resize(nb);
-  isl_.w.resize(nb);
-  isl_.inv_mass.resize(nb);
-  isl_.inv_inertia.resize(nb);
-  isl_.x.resize(nb);
+  IslandArrays& a = isl_.bodies;
+  a.resize(nb);
   isl_.local_index.assign(bodies.count(), -1);
   for (int k = 0; k < ni; ++k)
     for (int s = islands.body_start[k]; s < islands.body_start[k + 1]; ++s) {
       const int i = islands.body_order[s];
       isl_.local_index[i] = s - islands.body_start[k];
-      isl_.v[s] = bodies.velocity[i];
-      isl_.w[s] = bodies.angular_velocity[i];
-      isl_.inv_mass[s] = bodies.inv_mass[i];
-      isl_.inv_inertia[s] = bodies.inv_inertia_world[i];
-      isl_.x[s] = bodies.position[i];
+      a.v[s] = bodies.velocity[i];
+      a.w[s] = bodies.angular_velocity[i];
+      a.inv_mass[s] = bodies.inv_mass[i];
+      a.inv_inertia[s] = bodies.inv_inertia_world[i];
+      a.x[s] = bodies.position[i];
     }
   isl_.contacts.resize(islands.contact_order.size());
   for (std::size_t s = 0; s < isl_.contacts.size(); ++s) {
@@ -387,23 +391,13 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     return islands.contact_start[x + 1] - islands.contact_start[x] >
            islands.contact_start[y + 1] - islands.contact_start[y];
   });
-  isl_.v0.resize(nb);
-  isl_.toi.resize(nb);
   isl_.solution.assign(ni, IslandSolution{});
   const IslandSolveSettings set{h_, settings.gravity, settings.effective_resting_velocity()};
   island_solve_.prepare(omp_get_max_threads());
   auto solve_island = [&](int o) {
     const int k = isl_.order[o];
     const int b0 = islands.body_start[k];
-    IslandState state;
-    state.bodies.count = islands.body_start[k + 1] - b0;
-    state.bodies.v = isl_.v.data() + b0;
-    state.bodies.w = isl_.w.data() + b0;
-    state.bodies.inv_mass = isl_.inv_mass.data() + b0;
-    state.bodies.inv_inertia = isl_.inv_inertia.data() + b0;
-    state.bodies.x = isl_.x.data() + b0;
-    state.toi = isl_.toi.data() + b0;
-    state.v0 = isl_.v0.data() + b0;
+    const IslandState state = a.state(b0, islands.body_start[k + 1] - b0);
     const int c0 = islands.contact_start[k];
     const std::span<Contact> serial(isl_.contacts.data() + c0, islands.contact_start[k + 1] - c0);
     isl_.solution[k] =
@@ -436,10 +430,10 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
   }
   for (int s = 0; s < nb; ++s) {
     const int i = islands.body_order[s];
-    bodies.velocity[i] = isl_.v[s];
-    bodies.angular_velocity[i] = isl_.w[s];
+    bodies.velocity[i] = a.v[s];
+    bodies.angular_velocity[i] = a.w[s];
     motion[i].free = false;
-    if (isl_.toi[s] > 0.0) motion[i] = {false, isl_.toi[s], isl_.v0[s]};
+    if (a.toi[s] > 0.0) motion[i] = {false, a.toi[s], a.v0[s]};
   }
   if (!nets.empty()) book_net_contacts(islands, motion);
   // The islands' energies are summed exactly: the same bits in any island order (a distributed

@@ -180,9 +180,19 @@ class World {
   int first_grain(int a, int b) const { return bodies.is_dynamic(a) ? a : b; }
   int first_grain(const Contact& c) const { return first_grain(c.a, c.b); }
   /// The warm start grains carry when they migrate to another rank: per body, last step's
-  /// contacts whose first grain it is, with their impulses, in their serial order (empty for
-  /// every body that is not a grain).
-  std::vector<std::vector<Contact>> carried_contacts() const;
+  /// contacts whose first grain it is, with their impulses, in their serial order (none for a
+  /// body that is not a grain).
+  struct CarriedContacts {
+    std::vector<Contact> contacts;  // grouped by body, ascending
+    std::vector<int> start;         // body i's are contacts[start[i], start[i + 1])
+    std::span<Contact> of(int body) {
+      return {contacts.data() + start[body], contacts.data() + start[body + 1]};
+    }
+    std::span<const Contact> of(int body) const {
+      return {contacts.data() + start[body], contacts.data() + start[body + 1]};
+    }
+  };
+  CarriedContacts carried_contacts() const;
   /// Replaces the warm start by `contacts` found over a sub-step of length h [s]: the carried
   /// contacts of every body, each body's in their order, the bodies in any order. The serial
   /// order is restored by a stable sort on world/contact_order's key, so a world given back
@@ -239,6 +249,8 @@ class World {
   /// before, after the springs and after the dashpots kept for book_net_contacts; returns each
   /// net's kick, in net order, for book_net_kicks.
   std::vector<NetKick> kick_nets();
+  void mark_net_nodes();  // net_node_ from the nets (empty without nets)
+  bool is_net_node(int i) const { return !net_node_.empty() && net_node_[i]; }
   void book_net_kicks(const std::vector<NetKick>& kicks);  // into the ledger
   double net_elastic_energy() const;  // [J] summed over the nets
   void find_pairs(StepBodies& out);
@@ -346,7 +358,7 @@ class World {
   // Per body, for the nets' nodes only: velocity before the link kick, after its springs and
   // after its dashpots (book_net_contacts) [m/s].
   std::vector<Vec3> net_before_, net_springs_, net_kicked_;
-  std::vector<char> net_node_;      // per body: a node of a net
+  std::vector<char> net_node_;      // per body: a node of a net (mark_net_nodes; empty: no net)
   double net_damping_start_ = 0.0;  // [J] the net_damping column before this step's kick
   StepProfile profile_, last_profile_;
   WorldSettings applied_;  // the settings initialize() configured the solvers with
@@ -381,13 +393,8 @@ class World {
   struct IslandScratch {
     std::vector<int> order;                // islands, largest first
     std::vector<int> local_index;          // per body: index within its island, -1 none
-    std::vector<Vec3> v, w;                // per island body [m/s], [rad/s]
-    std::vector<double> inv_mass;          // per island body [1/kg]
-    std::vector<Mat3> inv_inertia;         // per island body, world frame
-    std::vector<Vec3> x;                   // per island body: centre of mass [m]
+    IslandArrays bodies;                   // per island body, island after island
     std::vector<Contact> contacts;         // per island, in the serial order
-    std::vector<Vec3> v0;                  // per island body: velocity at its time of impact
-    std::vector<double> toi;               // per island body: time of impact, 0 = none [s]
     std::vector<IslandSolution> solution;  // per island
   } isl_;
   IslandSolve island_solve_;
