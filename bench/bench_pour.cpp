@@ -30,6 +30,7 @@
 #include <vector>
 
 #include <omp.h>
+#include <sys/resource.h>
 
 #include "etdem/world/world.hpp"
 #include "pour_lattice.hpp"
@@ -77,6 +78,13 @@ Overlap overlaps(const std::vector<etdem::Vec3>& x, const Geometry& g, double r)
   return o;
 }
 
+/// The process's peak resident memory so far [MB].
+double peak_rss_mb() {
+  struct rusage u {};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in kB on Linux
+}
+
 [[noreturn]] void usage(const char* argv0) {
   std::fprintf(stderr, "usage: %s N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]\n", argv0);
   std::exit(2);
@@ -120,9 +128,11 @@ int main(int argc, char** argv) try {
   const long steps = std::max(1L, std::lround(duration / dt));
   const long report_every = std::max(1L, steps / 10);
   const auto t0 = Clock::now();
+  double deepest = 0.0;  // [m] the deepest contact of any step (grain pairs and walls)
   for (long s = 0; s < steps; ++s) {
     resting_probe_bench::probe_step(world.time());
     world.step();
+    deepest = std::max(deepest, world.last_step().max_penetration);
     if ((s + 1) % report_every == 0 && s + 1 < steps) {
       const double el = std::chrono::duration<double>(Clock::now() - t0).count();
       std::fprintf(stderr, "bench_pour: step %ld/%ld t=%.3f s wall=%.2f s contacts=%ld\n", s + 1,
@@ -177,10 +187,11 @@ int main(int argc, char** argv) try {
   std::fprintf(stderr,
                " resting_iterations=%ld resting_bound=%ld approaching_left=%ld pair_list_builds=%ld"
                " sleeping_island_steps=%ld islands_fell_asleep=%ld islands_woken=%ld speed_max=%.3g"
-               " speed_mean=%.3g\n",
+               " speed_mean=%.3g deepest_m=%.3g approaching_last_step=%ld peak_rss_mb=%.1f\n",
                tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
                tot.pair_list_builds, tot.sleeping_islands, tot.islands_fell_asleep,
-               tot.islands_woken, speed_max, speed_sum / static_cast<double>(grains.size()));
+               tot.islands_woken, speed_max, speed_sum / static_cast<double>(grains.size()),
+               deepest, world.last_step().resting.approaching_left, peak_rss_mb());
   resting_probe_bench::report();
   return 0;
 } catch (const std::exception& e) {

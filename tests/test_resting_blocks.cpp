@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "etdem/solvers/resting_blocks.hpp"
 #include "test_world_fixture.hpp"
@@ -96,6 +97,62 @@ TEST(BlockOrder, ColoursShareNoBodyAndEveryContactIsPlacedOnce) {
   }
   EXPECT_GT(blocks, 50);
   EXPECT_EQ(o.block_start[o.colour_start[BlockOrder::kColours]], o.leftover_start);
+}
+
+// The order is (colour, block k, j, i, island order) for contacts and (block k, j, i, index) for
+// bodies, whichever sort builds it: a compact island takes the counting sort, an island spread
+// over more blocks than a table allows the comparison sort. Both against the order sorted here.
+TEST(BlockOrder, CountingAndComparisonSortsGiveTheDefinedOrder) {
+  for (const bool spread : {false, true}) {
+    std::mt19937_64 rng(spread ? 11 : 7);
+    std::uniform_real_distribution<double> u(-0.05, 0.05);
+    const double cell = 0.02;
+    const int nb = 300;
+    std::vector<Vec3> x(nb);
+    for (int b = 0; b < nb; ++b) {
+      x[b] = Vec3(u(rng), u(rng), u(rng));
+      // Two clusters a million blocks apart: no table of that box.
+      if (spread && b >= nb / 2) x[b] += Vec3(2e4, 0, 0);
+    }
+    std::vector<Contact> cs;
+    for (int a = 0; a < nb; ++a)
+      for (int b = a + 1; b < nb; ++b)
+        if ((x[a] - x[b]).norm() < 0.02) {
+          Contact c;
+          c.a = a;
+          c.b = b;
+          cs.push_back(c);
+        }
+    ASSERT_GT(cs.size(), 200u);
+    BlockOrder o;
+    o.build(cs, x.data(), nb, cell);
+    auto block = [&](int body) {
+      return std::array<long, 3>{static_cast<long>(std::floor(x[body].z() / cell)),
+                                 static_cast<long>(std::floor(x[body].y() / cell)),
+                                 static_cast<long>(std::floor(x[body].x() / cell))};
+    };
+    std::vector<std::tuple<long, long, long, int>> bodies;
+    for (int b = 0; b < nb; ++b) bodies.push_back({block(b)[0], block(b)[1], block(b)[2], b});
+    std::sort(bodies.begin(), bodies.end());
+    for (int s = 0; s < nb; ++s) EXPECT_EQ(o.body_order[s], std::get<3>(bodies[s])) << s;
+    std::vector<std::tuple<int, long, long, long, int>> contacts;
+    for (int c = 0; c < static_cast<int>(cs.size()); ++c) {
+      auto at = block(cs[c].a);
+      const auto other = block(cs[c].b);
+      bool near = true;
+      for (int d = 0; d < 3; ++d) {
+        near = near && std::abs(at[d] - other[d]) <= 1;
+        at[d] = std::min(at[d], other[d]);
+      }
+      if (!near) continue;
+      const int colour = static_cast<int>((at[2] & 1) | ((at[1] & 1) << 1) | ((at[0] & 1) << 2));
+      contacts.push_back({colour, at[0], at[1], at[2], c});
+    }
+    std::sort(contacts.begin(), contacts.end());
+    ASSERT_EQ(o.leftover_start, static_cast<int>(contacts.size()));
+    for (std::size_t s = 0; s < contacts.size(); ++s)
+      EXPECT_EQ(o.contact_order[s], std::get<4>(contacts[s])) << "slot " << s;
+  }
 }
 
 struct PileRun {

@@ -5,6 +5,7 @@
 
 #include <omp.h>
 
+#include "etdem/core/parallel.hpp"
 #include "etdem/solvers/impulse.hpp"
 
 namespace etdem {
@@ -121,31 +122,31 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
   s.w.resize(nb);
   s.inv_mass.resize(nb);
   s.inv_inertia.resize(nb);
-  for (int k = 0; k < nb; ++k) {
+  parallel_for(static_cast<std::size_t>(nb), [&](std::size_t k) {
     const int from = s.blocks.body_order[k];
     s.v[k] = b.v[from];
     s.w[k] = b.w[from];
     s.inv_mass[k] = b.inv_mass[from];
     s.inv_inertia[k] = b.inv_inertia[from];
-  }
-  for (std::size_t j = 0; j < n; ++j) {
-    Contact c = cs[s.blocks.contact_order[j]];
+  });
+  parallel_for(n, [&](std::size_t j) {
+    Contact& c = s.sorted[j];
+    c = cs[s.blocks.contact_order[j]];
     c.a = c.a >= 0 ? s.blocks.body_slot[c.a] : -1;
     c.b = c.b >= 0 ? s.blocks.body_slot[c.b] : -1;
-    s.sorted[j] = c;
-  }
+  });
   IslandBodies view{nb, s.v.data(), s.w.data(), s.inv_mass.data(), s.inv_inertia.data()};
   SolverStats st = solve(s.sorted, view, s, &s.blocks);
-  for (std::size_t j = 0; j < n; ++j) {
+  parallel_for(n, [&](std::size_t j) {
     Contact& c = cs[s.blocks.contact_order[j]];
     c.normal_impulse = s.sorted[j].normal_impulse;
     c.tangent_impulse = s.sorted[j].tangent_impulse;
     c.rolling_impulse = s.sorted[j].rolling_impulse;
-  }
-  for (int k = 0; k < nb; ++k) {
+  });
+  parallel_for(static_cast<std::size_t>(nb), [&](std::size_t k) {
     b.v[s.blocks.body_order[k]] = s.v[k];
     b.w[s.blocks.body_order[k]] = s.w[k];
-  }
+  });
   ++st.blocked_islands;
   st.block_leftovers += s.blocks.leftovers();
   return st;
@@ -170,8 +171,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   // c.rolling > 0, about t1 and t2, on the relative angular velocity w_A - w_B; no linear part.
   // Their scratch is only sized when some contact of the island has them, so an island without
   // rolling resistance does exactly what it did before they existed.
-  s.rolling = false;
-  for (std::size_t i = 0; i < n && !s.rolling; ++i) s.rolling = cs[i].rolling > 0.0;
+  s.rolling = parallel_any(n, [&](std::size_t i) { return cs[i].rolling > 0.0; });
   if (s.rolling) {
     s.roll_rows.resize(2 * n);
     s.roll_mass.resize(n);
@@ -436,7 +436,8 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
         if (s.upper[i] || touched(cs[i].a) || touched(cs[i].b))
           s.left.push_back(static_cast<int>(i));
       if (s.left.empty()) break;
-      for (const int i : s.left) {
+      parallel_for(s.left.size(), [&](std::size_t k) {
+        const int i = s.left[k];
         s.u0[i] = impulse::relative_velocity(cs[i], b);
         s.pn_base[i] = s.pn[i];
         s.pt_base[i] = s.pt[i];
@@ -444,7 +445,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
           s.wr0[i] = impulse::relative_spin(cs[i], b);
           s.pr_base[i] = s.pr[i];
         }
-      }
+      });
       s.v0.assign(b.v, b.v + b.count);
       s.w0.assign(b.w, b.w + b.count);
       sweeps(s.left, settings_.iterations);
@@ -490,18 +491,24 @@ void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scrat
   // The same holds for the impulses a later pass adds to some contacts (`which`, from the
   // accumulated impulses pn_base, pt_base and the velocities u0, v0, w0 before it): their
   // increments are booked and guarded alike.
-  double b_normal = 0.0, b_tangent = 0.0, a_normal = 0.0, a_tangent = 0.0;
-  for (const int k : which) {
-    const std::size_t i = static_cast<std::size_t>(k);
+  // The terms per contact on every thread, summed below in the order of `which` (the bits of
+  // one loop).
+  s.work.resize(which.size());
+  parallel_for(which.size(), [&](std::size_t k) {
+    const std::size_t i = static_cast<std::size_t>(which[k]);
     const Contact& c = cs[i];
     const Vec3 pn = (s.pn[i] - s.pn_base[i]) * c.normal;
     const Eigen::Vector2d dp = s.pt[i] - s.pt_base[i];
     const Vec3 pt = dp.x() * s.t1[i] + dp.y() * s.t2[i];
     const Vec3 du = impulse::relative_velocity(c, b) - s.u0[i];
-    b_normal += pn.dot(s.u0[i]);
-    b_tangent += pt.dot(s.u0[i]);
-    a_normal += 0.5 * pn.dot(du);
-    a_tangent += 0.5 * pt.dot(du);
+    s.work[k] = {pn.dot(s.u0[i]), pt.dot(s.u0[i]), 0.5 * pn.dot(du), 0.5 * pt.dot(du)};
+  });
+  double b_normal = 0.0, b_tangent = 0.0, a_normal = 0.0, a_tangent = 0.0;
+  for (const std::array<double, 4>& t : s.work) {
+    b_normal += t[0];
+    b_tangent += t[1];
+    a_normal += t[2];
+    a_tangent += t[3];
   }
   // Rolling resistance: the angular impulse L on A (-L on B) changes the kinetic energy by
   // L.(w_rel,before + w_rel,after) / 2; booked with friction (it is the moment of the contact's
@@ -525,10 +532,10 @@ void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scrat
   double scale = 1.0;
   if (bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0) {
     scale = std::clamp(-bb / aa, 0.0, 1.0);
-    for (int k = 0; k < b.count; ++k) {
+    parallel_for(static_cast<std::size_t>(b.count), [&](std::size_t k) {
       b.v[k] = s.v0[k] + scale * (b.v[k] - s.v0[k]);
       b.w[k] = s.w0[k] + scale * (b.w[k] - s.w0[k]);
-    }
+    });
     for (const int i : which) {
       s.pn[i] = s.pn_base[i] + scale * (s.pn[i] - s.pn_base[i]);
       s.pt[i] = s.pt_base[i] + scale * (s.pt[i] - s.pt_base[i]);

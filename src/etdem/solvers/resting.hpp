@@ -13,6 +13,7 @@
 // impulse solver (ETM) first; this pass runs after it on the whole island.
 #pragma once
 
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -157,6 +158,7 @@ class RestingSolver final : public Solver {
     std::vector<char> touched;    // per body: a contact of it is left approaching
     std::vector<double> pn_base;  // impulses before a later pass [N s]
     std::vector<Eigen::Vector2d> pt_base;
+    std::vector<std::array<double, 4>> work;  // book_and_guard's terms per contact [J]
     // Rolling resistance (only sized when a contact of the island has it): two angular rows
     // per contact (about t1, t2), their 2x2 mass [kg m^2], the accumulated
     // angular impulse [N m s] and before a later pass, the relative spin before the pass.

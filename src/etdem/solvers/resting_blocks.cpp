@@ -25,20 +25,21 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
   cell_of_.resize(body_count);
   for (int b = 0; b < body_count; ++b)
     for (int d = 0; d < 3; ++d) cell_of_[b][d] = block_coordinate(x[b][d], cell);
-  // Bodies by block, so the bodies one block's contacts move lie near each other in memory.
+  // Bodies by block (k, j, i), then index, so the bodies one block's contacts move lie near
+  // each other in memory.
   keys_.resize(body_count);
   for (int b = 0; b < body_count; ++b)
     keys_[b] = {cell_of_[b][2], cell_of_[b][1], cell_of_[b][0], b};
-  auto by_block = [](const Key& p, const Key& q) {
-    return std::tie(p.k, p.j, p.i, p.index) < std::tie(q.k, q.j, q.i, q.index);
-  };
-  std::sort(keys_.begin(), keys_.end(), by_block);
   body_order.resize(body_count);
-  body_slot.resize(body_count);
-  for (int s = 0; s < body_count; ++s) {
-    body_order[s] = keys_[s].index;
-    body_slot[keys_[s].index] = s;
+  if (!counting_sort(keys_, 1, body_order)) {
+    auto by_block = [](const Key& p, const Key& q) {
+      return std::tie(p.k, p.j, p.i, p.index) < std::tie(q.k, q.j, q.i, q.index);
+    };
+    std::sort(keys_.begin(), keys_.end(), by_block);
+    for (int s = 0; s < body_count; ++s) body_order[s] = keys_[s].index;
   }
+  body_slot.resize(body_count);
+  for (int s = 0; s < body_count; ++s) body_slot[body_order[s]] = s;
   // Each contact's block: the component-wise minimum of its bodies' blocks (colour -1 marks a
   // leftover: bodies more than one block apart along some axis, or no dynamic body).
   const int n = static_cast<int>(contacts.size());
@@ -61,63 +62,76 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
     colour_of_[c] = colour;
     keys_[c] = {at[2], at[1], at[0], c};
   }
-  // By colour (leftovers last), then block (k, j, i), then island order: one sort of packed
-  // keys, colour in the top 3 bits and each coordinate in 20 bits counted from the island's
-  // lowest block (a shift keeps the order of (k, j, i); the colours come from the absolute
-  // coordinates). An island wider than 2^20 blocks along an axis is sorted by the tuples.
-  std::array<std::int64_t, 3> low{};
-  std::array<std::int64_t, 3> high{};
-  bool first = true;
-  for (int c = 0; c < n; ++c) {
-    if (colour_of_[c] < 0) continue;
-    const std::int64_t at[3] = {keys_[c].i, keys_[c].j, keys_[c].k};
-    for (int d = 0; d < 3; ++d) {
-      low[d] = first ? at[d] : std::min(low[d], at[d]);
-      high[d] = first ? at[d] : std::max(high[d], at[d]);
-    }
-    first = false;
-  }
-  constexpr std::int64_t kSpan = std::int64_t{1} << 20;
-  const bool packed =
-      high[0] - low[0] < kSpan && high[1] - low[1] < kSpan && high[2] - low[2] < kSpan;
-  sorted_.clear();
-  for (int c = 0; c < n; ++c) {
-    if (colour_of_[c] < 0) continue;
-    const std::uint64_t key = packed ? (static_cast<std::uint64_t>(colour_of_[c]) << 60) |
-                                           (static_cast<std::uint64_t>(keys_[c].k - low[2]) << 40) |
-                                           (static_cast<std::uint64_t>(keys_[c].j - low[1]) << 20) |
-                                           static_cast<std::uint64_t>(keys_[c].i - low[0])
-                                     : static_cast<std::uint64_t>(colour_of_[c]) << 60;
-    sorted_.push_back({key, c});
-  }
-  if (packed) {
-    std::sort(sorted_.begin(), sorted_.end());
-  } else {
-    std::sort(sorted_.begin(), sorted_.end(), [&](const auto& p, const auto& q) {
-      return std::tie(p.first, keys_[p.second].k, keys_[p.second].j, keys_[p.second].i, p.second) <
-             std::tie(q.first, keys_[q.second].k, keys_[q.second].j, keys_[q.second].i, q.second);
-    });
-  }
+  // By colour (leftovers last), then block (k, j, i), then island order.
   contact_order.resize(n);
+  coloured_.clear();
+  for (int c = 0; c < n; ++c)
+    if (colour_of_[c] >= 0) coloured_.push_back(keys_[c]);
+  const int placed = static_cast<int>(coloured_.size());
+  std::span<int> by_colour(contact_order.data(), static_cast<std::size_t>(placed));
+  if (!counting_sort(coloured_, kColours, by_colour)) {
+    std::sort(coloured_.begin(), coloured_.end(), [&](const Key& p, const Key& q) {
+      return std::tie(colour_of_[p.index], p.k, p.j, p.i, p.index) <
+             std::tie(colour_of_[q.index], q.k, q.j, q.i, q.index);
+    });
+    for (int s = 0; s < placed; ++s) by_colour[s] = coloured_[s].index;
+  }
   block_start.clear();
   colour_start.fill(0);
   auto same_block = [&](int p, int q) {
     return keys_[p].k == keys_[q].k && keys_[p].j == keys_[q].j && keys_[p].i == keys_[q].i;
   };
-  int slot = 0, colour = -1;
-  for (const auto& [key, c] : sorted_) {
+  int colour = -1;
+  for (int slot = 0; slot < placed; ++slot) {
+    const int c = contact_order[slot];
     while (colour < colour_of_[c]) colour_start[++colour] = static_cast<int>(block_start.size());
     if (slot == 0 || colour_of_[contact_order[slot - 1]] != colour_of_[c] ||
         !same_block(contact_order[slot - 1], c))
       block_start.push_back(slot);
-    contact_order[slot++] = c;
   }
   while (colour < kColours - 1) colour_start[++colour] = static_cast<int>(block_start.size());
-  leftover_start = slot;
+  leftover_start = placed;
+  int slot = placed;
   for (int c = 0; c < n; ++c)
     if (colour_of_[c] < 0) contact_order[slot++] = c;
   colour_start[kColours] = static_cast<int>(block_start.size());
   block_start.push_back(leftover_start);
+}
+
+bool BlockOrder::counting_sort(std::span<const Key> keys, int colours, std::span<int> out) {
+  // The keys' box of blocks; with `colours` > 1 the key's colour (colour_of_ of its index) is
+  // the most significant part. Too wide a box for a table is left to the comparison sort.
+  if (keys.empty()) return true;
+  std::int64_t low[3] = {keys[0].k, keys[0].j, keys[0].i};
+  std::int64_t high[3] = {keys[0].k, keys[0].j, keys[0].i};
+  for (const Key& key : keys) {
+    const std::int64_t at[3] = {key.k, key.j, key.i};
+    for (int d = 0; d < 3; ++d) {
+      low[d] = std::min(low[d], at[d]);
+      high[d] = std::max(high[d], at[d]);
+    }
+  }
+  const std::int64_t limit = 4 * static_cast<std::int64_t>(keys.size()) + 4096;
+  std::int64_t span[3];
+  std::int64_t cells = colours;
+  for (int d = 0; d < 3; ++d) {
+    span[d] = high[d] - low[d] + 1;
+    if (span[d] > limit) return false;
+    cells *= span[d];
+    if (cells > limit) return false;
+  }
+  auto bucket = [&](const Key& key) {
+    const std::int64_t colour = colours > 1 ? colour_of_[key.index] : 0;
+    return static_cast<std::size_t>(
+        ((colour * span[0] + (key.k - low[0])) * span[1] + (key.j - low[1])) * span[2] +
+        (key.i - low[2]));
+  };
+  // Stable: keys of one bucket keep their (ascending index) order.
+  count_.assign(static_cast<std::size_t>(cells) + 1, 0);
+  for (const Key& key : keys) ++count_[bucket(key) + 1];
+  for (std::size_t b = 1; b < count_.size(); ++b) count_[b] += count_[b - 1];
+  for (const Key& key : keys) out[static_cast<std::size_t>(count_[bucket(key)]++)] = key.index;
+  return true;
 }
 
 }  // namespace etdem

@@ -43,10 +43,16 @@ struct BlockOrder {
     std::int64_t k, j, i;
     int index;
   };
-  std::vector<std::array<std::int64_t, 3>> cell_of_;   // per body
-  std::vector<Key> keys_;                              // scratch for the sorts
-  std::vector<int> colour_of_;                         // per contact, -1 a leftover
-  std::vector<std::pair<std::uint64_t, int>> sorted_;  // (colour and block, contact)
+  /// Writes the indices of `keys` (ascending index) to `out` ordered by (colour if `colours`
+  /// > 1, k, j, i, index) with a counting sort over the keys' box of blocks; false when the
+  /// box is too large for one (the caller sorts by comparison, to the same order).
+  bool counting_sort(std::span<const Key> keys, int colours, std::span<int> out);
+
+  std::vector<std::array<std::int64_t, 3>> cell_of_;  // per body
+  std::vector<Key> keys_;                             // per body, then per contact
+  std::vector<Key> coloured_;                         // the contacts that are not leftovers
+  std::vector<int> colour_of_;                        // per contact, -1 a leftover
+  std::vector<int> count_;                            // the counting sort's table
 };
 
 }  // namespace etdem

@@ -11,10 +11,14 @@
 #include <fmt/format.h>
 
 #include "etdem/collision/collide.hpp"
+#include "etdem/core/parallel.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
 namespace {
+
+/// Contacts per chunk of the warm start's matching (each chunk starts with a binary search).
+constexpr std::size_t kWarmStartChunk = 1024;
 
 /// Relative to the smaller bounding radius: the reach added to every contact margin so that
 /// bodies exactly touching at rest are reported (see find_contacts).
@@ -170,7 +174,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   }
   std::vector<Contact>& contacts = out.contacts;
   contacts.clear();
-  for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
+  append_thread_contacts(contacts);
   // Every dynamic body against every active plane and terrain (walls are few; infinite planes
   // and huge terrains stay out of the grid).
   for (auto& v : per_thread_contacts_) v.clear();
@@ -197,7 +201,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       }
     }
   }
-  for (auto& v : per_thread_contacts_) contacts.insert(contacts.end(), v.begin(), v.end());
+  append_thread_contacts(contacts);
 
   // Who sleeps at this narrow phase: the next one may copy these contacts (reuse_sleeping).
   if (settings.sleep_velocity > 0.0) {
@@ -207,17 +211,35 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
 
   // Collision candidates: contacts closed or closing within the step, g + u_n dt <= 0 (a chain
   // of exactly touching balls struck at one end is one multiple impact).
+  // With the resting pass every reported contact joins the islands (speculative contacts); the
+  // collision solver still only sees contacts that would close within the step.
   out.candidates.clear();
   last_.contacts = static_cast<long>(contacts.size());
   for (int k = 0; k < static_cast<int>(contacts.size()); ++k) {
     const Contact& c = contacts[k];
     last_.max_penetration = std::max(last_.max_penetration, -c.gap);
-    const Vec3 u = contact_velocity(c, sb.dynamic);
-    // With the resting pass every reported contact joins the islands (speculative contacts);
-    // the collision solver still only sees contacts that would close within the step.
-    if (c.gap + c.normal.dot(u) * dt <= 0.0 || resting_) out.candidates.push_back(k);
+    if (resting_ || c.gap + c.normal.dot(contact_velocity(c, sb.dynamic)) * dt <= 0.0)
+      out.candidates.push_back(k);
   }
   last_.candidates = static_cast<long>(out.candidates.size());
+}
+
+void World::append_thread_contacts(std::vector<Contact>& contacts) const {
+  // The threads' lists one after another, in thread order (the serial order of the pairs), each
+  // copied by its own thread when there are many.
+  const std::size_t first = contacts.size();
+  std::vector<std::size_t> at(per_thread_contacts_.size() + 1, first);
+  for (std::size_t t = 0; t < per_thread_contacts_.size(); ++t)
+    at[t + 1] = at[t] + per_thread_contacts_[t].size();
+  contacts.resize(at.back());
+  const std::size_t copied = at.back() - first;
+  parallel_for(
+      per_thread_contacts_.size(),
+      [&](std::size_t t) {
+        std::copy(per_thread_contacts_[t].begin(), per_thread_contacts_[t].end(),
+                  contacts.begin() + static_cast<std::ptrdiff_t>(at[t]));
+      },
+      copied < kParallelLength ? per_thread_contacts_.size() + 1 : 2);
 }
 
 double World::rolling_radius(const Contact& c) const {
@@ -248,44 +270,56 @@ void World::warm_start(std::vector<Contact>& contacts) const {
     return std::make_pair(previous_[x].a, previous_[x].b) < key;
   };
   // The contacts come in runs sorted by (a, b) (pair contacts, then wall contacts): within a
-  // run the search goes on from the last contact's place, a new run starts a binary search.
-  auto it = previous_order_.begin();
-  std::pair<int, int> last_key(-1, -1);
-  for (Contact& c : contacts) {
-    const std::pair<int, int> key(c.a, c.b);
-    if (key < last_key)
-      it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key, less);
-    else
-      while (it != previous_order_.end() && less(*it, key)) ++it;
-    last_key = key;
-    const double ra = shapes.bounding_radius[bodies.shape[c.a]];
-    const double rb = shapes.bounding_radius[bodies.shape[c.b]];
-    double best = 0.0625 * std::min(ra, rb) * std::min(ra, rb);
-    const Contact* match = nullptr;
-    for (auto p = it;
-         p != previous_order_.end() && previous_[*p].a == c.a && previous_[*p].b == c.b; ++p) {
-      const double d2 = (previous_[*p].point - c.point).squaredNorm();
-      if (d2 < best) {
-        best = d2;
-        match = &previous_[*p];
+  // run the search goes on from the last contact's place, a new run (or chunk) starts a binary
+  // search. Each contact's match depends on it alone, so the chunks run on every thread.
+  auto match_chunk = [&](std::size_t chunk) {
+    const std::size_t lo = chunk * kWarmStartChunk;
+    const std::size_t hi = std::min(contacts.size(), lo + kWarmStartChunk);
+    auto it = previous_order_.begin();
+    std::pair<int, int> last_key(-1, -1);
+    for (std::size_t k = lo; k < hi; ++k) {
+      Contact& c = contacts[k];
+      const std::pair<int, int> key(c.a, c.b);
+      if (k == lo || key < last_key)
+        it = std::lower_bound(previous_order_.begin(), previous_order_.end(), key, less);
+      else
+        while (it != previous_order_.end() && less(*it, key)) ++it;
+      last_key = key;
+      const double ra = shapes.bounding_radius[bodies.shape[c.a]];
+      const double rb = shapes.bounding_radius[bodies.shape[c.b]];
+      double best = 0.0625 * std::min(ra, rb) * std::min(ra, rb);
+      const Contact* match = nullptr;
+      for (auto p = it;
+           p != previous_order_.end() && previous_[*p].a == c.a && previous_[*p].b == c.b; ++p) {
+        const double d2 = (previous_[*p].point - c.point).squaredNorm();
+        if (d2 < best) {
+          best = d2;
+          match = &previous_[*p];
+        }
+      }
+      if (match) {
+        c.normal_impulse = match->normal_impulse;
+        c.tangent_impulse = match->tangent_impulse;
+        c.rolling_impulse = match->rolling_impulse;
+        if (scale != 1.0) {
+          c.normal_impulse *= scale;
+          c.tangent_impulse *= scale;
+          c.rolling_impulse *= scale;
+        }
       }
     }
-    if (match) {
-      c.normal_impulse = match->normal_impulse;
-      c.tangent_impulse = match->tangent_impulse;
-      c.rolling_impulse = match->rolling_impulse;
-      if (scale != 1.0) {
-        c.normal_impulse *= scale;
-        c.tangent_impulse *= scale;
-        c.rolling_impulse *= scale;
-      }
-    }
-  }
+  };
+  const std::size_t chunks = (contacts.size() + kWarmStartChunk - 1) / kWarmStartChunk;
+  if (contacts.size() < kParallelLength)
+    for (std::size_t k = 0; k < chunks; ++k) match_chunk(k);
+  else
+    parallel_for(chunks, match_chunk, 2);
 }
 
 void World::remember_contacts(const std::vector<Contact>& contacts) {
   if (!resting_) return;
-  previous_ = contacts;
+  previous_.resize(contacts.size());
+  parallel_for(contacts.size(), [&](std::size_t k) { previous_[k] = contacts[k]; });
   asleep_at_previous_.swap(asleep_at_narrow_);  // who slept when previous_ was found
   asleep_at_narrow_.clear();
   previous_h_ = h_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "etdem/core/parallel.hpp"
 #include "etdem/solvers/impulse.hpp"
 
 namespace etdem {
@@ -54,25 +55,28 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   // Each contact's normal velocity before the solve, once (the classification and the times of
   // impact below read it).
   sc.un.resize(n);
-  for (std::size_t s = 0; s < n; ++s)
+  parallel_for(n, [&](std::size_t s) {
     sc.un[s] = contacts[s].normal.dot(impulse::relative_velocity(contacts[s], view));
+  });
   auto slow = [&](std::size_t s) {
     const bool closing = contacts[s].gap + sc.un[s] * h <= 0.0;
     return (v_rest > 0.0 && sc.un[s] > -v_rest) || !closing;
   };
+  // Each contact's place in the solve order, then the copies (on every thread when many).
   std::size_t slot = 0;
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1 && !resting) break;
     for (std::size_t s = 0; s < n; ++s) {
-      const bool is_slow = slow(s);
-      if (resting && is_slow != (pass == 1)) continue;
-      sc.contacts[slot] = contacts[s];
-      if (is_slow) sc.contacts[slot].restitution = 0.0;
-      sc.source[slot] = static_cast<int>(s);
-      ++slot;
+      if (resting && slow(s) != (pass == 1)) continue;
+      sc.source[slot++] = static_cast<int>(s);
       if (pass == 0) ++out.collisions;
     }
   }
+  parallel_for(slot, [&](std::size_t k) {
+    const std::size_t s = static_cast<std::size_t>(sc.source[k]);
+    sc.contacts[k] = contacts[s];
+    if (slow(s)) sc.contacts[k].restitution = 0.0;
+  });
   const std::span<Contact> all(sc.contacts.data(), slot);
   for (int s = 0; s < view.count; ++s) state.toi[s] = 0.0;
   if (out.collisions > 0) {
@@ -124,12 +128,12 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   }
   if (resting) out.resting_stats = resting->resolve(all, view, thread);
   // Impulses back to the serial order (every contact went to one of the two groups).
-  for (std::size_t k = 0; k < slot; ++k) {
+  parallel_for(slot, [&](std::size_t k) {
     Contact& c = contacts[sc.source[k]];
     c.normal_impulse = sc.contacts[k].normal_impulse;
     c.tangent_impulse = sc.contacts[k].tangent_impulse;
     c.rolling_impulse = sc.contacts[k].rolling_impulse;
-  }
+  });
   return out;
 }
 

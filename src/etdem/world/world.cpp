@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "etdem/core/parallel.hpp"
 #include "etdem/solvers/resting.hpp"
 
 namespace etdem {
@@ -367,22 +368,23 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
   a.resize(nb);
   isl_.local_index.assign(bodies.count(), -1);
   for (int k = 0; k < ni; ++k)
-    for (int s = islands.body_start[k]; s < islands.body_start[k + 1]; ++s) {
-      const int i = islands.body_order[s];
-      isl_.local_index[i] = s - islands.body_start[k];
-      a.v[s] = bodies.velocity[i];
-      a.w[s] = bodies.angular_velocity[i];
-      a.inv_mass[s] = bodies.inv_mass[i];
-      a.inv_inertia[s] = bodies.inv_inertia_world[i];
-      a.x[s] = bodies.position[i];
-    }
+    for (int s = islands.body_start[k]; s < islands.body_start[k + 1]; ++s)
+      isl_.local_index[islands.body_order[s]] = s - islands.body_start[k];
+  parallel_for(static_cast<std::size_t>(nb), [&](std::size_t s) {
+    const int i = islands.body_order[s];
+    a.v[s] = bodies.velocity[i];
+    a.w[s] = bodies.angular_velocity[i];
+    a.inv_mass[s] = bodies.inv_mass[i];
+    a.inv_inertia[s] = bodies.inv_inertia_world[i];
+    a.x[s] = bodies.position[i];
+  });
   isl_.contacts.resize(islands.contact_order.size());
-  for (std::size_t s = 0; s < isl_.contacts.size(); ++s) {
+  parallel_for(isl_.contacts.size(), [&](std::size_t s) {
     Contact& c = isl_.contacts[s];
     c = contacts[islands.contact_order[s]];
     c.a = sb.dynamic[c.a] ? isl_.local_index[c.a] : -1;
     c.b = sb.dynamic[c.b] ? isl_.local_index[c.b] : -1;
-  }
+  });
   // Largest islands first so one big island does not start last; the result of each island
   // depends only on its own data, never on which thread resolves it.
   isl_.order.resize(ni);
@@ -417,24 +419,25 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
 #pragma omp parallel for schedule(dynamic, 1) if (parallel)
   for (int o = first_small; o < ni; ++o) solve_island(o);
   // Scatter back and sum the statistics in island order (deterministic).
-  for (Contact& c : contacts) {
+  parallel_for(contacts.size(), [&](std::size_t s) {
+    Contact& c = contacts[s];
     c.normal_impulse = 0.0;
     c.tangent_impulse = Vec3::Zero();
     c.rolling_impulse = Vec3::Zero();
-  }
-  for (std::size_t s = 0; s < isl_.contacts.size(); ++s) {
+  });
+  parallel_for(isl_.contacts.size(), [&](std::size_t s) {
     Contact& c = contacts[islands.contact_order[s]];
     c.normal_impulse = isl_.contacts[s].normal_impulse;
     c.tangent_impulse = isl_.contacts[s].tangent_impulse;
     c.rolling_impulse = isl_.contacts[s].rolling_impulse;
-  }
-  for (int s = 0; s < nb; ++s) {
+  });
+  parallel_for(static_cast<std::size_t>(nb), [&](std::size_t s) {
     const int i = islands.body_order[s];
     bodies.velocity[i] = a.v[s];
     bodies.angular_velocity[i] = a.w[s];
     motion[i].free = false;
     if (a.toi[s] > 0.0) motion[i] = {false, a.toi[s], a.v0[s]};
-  }
+  });
   if (!nets.empty()) book_net_contacts(islands, motion);
   // The islands' energies are summed exactly: the same bits in any island order (a distributed
   // run resolves islands on several hosts).

@@ -289,6 +289,8 @@ class World {
   void update_ledger();  // per sub-step
   void update_totals();  // per step, from last_
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
+  /// Appends the narrow phase's per-thread contact lists to `contacts`, in thread order.
+  void append_thread_contacts(std::vector<Contact>& contacts) const;
   void order_previous();  // previous_order_ and previous_key_ from previous_
   /// (a, b) packed in one integer, ordered as the pair (previous_key_).
   static std::uint64_t pair_key(int a, int b) {
