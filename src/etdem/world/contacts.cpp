@@ -151,11 +151,18 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       list.push_back(c);
     }
   };
+  // Thread 0 writes straight into the step's list, the others into their own, appended after
+  // it in thread order: the pairs' order (static schedule), without a copy of thread 0's share.
+  std::vector<Contact>& contacts = out.contacts;
+  contacts.clear();
+  auto list_of = [&](int thread) -> std::vector<Contact>& {
+    return thread == 0 ? contacts : per_thread_contacts_[thread];
+  };
   for (auto& v : per_thread_contacts_) v.clear();
     // Small scenes stay on one thread (see broad_phase.cpp).
 #pragma omp parallel num_threads(threads) if (np > 512)
   {
-    auto& list = per_thread_contacts_[omp_get_thread_num()];
+    auto& list = list_of(omp_get_thread_num());
     Manifold m;
 #pragma omp for schedule(static) nowait
     for (int k = 0; k < np; ++k) {
@@ -172,15 +179,13 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       emit(a, b, m, list);
     }
   }
-  std::vector<Contact>& contacts = out.contacts;
-  contacts.clear();
   append_thread_contacts(contacts);
   // Every dynamic body against every active plane and terrain (walls are few; infinite planes
   // and huge terrains stay out of the grid).
   for (auto& v : per_thread_contacts_) v.clear();
 #pragma omp parallel num_threads(threads) if (nd > 512)
   {
-    auto& list = per_thread_contacts_[omp_get_thread_num()];
+    auto& list = list_of(omp_get_thread_num());
     Manifold m;
 #pragma omp for schedule(static)
     for (int k = 0; k < nd; ++k) {
@@ -225,21 +230,22 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
 }
 
 void World::append_thread_contacts(std::vector<Contact>& contacts) const {
-  // The threads' lists one after another, in thread order (the serial order of the pairs), each
+  // The lists of threads 1, 2, ... one after another (thread 0 wrote into `contacts`), each
   // copied by its own thread when there are many.
-  const std::size_t first = contacts.size();
-  std::vector<std::size_t> at(per_thread_contacts_.size() + 1, first);
-  for (std::size_t t = 0; t < per_thread_contacts_.size(); ++t)
-    at[t + 1] = at[t] + per_thread_contacts_[t].size();
+  const std::size_t lists = per_thread_contacts_.size();
+  if (lists < 2) return;
+  std::vector<std::size_t> at(lists + 1, contacts.size());
+  for (std::size_t t = 1; t < lists; ++t) at[t + 1] = at[t] + per_thread_contacts_[t].size();
+  const std::size_t copied = at.back() - contacts.size();
   contacts.resize(at.back());
-  const std::size_t copied = at.back() - first;
   parallel_for(
-      per_thread_contacts_.size(),
-      [&](std::size_t t) {
-        std::copy(per_thread_contacts_[t].begin(), per_thread_contacts_[t].end(),
-                  contacts.begin() + static_cast<std::ptrdiff_t>(at[t]));
+      lists - 1,
+      [&](std::size_t k) {
+        const std::vector<Contact>& list = per_thread_contacts_[k + 1];
+        std::copy(list.begin(), list.end(),
+                  contacts.begin() + static_cast<std::ptrdiff_t>(at[k + 1]));
       },
-      copied < kParallelLength ? per_thread_contacts_.size() + 1 : 2);
+      copied < kParallelLength ? lists : 2);
 }
 
 double World::rolling_radius(const Contact& c) const {

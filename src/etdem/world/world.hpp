@@ -252,7 +252,7 @@ class World {
   void mark_net_nodes();  // net_node_ from the nets (empty without nets)
   bool is_net_node(int i) const { return !net_node_.empty() && net_node_[i]; }
   void book_net_kicks(const std::vector<NetKick>& kicks);  // into the ledger
-  double net_elastic_energy() const;  // [J] summed over the nets
+  double net_elastic_energy() const;                       // [J] summed over the nets
   void find_pairs(StepBodies& out);
   void check_pair_count(const StepBodies& sb) const;  // throws when nearly every pair is swept
   void find_contacts(const StepBodies& sb, StepContacts& out);
@@ -289,7 +289,7 @@ class World {
   void update_ledger();  // per sub-step
   void update_totals();  // per step, from last_
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
-  /// Appends the narrow phase's per-thread contact lists to `contacts`, in thread order.
+  /// Appends the narrow phase's lists of threads 1, 2, ... to `contacts` (thread 0's), in order.
   void append_thread_contacts(std::vector<Contact>& contacts) const;
   void order_previous();  // previous_order_ and previous_key_ from previous_
   /// (a, b) packed in one integer, ordered as the pair (previous_key_).
