@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include <omp.h>
 
@@ -111,12 +112,27 @@ void for_each_index(bool parallel, std::size_t n, F&& f) {
 
 SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int thread) {
   Scratch& s = scratch_[thread];
-  if (!blocked(cs.size()) || !b.x) return solve(cs, b, s, nullptr);
+  if (!sweeps_by_blocks(cs.size(), b)) return solve(cs, b, s, nullptr);
+  return resolve_blocked(cs, {}, b, s);
+}
+
+SolverStats RestingSolver::resolve_in_order(std::span<Contact> serial, std::span<const int> order,
+                                            IslandBodies& b, int thread) {
+  if (!sweeps_by_blocks(order.size(), b))
+    throw std::logic_error("RestingSolver::resolve_in_order: an island not swept by blocks");
+  return resolve_blocked(serial, order, b, scratch_[thread]);
+}
+
+SolverStats RestingSolver::resolve_blocked(std::span<Contact> cs, std::span<const int> order,
+                                           IslandBodies& b, Scratch& s) {
   // Blocked sweeps: the island's contacts and bodies are gathered in the blocked order (so a
   // block's contacts and bodies lie together in memory), solved, and scattered back.
-  const std::size_t n = cs.size();
+  const std::size_t n = order.empty() ? cs.size() : order.size();
+  auto contact = [&](std::size_t k) -> Contact& {
+    return order.empty() ? cs[k] : cs[static_cast<std::size_t>(order[k])];
+  };
   const int nb = b.count;
-  s.blocks.build(cs, b.x, nb, settings_.block_size);
+  s.blocks.build(cs, b.x, nb, settings_.block_size, order);
   s.sorted.resize(n);
   s.v.resize(nb);
   s.w.resize(nb);
@@ -131,14 +147,14 @@ SolverStats RestingSolver::resolve(std::span<Contact> cs, IslandBodies& b, int t
   });
   parallel_for(n, [&](std::size_t j) {
     Contact& c = s.sorted[j];
-    c = cs[s.blocks.contact_order[j]];
+    c = contact(static_cast<std::size_t>(s.blocks.contact_order[j]));
     c.a = c.a >= 0 ? s.blocks.body_slot[c.a] : -1;
     c.b = c.b >= 0 ? s.blocks.body_slot[c.b] : -1;
   });
   IslandBodies view{nb, s.v.data(), s.w.data(), s.inv_mass.data(), s.inv_inertia.data()};
   SolverStats st = solve(s.sorted, view, s, &s.blocks);
   parallel_for(n, [&](std::size_t j) {
-    Contact& c = cs[s.blocks.contact_order[j]];
+    Contact& c = contact(static_cast<std::size_t>(s.blocks.contact_order[j]));
     c.normal_impulse = s.sorted[j].normal_impulse;
     c.tangent_impulse = s.sorted[j].tangent_impulse;
     c.rolling_impulse = s.sorted[j].rolling_impulse;

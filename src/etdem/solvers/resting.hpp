@@ -73,6 +73,15 @@ class RestingSolver final : public Solver {
   void set_dt(double dt) { settings_.dt = dt; }
   void prepare(int threads) override;
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
+  /// resolve() of the contacts serial[order[k]], k < order.size(), in that order, as if they
+  /// were gathered into one array first: the same bits, without the array. Only for an island
+  /// swept by blocks (sweeps_by_blocks), whose pass gathers its contacts in its own order anyway.
+  SolverStats resolve_in_order(std::span<Contact> serial, std::span<const int> order,
+                               IslandBodies& bodies, int thread);
+  /// Whether resolve() sweeps these contacts of these bodies by blocks.
+  bool sweeps_by_blocks(std::size_t contacts, const IslandBodies& bodies) const {
+    return blocked(contacts) && bodies.x;
+  }
   /// Whether an island of `contacts` contacts is swept by blocks (it then takes every thread:
   /// the world resolves such islands one at a time, before the others).
   bool blocked(std::size_t contacts) const {
@@ -171,6 +180,10 @@ class RestingSolver final : public Solver {
   /// The pass on one island; with `blocks`, contacts and bodies are in its order and the
   /// sweeps run block by block (in parallel), otherwise in contact order on this thread.
   SolverStats solve(std::span<Contact> cs, IslandBodies& b, Scratch& s, const BlockOrder* blocks);
+  /// The blocked pass over contacts cs[order[k]] (order empty: cs[k]): gathered in the blocked
+  /// order, solved, scattered back.
+  SolverStats resolve_blocked(std::span<Contact> cs, std::span<const int> order, IslandBodies& b,
+                              Scratch& s);
   void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
                          bool parallel);
   /// Settles one body on its supports (shock propagation), `local` its support scratch.

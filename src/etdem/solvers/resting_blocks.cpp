@@ -21,7 +21,10 @@ std::int64_t block_coordinate(double x, double cell) {
 }  // namespace
 
 void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int body_count,
-                       double cell) {
+                       double cell, std::span<const int> order) {
+  auto contact = [&](int c) -> const Contact& {
+    return order.empty() ? contacts[c] : contacts[order[c]];
+  };
   cell_of_.resize(body_count);
   for (int b = 0; b < body_count; ++b)
     for (int d = 0; d < 3; ++d) cell_of_[b][d] = block_coordinate(x[b][d], cell);
@@ -42,11 +45,11 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
   for (int s = 0; s < body_count; ++s) body_slot[body_order[s]] = s;
   // Each contact's block: the component-wise minimum of its bodies' blocks (colour -1 marks a
   // leftover: bodies more than one block apart along some axis, or no dynamic body).
-  const int n = static_cast<int>(contacts.size());
+  const int n = static_cast<int>(order.empty() ? contacts.size() : order.size());
   keys_.resize(n);
   colour_of_.resize(n);
   for (int c = 0; c < n; ++c) {
-    const int a = contacts[c].a, b = contacts[c].b;
+    const int a = contact(c).a, b = contact(c).b;
     std::array<std::int64_t, 3> at{};
     int colour = -1;
     if (a >= 0 || b >= 0) {

@@ -35,8 +35,10 @@ struct BlockOrder {
   long leftovers() const { return static_cast<long>(contact_order.size()) - leftover_start; }
 
   /// The order of `contacts` (island-local bodies, -1 static) of bodies centred at `x`
-  /// (`body_count` of them) on a grid of edge `cell` [m] (> 0).
-  void build(std::span<const Contact> contacts, const Vec3* x, int body_count, double cell);
+  /// (`body_count` of them) on a grid of edge `cell` [m] (> 0). With `order`, the contacts are
+  /// contacts[order[k]], k < order.size(), numbered k (as if gathered into one array).
+  void build(std::span<const Contact> contacts, const Vec3* x, int body_count, double cell,
+             std::span<const int> order = {});
 
  private:
   struct Key {

@@ -4,6 +4,7 @@
 
 #include "etdem/core/parallel.hpp"
 #include "etdem/solvers/impulse.hpp"
+#include "etdem/solvers/resting.hpp"
 
 namespace etdem {
 namespace {
@@ -38,8 +39,9 @@ void IslandSolve::prepare(int threads) {
   if (static_cast<int>(scratch_.size()) < threads) scratch_.resize(threads);
 }
 
-IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver, Solver* resting,
-                                  IslandState state, std::span<Contact> contacts, int thread) {
+IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver,
+                                  RestingSolver* resting, IslandState state,
+                                  std::span<Contact> contacts, int thread) {
   IslandSolution out;
   IslandBodies& view = state.bodies;
   const double h = set.h, v_rest = set.resting_velocity;
@@ -50,7 +52,6 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   // Each group keeps the serial order.
   Scratch& sc = scratch_[thread];
   const std::size_t n = contacts.size();
-  sc.contacts.resize(n);
   sc.source.resize(n);
   // Each contact's normal velocity before the solve, once (the classification and the times of
   // impact below read it).
@@ -72,12 +73,18 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
       if (pass == 0) ++out.collisions;
     }
   }
-  parallel_for(slot, [&](std::size_t k) {
+  // An island the resting pass sweeps by blocks (the largest) is not copied whole: only its
+  // collisions are, for the collision solver, and the pass reads the rest where it lies, in
+  // the solve order (RestingSolver::resolve_in_order; the pass reads no restitution).
+  const bool in_place = resting && resting->sweeps_by_blocks(slot, view);
+  const std::size_t copied = in_place ? static_cast<std::size_t>(out.collisions) : slot;
+  sc.contacts.resize(copied);
+  parallel_for(copied, [&](std::size_t k) {
     const std::size_t s = static_cast<std::size_t>(sc.source[k]);
     sc.contacts[k] = contacts[s];
     if (slow(s)) sc.contacts[k].restitution = 0.0;
   });
-  const std::span<Contact> all(sc.contacts.data(), slot);
+  const std::span<Contact> all(sc.contacts.data(), copied);
   for (int s = 0; s < view.count; ++s) state.toi[s] = 0.0;
   if (out.collisions > 0) {
     const std::span<Contact> collisions = all.first(out.collisions);
@@ -88,7 +95,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     // neighbour that only the resting pass was holding off.
     for (int s = 0; s < view.count; ++s) state.toi[s] = h;
     for (std::size_t k = 0; k < slot; ++k) {
-      const Contact& c = all[k];
+      const Contact& c = contacts[sc.source[k]];
       const double un = sc.un[sc.source[k]];
       if (!(un < 0.0)) continue;
       const double t = c.gap > 0.0 ? std::min(h, c.gap / -un) : 0.0;
@@ -125,6 +132,13 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     for (int s = 0; s < view.count; ++s)
       if (state.toi[s] > 0.0) shift_velocity(s, h - state.toi[s]);
     out.kick = kick;
+  }
+  if (in_place) {
+    // The collisions as the collision solver left them, back where they lie; then the pass.
+    parallel_for(copied, [&](std::size_t k) { contacts[sc.source[k]] = sc.contacts[k]; });
+    out.resting_stats = resting->resolve_in_order(
+        contacts, std::span<const int>(sc.source.data(), slot), view, thread);
+    return out;
   }
   if (resting) out.resting_stats = resting->resolve(all, view, thread);
   // Impulses back to the serial order (every contact went to one of the two groups).

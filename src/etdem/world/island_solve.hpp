@@ -15,6 +15,8 @@
 
 namespace etdem {
 
+class RestingSolver;
+
 /// What the island's solve needs of the world's settings.
 struct IslandSolveSettings {
   double h = 0.0;                 // [s] the (sub-)step
@@ -70,12 +72,13 @@ class IslandSolve {
   /// Solves one island. `contacts` are in the serial order with island-local ids; their
   /// impulses are written (the warm start's impulses are read). `resting` is null when the
   /// collision solver also holds resting contacts. `thread` indexes the solvers' scratch.
-  IslandSolution solve(const IslandSolveSettings& s, Solver& solver, Solver* resting,
+  IslandSolution solve(const IslandSolveSettings& s, Solver& solver, RestingSolver* resting,
                        IslandState state, std::span<Contact> contacts, int thread);
 
  private:
   struct Scratch {
-    std::vector<Contact> contacts;  // solve order: collisions first, then resting contacts
+    std::vector<Contact> contacts;  // solve order: collisions first, then resting contacts (only
+                                    // the collisions of an island the pass sweeps by blocks)
     std::vector<int> source;        // per solve-order contact: its index in the serial order
     std::vector<double> un;         // per serial contact: normal velocity before the solve [m/s]
   };

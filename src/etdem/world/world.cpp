@@ -403,7 +403,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     const int c0 = islands.contact_start[k];
     const std::span<Contact> serial(isl_.contacts.data() + c0, islands.contact_start[k + 1] - c0);
     isl_.solution[k] =
-        island_solve_.solve(set, *solver_, resting_.get(), state, serial, omp_get_thread_num());
+        island_solve_.solve(set, *solver_, resting_pgs_, state, serial, omp_get_thread_num());
   };
   // Islands the resting pass sweeps by blocks (the largest) are resolved first, one at a time,
   // each with every thread inside the pass; then the others in parallel, one thread each.
