@@ -445,10 +445,6 @@ void DecomposedWorld::resolve_islands() {
   // 4. The results: the owned grains' velocities and motion, the impulses of the contacts
   //    detected here (zero for contacts in no island, as in the serial step).
   w.motion_.assign(n, Motion{});
-  auto wake = [&](int l) {  // as World::wake_or_skip
-    w.bodies.flags[l] &= static_cast<std::uint8_t>(~kBodyAsleep);
-    w.rest_time_[l] = 0.0;
-  };
   for (Contact& c : sc.contacts) {
     c.normal_impulse = 0.0;
     c.tangent_impulse = Vec3::Zero();
@@ -474,7 +470,7 @@ void DecomposedWorld::resolve_islands() {
       g.get(mo.impact_velocity);
       mo.free = false;
       if (!(mo.impact_time > 0.0)) mo.impact_time = 0.0, mo.impact_velocity = Vec3::Zero();
-      if (g.get<std::int8_t>() != 0) wake(l);
+      if (g.get<std::int8_t>() != 0) w.wake_body(l);
     }
     ByteReader im(impulses_text);
     while (!im.done()) {
@@ -495,7 +491,7 @@ void DecomposedWorld::resolve_islands() {
       const auto woken = im.get<std::int32_t>();
       for (int k = 0; k < woken; ++k) {
         const auto gid = im.get<std::int64_t>();
-        if (local_of_[gid] >= 0) wake(local_of_[gid]);
+        if (local_of_[gid] >= 0) w.wake_body(local_of_[gid]);
       }
     }
   }
@@ -752,11 +748,7 @@ void DecomposedWorld::update_sleep() {
   const WorldSettings& set = w.settings;
   if (!(set.sleep_velocity > 0.0)) return;
   const int n = w.bodies.count();
-  // Rest times, on the owners.
-  for (int l = 0; l < n; ++l) {
-    if (!owned_[l] || !w.bodies.is_awake(l)) continue;
-    w.rest_time_[l] = w.sleep_speed(l) < set.sleep_velocity ? w.rest_time_[l] + w.h_ : 0.0;
-  }
+  w.update_rest_times();  // on the owners
   // The islands solved this step with a grain not ready (or a net's node), to their hosts.
   std::map<int, std::vector<std::int64_t>> not_ready;  // host -> roots
   for (int l = 0; l < n; ++l) {
@@ -798,10 +790,7 @@ void DecomposedWorld::update_sleep() {
     if (!owned_[l] || w.motion_[l].free || labels_[l].root < 0 ||
         !std::binary_search(roots.begin(), roots.end(), labels_[l].root))
       continue;
-    sleep_energy_ += w.bodies.kinetic_energy(l);
-    w.bodies.velocity[l] = Vec3::Zero();
-    w.bodies.angular_velocity[l] = Vec3::Zero();
-    w.bodies.flags[l] |= kBodyAsleep;
+    sleep_energy_ += w.put_to_sleep(l);
   }
 }
 

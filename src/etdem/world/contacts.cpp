@@ -315,11 +315,7 @@ void World::warm_start(std::vector<Contact>& contacts) const {
       }
     }
   };
-  const std::size_t chunks = (contacts.size() + kWarmStartChunk - 1) / kWarmStartChunk;
-  if (contacts.size() < kParallelLength)
-    for (std::size_t k = 0; k < chunks; ++k) match_chunk(k);
-  else
-    parallel_for(chunks, match_chunk, 2);
+  parallel_for((contacts.size() + kWarmStartChunk - 1) / kWarmStartChunk, match_chunk, 2);
 }
 
 void World::remember_contacts(const std::vector<Contact>& contacts) {

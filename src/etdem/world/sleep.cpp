@@ -34,8 +34,7 @@ void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
       for (int s = islands.body_start[k]; s < islands.body_start[k + 1]; ++s) {
         const int i = islands.body_order[s];
         if (!bodies.is_asleep(i)) continue;
-        bodies.flags[i] &= static_cast<std::uint8_t>(~kBodyAsleep);
-        rest_time_[i] = 0.0;
+        wake_body(i);
         kick += kick_energy(bodies.mass[i], bodies.velocity[i], dv);
         bodies.velocity[i] += dv;
       }
@@ -92,10 +91,7 @@ double World::sleep_speed(int i) const {
 
 void World::update_sleep(const Islands& islands) {
   if (!(settings.sleep_velocity > 0.0)) return;
-  for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_awake(i)) continue;
-    rest_time_[i] = sleep_speed(i) < settings.sleep_velocity ? rest_time_[i] + h_ : 0.0;
-  }
+  update_rest_times();
   ExactSum energy;  // the same bits in any order of the islands
   for (int k = 0; k < islands.count(); ++k) {
     const auto first = islands.body_order.begin() + islands.body_start[k];
@@ -105,13 +101,7 @@ void World::update_sleep(const Islands& islands) {
       return rest_time_[i] >= settings.sleep_time && !is_net_node(i);
     });
     if (!ready) continue;
-    for (auto it = first; it != last; ++it) {
-      const int i = *it;
-      energy += bodies.kinetic_energy(i);
-      bodies.velocity[i] = Vec3::Zero();
-      bodies.angular_velocity[i] = Vec3::Zero();
-      bodies.flags[i] |= kBodyAsleep;
-    }
+    for (auto it = first; it != last; ++it) energy += put_to_sleep(*it);
     ++last_.islands_fell_asleep;
   }
   ledger_.damping += energy.value();
@@ -144,6 +134,26 @@ bool World::reuse_sleeping(int a, int b, std::vector<Contact>& out) const {
     out.push_back(c);
   }
   return true;
+}
+
+void World::update_rest_times() {
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_awake(i) || !counted(i)) continue;
+    rest_time_[i] = sleep_speed(i) < settings.sleep_velocity ? rest_time_[i] + h_ : 0.0;
+  }
+}
+
+void World::wake_body(int i) {
+  bodies.flags[i] &= static_cast<std::uint8_t>(~kBodyAsleep);
+  rest_time_[i] = 0.0;
+}
+
+double World::put_to_sleep(int i) {
+  const double energy = bodies.kinetic_energy(i);
+  bodies.velocity[i] = Vec3::Zero();
+  bodies.angular_velocity[i] = Vec3::Zero();
+  bodies.flags[i] |= kBodyAsleep;
+  return energy;
 }
 
 void World::wake_all() {

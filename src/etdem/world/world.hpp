@@ -268,6 +268,9 @@ class World {
   /// After the motion: each island's rest time, and the islands that fall asleep.
   void update_sleep(const Islands& islands);
   double sleep_speed(int i) const;  // [m/s] what must stay below settings.sleep_velocity
+  void update_rest_times();         // of the awake bodies counted here (ghosts move elsewhere)
+  void wake_body(int i);            // awake, its rest time from zero
+  double put_to_sleep(int i);       // stopped and asleep; returns the kinetic energy taken [J]
   /// The contacts of a pair of bodies that have not moved since the last narrow phase (asleep
   /// or static), copied from previous_ into `out`; false when the pair must be collided.
   bool reuse_sleeping(int a, int b, std::vector<Contact>& out) const;
