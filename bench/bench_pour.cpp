@@ -4,7 +4,8 @@
 //
 //   bench_pour N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]
 //
-// BENCH_POUR_SLEEP=v in the environment lets islands slower than v [m/s] sleep.
+// BENCH_POUR_SLEEP=v in the environment lets islands slower than v [m/s] sleep;
+// BENCH_POUR_ITERATIONS=k sets the resting pass's sweeps per step (simulation.pgs.iterations).
 //
 // THREADS = 0 leaves OpenMP's default. Prints one line:
 //   etdem N=... wall_s=... us_per_particle_step=... contacts_per_s=... bed_height_m=...
@@ -118,6 +119,15 @@ int main(int argc, char** argv) try {
       return 2;
     }
     world.settings.resting_solver.block_contacts = value;
+  }
+  if (const char* sweeps = std::getenv("BENCH_POUR_ITERATIONS"); sweeps && *sweeps) {
+    char* end = nullptr;
+    const long value = std::strtol(sweeps, &end, 10);
+    if (*end != '\0' || value < 1 || value > 1000000) {
+      std::fprintf(stderr, "BENCH_POUR_ITERATIONS: not a count in [1, 1e6]: '%s'\n", sweeps);
+      return 2;
+    }
+    world.settings.resting_solver.iterations = static_cast<int>(value);
   }
   const std::vector<int> grains = build_pour(world, n);
   using etdem::Vec3;

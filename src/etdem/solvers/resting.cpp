@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include "etdem/core/parallel.hpp"
+#include "etdem/core/prefetch.hpp"
 #include "etdem/solvers/impulse.hpp"
 
 namespace etdem {
@@ -16,6 +17,11 @@ void RestingSolver::prepare(int threads) {
 }
 
 namespace {
+
+/// A tangential impulse whose square is below this share of the disc's squared radius lies
+/// inside the disc whatever the rounding of the square and its root (margin 1e-9 against
+/// round-off of about 1e-16).
+constexpr double kInsideDisc = 1.0 - 1e-9;
 
 /// A contact turns a body when its normal passes farther than this share of the lever |r| from
 /// the body's centre (a sphere's contacts: round-off, about 1e-16).
@@ -27,12 +33,20 @@ constexpr double kLeverShare = 1e-6;
 struct Sweep {
   long updates = 0;
   double change = 0.0, impulse = 0.0;
+  double change_squared = 0.0;  // the largest squared change of a 2-vector impulse
   void merge(const Sweep& o) {
     updates += o.updates;
     change = std::max(change, o.change);
     impulse = std::max(impulse, o.impulse);
+    change_squared = std::max(change_squared, o.change_squared);
   }
+  /// The largest change of any impulse: a norm's square root taken once, of the largest square
+  /// (the rounded square root is monotonic, so the same bits as the largest root).
+  double largest_change() const { return std::max(change, std::sqrt(change_squared)); }
 };
+
+/// How far ahead a sweep over some of the contacts fetches their data (run_subset).
+constexpr std::size_t kSubsetAhead = 8;
 
 /// Calls f(i, sweep) for every contact slot i < n: in slot order on this thread, or with
 /// `blocks` colour by colour, the blocks of a colour in parallel (each block's slots in order),
@@ -65,12 +79,21 @@ Sweep run_contacts(const BlockOrder* blocks, std::size_t n, F&& f) {
 /// Calls f(i, sweep) for the contacts `which` (ascending) as run_contacts does for all of them:
 /// in their order, or with `blocks` a colour's blocks on every thread, colour after colour, then
 /// the leftovers. Ascending contact slots are the blocked order (colour, block, island order)
-/// and blocks of one colour share no body, so both give the same bits.
-template <class F>
-Sweep run_subset(const BlockOrder* blocks, std::span<const int> which, F&& f) {
+/// and blocks of one colour share no body, so both give the same bits. The contacts lie apart in
+/// memory: ahead(j, far) is called for the contact kSubsetAhead places on (far = true) and for
+/// the one half as far (false) before each f, to fetch their data into the cache.
+template <class F, class A>
+Sweep run_subset(const BlockOrder* blocks, std::span<const int> which, F&& f, A&& ahead) {
   Sweep total;
+  const std::size_t m = which.size();
+  auto visit = [&](std::size_t p, Sweep& sw) {
+    if (p + kSubsetAhead < m) ahead(static_cast<std::size_t>(which[p + kSubsetAhead]), true);
+    if (p + kSubsetAhead / 2 < m)
+      ahead(static_cast<std::size_t>(which[p + kSubsetAhead / 2]), false);
+    f(static_cast<std::size_t>(which[p]), sw);
+  };
   if (!blocks) {
-    for (const int i : which) f(static_cast<std::size_t>(i), total);
+    for (std::size_t p = 0; p < m; ++p) visit(p, total);
     return total;
   }
   const BlockOrder& o = *blocks;
@@ -86,13 +109,12 @@ Sweep run_subset(const BlockOrder* blocks, std::span<const int> which, F&& f) {
       for (int k = o.colour_start[colour]; k < o.colour_start[colour + 1]; ++k)
         for (std::size_t p = first_at(o.block_start[k]);
              p < which.size() && which[p] < o.block_start[k + 1]; ++p)
-          f(static_cast<std::size_t>(which[p]), mine);
+          visit(p, mine);
     }
 #pragma omp critical(etdem_resting_subset)
     total.merge(mine);
   }
-  for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p)
-    f(static_cast<std::size_t>(which[p]), total);
+  for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p) visit(p, total);
   return total;
 }
 
@@ -335,7 +357,11 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
                              speed(c, s.rows[3 * i + 2], s.t2[i]));
     Eigen::Vector2d pt_new = s.pt[i] - s.tangent_mass[i] * ut;
     const double limit = c.friction * s.pn[i];
-    const double norm = pt_new.norm();
+    // Inside the disc by a margin far above round-off, the root is not needed to know it (a
+    // sticking contact, most of a pile's).
+    const double norm_squared = pt_new.squaredNorm();
+    const double norm =
+        norm_squared < kInsideDisc * (limit * limit) ? 0.0 : std::sqrt(norm_squared);
     if (norm > limit) {
       // Sliding: the friction impulse opposes the slip (Coulomb), rather than lying along
       // the coupled tangent-mass direction, which at a box corner leans sideways and loses
@@ -351,7 +377,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       apply_tangent(c, i, dpt, sw);
       s.pt[i] = pt_new;
     }
-    sw.change = std::max(sw.change, dpt.norm());
+    sw.change_squared = std::max(sw.change_squared, dpt.squaredNorm());
   };
   // Contact i's normal relative speed now: below its target (s.target, set up above) by more
   // than kApproachSlack, the contact is left approaching.
@@ -377,6 +403,36 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     }
     resting_probe(p);
   };
+  // A contact's data for relax (far), or its bodies' velocities (near: the contact itself was
+  // fetched before). A hint to the cache only.
+  auto fetch_contact = [&](std::size_t i, bool far) {
+    if (!far) {
+      const Contact& c = cs[i];
+      if (c.a >= 0) {
+        prefetch(&b.v[c.a]);
+        prefetch(&b.w[c.a]);
+      }
+      if (c.b >= 0) {
+        prefetch(&b.v[c.b]);
+        prefetch(&b.w[c.b]);
+      }
+      return;
+    }
+    const char* c = reinterpret_cast<const char*>(&cs[i]);
+    prefetch(c);
+    prefetch(c + 64);
+    prefetch(c + 127);
+    const char* rows = reinterpret_cast<const char*>(&s.rows[3 * i]);
+    for (std::size_t k = 0; k < 3 * sizeof(Row); k += 64) prefetch(rows + k);
+    prefetch(rows + 3 * sizeof(Row) - 1);
+    prefetch(&s.t1[i]);
+    prefetch(&s.t2[i]);
+    prefetch(&s.tangent_mass[i]);
+    prefetch(&s.normal_mass[i]);
+    prefetch(&s.target[i]);
+    prefetch(&s.pn[i]);
+    prefetch(&s.pt[i]);
+  };
   // One projected Gauss-Seidel sweep, over every contact (in the blocked order when there is
   // one) or over the contacts `which` only, in their order; returns whether it converged (no
   // impulse changed by more than the tolerance times the largest accumulated normal impulse).
@@ -384,9 +440,10 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   auto sweep_once = [&](std::span<const int> which, int k) {
     ++st.rounds;
     Sweep sw;
-    sw = which.empty() ? run_contacts(blocks, n, relax) : run_subset(blocks, which, relax);
+    sw = which.empty() ? run_contacts(blocks, n, relax)
+                       : run_subset(blocks, which, relax, fetch_contact);
     st.iterations += sw.updates;
-    const bool converged = sw.change <= settings_.tolerance * sw.impulse;
+    const bool converged = sw.largest_change() <= settings_.tolerance * sw.impulse;
     if (resting_probe)
       probe(k, which.empty() ? static_cast<long>(n) : std::ssize(which), converged);
     return converged;
@@ -399,11 +456,25 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   };
   // Marks in `upper` (free outside the shock pass) the contacts still closing faster than
   // their gap allows within the step, on every thread when the island is swept by blocks.
+  // Once marked, only the contacts of bodies a later pass may have moved (s.moved) are looked
+  // at again: the others' velocities are the same bits, so are their marks.
+  bool marked = false;
   auto mark_approaching = [&]() {
-    s.upper.assign(n, 0);
+    if (!marked) {
+      s.upper.assign(n, 0);
+      for_each_index(parallel, n, [&](std::size_t i) {
+        if (closing_speed(i) < s.target[i] - kApproachSlack) s.upper[i] = 1;
+      });
+      s.moved.assign(static_cast<std::size_t>(b.count), 0);
+      marked = true;
+      return;
+    }
+    auto moved = [&](int body) { return body >= 0 && s.moved[static_cast<std::size_t>(body)]; };
     for_each_index(parallel, n, [&](std::size_t i) {
-      if (closing_speed(i) < s.target[i] - kApproachSlack) s.upper[i] = 1;
+      if (moved(cs[i].a) || moved(cs[i].b))
+        s.upper[i] = closing_speed(i) < s.target[i] - kApproachSlack ? 1 : 0;
     });
+    std::fill(s.moved.begin(), s.moved.end(), 0);
   };
   sweeps({}, settings_.iterations);
   s.all.resize(n);
@@ -414,6 +485,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   book_and_guard(cs, b, s, st, s.all);
   if (settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0) {
     shock_propagation(cs, b, s, st, parallel);
+    marked = false;  // the pass used `upper` for its own and moved every body
     probe_set = 1;
     if (resting_probe) probe(0, 0, true);
     // The shock pass holds the lower body of each contact fixed, and where that body's point
@@ -466,6 +538,12 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       s.w0.assign(b.w, b.w + b.count);
       sweeps(s.left, settings_.iterations);
       book_and_guard(cs, b, s, st, s.left);
+      // Only these contacts' bodies moved (the guard's scaling leaves every other body's
+      // velocity as it was: v0 + s (v - v0) with v = v0).
+      for (const int i : s.left) {
+        if (cs[i].a >= 0) s.moved[static_cast<std::size_t>(cs[i].a)] = 1;
+        if (cs[i].b >= 0) s.moved[static_cast<std::size_t>(cs[i].b)] = 1;
+      }
     }
   }
   // A rigid unilateral contact does no positive work in continuous time; in a step, an impulse
@@ -645,8 +723,39 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
   // the height order either way, so both give the bits of the one-thread pass.
   const int m = static_cast<int>(s.order.size());
   s.settled.resize(m);
+  // The bodies go up the pile in height order, and their support contacts lie anywhere in the
+  // island's array: the contacts of a body settled a few places later are fetched ahead (a hint
+  // to the cache only, no value changes).
+  // Two steps: the contacts of the body kAhead places on, then the bodies below the one half as
+  // far on (whose contacts, fetched before, now tell which they are).
+  constexpr int kAhead = 4;
+  // `far` and `near` are places in the height order, -1 for none.
+  auto fetch_ahead = [&](int far, int near) {
+    if (far >= 0) {
+      const int body = s.order[far].second;
+      for (int j = s.support_start[body]; j < s.support_start[body + 1]; ++j) {
+        const char* c = reinterpret_cast<const char*>(&cs[s.support[j]]);
+        prefetch(c);
+        prefetch(c + 64);
+        prefetch(c + 127);
+      }
+    }
+    if (near < 0) return;
+    const int body = s.order[near].second;
+    prefetch(&b.inv_inertia[body]);
+    for (int j = s.support_start[body]; j < s.support_start[body + 1]; ++j) {
+      const Contact& c = cs[s.support[j]];
+      const int lower = s.upper[s.support[j]] == 1 ? c.b : c.a;
+      if (lower < 0) continue;
+      prefetch(&b.v[lower]);
+      prefetch(&b.w[lower]);
+    }
+  };
   if (!parallel) {
-    for (int k = 0; k < m; ++k) s.settled[k] = settle_body(s.order[k].second, cs, b, s, s.local);
+    for (int k = 0; k < m; ++k) {
+      fetch_ahead(k + kAhead < m ? k + kAhead : -1, k + kAhead / 2 < m ? k + kAhead / 2 : -1);
+      s.settled[k] = settle_body(s.order[k].second, cs, b, s, s.local);
+    }
   } else {
     s.position.assign(nb, -1);
     for (int k = 0; k < m; ++k) s.position[s.order[k].second] = k;
@@ -686,6 +795,9 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
       for (int l = 0; l < levels; ++l) {
 #pragma omp for schedule(dynamic, 8)
         for (int q = s.level_start[l]; q < s.level_start[l + 1]; ++q) {
+          const int end = s.level_start[l + 1];
+          fetch_ahead(q + kAhead < end ? s.by_level[q + kAhead] : -1,
+                      q + kAhead / 2 < end ? s.by_level[q + kAhead / 2] : -1);
           const int k = s.by_level[q];
           s.settled[k] = settle_body(s.order[k].second, cs, b, s, local);
         }

@@ -165,6 +165,7 @@ class RestingSolver final : public Solver {
     std::vector<int> all;         // 0 .. n-1: the sweeps' contacts
     std::vector<int> left;        // the contacts of the bodies the shock pass left approaching
     std::vector<char> touched;    // per body: a contact of it is left approaching
+    std::vector<char> moved;      // per body: moved since the contacts were last marked
     std::vector<double> pn_base;  // impulses before a later pass [N s]
     std::vector<Eigen::Vector2d> pt_base;
     std::vector<std::array<double, 4>> work;  // book_and_guard's terms per contact [J]
