@@ -828,12 +828,12 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
     const int i = s.support[j];
     const Contact& c = cs[i];
     const bool upper_a = s.upper[i] == 1;
-    Support sp;
+    Support& sp = local.emplace_back();
     sp.d = upper_a ? c.normal : Vec3(-c.normal);
     sp.r = upper_a ? c.ra : c.rb;
     const Mat3 rs = skew(sp.r);
-    sp.k = b.inv_mass[body] * Mat3::Identity() - rs * b.inv_inertia[body] * rs;
-    sp.mass = 1.0 / sp.d.dot(sp.k * sp.d);
+    const Mat3 k = b.inv_mass[body] * Mat3::Identity() - rs * b.inv_inertia[body] * rs;
+    sp.mass = 1.0 / sp.d.dot(k * sp.d);
     // The lower body's point velocity along d, and the speed that closes the gap within the
     // step (a speculative contact): the upper body must not move along d slower than that.
     const int lower = upper_a ? c.b : c.a;
@@ -860,12 +860,13 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
     sp.t1 = any_orthogonal(sp.d);
     sp.t2 = sp.d.cross(sp.t1);
     sp.low_t = Eigen::Vector2d(sp.t1.dot(low), sp.t2.dot(low));
-    sp.tangent_mass = impulse::tangent_mass(sp.k, sp.t1, sp.t2);
+    // Only a support with friction uses its tangential mass (a tumbling support has none).
+    sp.tangent_mass = sp.mu > 0.0 ? impulse::tangent_mass(k, sp.t1, sp.t2)
+                                  : Eigen::Matrix2d(Eigen::Matrix2d::Zero());
     sp.p = 0.0;
     sp.pt.setZero();
     const Vec3 v_up = b.v[body] + b.w[body].cross(sp.r);
     sp.u0 = Vec3(sp.d.dot(v_up), sp.t1.dot(v_up), sp.t2.dot(v_up));
-    local.push_back(sp);
   }
   const Vec3 v_before = b.v[body], w_before = b.w[body];
   auto push = [&](const Support& sp, const Vec3& q) {

@@ -110,7 +110,6 @@ class RestingSolver final : public Solver {
   struct Support {
     Vec3 d;                        // unit direction from the lower to the upper body
     Vec3 r;                        // contact point from the upper body's centre [m]
-    Mat3 k;                        // the upper body's collision matrix at the point [1/kg]
     double mass = 0.0;             // 1 / d.K d [kg]
     double goal = 0.0;             // least velocity of the point along d [m/s], <= 0
     double p = 0.0;                // accumulated normal impulse [N s]
