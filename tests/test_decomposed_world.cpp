@@ -69,6 +69,9 @@ struct Options {
   // wakes it; a grain removed at 0.55 s wakes every island.
   bool sleep = false;
   bool wall_correction = false;  // resting = "wall-correction" (grains predicted into walls)
+  // The rank boxes drawn again every 10 steps whenever the largest rank owns more than 1.05
+  // times the mean (the pour falls out of the boxes drawn around its start).
+  bool rebalance = false;
 };
 
 /// The pour: spheres into a box of planes, with what `o` asks for.
@@ -92,6 +95,12 @@ void pour(TestWorld& t, const Options& o) {
                   Quat(Eigen::AngleAxisd(0.3 * (i + 3 * j), Vec3(0.3, 0.5, 1).normalized())));
   }
   if (o.wall_correction) t.world.settings.resting = "wall-correction";
+  if (o.rebalance) {
+    t.world.settings.rebalance_every = 10;
+    t.world.settings.rebalance_imbalance = 1.05;
+  } else {
+    t.world.settings.rebalance_every = 0;
+  }
   if (o.sleep) {
     t.world.settings.sleep_velocity = 0.05;
     t.world.settings.sleep_time = 0.05;
@@ -110,6 +119,8 @@ struct SplitRun {
   EnergyLedger ledger;
   RunTotals totals;
   long spanning = 0, migrated = 0, ghosts = 0;
+  long rebalances = 0;
+  long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
   std::vector<Net> nets;
 };
 
@@ -125,6 +136,8 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     const DecomposedStats& st = split.stats();
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
                ghosts = t.sum(st.ghosts);
+    const long most_owned = static_cast<long>(t.max(split.owned_count())),
+               all_owned = t.sum(static_cast<long>(split.owned_count()));
     if (t.rank() != 0) return;
     std::lock_guard lock(m);
     out.hash = full.state_hash();
@@ -132,6 +145,8 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.totals = full.world.totals();
     out.nets = full.world.nets;
     out.spanning = spanning, out.migrated = migrated, out.ghosts = ghosts;
+    out.rebalances = st.rebalances;
+    out.most_owned = most_owned, out.all_owned = all_owned;
   });
   return out;
 }
@@ -215,6 +230,17 @@ void expect_serial(const Options& o, long steps) {
       EXPECT_GT(r.spanning, 0) << "islands spanned ranks";
       EXPECT_GT(r.ghosts, 0);
     }
+    if (o.rebalance && ranks > 1) {
+      // Boxes drawn again, and at the end (a check falls on the last step) no rank owns more
+      // than 1.05 times the mean: a bisection of unit weights splits to within a grain per cut.
+      EXPECT_GT(r.rebalances, 0);
+      EXPECT_LE(static_cast<double>(r.most_owned), 1.05 * static_cast<double>(r.all_owned) / ranks);
+      std::printf("%d ranks: %ld rebalances, %ld migrations, largest rank %ld of %ld grains\n",
+                  ranks, r.rebalances, r.migrated, r.most_owned, r.all_owned);
+    }
+    if (!o.rebalance) {
+      EXPECT_EQ(r.rebalances, 0);
+    }
   }
 }
 
@@ -222,6 +248,12 @@ TEST(DecomposedWorld, ASpherePourOnOneToFourRanksIsTheSerialRunBitForBit) {
   expect_serial({}, 400);
 }
 
+TEST(DecomposedWorld, RebalancedRankBoxesKeepTheSerialRunBitForBit) {
+  Options o;
+  o.boxes = true;
+  o.rebalance = true;
+  expect_serial(o, 400);
+}
 TEST(DecomposedWorld, SpheresAndBoxesOnOneToFourRanksAreTheSerialRunBitForBit) {
   expect_serial({.boxes = true}, 300);
 }

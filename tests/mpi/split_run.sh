@@ -2,7 +2,9 @@
 # A run split over MPI ranks against the serial run: split_run.sh RANKS ETDEM SCENARIO [ARGS...]
 # (ARGS, e.g. --set KEY=VALUE, given to both runs).
 # Passes when `mpirun -np RANKS etdem run` ends with 0 within 300 s and writes state.csv,
-# energy.csv and every state_SSSSSS.csv byte for byte as the serial run does.
+# energy.csv and every state_SSSSSS.csv byte for byte as the serial run does. With
+# EXPECT_REBALANCES=1 in the environment, the split run must also have drawn its rank boxes
+# again (summary.json `ranks.rebalances` > 0).
 set -uo pipefail
 ranks=$1 etdem=$2 scenario=$3
 shift 3
@@ -26,4 +28,10 @@ for f in "$dir"/serial/*.csv; do
   fi
 done
 ls "$dir"/split/frames/*.vtu >/dev/null 2>&1 || { echo "no frames written" >&2; status=1; }
+if [ "${EXPECT_REBALANCES:-0}" = 1 ]; then
+  n=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ranks"]["rebalances"])' \
+      "$dir/split/summary.json") || { echo "no ranks.rebalances in summary.json" >&2; exit 1; }
+  echo "rebalances: $n"
+  [ "$n" -gt 0 ] || { echo "the rank boxes were never drawn again" >&2; status=1; }
+fi
 exit $status

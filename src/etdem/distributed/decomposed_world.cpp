@@ -248,6 +248,49 @@ void DecomposedWorld::step() {
                     !full_.turning_.empty());  // any grain of the whole world
   stats_.owned += owned_count();
   stats_.ghosts += ghost_count();
+  ++steps_;
+  const int every = local_.settings.rebalance_every;
+  if (every > 0 && steps_ % every == 0) rebalance();
+}
+
+void DecomposedWorld::rebalance() {
+  const int ranks = t_.size();
+  if (ranks < 2) return;
+  const long owned = static_cast<long>(grains_.owned.size());
+  const long total = t_.sum(owned);
+  const double most = t_.max(static_cast<double>(owned));
+  // Nothing to gain where the largest rank owns no more than a bisection would give it.
+  const double mean = static_cast<double>(total) / ranks;
+  if (total == 0 || most <= local_.settings.rebalance_imbalance * mean || most <= std::ceil(mean))
+    return;
+  // Every rank's owned grains (global id, centre) to every rank. The new boxes are a function of
+  // the grains alone, taken in the order of their ids, not of the ranks that held them: every
+  // rank draws the same boxes. (exchange() left each record's position current.)
+  ByteWriter mine;
+  for (const GrainRecord& r : grains_.owned) {
+    mine.put(r.gid);
+    mine.put(r.position);
+  }
+  const std::string bytes = mine.take();
+  std::vector<Message> out;
+  for (int peer = 0; peer < ranks; ++peer) out.push_back({peer, bytes});
+  std::vector<std::pair<std::int64_t, Vec3>> all;
+  all.reserve(static_cast<std::size_t>(total));
+  for (const Message& m : t_.exchange(std::move(out))) {
+    ByteReader r(m.bytes);
+    while (!r.done()) {
+      const std::int64_t gid = r.get<std::int64_t>();
+      Vec3 x;
+      r.get(x);
+      all.emplace_back(gid, x);
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Vec3> centres(all.size());
+  for (std::size_t k = 0; k < all.size(); ++k) centres[k] = all[k].second;
+  decomposition_ = Decomposition::bisect(centres, {}, ranks);
+  ++stats_.rebalances;
+  exchange();  // the grains to their new owners, the ghosts of the new boxes
 }
 
 bool DecomposedWorld::advance(long* needed) {
@@ -832,9 +875,9 @@ void DecomposedWorld::book_ledger() {
     buffer.push_back(s->nonfinite() ? 1 : 0);
   }
   StepStats& st = w.last_;
-  for (long v : {st.contacts, st.candidates, st.islands, st.collisions, penetrating_, solved_,
-                 st.sleeping_islands, st.islands_woken, st.islands_fell_asleep,
-                 st.wall_corrections})
+  for (long v :
+       {st.contacts, st.candidates, st.islands, st.collisions, penetrating_, solved_,
+        st.sleeping_islands, st.islands_woken, st.islands_fell_asleep, st.wall_corrections})
     buffer.push_back(v);
   put_counts(solver_sums_.counts, buffer);
   put_counts(resting_sums_.counts, buffer);
@@ -859,8 +902,7 @@ void DecomposedWorld::book_ledger() {
     // The serial rounds run until no grain anywhere was corrected: as many as the rank that
     // needed most (a rank's grains stop where the serial grains stop).
     st.wall_rounds = static_cast<long>(t_.max(static_cast<double>(st.wall_rounds)));
-    st.wall_bound_reached =
-        static_cast<long>(t_.max(static_cast<double>(st.wall_bound_reached)));
+    st.wall_bound_reached = static_cast<long>(t_.max(static_cast<double>(st.wall_bound_reached)));
   }
 
   // Booked in the serial step's order (World::apply_external_forces, resolve_islands,

@@ -32,6 +32,7 @@ struct DecomposedStats {
   long islands_spanning = 0;   // of which parts came from other ranks
   long label_rounds = 0;       // island label rounds
   long migrated = 0;           // grains that arrived from another rank
+  long rebalances = 0;         // times the rank boxes were drawn again (the same on every rank)
 };
 
 class DecomposedWorld {
@@ -90,9 +91,13 @@ class DecomposedWorld {
   /// Sleeping islands (World::update_sleep across ranks): the owners' rest times, each solved
   /// island's readiness on its host, the decision back to the owners.
   void update_sleep();
-  void book_ledger();        // the step's sums over the ranks, booked in the serial order
-  void exchange();           // records of owned grains (with their warm start) and ghosts
-  double halo() const;       // [m] for the next step (collective)
+  void book_ledger();  // the step's sums over the ranks, booked in the serial order
+  void exchange();     // records of owned grains (with their warm start) and ghosts
+  /// Collective: every settings.rebalance_every steps, the rank boxes drawn again from every
+  /// grain's centre when the largest rank owns more than rebalance_imbalance times the mean,
+  /// and the grains moved to their new owners (exchange).
+  void rebalance();
+  double halo() const;  // [m] for the next step (collective)
   /// [m] The halo when `speed` bounds the fastest surface point's speed in the next step.
   double halo_for(double speed) const;
   /// The ledger, clock, totals and profiles (what a rank's world and the gathered world share).
@@ -109,21 +114,23 @@ class DecomposedWorld {
   std::vector<int> local_of_;      // per global id: local index, -1 absent
   Decomposition decomposition_;
   RankGrains grains_;
+  long steps_ = 0;               // whole steps taken by this split (the rebalance checks)
   double largest_radius_ = 0.0;  // [m] of any grain
   World::BodySums sums_;
   ExactSum island_kick_, correction_work_;
   SolverSums solver_sums_, resting_sums_;
   std::vector<NetKick> net_kicks_;  // this (sub-)step's, per net (the same on every rank)
-  ExactSum wake_kick_, sleep_energy_;  // this rank's part of the step's (World::wake_or_skip, update_sleep)
-  long solved_ = 0;                    // islands solved here this (sub-)step (not left asleep)
-  std::vector<IslandLabel> labels_;    // per local body: its island this (sub-)step
-  struct Hosted {                      // an island solved here, for update_sleep
+  ExactSum wake_kick_,
+      sleep_energy_;  // this rank's part of the step's (World::wake_or_skip, update_sleep)
+  long solved_ = 0;   // islands solved here this (sub-)step (not left asleep)
+  std::vector<IslandLabel> labels_;  // per local body: its island this (sub-)step
+  struct Hosted {                    // an island solved here, for update_sleep
     std::int64_t root;
     std::vector<int> owners;  // ranks owning its grains
   };
   std::vector<Hosted> hosted_;
-  NetBooking net_booking_;          // this rank's part of the nets' ledger of the step
-  long penetrating_ = 0;  // contacts detected here that the projection corrects, this step
+  NetBooking net_booking_;  // this rank's part of the nets' ledger of the step
+  long penetrating_ = 0;    // contacts detected here that the projection corrects, this step
   DecomposedStats stats_;
 };
 

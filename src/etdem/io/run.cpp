@@ -178,9 +178,9 @@ class Stepper {
     if (!split_) return nullptr;
     const distributed::DecomposedStats& st = split_->stats();
     const distributed::TransportCounters& tc = t_->counters();
-    std::int64_t sums[] = {st.owned,       st.ghosts,    st.islands_hosted, st.islands_spanning,
-                           st.migrated,    tc.exchanges, tc.messages,       tc.bytes,
-                           st.label_rounds};
+    std::int64_t sums[] = {st.owned,        st.ghosts,    st.islands_hosted, st.islands_spanning,
+                           st.migrated,     tc.exchanges, tc.messages,       tc.bytes,
+                           st.label_rounds, st.rebalances};
     t_->sum(std::span<std::int64_t>(sums));
     return {{"count", t_->size()},
             {"owned_grain_steps", sums[0]},
@@ -191,7 +191,8 @@ class Stepper {
             {"exchanges_per_rank", sums[5] / t_->size()},
             {"messages", sums[6]},
             {"bytes", sums[7]},
-            {"label_rounds_per_rank", sums[8] / t_->size()}};
+            {"label_rounds_per_rank", sums[8] / t_->size()},
+            {"rebalances", sums[9] / t_->size()}};
   }
 
  private:

@@ -214,6 +214,17 @@ std::vector<Sim> simulation_keys() {
       "threads", "", closed(0, 4096), "OpenMP threads, 0 = OpenMP's default; `--threads` overrides",
       [](Scenario & s) -> auto& { return s.settings.threads; }));
   v.push_back(field<Scenario>(
+      "rebalance_every", "", closed(0, 1e9),
+      "a run split over MPI ranks checks every this many steps whether the rank owning most "
+      "grains owns more than `rebalance_imbalance` times the mean, and if so draws its rank boxes "
+      "again from the grains' centres (summary.json `ranks.rebalances`); 0 never; the results "
+      "do not depend on it",
+      [](Scenario & s) -> auto& { return s.settings.rebalance_every; }));
+  v.push_back(field<Scenario>(
+      "rebalance_imbalance", "1", at_least(1),
+      "the largest rank's owned grains over the mean above which a split run rebalances",
+      [](Scenario & s) -> auto& { return s.settings.rebalance_imbalance; }));
+  v.push_back(field<Scenario>(
       "conserve_angular_momentum", "", any(),
       "torque-free rotation keeps L = I ω (exact for any inertia)",
       [](Scenario & s) -> auto& { return s.settings.conserve_angular_momentum; }));

@@ -80,10 +80,16 @@ struct WorldSettings {
   /// (|v| + |w| R) stayed below sleep_velocity for sleep_time is put to sleep (velocities set to
   /// zero, their kinetic energy booked as damping) and skips the kick, the solve and the motion
   /// until a moving body joins its island. 0 never sleeps (docs/design.md "Sleeping islands").
-  double sleep_velocity = 0.0;            // [m/s]
-  double sleep_time = 0.5;                // [s]
-  double damping = 0.0;                   // [1/s] global damping xi, 2024 Eqs. 47-49
-  int threads = 0;                        // OpenMP threads, 0 = OpenMP's default
+  double sleep_velocity = 0.0;  // [m/s]
+  double sleep_time = 0.5;      // [s]
+  double damping = 0.0;         // [1/s] global damping xi, 2024 Eqs. 47-49
+  int threads = 0;              // OpenMP threads, 0 = OpenMP's default
+  /// A run split over MPI ranks draws its rank boxes again (recursive bisection of the grains'
+  /// centres) when, at a check every `rebalance_every` steps, the rank owning most grains owns
+  /// more than `rebalance_imbalance` times the mean. 0 never checks. The results do not depend
+  /// on either (a split run is the serial run bit for bit); a serial run ignores them.
+  int rebalance_every = 50;
+  double rebalance_imbalance = 1.25;
   bool conserve_angular_momentum = true;  // rotate with L = I w held fixed (torque-free exact)
 
   double effective_resting_velocity() const {
