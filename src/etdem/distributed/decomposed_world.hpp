@@ -120,9 +120,9 @@ class DecomposedWorld {
   ExactSum island_kick_, correction_work_;
   SolverSums solver_sums_, resting_sums_;
   std::vector<NetKick> net_kicks_;  // this (sub-)step's, per net (the same on every rank)
-  ExactSum wake_kick_,
-      sleep_energy_;  // this rank's part of the step's (World::wake_or_skip, update_sleep)
-  long solved_ = 0;   // islands solved here this (sub-)step (not left asleep)
+  // This rank's part of the step's (World::wake_or_skip, update_sleep).
+  ExactSum wake_kick_, sleep_energy_;
+  long solved_ = 0;                  // islands solved here this (sub-)step (not left asleep)
   std::vector<IslandLabel> labels_;  // per local body: its island this (sub-)step
   struct Hosted {                    // an island solved here, for update_sleep
     std::int64_t root;
