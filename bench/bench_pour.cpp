@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,20 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in kB on Linux
 }
 
+/// The integer in environment variable `name`, `fallback` when it is unset or empty; anything
+/// but an integer in [lo, hi] ends the program with exit code 2, naming the variable.
+long env_count(const char* name, long lo, long hi, long fallback) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < lo || value > hi) {
+    std::fprintf(stderr, "%s: not a count in [%ld, %ld]: '%s'\n", name, lo, hi, text);
+    std::exit(2);
+  }
+  return value;
+}
+
 [[noreturn]] void usage(const char* argv0) {
   std::fprintf(stderr, "usage: %s N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]\n", argv0);
   std::exit(2);
@@ -111,24 +126,10 @@ int main(int argc, char** argv) try {
   // BENCH_POUR_SLEEP=v [m/s]: islands slower than v for 0.5 s sleep (WorldSettings).
   if (const char* sleep = std::getenv("BENCH_POUR_SLEEP"); sleep && *sleep)
     world.settings.sleep_velocity = std::strtod(sleep, nullptr);
-  if (const char* blocks = std::getenv("BENCH_POUR_BLOCK_CONTACTS"); blocks && *blocks) {
-    char* end = nullptr;
-    const long value = std::strtol(blocks, &end, 10);
-    if (*end != '\0' || value < 0) {
-      std::fprintf(stderr, "BENCH_POUR_BLOCK_CONTACTS: not a count >= 0: '%s'\n", blocks);
-      return 2;
-    }
-    world.settings.resting_solver.block_contacts = value;
-  }
-  if (const char* sweeps = std::getenv("BENCH_POUR_ITERATIONS"); sweeps && *sweeps) {
-    char* end = nullptr;
-    const long value = std::strtol(sweeps, &end, 10);
-    if (*end != '\0' || value < 1 || value > 1000000) {
-      std::fprintf(stderr, "BENCH_POUR_ITERATIONS: not a count in [1, 1e6]: '%s'\n", sweeps);
-      return 2;
-    }
-    world.settings.resting_solver.iterations = static_cast<int>(value);
-  }
+  etdem::RestingSettings& pgs = world.settings.resting_solver;
+  pgs.block_contacts = env_count("BENCH_POUR_BLOCK_CONTACTS", 0, std::numeric_limits<long>::max(),
+                                 pgs.block_contacts);
+  pgs.iterations = static_cast<int>(env_count("BENCH_POUR_ITERATIONS", 1, 1000000, pgs.iterations));
   const std::vector<int> grains = build_pour(world, n);
   using etdem::Vec3;
   world.initialize();

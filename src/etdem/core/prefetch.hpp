@@ -3,6 +3,9 @@
 // written out.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 namespace etdem {
 
 inline void prefetch(const void* p) {
@@ -11,6 +14,14 @@ inline void prefetch(const void* p) {
 #else
   __builtin_prefetch(p);
 #endif
+}
+
+/// prefetch() of every cache line of [p, p + bytes).
+inline void prefetch_range(const void* p, std::size_t bytes) {
+  constexpr std::uintptr_t kLine = 64;
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p) & ~(kLine - 1);
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  for (std::uintptr_t a = first; a < end; a += kLine) prefetch(reinterpret_cast<const void*>(a));
 }
 
 }  // namespace etdem

@@ -248,9 +248,9 @@ void DecomposedWorld::step() {
                     !full_.turning_.empty());  // any grain of the whole world
   stats_.owned += owned_count();
   stats_.ghosts += ghost_count();
-  ++steps_;
+  // Checked at whole steps of the run (a resumed run keeps the count), on every rank alike.
   const int every = local_.settings.rebalance_every;
-  if (every > 0 && steps_ % every == 0) rebalance();
+  if (every > 0 && local_.step_count() % every == 0) rebalance();
 }
 
 void DecomposedWorld::rebalance() {

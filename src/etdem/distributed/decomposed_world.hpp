@@ -114,7 +114,6 @@ class DecomposedWorld {
   std::vector<int> local_of_;      // per global id: local index, -1 absent
   Decomposition decomposition_;
   RankGrains grains_;
-  long steps_ = 0;               // whole steps taken by this split (the rebalance checks)
   double largest_radius_ = 0.0;  // [m] of any grain
   World::BodySums sums_;
   ExactSum island_kick_, correction_work_;

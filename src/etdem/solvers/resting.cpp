@@ -418,13 +418,8 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       }
       return;
     }
-    const char* c = reinterpret_cast<const char*>(&cs[i]);
-    prefetch(c);
-    prefetch(c + 64);
-    prefetch(c + 127);
-    const char* rows = reinterpret_cast<const char*>(&s.rows[3 * i]);
-    for (std::size_t k = 0; k < 3 * sizeof(Row); k += 64) prefetch(rows + k);
-    prefetch(rows + 3 * sizeof(Row) - 1);
+    prefetch_range(&cs[i], sizeof(Contact));
+    prefetch_range(&s.rows[3 * i], 3 * sizeof(Row));
     prefetch(&s.t1[i]);
     prefetch(&s.t2[i]);
     prefetch(&s.tangent_mass[i]);
@@ -724,21 +719,16 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
   const int m = static_cast<int>(s.order.size());
   s.settled.resize(m);
   // The bodies go up the pile in height order, and their support contacts lie anywhere in the
-  // island's array: the contacts of a body settled a few places later are fetched ahead (a hint
-  // to the cache only, no value changes).
-  // Two steps: the contacts of the body kAhead places on, then the bodies below the one half as
-  // far on (whose contacts, fetched before, now tell which they are).
+  // island's array, so they are fetched ahead (a hint to the cache, no value changes) in two
+  // steps: the support contacts of the body at place `far` (kAhead on), then the bodies under
+  // the one at place `near` (half as far; its contacts, fetched before, tell which they are).
+  // -1: none.
   constexpr int kAhead = 4;
-  // `far` and `near` are places in the height order, -1 for none.
   auto fetch_ahead = [&](int far, int near) {
     if (far >= 0) {
       const int body = s.order[far].second;
-      for (int j = s.support_start[body]; j < s.support_start[body + 1]; ++j) {
-        const char* c = reinterpret_cast<const char*>(&cs[s.support[j]]);
-        prefetch(c);
-        prefetch(c + 64);
-        prefetch(c + 127);
-      }
+      for (int j = s.support_start[body]; j < s.support_start[body + 1]; ++j)
+        prefetch_range(&cs[s.support[j]], sizeof(Contact));
     }
     if (near < 0) return;
     const int body = s.order[near].second;
