@@ -1,18 +1,29 @@
-// Random piles of cubes, convex rocks and crosses poured into a box, as the repose examples
-// (tests/test_energy_piles.cpp, tests/test_pile_penetration.cpp).
+// Random piles of cubes, convex rocks, crosses and level-set rocks poured into a box, as the
+// repose examples (tests/test_energy_piles.cpp, tests/test_pile_penetration.cpp).
 #pragma once
 
 #include <random>
 #include <vector>
 
+#include "etdem/shapes/level_set_build.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem::test {
 
-enum class Grain { Cube, Rock, Cross };
+enum class Grain { Cube, Rock, Cross, LevelSetRock };
 
 inline const char* grain_name(Grain g) {
-  return g == Grain::Cube ? "cubes" : g == Grain::Rock ? "rocks" : "crosses";
+  switch (g) {
+    case Grain::Cube:
+      return "cubes";
+    case Grain::Rock:
+      return "rocks";
+    case Grain::Cross:
+      return "crosses";
+    case Grain::LevelSetRock:
+      return "levelset_rocks";
+  }
+  return "";
 }
 
 /// 5 x 4 x `layers` grains of about 1 cm, randomly oriented on an 18 mm lattice (jittered by up
@@ -30,6 +41,10 @@ inline void build_pile(TestWorld& t, Grain g, unsigned seed, int layers, double 
   if (g == Grain::Rock)
     for (int k = 0; k < 4; ++k)
       shapes.push_back(t.world.shapes.add_polyhedron("rock", random_rock(10 + 3 * k, 0.007, rng)));
+  if (g == Grain::LevelSetRock)  // rough, elongated, about 15 mm long, 300 nodes as V9's light run
+    for (int k = 0; k < 4; ++k)
+      shapes.push_back(t.world.shapes.add_level_set(
+          "ls_rock", level_set_rock(0.0055, 0.2, 1.2 + 0.1 * k, 11 + k, {0.0006, 300})));
   if (g == Grain::Cross) {
     const double a = 0.016 / 3.0;  // 16 mm arm to arm: fits the lattice as the crosses example
     const int cube = t.world.shapes.add_box("cube", Vec3::Constant(0.5 * a));
