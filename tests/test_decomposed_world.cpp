@@ -22,6 +22,7 @@ namespace {
 using distributed::DecomposedStats;
 using distributed::DecomposedWorld;
 using distributed::Transport;
+using distributed::TransportCounters;
 
 /// A clamped net of 7 x 7 nodes across the container at height z: 25 free nodes, grains of
 /// the fill, linked across the ranks' boxes; its links break beyond a strain of 0.3.
@@ -268,6 +269,38 @@ TEST(DecomposedWorld, TheWallCorrectionOnOneToFourRanksIsTheSerialRunBitForBit) 
 
 TEST(DecomposedWorld, SleepingIslandsAndAGrainRemovedOnOneToFourRanksAreTheSerialRunBitForBit) {
   expect_serial({.sleep = true}, 600);
+}
+
+TEST(DecomposedWorld, AStepOfThePourTakesThreeExchangesAndTwoReductionsBesidesItsLabelRounds) {
+  // The collectives of a split step with the resting pass (docs/distributed.md): per label
+  // round two exchanges and a sum (the round bound rides on the first); then the island parts,
+  // the results (with the projection's contributions) and the grains; the ledger's sum (with
+  // the stop flag) and one max for the deepest contact, the largest island, the halo's speed
+  // and the next step's sub-steps. Only the first step counts its sub-steps apart.
+  const long steps = 200;
+  for (int ranks : {2, 3}) {
+    SCOPED_TRACE(testing::Message() << ranks << " ranks");
+    std::mutex m;
+    long exchanges = 0, reductions = 0, rounds = 0, contacts = 0;
+    distributed::run_local_ranks(ranks, [&](Transport& t) {
+      TestWorld mine(0.5, 0.5);
+      pour(mine, {});
+      DecomposedWorld split(mine.world, t);
+      const TransportCounters before = t.counters();
+      const long rounds_before = split.stats().label_rounds;
+      for (long s = 0; s < steps; ++s) split.step();
+      if (t.rank() != 0) return;
+      std::lock_guard lock(m);
+      exchanges = t.counters().exchanges - before.exchanges;
+      reductions = t.counters().reductions - before.reductions;
+      rounds = split.stats().label_rounds - rounds_before;
+      contacts = split.totals().contacts;
+    });
+    ASSERT_GT(contacts, 1000);  // a pile: islands span the ranks
+    EXPECT_GE(rounds, 2 * steps);
+    EXPECT_EQ(exchanges, 2 * rounds + 3 * steps);
+    EXPECT_EQ(reductions, rounds + 2 * steps + 1);
+  }
 }
 
 TEST(DecomposedWorld, WhatASplitRunDoesNotCarryIsRefusedByName) {

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -88,6 +89,33 @@ struct DecomposedWorld::Contribution {
     return std::tie(gid, key, point) < std::tie(o.gid, o.key, o.point);
   }
 };
+
+namespace {
+
+void put_contribution(ByteWriter& o, std::int64_t gid, const ContactOrderKey& key, int point,
+                      const Vec3& d, double weight) {
+  o.put(gid);
+  o.put(static_cast<std::int8_t>(key.against_unbounded));
+  o.put(key.a);
+  o.put(key.b);
+  o.put(static_cast<std::int32_t>(point));
+  o.put(d);
+  o.put(weight);
+}
+
+DecomposedWorld::Contribution read_contribution(ByteReader& in) {
+  DecomposedWorld::Contribution c;
+  in.get(c.gid);
+  c.key.against_unbounded = in.get<std::int8_t>() != 0;
+  in.get(c.key.a);
+  in.get(c.key.b);
+  c.point = in.get<std::int32_t>();
+  in.get(c.d);
+  in.get(c.weight);
+  return c;
+}
+
+}  // namespace
 
 DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
     : full_(full), t_(transport), host_(std::make_unique<HostScratch>()) {
@@ -237,14 +265,25 @@ void DecomposedWorld::process_events() {
     e.done = true;
     if (local_of_[e.body] >= 0) local_.bodies.flags[local_of_[e.body]] |= kBodyDisabled;
     local_.wake_all();  // what rested on it may fall: every rank wakes what it holds
+    event_fired_ = true;
   }
 }
 
 void DecomposedWorld::step() {
   // World::step's frame: the same sub-steps, decided by the largest spin over every rank.
+  // The count over every rank came with the last step's maxima, unless an event has disabled a
+  // grain since or the settings it was counted with changed (every rank alike).
+  event_fired_ = false;
+  auto most = [&](long n) {
+    const WorldSettings& set = local_.settings;
+    const bool known = next_substeps_ >= 0.0 && !event_fired_ && set.dt == next_substeps_dt_ &&
+                       set.substep_sweep == next_substeps_sweep_;
+    const double all = known ? next_substeps_ : t_.max(static_cast<double>(n));
+    next_substeps_ = -1.0;
+    return static_cast<long>(all);
+  };
   local_.step_frame([&] { process_events(); },
-                    [&](StepProfile&, long* needed) { return advance(needed); },
-                    [&](long n) { return static_cast<long>(t_.max(static_cast<double>(n))); },
+                    [&](StepProfile&, long* needed) { return advance(needed); }, most,
                     !full_.turning_.empty());  // any grain of the whole world
   stats_.owned += owned_count();
   stats_.ghosts += ghost_count();
@@ -468,18 +507,25 @@ void DecomposedWorld::resolve_islands() {
 
   // 3. Each hosted island solved whole, as the serial step solves it; the results to the
   //    grains' owners and to the ranks that detected the contacts.
-  std::map<int, ByteWriter> to_owner, to_source;  // by destination rank
+  //    With the resting pass every contact is in an island, so the hosts also compute the
+  //    position projection's contributions and send them with the velocities
+  //    (project_hosted); without it, a separating contact in no island may penetrate, and
+  //    correct_positions sends them from the detecting ranks in an exchange of its own.
+  std::map<int, ByteWriter> to_owner, to_source, to_correction;  // by destination rank
+  contributions_hosted_ = w.resting_ && w.settings.projection > 0.0;
+  hosted_penetrating_ = 0;
+  host_contributions_.clear();
   w.island_solve_.prepare(omp_get_max_threads());
-  for (const GatheredIsland& g : hosted) solve_hosted(g, to_owner, to_source);
+  for (const GatheredIsland& g : hosted) solve_hosted(g, to_owner, to_source, to_correction);
   std::vector<Message> outgoing;
   {
-    std::map<int, std::pair<std::string, std::string>> joined;
-    for (auto& [rank, out] : to_owner) joined[rank].first = out.take();
-    for (auto& [rank, out] : to_source) joined[rank].second = out.take();
+    std::map<int, std::array<std::string, 3>> joined;
+    for (auto& [rank, out] : to_owner) joined[rank][0] = out.take();
+    for (auto& [rank, out] : to_source) joined[rank][1] = out.take();
+    for (auto& [rank, out] : to_correction) joined[rank][2] = out.take();
     for (auto& [rank, texts] : joined) {
       ByteWriter out;
-      out.put(texts.first);
-      out.put(texts.second);
+      for (const std::string& t : texts) out.put(t);
       outgoing.push_back({rank, out.take()});
     }
   }
@@ -493,11 +539,14 @@ void DecomposedWorld::resolve_islands() {
     c.tangent_impulse = Vec3::Zero();
     c.rolling_impulse = Vec3::Zero();
   }
-  std::string grains_text, impulses_text;
+  std::string grains_text, impulses_text, corrections_text;
   for (const Message& m : received) {
     ByteReader in(m.bytes);
     in.get(grains_text);
     in.get(impulses_text);
+    in.get(corrections_text);
+    ByteReader cr(corrections_text);
+    while (!cr.done()) host_contributions_.push_back(read_contribution(cr));
     ByteReader g(grains_text);
     while (!g.done()) {
       const auto gid = g.get<std::int64_t>();
@@ -545,6 +594,56 @@ void DecomposedWorld::resolve_islands() {
         full_.add_net_node(static_cast<int>(gid_[l]), w.bodies.velocity[l], net_booking_.free);
 }
 
+namespace {
+
+/// correct_positions' contributions of a hosted island's contacts, as their detecting ranks
+/// would compute them after the results: the contacts as gathered (global ids, each part in its
+/// rank's order, so a pair's points are consecutive and numbered as there), a grain awake unless
+/// its island stayed asleep (one a moving grain joined woke whole), each to its grain's owner.
+/// Counts the penetrating contacts into `penetrating`.
+void project_hosted(const World& full, const WorldSettings& set,
+                    const std::vector<PartGrain>& island, const std::vector<Contact>& contacts,
+                    const std::vector<std::pair<int, int>>& origin, bool solved, int me,
+                    std::map<int, ByteWriter>& to_owner,
+                    std::vector<DecomposedWorld::Contribution>& mine, long& penetrating) {
+  // The host's own grains' contributions stay here, the others' go with the velocities.
+  auto send = [&](const PartGrain& g, const ContactOrderKey& key, int point, const Vec3& d,
+                  double wt) {
+    if (g.owner == me)
+      mine.push_back({g.gid, key, point, d, wt});
+    else
+      put_contribution(to_owner[g.owner], g.gid, key, point, d, wt);
+  };
+  const double kp = set.projection;
+  auto grain = [&](std::int64_t gid) -> const PartGrain* {
+    auto it = std::lower_bound(island.begin(), island.end(), gid,
+                               [](const PartGrain& pg, std::int64_t id) { return pg.gid < id; });
+    return it != island.end() && it->gid == gid ? &*it : nullptr;
+  };
+  int point = 0;
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const Contact& c = contacts[k];
+    const bool same_part = k > 0 && origin[k - 1].first == origin[k].first;
+    point = same_part && contacts[k - 1].a == c.a && contacts[k - 1].b == c.b ? point + 1 : 0;
+    const double depth = -c.gap - set.penetration_slop;
+    if (depth <= 0.0) continue;
+    const PartGrain* ga = grain(c.a);
+    const PartGrain* gb = grain(c.b);
+    const double ia = ga && solved ? ga->inv_mass : 0.0;
+    const double ib = gb && solved ? gb->inv_mass : 0.0;
+    if (ia + ib <= 0.0) continue;
+    ++penetrating;
+    const Vec3 d = kp * depth * c.normal;
+    const double wt = depth * depth;
+    const ContactOrderKey key{full.shapes.tested_apart(full.bodies.shape[c.b]), c.a, c.b};
+    // a - x and a + (-x) are the same bits: the owner only adds.
+    if (ia > 0.0) send(*ga, key, point, (wt * (ia / (ia + ib))) * d, wt);
+    if (ib > 0.0) send(*gb, key, point, -((wt * (ib / (ia + ib))) * d), wt);
+  }
+}
+
+}  // namespace
+
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.
 struct DecomposedWorld::HostScratch {
   std::vector<PartGrain> island;            // its grains, ascending by global id
@@ -556,7 +655,8 @@ struct DecomposedWorld::HostScratch {
 };
 
 void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWriter>& to_owner,
-                                   std::map<int, ByteWriter>& to_source) {
+                                   std::map<int, ByteWriter>& to_source,
+                                   std::map<int, ByteWriter>& to_correction) {
   // The island's grains ascending by global id and its contacts in the serial order (a stable
   // sort by the contact-order key: each pair's points came together, in order, from one rank),
   // then world/island_solve, the function the serial step calls.
@@ -687,6 +787,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
   } else {
     ++w.last_.sleeping_islands;
   }
+  if (contributions_hosted_)
+    project_hosted(full_, w.settings, island, contacts, origin, solve, t_.rank(), to_correction,
+                   host_contributions_, hosted_penetrating_);
   // Impulses to the ranks that detected the contacts, each part's in the order it came, and
   // the sleepers woken (the projection holds a sleeper in place).
   place.resize(serial.size());
@@ -709,31 +812,19 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
   }
 }
 
-void DecomposedWorld::correct_positions() {
-  // World::correct_positions over ranks: each contact's correction of each of its grains goes
-  // to the grain's owner, which sums a grain's corrections in the serial contact order (by the
-  // contact's order key, then by its place among its pair's points): the serial sums' bits.
+void DecomposedWorld::collect_contributions(std::vector<Contribution>& mine, long& penetrating) {
+  // Every contact's contributions from the rank that detected it, after the results (its
+  // grains' sleep flags as the hosts left them); those of other ranks' grains to their owners.
   World& w = local_;
   const double kp = w.settings.projection;
-  if (kp <= 0.0) return;
   const std::vector<Contact>& contacts = w.step_contacts_.contacts;
   std::map<int, ByteWriter> out;
-  std::vector<Contribution> mine;
   auto send = [&](int body, const Contribution& c) {
-    if (owned_[body]) {
+    if (owned_[body])
       mine.push_back(c);
-      return;
-    }
-    ByteWriter& o = out[owner_[body]];
-    o.put(c.gid);
-    o.put(static_cast<std::int8_t>(c.key.against_unbounded));
-    o.put(c.key.a);
-    o.put(c.key.b);
-    o.put(static_cast<std::int32_t>(c.point));
-    o.put(c.d);
-    o.put(c.weight);
+    else
+      put_contribution(out[owner_[body]], c.gid, c.key, c.point, c.d, c.weight);
   };
-  long penetrating = 0;
   int point = 0;
   for (std::size_t k = 0; k < contacts.size(); ++k) {
     const Contact& c = contacts[k];
@@ -755,18 +846,20 @@ void DecomposedWorld::correct_positions() {
   for (auto& [rank, o] : out) outgoing.push_back({rank, o.take()});
   for (const Message& m : t_.exchange(std::move(outgoing))) {
     ByteReader in(m.bytes);
-    while (!in.done()) {
-      Contribution c;
-      in.get(c.gid);
-      c.key.against_unbounded = in.get<std::int8_t>() != 0;
-      in.get(c.key.a);
-      in.get(c.key.b);
-      c.point = in.get<std::int32_t>();
-      in.get(c.d);
-      in.get(c.weight);
-      mine.push_back(c);
-    }
+    while (!in.done()) mine.push_back(read_contribution(in));
   }
+}
+
+void DecomposedWorld::correct_positions() {
+  // World::correct_positions over ranks: each contact's correction of each of its grains goes
+  // to the grain's owner, which sums a grain's corrections in the serial contact order (by the
+  // contact's order key, then by its place among its pair's points): the serial sums' bits.
+  World& w = local_;
+  const double kp = w.settings.projection;
+  if (kp <= 0.0) return;
+  std::vector<Contribution>& mine = host_contributions_;
+  long penetrating = hosted_penetrating_;
+  if (!contributions_hosted_) collect_contributions(mine, penetrating);
   std::sort(mine.begin(), mine.end());
   for (std::size_t k = 0; k < mine.size();) {
     Vec3 sum = Vec3::Zero();
@@ -868,7 +961,7 @@ void DecomposedWorld::book_ledger() {
                       &sleep_energy_};
   constexpr int kSums = sizeof(sums) / sizeof(sums[0]);
   std::vector<std::int64_t> buffer;
-  buffer.reserve(kSums * (ExactSum::kLimbs + 1) + 10 + 2 * kSolverCounts);
+  buffer.reserve(kSums * (ExactSum::kLimbs + 1) + 10 + 2 * kSolverCounts + 1);
   for (ExactSum* s : sums) {
     const auto limbs = s->limbs();
     buffer.insert(buffer.end(), limbs.begin(), limbs.end());
@@ -881,6 +974,7 @@ void DecomposedWorld::book_ledger() {
     buffer.push_back(v);
   put_counts(solver_sums_.counts, buffer);
   put_counts(resting_sums_.counts, buffer);
+  buffer.push_back(stop_flag_ && *stop_flag_ ? 1 : 0);
   t_.sum(std::span<std::int64_t>(buffer));
   const std::int64_t* at = buffer.data();
   for (ExactSum* s : sums) {
@@ -896,14 +990,30 @@ void DecomposedWorld::book_ledger() {
   at += 10;
   get_counts(at, solver_sums_.counts);
   get_counts(at + kSolverCounts, resting_sums_.counts);
-  st.max_penetration = t_.max(st.max_penetration);
-  st.largest_island = static_cast<long>(t_.max(static_cast<double>(st.largest_island)));
+  if (at[2 * kSolverCounts] > 0) stop_seen_ = true;
+  // The step's maxima in one reduction: the deepest contact, the largest island, the wall
+  // correction's rounds (the serial rounds run until no grain anywhere was corrected: as many
+  // as the rank that needed most, a rank's grains stopping where the serial grains stop), the
+  // speed that sets the halo of the exchange ending the step (the motion is done) and the
+  // sub-steps the next step needs at the spins it leaves (the last sub-step's count is read).
+  std::array<double, 6> most{
+      st.max_penetration,
+      static_cast<double>(st.largest_island),
+      static_cast<double>(st.wall_rounds),
+      static_cast<double>(st.wall_bound_reached),
+      owned_next_speed(),
+      static_cast<double>(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity))};
+  t_.max(std::span<double>(most));
+  next_substeps_ = most[5];
+  next_substeps_dt_ = w.settings.dt;
+  next_substeps_sweep_ = w.settings.substep_sweep;
+  st.max_penetration = most[0];
+  st.largest_island = static_cast<long>(most[1]);
   if (w.settings.resting == "wall-correction") {
-    // The serial rounds run until no grain anywhere was corrected: as many as the rank that
-    // needed most (a rank's grains stop where the serial grains stop).
-    st.wall_rounds = static_cast<long>(t_.max(static_cast<double>(st.wall_rounds)));
-    st.wall_bound_reached = static_cast<long>(t_.max(static_cast<double>(st.wall_bound_reached)));
+    st.wall_rounds = static_cast<long>(most[2]);
+    st.wall_bound_reached = static_cast<long>(most[3]);
   }
+  next_speed_ = most[4];
 
   // Booked in the serial step's order (World::apply_external_forces, resolve_islands,
   // correct_positions, damp_and_integrate, update_ledger).
@@ -938,13 +1048,19 @@ void DecomposedWorld::book_ledger() {
   }
 }
 
-double DecomposedWorld::halo() const {
+double DecomposedWorld::owned_next_speed() const {
   const World& w = local_;
   const double kick = w.settings.gravity.norm() * w.settings.dt;
   double speed = 0.0;
   for (int i = 0; i < w.bodies.count(); ++i)
     if (owned_[i]) speed = std::max(speed, next_speed(w.bodies, w.shapes, i, kick));
-  return halo_for(t_.max(speed));
+  return speed;
+}
+
+double DecomposedWorld::halo() {
+  const double speed = next_speed_ >= 0.0 ? next_speed_ : t_.max(owned_next_speed());
+  next_speed_ = -1.0;
+  return halo_for(speed);
 }
 
 void DecomposedWorld::exchange() {

@@ -9,6 +9,7 @@
 // the ledger's sums are exact, so a run gives the serial run's bits on any number of ranks.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -64,9 +65,20 @@ class DecomposedWorld {
   const DecomposedStats& stats() const { return stats_; }
   int owned_count() const { return static_cast<int>(grains_.owned.size()); }
   int ghost_count() const { return static_cast<int>(grains_.ghosts.size()); }
+  struct Contribution;  // a contact's position correction of one grain (correct_positions)
+
+  /// A rank's request to stop (a signal's flag, read at every step's ledger reduction, which
+  /// carries it to every rank: no reduction of its own).
+  void watch_stop(const volatile std::sig_atomic_t* flag) { stop_flag_ = flag; }
+  /// True on every rank alike when some rank's flag was set at a ledger reduction since the
+  /// last call (the run loop then stops after this step on every rank).
+  bool take_stop() {
+    const bool s = stop_seen_;
+    stop_seen_ = false;
+    return s;
+  }
 
  private:
-  struct Contribution;  // a contact's position correction of one grain
   void check_supported(const World& full) const;
   /// One sub-step of length local_.h_ (World::advance over ranks), ending with the exchange of
   /// grains. With `needed`, returns false (and the sub-steps the spin after the solve needs,
@@ -86,7 +98,10 @@ class DecomposedWorld {
   /// Solves one island gathered on this host and writes its results: velocities and motion to
   /// the grains' owners, impulses to the ranks that sent its contacts, in the order they came.
   void solve_hosted(const GatheredIsland& island, std::map<int, ByteWriter>& to_owner,
-                    std::map<int, ByteWriter>& to_source);
+                    std::map<int, ByteWriter>& to_source, std::map<int, ByteWriter>& to_correction);
+  /// The projection's contributions from the ranks that detected the contacts, to the grains'
+  /// owners (an exchange; without the resting pass), counting the penetrating contacts.
+  void collect_contributions(std::vector<Contribution>& mine, long& penetrating);
   void correct_positions();  // contributions to their owners, summed in the serial order
   /// Sleeping islands (World::update_sleep across ranks): the owners' rest times, each solved
   /// island's readiness on its host, the decision back to the owners.
@@ -97,7 +112,11 @@ class DecomposedWorld {
   /// grain's centre when the largest rank owns more than rebalance_imbalance times the mean,
   /// and the grains moved to their new owners (exchange).
   void rebalance();
-  double halo() const;  // [m] for the next step (collective)
+  /// [m] for the next step: collective, unless the step's ledger reduction carried the speed
+  /// (next_speed_), which it consumes.
+  double halo();
+  /// The fastest owned surface point's speed in the next step (no reduction).
+  double owned_next_speed() const;
   /// [m] The halo when `speed` bounds the fastest surface point's speed in the next step.
   double halo_for(double speed) const;
   /// The ledger, clock, totals and profiles (what a rank's world and the gathered world share).
@@ -107,6 +126,17 @@ class DecomposedWorld {
   Transport& t_;
   std::unique_ptr<HostScratch> host_;
   World local_;
+  /// [m/s] The largest next_speed over every rank, reduced with the step's maxima
+  /// (book_ledger) for the exchange that ends the step; negative when not known.
+  double next_speed_ = -1.0;
+  /// The sub-steps the next step needs, reduced with the step's maxima at the spins the step
+  /// leaves (its last book_ledger), the dt and substep_sweep it was counted with, and whether an
+  /// event changed the grains since (then the step frame counts again); negative: not known.
+  double next_substeps_ = -1.0;
+  double next_substeps_dt_ = 0.0, next_substeps_sweep_ = 0.0;
+  bool event_fired_ = false;
+  const volatile std::sig_atomic_t* stop_flag_ = nullptr;
+  bool stop_seen_ = false;
   std::vector<int> statics_;       // global ids of the bodies every rank holds
   std::vector<std::int64_t> gid_;  // per local body
   std::vector<int> owner_;         // per local body (statics: this rank)
@@ -128,6 +158,12 @@ class DecomposedWorld {
     std::vector<int> owners;  // ranks owning its grains
   };
   std::vector<Hosted> hosted_;
+  /// The position projection's contributions to the grains owned here, computed by the islands'
+  /// hosts and sent with the velocities (with the resting pass every contact is in an island);
+  /// whether they came that way this (sub-)step, and the penetrating contacts the hosts counted.
+  std::vector<Contribution> host_contributions_;
+  bool contributions_hosted_ = false;
+  long hosted_penetrating_ = 0;
   NetBooking net_booking_;  // this rank's part of the nets' ledger of the step
   long penetrating_ = 0;    // contacts detected here that the projection corrects, this step
   DecomposedStats stats_;

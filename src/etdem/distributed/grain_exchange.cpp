@@ -17,28 +17,6 @@ void put(ByteWriter& w, const GrainRecord& g) {
   w.put(g.state);
 }
 
-/// Records of the messages, in message order (sources ascending), with their source rank.
-std::vector<std::pair<GrainRecord, int>> read(const std::vector<Message>& messages) {
-  std::vector<std::pair<GrainRecord, int>> out;
-  for (const Message& m : messages) {
-    ByteReader r(m.bytes);
-    while (!r.done()) {
-      GrainRecord g;
-      g.gid = r.get<std::int64_t>();
-      r.get(g.position);
-      r.get(g.state);
-      out.emplace_back(std::move(g), m.peer);
-    }
-  }
-  return out;
-}
-
-std::vector<Message> to_messages(std::map<int, ByteWriter>& writers) {
-  std::vector<Message> out;
-  for (auto& [peer, w] : writers) out.push_back({peer, w.take()});
-  return out;
-}
-
 bool by_id(const GrainRecord& a, const GrainRecord& b) {
   return a.gid < b.gid;
 }
@@ -57,47 +35,73 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   const int me = transport.rank();
   GrainExchangeStats st;
 
-  // 1. Migration.
-  std::map<int, ByteWriter> leaving;
-  std::vector<GrainRecord> staying;
+  // One exchange: the rank that owns a grain now sends its record to the grain's new owner
+  // (the box holding its centre) and a copy to every other rank whose box lies within the halo:
+  // the decomposition is the same on every rank, so the old owner knows both. Each record is
+  // tagged with the rank that owns it from now on (a ghost's owner).
+  std::map<int, ByteWriter> out;
+  std::vector<GrainRecord> owned, ghosts;
+  std::vector<std::pair<std::int64_t, int>> ghost_of;  // (gid, owner) of the ghosts kept here
+  std::vector<int> ranks;
+  auto send = [&](int to, int owner, const GrainRecord& g) {
+    ByteWriter& w = out[to];
+    w.put(static_cast<std::int32_t>(owner));
+    put(w, g);
+  };
   for (GrainRecord& g : grains.owned) {
     if (!g.position.allFinite())
       throw std::invalid_argument("exchange_grains: grain " + std::to_string(g.gid) +
                                   " has a non-finite position");
     const int owner = decomposition.owner_of(g.position);
+    decomposition.ghost_ranks(g.position, halo, owner, ranks);
+    for (int r : ranks) {
+      ++st.ghosts_sent;
+      if (r == me) {
+        ghosts.push_back(g);
+        ghost_of.emplace_back(g.gid, owner);
+      } else {
+        send(r, owner, g);
+      }
+    }
     if (owner == me) {
-      staying.push_back(std::move(g));
+      owned.push_back(std::move(g));
     } else {
-      put(leaving[owner], g);
+      send(owner, owner, g);
       ++st.migrated_out;
     }
   }
-  for (auto& [g, from] : read(transport.exchange(to_messages(leaving)))) {
-    staying.push_back(std::move(g));
-    ++st.migrated_in;
-  }
-  std::sort(staying.begin(), staying.end(), by_id);
-  grains.owned = std::move(staying);
-
-  // 2. Ghosts, from the owners' records.
-  std::map<int, ByteWriter> copies;
-  std::vector<int> ranks;
-  for (const GrainRecord& g : grains.owned) {
-    decomposition.ghost_ranks(g.position, halo, me, ranks);
-    for (int r : ranks) {
-      put(copies[r], g);
-      ++st.ghosts_sent;
+  st.neighbours = static_cast<long>(out.size());
+  std::vector<Message> messages;
+  for (auto& [peer, w] : out) messages.push_back({peer, w.take()});
+  for (const Message& m : transport.exchange(std::move(messages))) {
+    ByteReader r(m.bytes);
+    while (!r.done()) {
+      const int owner = r.get<std::int32_t>();
+      GrainRecord g;
+      g.gid = r.get<std::int64_t>();
+      r.get(g.position);
+      r.get(g.state);
+      if (owner == me) {
+        owned.push_back(std::move(g));
+        ++st.migrated_in;
+      } else {
+        ghost_of.emplace_back(g.gid, owner);
+        ghosts.push_back(std::move(g));
+      }
     }
   }
-  st.neighbours = static_cast<long>(copies.size());
-  auto received = read(transport.exchange(to_messages(copies)));
-  std::sort(received.begin(), received.end(),
-            [](const auto& a, const auto& b) { return a.first.gid < b.first.gid; });
+  std::sort(owned.begin(), owned.end(), by_id);
+  grains.owned = std::move(owned);
+  // Ghosts ascending by id, each with its owner (a grain comes once: from its old owner).
+  std::vector<std::size_t> order(ghosts.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return ghosts[a].gid < ghosts[b].gid; });
   grains.ghosts.clear();
   grains.ghost_owner.clear();
-  for (auto& [g, from] : received) {
-    grains.ghosts.push_back(std::move(g));
-    grains.ghost_owner.push_back(from);
+  for (std::size_t k : order) {
+    grains.ghosts.push_back(std::move(ghosts[k]));
+    grains.ghost_owner.push_back(ghost_of[k].second);
   }
   st.ghosts_received = static_cast<long>(grains.ghosts.size());
   if (stats) *stats = st;

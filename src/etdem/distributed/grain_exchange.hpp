@@ -33,8 +33,9 @@ struct GrainExchangeStats {
   long neighbours = 0;  // distinct ranks this rank sent ghosts to
 };
 
-/// Collective. Sends every owned grain that `decomposition` gives to another rank there, then
-/// rebuilds every rank's ghosts from the owners' current records: afterwards rank r owns exactly
+/// Collective, one exchange. Sends every owned grain that `decomposition` gives to another rank
+/// there, and rebuilds every rank's ghosts from the same records (the rank that owned a grain
+/// sends the copies, for the owner the decomposition gives it now): afterwards rank r owns exactly
 /// the grains whose centre lies in box r and holds as ghosts exactly the other grains whose
 /// centre lies within `halo` of box r. Orders are by id, so the result does not depend on
 /// message timing. Throws std::invalid_argument for a negative or non-finite halo, a

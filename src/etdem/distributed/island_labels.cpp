@@ -108,11 +108,13 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
   std::map<int, std::vector<std::pair<int, std::int64_t>>> subscribers;
 
   // A label moves at least one hop of the graph of components (one per rank and local
-  // component, owners' singletons included) per round, so rounds <= their number + 1.
-  const long bound = transport.sum(components + static_cast<long>(ghosts.size())) + 2;
+  // component, owners' singletons included) per round, so rounds <= their number + 1. Their
+  // count travels with the first round's reduction (the bound, at least 2, is first needed
+  // before the second round).
+  long bound = -1;
   int rounds = 0;
   for (;;) {
-    if (rounds >= bound)
+    if (bound >= 0 && rounds >= bound)
       throw std::logic_error("label_islands: " + std::to_string(bound) +
                              " rounds without settling (inconsistent ghosts or owners)");
     ++rounds;
@@ -165,7 +167,14 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
                                " does not hold");
       changed += lower(it->second, l);
     });
-    if (transport.sum(changed) == 0) break;
+    if (rounds == 1) {
+      std::int64_t first[2] = {changed, components + static_cast<std::int64_t>(ghosts.size())};
+      transport.sum(std::span<std::int64_t>(first));
+      bound = first[1] + 2;
+      if (first[0] == 0) break;
+    } else if (transport.sum(changed) == 0) {
+      break;
+    }
   }
 
   std::vector<IslandLabel> out(n);

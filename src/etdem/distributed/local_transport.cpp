@@ -17,12 +17,14 @@ struct RankLeft : std::runtime_error {
 
 /// What the threads share: a mailbox per rank, a slot per rank for sums, and a barrier.
 struct Shared {
-  explicit Shared(int n) : inbox(n), slots(n, 0), vectors(n), reals(n, 0.0), sync(n) {}
+  explicit Shared(int n)
+      : inbox(n), slots(n, 0), vectors(n), reals(n, 0.0), real_vectors(n), sync(n) {}
   std::mutex mutex;
   std::vector<std::vector<Message>> inbox;  // per destination; peer = source
   std::vector<long> slots;
   std::vector<std::vector<std::int64_t>> vectors;  // per rank, for element-wise sums
   std::vector<double> reals;
+  std::vector<std::vector<double>> real_vectors;  // per rank, for element-wise maxima
   std::barrier<> sync;
   bool failed = false;  // a rank threw; read and written under the mutex
 };
@@ -77,6 +79,21 @@ class LocalTransport final : public Transport {
         total += v[k];
       }
       values[k] = total;
+    }
+    wait();
+  }
+
+  void do_max(std::span<double> values) override {
+    shared_.real_vectors[rank_].assign(values.begin(), values.end());
+    wait();
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      double best = values[k];
+      for (const auto& v : shared_.real_vectors) {
+        if (v.size() != values.size())
+          throw std::invalid_argument("max: lengths differ between ranks");
+        best = std::max(best, v[k]);
+      }
+      values[k] = best;
     }
     wait();
   }

@@ -61,6 +61,12 @@ class Transport {
     ++counters_.reductions;
     return do_max(value);
   }
+  /// Element-wise maxima over all ranks, in place (the same on every rank): several maxima of a
+  /// step in one reduction.
+  void max(std::span<double> values) {
+    ++counters_.reductions;
+    do_max(values);
+  }
   /// The exact sum of every rank's partial sum (through the limbs: no rounding, no order), the
   /// same bits on every rank and for any number of ranks.
   ExactSum sum(const ExactSum& partial) {
@@ -78,6 +84,7 @@ class Transport {
   virtual long do_sum(long value) = 0;
   virtual void do_sum(std::span<std::int64_t> values) = 0;
   virtual double do_max(double value) = 0;
+  virtual void do_max(std::span<double> values) = 0;
 
  private:
   TransportCounters counters_;

@@ -171,16 +171,24 @@ class Stepper {
   void sync(bool checkpoint = false) {
     if (split_) split_->gather(world_, checkpoint);
   }
-  /// Collective: true on every rank when any rank was asked to stop.
-  bool stop(bool here) { return t_ ? t_->sum(here ? 1L : 0L) > 0 : here; }
+  /// A split run reads `flag` at every step's ledger reduction (DecomposedWorld::watch_stop).
+  void watch_stop(const volatile std::sig_atomic_t* flag) {
+    if (split_) split_->watch_stop(flag);
+  }
+  /// Collective: true on every rank when any rank was asked to stop. A split run learnt it from
+  /// the step's own reduction (a flag set after it is seen after the next step).
+  bool stop(bool here) {
+    if (split_) return split_->take_stop();
+    return t_ ? t_->sum(here ? 1L : 0L) > 0 : here;
+  }
   /// What the split moved, summed over the ranks (the scaling model's inputs, bench/); collective.
   nlohmann::json ranks_summary() {
     if (!split_) return nullptr;
     const distributed::DecomposedStats& st = split_->stats();
     const distributed::TransportCounters& tc = t_->counters();
-    std::int64_t sums[] = {st.owned,        st.ghosts,    st.islands_hosted, st.islands_spanning,
-                           st.migrated,     tc.exchanges, tc.messages,       tc.bytes,
-                           st.label_rounds, st.rebalances};
+    std::int64_t sums[] = {st.owned,        st.ghosts,     st.islands_hosted, st.islands_spanning,
+                           st.migrated,     tc.exchanges,  tc.messages,       tc.bytes,
+                           st.label_rounds, st.rebalances, tc.reductions};
     t_->sum(std::span<std::int64_t>(sums));
     return {{"count", t_->size()},
             {"owned_grain_steps", sums[0]},
@@ -192,7 +200,8 @@ class Stepper {
             {"messages", sums[6]},
             {"bytes", sums[7]},
             {"label_rounds_per_rank", sums[8] / t_->size()},
-            {"rebalances", sums[9] / t_->size()}};
+            {"rebalances", sums[9] / t_->size()},
+            {"reductions_per_rank", sums[10] / t_->size()}};
   }
 
  private:
@@ -290,6 +299,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& options) {
     if (vtk) vtk->write_frame(world);
   }
   Stepper stepper(world, transport, sc.file);
+  stepper.watch_stop(options.stop);
   // net_NAME.csv per net; a resumed run keeps the rows up to the checkpoint.
   std::optional<NetCsvWriter> nets;
   if (root) {

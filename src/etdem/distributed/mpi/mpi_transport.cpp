@@ -132,6 +132,14 @@ void MpiTransport::do_sum(std::span<std::int64_t> values) {
         "MPI_Allreduce");
 }
 
+void MpiTransport::do_max(std::span<double> values) {
+  if (values.size() > static_cast<std::size_t>(INT_MAX))
+    throw std::length_error("max: too many values");
+  check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE,
+                      MPI_MAX, comm_),
+        "MPI_Allreduce");
+}
+
 double MpiTransport::do_max(double value) {
   double best = 0;
   check(MPI_Allreduce(&value, &best, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");

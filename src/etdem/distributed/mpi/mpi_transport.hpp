@@ -40,6 +40,7 @@ class MpiTransport final : public Transport {
   long do_sum(long value) override;
   void do_sum(std::span<std::int64_t> values) override;
   double do_max(double value) override;
+  void do_max(std::span<double> values) override;
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
