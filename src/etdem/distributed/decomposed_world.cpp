@@ -545,8 +545,14 @@ void DecomposedWorld::resolve_islands() {
     in.get(grains_text);
     in.get(impulses_text);
     in.get(corrections_text);
-    ByteReader cr(corrections_text);
-    while (!cr.done()) host_contributions_.push_back(read_contribution(cr));
+    ByteReader cr(corrections_text);  // project_hosted's sums of grains owned here
+    while (!cr.done()) {
+      Contribution c;
+      cr.get(c.gid);
+      cr.get(c.d);
+      cr.get(c.weight);
+      host_contributions_.push_back(c);
+    }
     ByteReader g(grains_text);
     while (!g.done()) {
       const auto gid = g.get<std::int64_t>();
@@ -596,49 +602,50 @@ void DecomposedWorld::resolve_islands() {
 
 namespace {
 
-/// correct_positions' contributions of a hosted island's contacts, as their detecting ranks
-/// would compute them after the results: the contacts as gathered (global ids, each part in its
-/// rank's order, so a pair's points are consecutive and numbered as there), a grain awake unless
-/// its island stayed asleep (one a moving grain joined woke whole), each to its grain's owner.
-/// Counts the penetrating contacts into `penetrating`.
-void project_hosted(const World& full, const WorldSettings& set,
-                    const std::vector<PartGrain>& island, const std::vector<Contact>& contacts,
-                    const std::vector<std::pair<int, int>>& origin, bool solved, int me,
+/// correct_positions' sums for a hosted island's grains, as their owners would form them from
+/// the detecting ranks' contributions after the results: a grain is awake unless its island
+/// stayed asleep (one a moving grain joined woke whole), and every contact of a grain is in its
+/// island, so walking `serial` (the island's contacts in the serial order, island-local ids, -1
+/// for a wall) adds each grain's contributions in the serial order. Each grain's owner gets one
+/// record of its sums (it adds them to zero: the same bits); the host keeps its own grains'.
+/// Counts the penetrating contacts into `penetrating`; `sum` and `weight` are scratch.
+void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& island,
+                    const std::vector<Contact>& serial, bool solved, int me,
                     std::map<int, ByteWriter>& to_owner,
-                    std::vector<DecomposedWorld::Contribution>& mine, long& penetrating) {
-  // The host's own grains' contributions stay here, the others' go with the velocities.
-  auto send = [&](const PartGrain& g, const ContactOrderKey& key, int point, const Vec3& d,
-                  double wt) {
-    if (g.owner == me)
-      mine.push_back({g.gid, key, point, d, wt});
-    else
-      put_contribution(to_owner[g.owner], g.gid, key, point, d, wt);
-  };
+                    std::vector<DecomposedWorld::Contribution>& mine, std::vector<Vec3>& sum,
+                    std::vector<double>& weight, long& penetrating) {
+  if (!solved) return;  // an island asleep is held where it fell asleep
   const double kp = set.projection;
-  auto grain = [&](std::int64_t gid) -> const PartGrain* {
-    auto it = std::lower_bound(island.begin(), island.end(), gid,
-                               [](const PartGrain& pg, std::int64_t id) { return pg.gid < id; });
-    return it != island.end() && it->gid == gid ? &*it : nullptr;
-  };
-  int point = 0;
-  for (std::size_t k = 0; k < contacts.size(); ++k) {
-    const Contact& c = contacts[k];
-    const bool same_part = k > 0 && origin[k - 1].first == origin[k].first;
-    point = same_part && contacts[k - 1].a == c.a && contacts[k - 1].b == c.b ? point + 1 : 0;
+  sum.assign(island.size(), Vec3::Zero());
+  weight.assign(island.size(), 0.0);
+  for (const Contact& c : serial) {
     const double depth = -c.gap - set.penetration_slop;
     if (depth <= 0.0) continue;
-    const PartGrain* ga = grain(c.a);
-    const PartGrain* gb = grain(c.b);
-    const double ia = ga && solved ? ga->inv_mass : 0.0;
-    const double ib = gb && solved ? gb->inv_mass : 0.0;
+    const double ia = c.a >= 0 ? island[c.a].inv_mass : 0.0;
+    const double ib = c.b >= 0 ? island[c.b].inv_mass : 0.0;
     if (ia + ib <= 0.0) continue;
     ++penetrating;
     const Vec3 d = kp * depth * c.normal;
     const double wt = depth * depth;
-    const ContactOrderKey key{full.shapes.tested_apart(full.bodies.shape[c.b]), c.a, c.b};
-    // a - x and a + (-x) are the same bits: the owner only adds.
-    if (ia > 0.0) send(*ga, key, point, (wt * (ia / (ia + ib))) * d, wt);
-    if (ib > 0.0) send(*gb, key, point, -((wt * (ib / (ia + ib))) * d), wt);
+    if (ia > 0.0) {
+      sum[c.a] += (wt * (ia / (ia + ib))) * d;
+      weight[c.a] += wt;
+    }
+    if (ib > 0.0) {
+      sum[c.b] -= (wt * (ib / (ia + ib))) * d;
+      weight[c.b] += wt;
+    }
+  }
+  for (std::size_t k = 0; k < island.size(); ++k) {
+    if (!(weight[k] > 0.0)) continue;  // nothing, or a weight that underflowed: nothing moves
+    if (island[k].owner == me) {
+      mine.push_back({island[k].gid, {}, 0, sum[k], weight[k]});
+    } else {
+      ByteWriter& o = to_owner[island[k].owner];  // a grain's sums: no key, no point
+      o.put(island[k].gid);
+      o.put(sum[k]);
+      o.put(weight[k]);
+    }
   }
 }
 
@@ -652,6 +659,8 @@ struct DecomposedWorld::HostScratch {
   std::vector<int> order, place;            // serial place -> gathered, and back
   IslandArrays bodies;                      // the island's grains, ascending by global id
   std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
+  std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
+  std::vector<double> weight;
 };
 
 void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWriter>& to_owner,
@@ -788,8 +797,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
     ++w.last_.sleeping_islands;
   }
   if (contributions_hosted_)
-    project_hosted(full_, w.settings, island, contacts, origin, solve, t_.rank(), to_correction,
-                   host_contributions_, hosted_penetrating_);
+    project_hosted(w.settings, island, serial, solve, t_.rank(), to_correction, host_contributions_,
+                   h.sum, h.weight, hosted_penetrating_);
   // Impulses to the ranks that detected the contacts, each part's in the order it came, and
   // the sleepers woken (the projection holds a sleeper in place).
   place.resize(serial.size());
