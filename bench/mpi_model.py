@@ -73,7 +73,9 @@ def model(N, P, prof, alpha, beta, sweeps, contacts_per_grain, rounds, neighbour
     # Work every design shares: phases per grain over owned + ghosts (ghosts see broad/narrow).
     t_local = local * n + (prof["broad"] + prof["narrow"]) * g
     t_ghost = (neighbours * alpha + g * GHOST_B / beta) if P > 1 else 0.0
-    t_ledger = 8 * red
+    # The step's reductions besides the label rounds: the ledger's sum (with the stop flag) and
+    # one element-wise max (deepest contact, largest island, halo speed, next sub-steps).
+    t_ledger = 2 * red
     contacts = contacts_per_grain * N
     out = {}
     # paper: gather all contact lists to rank 0, its graph, distribute, solve on one host,
