@@ -88,11 +88,7 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
   }
   auto lower = [&](int body, const IslandLabel& label) {
     IslandLabel& c = comp[find(parent, body)];
-    if (label.root < c.root) {
-      c = label;
-      return true;
-    }
-    return false;
+    if (label.root < c.root) c = label;
   };
 
   // 2. Rounds along shared bodies. Ghost holders report to owners; owners answer every rank
@@ -118,7 +114,6 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
       throw std::logic_error("label_islands: " + std::to_string(bound) +
                              " rounds without settling (inconsistent ghosts or owners)");
     ++rounds;
-    long changed = 0;
     // 2a. ghost -> owner
     Outbox up;
     for (int g : ghosts) {
@@ -146,7 +141,7 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
         touched[body] = 1;
         comp[body] = {gid, me};
       }
-      changed += lower(body, l);
+      lower(body, l);
     });
     // 2b. owner -> ghost holders
     Outbox down;
@@ -165,14 +160,25 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
         throw std::logic_error("label_islands: an owner answered about body " +
                                std::to_string(gid) + ", which rank " + std::to_string(me) +
                                " does not hold");
-      changed += lower(it->second, l);
+      lower(it->second, l);
+      reported[it->second] = l.root;  // what the owner knows now: no need to report it back
     });
+    // 2c. Would the next round send anything? A ghost whose label is not what its owner knows,
+    //     an owned body whose label is below what a holder was last told. When no rank would,
+    //     the next round is empty, so nothing can change: the labels are final (every shared
+    //     body then carries the same label on its owner and on every holder).
+    long pending = 0;
+    for (int g : ghosts) pending += comp[find(parent, g)].root != reported[g];
+    for (auto& [body, subs] : subscribers) {
+      const std::int64_t root = comp[find(parent, body)].root;
+      for (const auto& sub : subs) pending += root < sub.second;
+    }
     if (rounds == 1) {
-      std::int64_t first[2] = {changed, components + static_cast<std::int64_t>(ghosts.size())};
+      std::int64_t first[2] = {pending, components + static_cast<std::int64_t>(ghosts.size())};
       transport.sum(std::span<std::int64_t>(first));
       bound = first[1] + 2;
       if (first[0] == 0) break;
-    } else if (transport.sum(changed) == 0) {
+    } else if (transport.sum(pending) == 0) {
       break;
     }
   }
