@@ -17,6 +17,7 @@
 #include "etdem/core/byte_stream.hpp"
 #include "etdem/distributed/island_gather.hpp"
 #include "etdem/distributed/island_labels.hpp"
+#include "etdem/world/projection.hpp"
 
 namespace etdem::distributed {
 namespace {
@@ -619,21 +620,18 @@ void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& isla
   sum.assign(island.size(), Vec3::Zero());
   weight.assign(island.size(), 0.0);
   for (const Contact& c : serial) {
-    const double depth = -c.gap - set.penetration_slop;
-    if (depth <= 0.0) continue;
     const double ia = c.a >= 0 ? island[c.a].inv_mass : 0.0;
     const double ib = c.b >= 0 ? island[c.b].inv_mass : 0.0;
-    if (ia + ib <= 0.0) continue;
+    const ProjectionShare s = projection_share(c.gap, c.normal, ia, ib, kp, set.penetration_slop);
+    if (!s.moves) continue;
     ++penetrating;
-    const Vec3 d = kp * depth * c.normal;
-    const double wt = depth * depth;
     if (ia > 0.0) {
-      sum[c.a] += (wt * (ia / (ia + ib))) * d;
-      weight[c.a] += wt;
+      sum[c.a] += s.to_a;
+      weight[c.a] += s.weight;
     }
     if (ib > 0.0) {
-      sum[c.b] -= (wt * (ib / (ia + ib))) * d;
-      weight[c.b] += wt;
+      sum[c.b] -= s.to_b;
+      weight[c.b] += s.weight;
     }
   }
   for (std::size_t k = 0; k < island.size(); ++k) {
@@ -838,18 +836,16 @@ void DecomposedWorld::collect_contributions(std::vector<Contribution>& mine, lon
   for (std::size_t k = 0; k < contacts.size(); ++k) {
     const Contact& c = contacts[k];
     point = k > 0 && contacts[k - 1].a == c.a && contacts[k - 1].b == c.b ? point + 1 : 0;
-    const double depth = -c.gap - w.settings.penetration_slop;
-    if (depth <= 0.0) continue;
     const double ia = w.bodies.is_awake(c.a) ? w.bodies.inv_mass[c.a] : 0.0;
     const double ib = w.bodies.is_awake(c.b) ? w.bodies.inv_mass[c.b] : 0.0;
-    if (ia + ib <= 0.0) continue;
+    const ProjectionShare s =
+        projection_share(c.gap, c.normal, ia, ib, kp, w.settings.penetration_slop);
+    if (!s.moves) continue;
     ++penetrating;
-    const Vec3 d = kp * depth * c.normal;
-    const double wt = depth * depth;
     const ContactOrderKey key{w.shapes.tested_apart(w.bodies.shape[c.b]), gid_[c.a], gid_[c.b]};
     // a - x and a + (-x) are the same bits: the owner only adds.
-    if (ia > 0.0) send(c.a, {gid_[c.a], key, point, (wt * (ia / (ia + ib))) * d, wt});
-    if (ib > 0.0) send(c.b, {gid_[c.b], key, point, -((wt * (ib / (ia + ib))) * d), wt});
+    if (ia > 0.0) send(c.a, {gid_[c.a], key, point, s.to_a, s.weight});
+    if (ib > 0.0) send(c.b, {gid_[c.b], key, point, -s.to_b, s.weight});
   }
   std::vector<Message> outgoing;
   for (auto& [rank, o] : out) outgoing.push_back({rank, o.take()});

@@ -13,6 +13,7 @@
 
 #include "etdem/core/parallel.hpp"
 #include "etdem/solvers/resting.hpp"
+#include "etdem/world/projection.hpp"
 
 namespace etdem {
 namespace {
@@ -474,21 +475,19 @@ void World::correct_positions(const std::vector<Contact>& contacts) {
   correction_weight_.assign(bodies.count(), 0.0);
   bool any = false;
   for (const Contact& c : contacts) {
-    const double depth = -c.gap - settings.penetration_slop;
-    if (depth <= 0.0) continue;
     // A sleeping body is held where it fell asleep (its island was not solved).
     const double ia = bodies.is_awake(c.a) ? bodies.inv_mass[c.a] : 0.0;
     const double ib = bodies.is_awake(c.b) ? bodies.inv_mass[c.b] : 0.0;
-    if (ia + ib <= 0.0) continue;
-    const Vec3 d = kp * depth * c.normal;
-    const double w = depth * depth;
+    const ProjectionShare s =
+        projection_share(c.gap, c.normal, ia, ib, kp, settings.penetration_slop);
+    if (!s.moves) continue;
     if (ia > 0.0) {
-      correction_[c.a] += (w * (ia / (ia + ib))) * d;
-      correction_weight_[c.a] += w;
+      correction_[c.a] += s.to_a;
+      correction_weight_[c.a] += s.weight;
     }
     if (ib > 0.0) {
-      correction_[c.b] -= (w * (ib / (ia + ib))) * d;
-      correction_weight_[c.b] += w;
+      correction_[c.b] -= s.to_b;
+      correction_weight_[c.b] += s.weight;
     }
     any = true;
   }
