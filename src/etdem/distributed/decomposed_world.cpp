@@ -515,7 +515,7 @@ void DecomposedWorld::resolve_islands() {
   std::map<int, ByteWriter> to_owner, to_source, to_correction;  // by destination rank
   contributions_hosted_ = w.resting_ && w.settings.projection > 0.0;
   hosted_penetrating_ = 0;
-  host_contributions_.clear();
+  hosted_sums_.clear();
   w.island_solve_.prepare(omp_get_max_threads());
   for (const GatheredIsland& g : hosted) solve_hosted(g, to_owner, to_source, to_correction);
   std::vector<Message> outgoing;
@@ -552,7 +552,7 @@ void DecomposedWorld::resolve_islands() {
       cr.get(c.gid);
       cr.get(c.d);
       cr.get(c.weight);
-      host_contributions_.push_back(c);
+      hosted_sums_.push_back(c);
     }
     ByteReader g(grains_text);
     while (!g.done()) {
@@ -603,19 +603,16 @@ void DecomposedWorld::resolve_islands() {
 
 namespace {
 
-/// correct_positions' sums for a hosted island's grains, as their owners would form them from
-/// the detecting ranks' contributions after the results: a grain is awake unless its island
-/// stayed asleep (one a moving grain joined woke whole), and every contact of a grain is in its
-/// island, so walking `serial` (the island's contacts in the serial order, island-local ids, -1
-/// for a wall) adds each grain's contributions in the serial order. Each grain's owner gets one
-/// record of its sums (it adds them to zero: the same bits); the host keeps its own grains'.
-/// Counts the penetrating contacts into `penetrating`; `sum` and `weight` are scratch.
+/// correct_positions' sums for the grains of a solved hosted island (all awake: one a moving
+/// grain joined woke whole). Every contact of a grain is in its island, so walking `serial` (the
+/// island's contacts in the serial order, island-local ids, -1 for a wall) adds each grain's
+/// shares in the order World::correct_positions adds them, from zero: its bits. Each grain's
+/// owner gets one record of its sums; the host keeps its own grains'. Counts the penetrating
+/// contacts into `penetrating`; `sum` and `weight` are scratch.
 void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& island,
-                    const std::vector<Contact>& serial, bool solved, int me,
-                    std::map<int, ByteWriter>& to_owner,
+                    const std::vector<Contact>& serial, int me, std::map<int, ByteWriter>& to_owner,
                     std::vector<DecomposedWorld::Contribution>& mine, std::vector<Vec3>& sum,
                     std::vector<double>& weight, long& penetrating) {
-  if (!solved) return;  // an island asleep is held where it fell asleep
   const double kp = set.projection;
   sum.assign(island.size(), Vec3::Zero());
   weight.assign(island.size(), 0.0);
@@ -794,9 +791,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
   } else {
     ++w.last_.sleeping_islands;
   }
-  if (contributions_hosted_)
-    project_hosted(w.settings, island, serial, solve, t_.rank(), to_correction, host_contributions_,
-                   h.sum, h.weight, hosted_penetrating_);
+  if (contributions_hosted_ && solve)  // an island left asleep is held where it fell asleep
+    project_hosted(w.settings, island, serial, t_.rank(), to_correction, hosted_sums_, h.sum,
+                   h.weight, hosted_penetrating_);
   // Impulses to the ranks that detected the contacts, each part's in the order it came, and
   // the sleepers woken (the projection holds a sleeper in place).
   place.resize(serial.size());
@@ -856,15 +853,27 @@ void DecomposedWorld::collect_contributions(std::vector<Contribution>& mine, lon
 }
 
 void DecomposedWorld::correct_positions() {
-  // World::correct_positions over ranks: each contact's correction of each of its grains goes
-  // to the grain's owner, which sums a grain's corrections in the serial contact order (by the
-  // contact's order key, then by its place among its pair's points): the serial sums' bits.
+  // World::correct_positions over ranks: a grain moves by its corrections' weighted mean, summed
+  // in the serial contact order (by the contact's order key, then by its place among its pair's
+  // points): the serial sums' bits.
   World& w = local_;
-  const double kp = w.settings.projection;
-  if (kp <= 0.0) return;
-  std::vector<Contribution>& mine = host_contributions_;
-  long penetrating = hosted_penetrating_;
-  if (!contributions_hosted_) collect_contributions(mine, penetrating);
+  if (w.settings.projection <= 0.0) return;
+  auto move = [&](std::int64_t gid, const Vec3& sum, double weight) {
+    if (!(weight > 0.0)) return;  // a weight that underflowed moves nothing
+    const int l = local_of_[gid];
+    const Vec3 dx = sum / weight;
+    w.bodies.position[l] += dx;
+    correction_work_ += w.bodies.mass[l] * w.settings.gravity.dot(dx);
+  };
+  // Whether any contact anywhere penetrated decides whether the serial step books the work.
+  if (contributions_hosted_) {  // the hosts summed them: one record per grain owned here
+    for (const Contribution& c : hosted_sums_) move(c.gid, c.d, c.weight);
+    penetrating_ = hosted_penetrating_;
+    return;
+  }
+  std::vector<Contribution> mine;
+  long penetrating = 0;
+  collect_contributions(mine, penetrating);
   std::sort(mine.begin(), mine.end());
   for (std::size_t k = 0; k < mine.size();) {
     Vec3 sum = Vec3::Zero();
@@ -874,13 +883,8 @@ void DecomposedWorld::correct_positions() {
       sum += mine[k].d;
       weight += mine[k].weight;
     }
-    if (!(weight > 0.0)) continue;
-    const int l = local_of_[gid];
-    const Vec3 dx = sum / weight;
-    w.bodies.position[l] += dx;
-    correction_work_ += w.bodies.mass[l] * w.settings.gravity.dot(dx);
+    move(gid, sum, weight);
   }
-  // Whether any contact anywhere penetrated decides whether the serial step books the work.
   penetrating_ = penetrating;
 }
 

@@ -158,10 +158,11 @@ class DecomposedWorld {
     std::vector<int> owners;  // ranks owning its grains
   };
   std::vector<Hosted> hosted_;
-  /// The position projection's contributions to the grains owned here, computed by the islands'
-  /// hosts and sent with the velocities (with the resting pass every contact is in an island);
-  /// whether they came that way this (sub-)step, and the penetrating contacts the hosts counted.
-  std::vector<Contribution> host_contributions_;
+  /// The position projection's sums of the grains owned here (a Contribution per grain, key and
+  /// point unused), formed by the islands' hosts and sent with the velocities (with the resting
+  /// pass every contact is in an island); whether they came that way this (sub-)step, and the
+  /// penetrating contacts the hosts counted.
+  std::vector<Contribution> hosted_sums_;
   bool contributions_hosted_ = false;
   long hosted_penetrating_ = 0;
   NetBooking net_booking_;  // this rank's part of the nets' ledger of the step

@@ -41,7 +41,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   // tagged with the rank that owns it from now on (a ghost's owner).
   std::map<int, ByteWriter> out;
   std::vector<GrainRecord> owned, ghosts;
-  std::vector<std::pair<std::int64_t, int>> ghost_of;  // (gid, owner) of the ghosts kept here
+  std::vector<int> ghost_owner;  // per ghost received or kept: the rank that owns it
   std::vector<int> ranks;
   auto send = [&](int to, int owner, const GrainRecord& g) {
     ByteWriter& w = out[to];
@@ -58,7 +58,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
       ++st.ghosts_sent;
       if (r == me) {
         ghosts.push_back(g);
-        ghost_of.emplace_back(g.gid, owner);
+        ghost_owner.push_back(owner);
       } else {
         send(r, owner, g);
       }
@@ -85,8 +85,8 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
         owned.push_back(std::move(g));
         ++st.migrated_in;
       } else {
-        ghost_of.emplace_back(g.gid, owner);
         ghosts.push_back(std::move(g));
+        ghost_owner.push_back(owner);
       }
     }
   }
@@ -101,7 +101,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   grains.ghost_owner.clear();
   for (std::size_t k : order) {
     grains.ghosts.push_back(std::move(ghosts[k]));
-    grains.ghost_owner.push_back(ghost_of[k].second);
+    grains.ghost_owner.push_back(ghost_owner[k]);
   }
   st.ghosts_received = static_cast<long>(grains.ghosts.size());
   if (stats) *stats = st;

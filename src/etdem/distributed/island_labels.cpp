@@ -105,8 +105,8 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
 
   // A label moves at least one hop of the graph of components (one per rank and local
   // component, owners' singletons included) per round, so rounds <= their number + 1. Their
-  // count travels with the first round's reduction (the bound, at least 2, is first needed
-  // before the second round).
+  // count travels with each round's reduction (the bound, at least 2, is first needed before
+  // the second round).
   long bound = -1;
   int rounds = 0;
   for (;;) {
@@ -173,14 +173,10 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
       const std::int64_t root = comp[find(parent, body)].root;
       for (const auto& sub : subs) pending += root < sub.second;
     }
-    if (rounds == 1) {
-      std::int64_t first[2] = {pending, components + static_cast<std::int64_t>(ghosts.size())};
-      transport.sum(std::span<std::int64_t>(first));
-      bound = first[1] + 2;
-      if (first[0] == 0) break;
-    } else if (transport.sum(pending) == 0) {
-      break;
-    }
+    std::int64_t totals[2] = {pending, components + static_cast<std::int64_t>(ghosts.size())};
+    transport.sum(std::span<std::int64_t>(totals));
+    bound = totals[1] + 2;
+    if (totals[0] == 0) break;
   }
 
   std::vector<IslandLabel> out(n);

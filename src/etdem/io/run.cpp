@@ -175,12 +175,9 @@ class Stepper {
   void watch_stop(const volatile std::sig_atomic_t* flag) {
     if (split_) split_->watch_stop(flag);
   }
-  /// Collective: true on every rank when any rank was asked to stop. A split run learnt it from
-  /// the step's own reduction (a flag set after it is seen after the next step).
-  bool stop(bool here) {
-    if (split_) return split_->take_stop();
-    return t_ ? t_->sum(here ? 1L : 0L) > 0 : here;
-  }
+  /// True on every rank when any rank was asked to stop. A split run learnt it from the step's
+  /// own reduction (a flag set after it is seen after the next step).
+  bool stop(bool here) { return split_ ? split_->take_stop() : here; }
   /// What the split moved, summed over the ranks (the scaling model's inputs, bench/); collective.
   nlohmann::json ranks_summary() {
     if (!split_) return nullptr;
