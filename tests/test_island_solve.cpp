@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include <omp.h>
+
 #include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/world/island_solve.hpp"
@@ -115,6 +117,114 @@ TEST(IslandSolve, ImpulsesReturnToTheirOwnContactsWhateverTheSerialOrder) {
   // The impact lost energy (e = 0.5), none was created.
   EXPECT_GT(ra.stats.dissipated_restitution, 0.0);
   EXPECT_GE(ra.resting_stats.dissipated_restitution + ra.resting_stats.dissipated_friction, -1e-12);
+}
+
+/// n pairs of spheres in one island, far apart: pair k is spheres 2k (above) and 2k + 1, closing
+/// head-on along z at its own speed, with a sideways slip and its own restitution; mu = 0.3.
+struct Pairs : TwoSpheres {
+  std::vector<Contact> contacts;
+  explicit Pairs(int n) : TwoSpheres(2 * n) {
+    for (int k = 0; k < n; ++k) {
+      const int a = 2 * k, b = 2 * k + 1;
+      x[a] = Vec3(1.0 * k, 0, 0.2 + 1e-4);
+      x[b] = Vec3(1.0 * k, 0, 0);
+      v[a] = Vec3(0.2 * (k % 5), 0, -(1.0 + k % 7));
+      v[b] = Vec3(0, 0, 0.1 * (k % 3));
+      Contact c = make_contact(a, b, Vec3(1.0 * k, 0, 0.10005), Vec3::UnitZ(), 1e-4, x[a], x[b],
+                               0.5 + 0.5 * (k % 2));
+      c.friction = 0.3;
+      contacts.push_back(c);
+    }
+  }
+};
+
+TEST(IslandSolve, EachCollisionGroupGivesTheBitsOfItsPairSolvedAloneOnAnyNumberOfThreads) {
+  // The island's collisions share no body from one pair to the next: each pair is its own
+  // collision group (world/collision_groups.hpp), solved alone; with 200 groups they run on
+  // every thread. Velocities, spins and energies must be the bits of each pair solved as an
+  // island of its own, on one thread and on two.
+  const int n = 200;
+  const double h = 1e-3;
+  auto solve = [&](Pairs& p, std::span<Contact> cs, int threads) {
+    omp_set_num_threads(threads);
+    EtmSolver etm(EtmSettings{});
+    etm.prepare(threads);
+    IslandSolve unit;
+    unit.prepare(threads);
+    const IslandSolution r =
+        unit.solve(IslandSolveSettings{h, Vec3::Zero(), 0.0}, etm, nullptr, p.state(), cs, 0);
+    omp_set_num_threads(1);
+    return r;
+  };
+  SolverStats alone;
+  Pairs ref(n);
+  for (int k = 0; k < n; ++k) {
+    Pairs one(1);
+    for (int s = 0; s < 2; ++s) {
+      one.x[s] = ref.x[2 * k + s];
+      one.v[s] = ref.v[2 * k + s];
+    }
+    one.contacts[0] = ref.contacts[k];
+    one.contacts[0].a = 0;
+    one.contacts[0].b = 1;
+    const IslandSolution r = solve(one, one.contacts, 1);
+    EXPECT_EQ(r.groups, 1);
+    alone.add(r.stats);
+    for (int s = 0; s < 2; ++s) {
+      ref.v[2 * k + s] = one.v[s];
+      ref.w[2 * k + s] = one.w[s];
+    }
+  }
+  EXPECT_GT(alone.dissipated_restitution, 0.0);  // e < 1 in half the pairs
+  EXPECT_GT(alone.dissipated_friction, 0.0);     // every pair slips
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(testing::Message() << threads << " threads");
+    Pairs all(n);
+    const IslandSolution r = solve(all, all.contacts, threads);
+    EXPECT_EQ(r.collisions, n);
+    EXPECT_EQ(r.groups, n);
+    for (int s = 0; s < 2 * n; ++s) {
+      EXPECT_EQ(all.v[s], ref.v[s]) << "sphere " << s;
+      EXPECT_EQ(all.w[s], ref.w[s]) << "sphere " << s;
+    }
+    EXPECT_EQ(r.stats.dissipated_restitution, alone.dissipated_restitution);
+    EXPECT_EQ(r.stats.dissipated_friction, alone.dissipated_friction);
+    EXPECT_EQ(r.stats.iterations, alone.iterations);
+  }
+}
+
+TEST(IslandSolve, ASlowImpactBesideAFastOneIsResolvedToItsOwnTolerance) {
+  // Two elastic head-on impacts of equal spheres (e = 1, mu = 0) in one island: one closing at
+  // 100 m/s, one at 5 mm/s. ETM stops at u_n >= -1e-4 times the fastest approach it is given.
+  // Given both at once, that is 1 cm/s and the slow pair would pass through unresolved; as
+  // separate collision groups each pair swaps its velocities (to its own tolerance) and the
+  // energy is kept.
+  Pairs p(2);
+  p.v[0] = Vec3(0, 0, -100.0);
+  p.v[1] = Vec3::Zero();
+  p.v[2] = Vec3(0, 0, -0.005);
+  p.v[3] = Vec3::Zero();
+  for (Contact& c : p.contacts) {
+    c.restitution = 1.0;
+    c.friction = 0.0;
+    c.gap = 0.0;  // touching: the slow pair closes within the step too
+  }
+  double before = 0.0;
+  for (int s = 0; s < 4; ++s) before += 0.5 * p.v[s].squaredNorm();
+  EtmSolver etm(EtmSettings{});
+  etm.prepare(1);
+  IslandSolve unit;
+  unit.prepare(1);
+  const IslandSolution r = unit.solve(IslandSolveSettings{1e-3, Vec3::Zero(), 0.0}, etm, nullptr,
+                                      p.state(), p.contacts, 0);
+  EXPECT_EQ(r.groups, 2);
+  EXPECT_NEAR(p.v[0].z(), 0.0, 1e-4 * 100.0);
+  EXPECT_NEAR(p.v[1].z(), -100.0, 1e-4 * 100.0);
+  EXPECT_NEAR(p.v[2].z(), 0.0, 1e-4 * 0.005);  // swapped, not passed through
+  EXPECT_NEAR(p.v[3].z(), -0.005, 1e-4 * 0.005);
+  double after = 0.0;
+  for (int s = 0; s < 4; ++s) after += 0.5 * p.v[s].squaredNorm();
+  EXPECT_NEAR(after, before, 1e-12 * before);
 }
 
 }  // namespace

@@ -128,17 +128,17 @@ void add_etm_guards(std::vector<Sim>& out, F sub) {
       [sub](Scenario & s) -> auto& { return sub(s).max_rounds; }));
   out.push_back(field<Scenario>(
       "max_iterations", "", at_least(1),
-      "cap on impulses per island and step (a guard, counted)", [sub](Scenario & s) -> auto& {
-        return sub(s).max_iterations;
-      }));
+      "cap on impulses per collision group and step (a guard, counted)",
+      [sub](Scenario & s) -> auto& { return sub(s).max_iterations; }));
   out.push_back(field<Scenario>(
       "velocity_tolerance", "1", at_least(0),
-      "a contact stops approaching at u_n >= -tol, tol relative to the island's largest initial "
+      "a contact stops approaching at u_n >= -tol, tol relative to the collision group's largest "
+      "initial "
       "approach speed",
       [sub](Scenario & s) -> auto& { return sub(s).velocity_tolerance; }));
   out.push_back(field<Scenario>(
       "energy_tolerance", "1", at_least(0),
-      "elastic energy below this fraction of the island's peak is truncated",
+      "elastic energy below this fraction of the collision group's peak is truncated",
       [sub](Scenario & s) -> auto& { return sub(s).energy_tolerance; }));
 }
 
@@ -311,14 +311,14 @@ std::vector<Sim> sqm_keys() {
   std::vector<Sim> v;
   v.push_back(field<Scenario>(
       "velocity_tolerance", "1", at_least(0),
-      "a contact stops approaching at u_n >= -tol, tol relative to the island's largest initial "
+      "a contact stops approaching at u_n >= -tol, tol relative to the collision group's largest "
+      "initial "
       "approach speed",
       [q](Scenario & s) -> auto& { return q(s).velocity_tolerance; }));
   v.push_back(field<Scenario>(
       "max_iterations", "", at_least(1),
-      "cap on impulses per island and step (a guard, counted)", [q](Scenario & s) -> auto& {
-        return q(s).max_iterations;
-      }));
+      "cap on impulses per collision group and step (a guard, counted)",
+      [q](Scenario & s) -> auto& { return q(s).max_iterations; }));
   return v;
 }
 
@@ -343,7 +343,7 @@ std::vector<Sim> smm_keys() {
   v.push_back(field<Scenario>(
       "tolerance", "1", half_open(0, 1),
       "relative tolerance of the active-set and stick-slip tests: velocities relative to the "
-      "island's fastest approach, impulses relative to its largest normal impulse",
+      "collision group's fastest approach, impulses relative to its largest normal impulse",
       [m](Scenario & s) -> auto& { return m(s).tolerance; }));
   return v;
 }
@@ -369,13 +369,12 @@ std::vector<Sim> lzb_keys() {
       }));
   v.push_back(field<Scenario>(
       "max_steps", "", at_least(1),
-      "cap on impulse steps per island and step (a guard, counted)", [l](Scenario & s) -> auto& {
-        return l(s).max_steps;
-      }));
+      "cap on impulse steps per collision group and step (a guard, counted)",
+      [l](Scenario & s) -> auto& { return l(s).max_steps; }));
   v.push_back(field<Scenario>(
       "velocity_tolerance", "1", half_open(0, 1),
       "a contact with no stored energy takes part only while it approaches faster than this "
-      "times the island's fastest initial approach",
+      "times the collision group's fastest initial approach",
       [l](Scenario & s) -> auto& { return l(s).velocity_tolerance; }));
   return v;
 }
@@ -385,12 +384,14 @@ std::vector<Sim> jolt_keys() {
   std::vector<Sim> v;
   v.push_back(field<Scenario>(
       "max_sweeps", "", closed(1, 1e9),
-      "sweeps over the island's contacts per step, until none approaches; 1 = the appendix's "
+      "sweeps over the collision group's contacts per step, until none approaches; 1 = the "
+      "appendix's "
       "single pass. Reaching it with a contact still approaching is a guard, counted",
       [j](Scenario & s) -> auto& { return j(s).max_sweeps; }));
   v.push_back(field<Scenario>(
       "velocity_tolerance", "1", at_least(0),
-      "a contact stops approaching at u_n >= -tol, tol relative to the island's largest initial "
+      "a contact stops approaching at u_n >= -tol, tol relative to the collision group's largest "
+      "initial "
       "approach speed",
       [j](Scenario & s) -> auto& { return j(s).velocity_tolerance; }));
   return v;

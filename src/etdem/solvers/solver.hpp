@@ -129,14 +129,15 @@ struct SolverSums {
 struct EtmSettings {
   int lambda = 30;       // velocity increments per collision, Eq. 62 (paper: "lambda = 30")
   int max_rounds = 300;  // round guard after which restitution is set to zero (§6)
-  long max_iterations = 50'000'000;  // cap on impulses per island per step (never reached in
+  long max_iterations = 50'000'000;  // cap on impulses per call per step (never reached in
                                      // normal use; counted as a guard when it fires)
   /// A contact with u_n >= -tol no longer approaches, tol = velocity_tolerance times the largest
-  /// initial approach speed of the island (2024 §3.3: "a threshold value is chosen to truncate
+  /// initial approach speed of the contacts the solver is given: in a world, one collision group
+  /// (world/collision_groups.hpp) (2024 §3.3: "a threshold value is chosen to truncate
   /// small values"). 1e-4 at the g dt = 0.016 m/s of a resting pile leaves 1.6e-6 m/s, a
   /// penetration of 3e-9 m per step at dt = 1/600 s.
   double velocity_tolerance = 1e-4;
-  double energy_tolerance = 1e-12;  // relative to the island's peak elastic energy
+  double energy_tolerance = 1e-12;  // relative to the group's peak elastic energy
 
   bool operator==(const EtmSettings&) const = default;
 };

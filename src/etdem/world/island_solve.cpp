@@ -37,6 +37,7 @@ void book_resting_kick(const IslandSolveSettings& set, const Vec3& momentum_chan
 
 void IslandSolve::prepare(int threads) {
   if (static_cast<int>(scratch_.size()) < threads) scratch_.resize(threads);
+  for (Scratch& s : scratch_) s.groups.prepare(threads);
 }
 
 IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver,
@@ -126,7 +127,10 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
         !resting && v_rest > 0.0 &&
         std::none_of(state.toi, state.toi + view.count, [](double t) { return t > 0.0; });
     const Vec3 momentum_before = held ? island_momentum(view) : Vec3::Zero();
-    out.stats = solver.resolve(collisions, view, thread);
+    // The collisions fall apart into groups that share no body: each is its own problem
+    // (world/collision_groups.hpp).
+    out.stats = sc.groups.resolve(solver, collisions, view, thread);
+    out.groups = sc.groups.groups();
     out.stats.net_dissipation();
     if (held) book_resting_kick(set, island_momentum(view) - momentum_before, out.stats);
     for (int s = 0; s < view.count; ++s)

@@ -12,6 +12,7 @@
 #include "etdem/collision/contact.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/world/collision_groups.hpp"
 
 namespace etdem {
 
@@ -27,6 +28,7 @@ struct IslandSolveSettings {
 /// What one island contributes to the step beyond its velocities and impulses.
 struct IslandSolution {
   int collisions = 0;         // contacts that went to the collision solver
+  int groups = 0;             // the groups they formed (world/collision_groups.hpp)
   double kick = 0.0;          // [J] kinetic energy the gravity split moved (booked as integration)
   SolverStats stats;          // collision solver
   SolverStats resting_stats;  // resting pass
@@ -81,6 +83,7 @@ class IslandSolve {
                                     // the collisions of an island the pass sweeps by blocks)
     std::vector<int> source;        // per solve-order contact: its index in the serial order
     std::vector<double> un;         // per serial contact: normal velocity before the solve [m/s]
+    CollisionGroups groups;         // the collisions' groups, solved one by one
   };
   std::vector<Scratch> scratch_;
 };
