@@ -196,13 +196,15 @@ int main(int argc, char** argv) try {
   for (int k = 0; k < etdem::StepProfile::kPhases; ++k)
     std::fprintf(stderr, " %s=%.3f", etdem::StepProfile::kNames[k], prof.seconds[k]);
   std::fprintf(stderr,
-               " resting_iterations=%ld resting_bound=%ld approaching_left=%ld pair_list_builds=%ld"
+               " resting_iterations=%ld resting_bound=%ld approaching_left=%ld "
+               "pair_list_builds=%ld pair_list_updates=%ld"
                " sleeping_island_steps=%ld islands_fell_asleep=%ld islands_woken=%ld speed_max=%.3g"
                " speed_mean=%.3g deepest_m=%.3g approaching_last_step=%ld peak_rss_mb=%.1f\n",
                tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
-               tot.pair_list_builds, tot.sleeping_islands, tot.islands_fell_asleep,
-               tot.islands_woken, speed_max, speed_sum / static_cast<double>(grains.size()),
-               deepest, world.last_step().resting.approaching_left, peak_rss_mb());
+               tot.pair_list_builds, tot.pair_list_updates, tot.sleeping_islands,
+               tot.islands_fell_asleep, tot.islands_woken, speed_max,
+               speed_sum / static_cast<double>(grains.size()), deepest,
+               world.last_step().resting.approaching_left, peak_rss_mb());
   resting_probe_bench::report();
   return 0;
 } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 // it nor makes its memory grow with the distance.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <limits>
 #include <random>
 
@@ -101,6 +102,80 @@ TEST(PairList, SelectsExactlyTheOverlappingPairsWhileBoxesMove) {
   EXPECT_TRUE(list.covers(boxes, ids));
   boxes[7].min.x() = std::numeric_limits<double>::quiet_NaN();
   EXPECT_FALSE(list.covers(boxes, ids));
+}
+
+// Boxes outside their reach get new reach boxes and their pairs found again through the last
+// build's grid (PairList::update), the others' pairs kept: after every update the list must be
+// what a rebuild from the same reach boxes gives, pair for pair and in order, and the step's
+// pairs those of brute force. Most boxes jiggle; a few jump (a grain falling past its reach),
+// now and then one jumps across the scene (beyond what the grid answers) or goes NaN.
+TEST(PairList, UpdatesGiveTheRebuildsPairsInOrder) {
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> jiggle(0.0, 2e-5);
+  std::uniform_int_distribution<int> pick(0, 1499);
+  std::uniform_real_distribution<double> jump(-4e-3, 4e-3), anywhere(0.0, 0.25);
+  std::vector<Aabb> boxes = random_boxes(1500, 0.25, 5);
+  std::vector<int> ids(boxes.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) ids[k] = 2 * static_cast<int>(k);
+  auto as_ids = [&](std::vector<std::pair<int, int>> slot_pairs) {
+    for (auto& [i, j] : slot_pairs) i = ids[i], j = ids[j];
+    return slot_pairs;
+  };
+  auto grow = [](const Aabb& x) { return Aabb{x.min.array() - 1e-3, x.max.array() + 1e-3}; };
+  BroadPhase bp, fresh_bp;
+  PairList list, fresh;
+  std::vector<std::pair<int, int>> pairs;
+  const int steps = 200;
+  long moved_slots = 0;
+  for (int step = 0; step < steps; ++step) {
+    for (Aabb& b : boxes) {
+      const Vec3 d(jiggle(rng), jiggle(rng), jiggle(rng));
+      b = {b.min + d, b.max + d};
+    }
+    for (int j = 0; j < 3; ++j) {  // a few jumps out of the reach
+      Aabb& b = boxes[pick(rng)];
+      const Vec3 d(jump(rng), jump(rng), jump(rng));
+      b = {b.min + d, b.max + d};
+    }
+    if (step % 50 == 25) {  // one box across the scene
+      Aabb& b = boxes[pick(rng)];
+      const Vec3 d = Vec3(anywhere(rng), anywhere(rng), anywhere(rng)) - b.min;
+      b = {b.min + d, b.max + d};
+    }
+    const bool nan = step == 120;
+    const Aabb kept = boxes[9];
+    if (nan) boxes[9].min.y() = std::numeric_limits<double>::quiet_NaN();
+    bool updated = false;
+    if (list.ids == ids) {
+      const std::vector<int> moved = list.outside(boxes);
+      if (moved.empty()) continue;
+      std::vector<Aabb> grown;
+      for (const int k : moved) grown.push_back(grow(boxes[k]));
+      updated = list.update(bp, moved, grown);
+      if (updated) moved_slots += static_cast<long>(moved.size());
+    }
+    if (!updated) {
+      std::vector<Aabb> reach(boxes);
+      for (Aabb& x : reach) x = grow(x);
+      list.rebuild(bp, reach, ids);
+    }
+    if (nan) {
+      EXPECT_FALSE(updated) << "a NaN box is not updated, the list is rebuilt";
+      boxes[9] = kept;
+      list.clear();
+      continue;
+    }
+    fresh.rebuild(fresh_bp, list.reach, ids);
+    ASSERT_EQ(list.pairs, fresh.pairs) << "step " << step;
+    list.select(boxes, pairs);
+    ASSERT_EQ(pairs, as_ids(brute_force(boxes))) << "step " << step;
+  }
+  // Updates did most of the work; the builds are the first, the NaN's, the one after it and
+  // those forced by boxes across the scene or too many displaced reach boxes.
+  EXPECT_GT(list.updates, steps / 2);
+  EXPECT_GT(moved_slots, list.updates);
+  EXPECT_LT(list.builds, steps / 10);
+  std::printf("%ld updates (%ld slots), %ld builds\n", list.updates, moved_slots, list.builds);
 }
 
 }  // namespace

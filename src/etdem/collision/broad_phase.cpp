@@ -12,8 +12,8 @@ namespace {
 constexpr std::int64_t kBias = 1 << 20;  // cell coordinates in [-2^20, 2^20)
 
 std::uint64_t cell_key(std::int64_t x, std::int64_t y, std::int64_t z) {
-  return (static_cast<std::uint64_t>(x + kBias) << 42) | (static_cast<std::uint64_t>(y + kBias) << 21) |
-         static_cast<std::uint64_t>(z + kBias);
+  return (static_cast<std::uint64_t>(x + kBias) << 42) |
+         (static_cast<std::uint64_t>(y + kBias) << 21) | static_cast<std::uint64_t>(z + kBias);
 }
 
 }  // namespace
@@ -21,6 +21,8 @@ std::uint64_t cell_key(std::int64_t x, std::int64_t y, std::int64_t z) {
 void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<int>& ids,
                             std::vector<std::pair<int, int>>& pairs) {
   pairs.clear();
+  ++generation_;
+  valid_ = false;
   const int n = static_cast<int>(boxes.size());
   if (n < 2) return;
   // Boxes more than twice the median extent (walls, blocks) go to a brute-force list, so a few
@@ -40,7 +42,7 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
   large_.clear();
   // Grid origin: the median of the boxes' min corners (per axis), so one far body cannot push
   // every other box out of the coordinate range.
-  Vec3 lo;
+  Vec3& lo = lo_;
   for (int axis = 0; axis < 3; ++axis) {
     for (int k = 0; k < n; ++k) sorted_[k] = boxes[k].min[axis];
     std::nth_element(sorted_.begin(), sorted_.begin() + n / 2, sorted_.end());
@@ -74,7 +76,8 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
 
   // Where the occupied cells fill a compact block (a pile, a pour), cells are numbered densely
   // and found by index; otherwise by binary search in the sorted keys.
-  Eigen::Matrix<std::int64_t, 3, 1> cmin, cmax;
+  Eigen::Matrix<std::int64_t, 3, 1>& cmin = cmin_;
+  Eigen::Matrix<std::int64_t, 3, 1> cmax;
   cmin.setConstant(std::numeric_limits<std::int64_t>::max());
   cmax.setConstant(std::numeric_limits<std::int64_t>::min());
   for (int k = 0; k < n; ++k)
@@ -83,8 +86,10 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
       cmin = cmin.cwiseMin(c);
       cmax = cmax.cwiseMax(c);
     }
-  const Eigen::Matrix<std::int64_t, 3, 1> dims = (cmax - cmin).array() + 1;  // a value, not an expression
-  const bool dense = !keys_.empty() && dims.prod() <= 8 * static_cast<std::int64_t>(n) + 4096;
+  dims_ = (cmax - cmin).array() + 1;
+  const Eigen::Matrix<std::int64_t, 3, 1>& dims = dims_;
+  dense_ = !keys_.empty() && dims.prod() <= 8 * static_cast<std::int64_t>(n) + 4096;
+  const bool dense = dense_;
   if (dense) {
     const std::int64_t cells = dims.prod();
     cell_start_.assign(cells + 1, 0);
@@ -100,8 +105,8 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
   const int threads = omp_get_max_threads();
   per_thread_.resize(threads);
   for (auto& v : per_thread_) v.clear();
-  // Small scenes stay on one thread: a parallel region costs more than it saves there, and much
-  // more when several processes share the cores.
+    // Small scenes stay on one thread: a parallel region costs more than it saves there, and much
+    // more when several processes share the cores.
 #pragma omp parallel num_threads(threads) if (n > 512)
   {
     auto& out = per_thread_[omp_get_thread_num()];
@@ -150,11 +155,50 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
       if (boxes[a].overlaps(boxes[k]))
         pairs.push_back({std::min(ids[a], ids[k]), std::max(ids[a], ids[k])});
     }
+  valid_ = true;
   // Canonical order, independent of thread count and of the grid's cell order.
   if (!large_.empty() || !std::is_sorted(pairs.begin(), pairs.end())) {
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   }
+}
+
+bool BroadPhase::candidates(const Aabb& box, std::vector<int>& out) const {
+  // Boxes of the grid are no larger than a cell and keyed by their min corner: one overlapping
+  // `box` has its min corner within [box.min - cell, box.max] on every axis.
+  if (!valid_) return false;
+  const double limit = static_cast<double>(kBias - 2);
+  std::int64_t from[3], to[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    const double a = (box.min[axis] - lo_[axis]) / cell_, b = (box.max[axis] - lo_[axis]) / cell_;
+    if (!(std::abs(a) < limit && std::abs(b) < limit)) return false;  // NaN too
+    from[axis] = static_cast<std::int64_t>(std::floor(a)) - 1;
+    to[axis] = static_cast<std::int64_t>(std::floor(b));
+    if (to[axis] - from[axis] > kQueryCells) return false;
+  }
+  if (dense_) {
+    for (int axis = 0; axis < 3; ++axis) {
+      from[axis] = std::max<std::int64_t>(from[axis] - cmin_[axis], 0);
+      to[axis] = std::min<std::int64_t>(to[axis] - cmin_[axis], dims_[axis] - 1);
+    }
+    for (std::int64_t x = from[0]; x <= to[0]; ++x)
+      for (std::int64_t y = from[1]; y <= to[1]; ++y) {
+        if (from[2] > to[2]) continue;
+        const std::int64_t column = (x * dims_.y() + y) * dims_.z();
+        for (std::int64_t j = cell_start_[column + from[2]]; j < cell_start_[column + to[2] + 1];
+             ++j)
+          out.push_back(cell_items_[j]);
+      }
+  } else {
+    for (std::int64_t x = from[0]; x <= to[0]; ++x)
+      for (std::int64_t y = from[1]; y <= to[1]; ++y) {
+        const std::uint64_t first = cell_key(x, y, from[2]), last = cell_key(x, y, to[2]);
+        auto it = std::lower_bound(keys_.begin(), keys_.end(), std::make_pair(first, -1));
+        for (; it != keys_.end() && it->first <= last; ++it) out.push_back(it->second);
+      }
+  }
+  out.insert(out.end(), large_.begin(), large_.end());
+  return true;
 }
 
 }  // namespace etdem

@@ -29,14 +29,30 @@ class BroadPhase {
 
   double cell_size() const { return cell_; }
 
+  /// After find_pairs: appends to `out` the slot k of every box of that call that may overlap
+  /// `box` (a superset: the boxes in the grid cells the box can reach, and every box kept out
+  /// of the grid), in no set order. Returns false, appending nothing, when the box lies outside
+  /// the grid's range or would span more than kQueryCells cells along an axis (the caller then
+  /// builds afresh).
+  bool candidates(const Aabb& box, std::vector<int>& out) const;
+  static constexpr std::int64_t kQueryCells = 4;
+  /// Calls of find_pairs so far: the grid candidates() reads is that of the last one.
+  long generation() const { return generation_; }
+
  private:
   double cell_ = 0.0;
+  long generation_ = 0;
+  bool valid_ = false;  // the last find_pairs built a grid (it had at least two boxes)
+  // The grid of the last find_pairs: origin, and in the dense numbering its lowest cell and size.
+  Vec3 lo_{0, 0, 0};
+  bool dense_ = false;
+  Eigen::Matrix<std::int64_t, 3, 1> cmin_{0, 0, 0}, dims_{0, 0, 0};
   std::vector<std::pair<std::uint64_t, int>> keys_;  // (cell key, slot), sorted
-  std::vector<int> large_;                          // slots of boxes larger than a cell
-  std::vector<double> extent_, sorted_;             // per box: largest side [m]
-  std::vector<char> in_grid_;                       // per box: 1 when in the grid
-  std::vector<std::int64_t> cell_start_;            // dense numbering: first item of each cell
-  std::vector<int> cell_items_;                     // dense numbering: boxes by cell
+  std::vector<int> large_;                           // slots of boxes larger than a cell
+  std::vector<double> extent_, sorted_;              // per box: largest side [m]
+  std::vector<char> in_grid_;                        // per box: 1 when in the grid
+  std::vector<std::int64_t> cell_start_;             // dense numbering: first item of each cell
+  std::vector<int> cell_items_;                      // dense numbering: boxes by cell
   std::vector<std::vector<std::pair<int, int>>> per_thread_;
 };
 

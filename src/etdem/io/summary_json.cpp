@@ -79,7 +79,8 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                   {"per_step_mean", t.islands * per_step},
                   {"largest_island", t.largest_island}};
   j["broad_phase"] = {{"pair_list_builds", t.pair_list_builds},
-                      {"steps_reusing_pairs", t.steps - t.pair_list_builds}};
+                      {"pair_list_updates", t.pair_list_updates},
+                      {"steps_reusing_pairs", t.steps - t.pair_list_builds - t.pair_list_updates}};
   // Steps split because a grain turned fast (WorldSettings::substep_sweep).
   j["substeps"] = {{"split_steps", t.split_steps},
                    {"substeps", t.substeps},

@@ -105,6 +105,7 @@ struct RunTotals {
   double max_penetration = 0.0;                                        // [m] over the run
   long wall_corrections = 0, wall_rounds = 0, wall_bound_reached = 0;  // wall-correction
   long pair_list_builds = 0;       // steps whose broad phase rebuilt the kept pairs (PairList)
+  long pair_list_updates = 0;      // steps that found only some bodies' pairs again (PairList)
   long split_steps = 0;            // steps split into sub-steps (a grain turning fast)
   long substeps = 0;               // sub-steps taken by those steps
   long substep_bound_reached = 0;  // steps whose split was capped at max_substeps
