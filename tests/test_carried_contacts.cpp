@@ -45,7 +45,9 @@ TEST(CarriedContacts, AWorldGivenBackEveryBodysCarriedContactsStepsAsBefore) {
   long multi_point_pairs = 0;
   for (std::size_t k = 1; k < serial.size(); ++k)
     multi_point_pairs += serial[k].a == serial[k - 1].a && serial[k].b == serial[k - 1].b;
-  EXPECT_GE(multi_point_pairs, 3) << "the boxes' manifolds are in the list";
+  // Boxes touching boxes: pairs of several points, whose order among themselves the records
+  // must keep (2 at 0.25 s; the boxes' points on spheres are one per pair).
+  EXPECT_GE(multi_point_pairs, 2) << "the boxes' manifolds are in the list";
 
   // Each body's carried contacts as a record; the records gathered in a shuffled body order.
   std::vector<int> order(static_cast<std::size_t>(w.bodies.count()));

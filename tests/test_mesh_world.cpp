@@ -23,7 +23,7 @@ struct PileResult {
 
 /// 64 spheres of radius 1 cm thrown into a 0.1 x 0.1 m container, 2.1 s; the container is five
 /// planes, or an open-top box mesh read from an STL file with its normals inward.
-PileResult pour(bool mesh) {
+PileResult pour(bool mesh, unsigned seed = 7) {
   test::TestWorld t(0.3, 0.5);
   t.world.settings.gravity = Vec3(0, 0, -9.81);
   const Vec3 lo(0, 0, 0), hi(0.1, 0.1, 0.4);
@@ -39,7 +39,7 @@ PileResult pour(bool mesh) {
     t.add_container(lo, hi);
   }
   const double r = 0.01;
-  test::fill_spheres(t, 4, 4, 4, r, 0.025, Vec3(0, 0, 0.005), 0.0, 7, 0.3);
+  test::fill_spheres(t, 4, 4, 4, r, 0.025, Vec3(0, 0, 0.005), 0.0, seed, 0.3);
   t.world.initialize();
   t.simulate(2.0);
   PileResult out;
@@ -65,19 +65,28 @@ PileResult pour(bool mesh) {
 }
 
 TEST(MeshWorld, SpheresPouredIntoAnStlContainerSettleAsInThePlaneContainer) {
-  const PileResult planes = pour(false);
-  const PileResult mesh = pour(true);
-  std::printf("planes: mean z %.5f m, penetration %.2e m, speed %.2e m/s, escaped %d\n",
-              planes.mean_z, planes.max_penetration, planes.worst_speed, planes.escaped);
-  std::printf("mesh:   mean z %.5f m, penetration %.2e m, speed %.2e m/s, escaped %d\n",
-              mesh.mean_z, mesh.max_penetration, mesh.worst_speed, mesh.escaped);
-  EXPECT_EQ(mesh.escaped, 0);
-  EXPECT_EQ(planes.escaped, 0);
-  EXPECT_LT(mesh.max_penetration, 0.02 * 0.02);  // 2 % of the diameter
-  EXPECT_LT(mesh.worst_speed, 0.05);             // at rest (g dt = 0.016 m/s)
+  // Three fills each. The container is five diameters wide, so 64 spheres settle in layers of a
+  // few discrete arrangements (square or nested, 2 or 1.4 cm apart): one pile's mean height
+  // moves by about a millimetre with its arrangement, the mean of three by less.
+  double planes_z = 0.0, mesh_z = 0.0;
+  for (const unsigned seed : {7u, 8u, 9u}) {
+    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    const PileResult planes = pour(false, seed);
+    const PileResult mesh = pour(true, seed);
+    std::printf("seed %u planes: mean z %.5f m, penetration %.2e m, speed %.2e m/s, escaped %d\n",
+                seed, planes.mean_z, planes.max_penetration, planes.worst_speed, planes.escaped);
+    std::printf("seed %u mesh:   mean z %.5f m, penetration %.2e m, speed %.2e m/s, escaped %d\n",
+                seed, mesh.mean_z, mesh.max_penetration, mesh.worst_speed, mesh.escaped);
+    EXPECT_EQ(mesh.escaped, 0);
+    EXPECT_EQ(planes.escaped, 0);
+    EXPECT_LT(mesh.max_penetration, 0.02 * 0.02);  // 2 % of the diameter
+    EXPECT_LT(mesh.worst_speed, 0.05);             // at rest (g dt = 0.016 m/s)
+    EXPECT_LT(std::abs(mesh.residual), 1e-9 * mesh.initial);
+    planes_z += planes.mean_z / 3.0;
+    mesh_z += mesh.mean_z / 3.0;
+  }
   // The same pile height within a tenth of a radius.
-  EXPECT_NEAR(mesh.mean_z, planes.mean_z, 0.001);
-  EXPECT_LT(std::abs(mesh.residual), 1e-9 * mesh.initial);
+  EXPECT_NEAR(mesh_z, planes_z, 0.001);
 }
 
 // V6 on a mesh: the incline is a 12 x 4 grid of triangle pairs, so the block crosses many

@@ -48,6 +48,21 @@ double World::speed_bound(int i) const {
          bodies.angular_velocity[i].norm() * shapes.bounding_radius[bodies.shape[i]];
 }
 
+double World::closing_speed_bound(int a, int b) const {
+  // Two surface points of a and b close at most at |v_a - v_b| + |w_a| R_a + |w_b| R_b: the
+  // motion the two share (grains falling or flowing together, and the step's gravity kick)
+  // brings neither nearer the other.
+  auto velocity = [&](int i) -> Vec3 {
+    return bodies.is_dynamic(i) ? Vec3(bodies.velocity[i]) : Vec3::Zero();
+  };
+  auto spin = [&](int i) {
+    return bodies.is_dynamic(i)
+               ? bodies.angular_velocity[i].norm() * shapes.bounding_radius[bodies.shape[i]]
+               : 0.0;
+  };
+  return (velocity(a) - velocity(b)).norm() + spin(a) + spin(b);
+}
+
 void World::find_pairs(StepBodies& out) {
   const double dt = h_;
   boxes_.clear();
@@ -184,7 +199,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       if (reuse_sleeping(a, b, list)) continue;
       // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow
       // phase's strict `gap < margin` from dropping them when nothing moves.
-      const double margin = (sb.speed[a] + sb.speed[b]) * dt +
+      const double margin = closing_speed_bound(a, b) * dt +
                             (skin + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
                                                        shapes.bounding_radius[bodies.shape[b]]);
       collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),

@@ -305,6 +305,7 @@ class World {
 
   Aabb reach_box(int i, const Aabb& box) const;     // [m] where body i's boxes may go (PairList)
   double speed_bound(int i) const;                  // [m/s] fastest surface point of body i
+  double closing_speed_bound(int a, int b) const;   // [m/s] fastest approach of their surfaces
   Vec3 displacement(int i, const Motion& m) const;  // [m] position change of the step
   /// u = u_A - u_B at a contact (global body ids; static bodies do not move).
   Vec3 contact_velocity(const Contact& c, const std::vector<char>& dynamic) const;
