@@ -88,24 +88,24 @@ void World::find_pairs(StepBodies& out) {
     box_ids_.push_back(i);
   }
   // The kept pairs give exactly the grid's pairs while every box stays in its reach
-  // (collision/pair_list.hpp); otherwise the reach boxes are grown anew and the list rebuilt.
-  // A few boxes outside their reach grow new reach boxes and find their pairs again through
-  // the grid of the last build (PairList::update): the same pairs as a rebuild.
-  const bool same_bodies = pair_list_.ids == box_ids_;
-  const std::vector<int>& moved = same_bodies ? pair_list_.outside(boxes_) : box_ids_;
-  if (!same_bodies || !moved.empty()) {
-    bool updated = false;
-    if (same_bodies) {
+  // (collision/pair_list.hpp). Boxes that left it grow new reach boxes and find their pairs
+  // again through the last build's grid (PairList::update: the same pairs as a rebuild); another
+  // set of bodies, or an update the grid cannot answer, grows every reach box and rebuilds.
+  bool covered = false;
+  if (pair_list_.ids == box_ids_) {
+    const std::vector<int>& moved = pair_list_.outside(boxes_);
+    covered = moved.empty();
+    if (!covered) {
       reach_.resize(moved.size());
       for (std::size_t m = 0; m < moved.size(); ++m)
         reach_[m] = reach_box(box_ids_[moved[m]], boxes_[moved[m]]);
-      updated = pair_list_.update(broad_, moved, reach_);
+      covered = pair_list_.update(broad_, moved, reach_);
     }
-    if (!updated) {
-      reach_.resize(boxes_.size());
-      for (std::size_t k = 0; k < boxes_.size(); ++k) reach_[k] = reach_box(box_ids_[k], boxes_[k]);
-      pair_list_.rebuild(broad_, reach_, box_ids_);
-    }
+  }
+  if (!covered) {
+    reach_.resize(boxes_.size());
+    for (std::size_t k = 0; k < boxes_.size(); ++k) reach_[k] = reach_box(box_ids_[k], boxes_[k]);
+    pair_list_.rebuild(broad_, reach_, box_ids_);
   }
   pair_list_.select(boxes_, out.pairs);
 }
