@@ -8,17 +8,14 @@
 
 namespace etdem {
 
-bool PairList::covers(const std::vector<Aabb>& boxes, const std::vector<int>& box_ids) const {
-  if (box_ids != ids) return false;
-  for (std::size_t k = 0; k < boxes.size(); ++k) {
-    const Aabb& b = boxes[k];
-    const Aabb& r = reach[k];
-    // Written so that a NaN box is never covered.
-    if (!((r.min.array() <= b.min.array()).all() && (b.max.array() <= r.max.array()).all()))
-      return false;
-  }
-  return true;
+namespace {
+
+/// Whether box b lies inside reach box r; written so that a NaN box never does.
+bool inside(const Aabb& b, const Aabb& r) {
+  return (r.min.array() <= b.min.array()).all() && (b.max.array() <= r.max.array()).all();
 }
+
+}  // namespace
 
 void PairList::rebuild(BroadPhase& broad, const std::vector<Aabb>& reach_boxes,
                        const std::vector<int>& box_ids) {
@@ -37,10 +34,7 @@ void PairList::rebuild(BroadPhase& broad, const std::vector<Aabb>& reach_boxes,
 const std::vector<int>& PairList::outside(const std::vector<Aabb>& boxes) {
   moved_.clear();
   for (std::size_t k = 0; k < boxes.size() && k < reach.size(); ++k) {
-    const Aabb& b = boxes[k];
-    const Aabb& r = reach[k];
-    if (!((r.min.array() <= b.min.array()).all() && (b.max.array() <= r.max.array()).all()))
-      moved_.push_back(static_cast<int>(k));
+    if (!inside(boxes[k], reach[k])) moved_.push_back(static_cast<int>(k));
   }
   return moved_;
 }
@@ -56,15 +50,23 @@ bool PairList::update(const BroadPhase& broad, const std::vector<int>& moved,
   // New pairs of the moved slots, found before anything changes (a query the grid cannot
   // answer leaves the list as it was): the grid's candidates whose reach box is still the one
   // in the grid, then every displaced slot, then the moved ones among themselves.
-  is_moved_.assign(n, 0);
+  // is_moved_ is all zero between calls: only the moved slots are marked, and unmarked on the
+  // way out.
+  is_moved_.resize(n, 0);
   for (const int k : moved) is_moved_[k] = 1;
+  auto unmark = [&] {
+    for (const int k : moved) is_moved_[k] = 0;
+  };
   found_.clear();
   auto add = [&](int k, int o) { found_.push_back({std::min(k, o), std::max(k, o)}); };
   for (std::size_t m = 0; m < moved.size(); ++m) {
     const int k = moved[m];
     const Aabb& box = grown[m];
     near_.clear();
-    if (!broad.candidates(box, near_)) return false;
+    if (!broad.candidates(box, near_)) {
+      unmark();
+      return false;
+    }
     for (const int o : near_)
       if (o != k && !displaced_[o] && !is_moved_[o] && box.overlaps(reach[o])) add(k, o);
     for (const int o : displaced_list_)
@@ -92,6 +94,7 @@ bool PairList::update(const BroadPhase& broad, const std::vector<int>& moved,
   }
   kept_.insert(kept_.end(), f, found_.end());
   pairs.swap(kept_);
+  unmark();
   ++updates;
   return true;
 }

@@ -32,8 +32,6 @@ struct PairList {
     displaced_.clear();
     moved_.clear();
   }
-  /// Whether the list was built for these bodies and every box lies inside its reach box.
-  bool covers(const std::vector<Aabb>& boxes, const std::vector<int>& box_ids) const;
   /// Builds the list from reach boxes (each must hold its body's box of this step).
   void rebuild(BroadPhase& broad, const std::vector<Aabb>& reach_boxes,
                const std::vector<int>& box_ids);
@@ -58,7 +56,7 @@ struct PairList {
   std::vector<char> displaced_;      // per slot: its reach box is not the one in the grid
   std::vector<int> displaced_list_;  // those slots
   std::vector<int> moved_;           // outside()'s answer
-  std::vector<char> is_moved_;       // per slot, during update
+  std::vector<char> is_moved_;       // per slot: marked during update, all zero between
   std::vector<int> near_;            // update's candidates of one slot
   std::vector<std::pair<int, int>> found_, kept_;  // update's new pairs, the merge's output
 };

@@ -548,11 +548,11 @@ void DecomposedWorld::resolve_islands() {
     in.get(corrections_text);
     ByteReader cr(corrections_text);  // project_hosted's sums of grains owned here
     while (!cr.done()) {
-      Contribution c;
-      cr.get(c.gid);
-      cr.get(c.d);
-      cr.get(c.weight);
-      hosted_sums_.push_back(c);
+      GrainSum g;
+      cr.get(g.gid);
+      cr.get(g.sum);
+      cr.get(g.weight);
+      hosted_sums_.push_back(g);
     }
     ByteReader g(grains_text);
     while (!g.done()) {
@@ -611,7 +611,7 @@ namespace {
 /// contacts into `penetrating`; `sum` and `weight` are scratch.
 void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& island,
                     const std::vector<Contact>& serial, int me, std::map<int, ByteWriter>& to_owner,
-                    std::vector<DecomposedWorld::Contribution>& mine, std::vector<Vec3>& sum,
+                    std::vector<DecomposedWorld::GrainSum>& mine, std::vector<Vec3>& sum,
                     std::vector<double>& weight, long& penetrating) {
   const double kp = set.projection;
   sum.assign(island.size(), Vec3::Zero());
@@ -622,19 +622,12 @@ void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& isla
     const ProjectionShare s = projection_share(c.gap, c.normal, ia, ib, kp, set.penetration_slop);
     if (!s.moves) continue;
     ++penetrating;
-    if (ia > 0.0) {
-      sum[c.a] += s.to_a;
-      weight[c.a] += s.weight;
-    }
-    if (ib > 0.0) {
-      sum[c.b] -= s.to_b;
-      weight[c.b] += s.weight;
-    }
+    add_share(s, c.a, ia, c.b, ib, sum, weight);
   }
   for (std::size_t k = 0; k < island.size(); ++k) {
     if (!(weight[k] > 0.0)) continue;  // nothing, or a weight that underflowed: nothing moves
     if (island[k].owner == me) {
-      mine.push_back({island[k].gid, {}, 0, sum[k], weight[k]});
+      mine.push_back({island[k].gid, sum[k], weight[k]});
     } else {
       ByteWriter& o = to_owner[island[k].owner];  // a grain's sums: no key, no point
       o.put(island[k].gid);
@@ -867,7 +860,7 @@ void DecomposedWorld::correct_positions() {
   };
   // Whether any contact anywhere penetrated decides whether the serial step books the work.
   if (contributions_hosted_) {  // the hosts summed them: one record per grain owned here
-    for (const Contribution& c : hosted_sums_) move(c.gid, c.d, c.weight);
+    for (const GrainSum& g : hosted_sums_) move(g.gid, g.sum, g.weight);
     penetrating_ = hosted_penetrating_;
     return;
   }

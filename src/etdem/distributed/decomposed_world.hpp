@@ -66,6 +66,12 @@ class DecomposedWorld {
   int owned_count() const { return static_cast<int>(grains_.owned.size()); }
   int ghost_count() const { return static_cast<int>(grains_.ghosts.size()); }
   struct Contribution;  // a contact's position correction of one grain (correct_positions)
+  /// A grain's projection sums as an island's host formed them (project_hosted).
+  struct GrainSum {
+    std::int64_t gid = -1;
+    Vec3 sum = Vec3::Zero();  // weighted corrections [m]
+    double weight = 0.0;
+  };
 
   /// A rank's request to stop (a signal's flag, read at every step's ledger reduction, which
   /// carries it to every rank: no reduction of its own).
@@ -158,11 +164,10 @@ class DecomposedWorld {
     std::vector<int> owners;  // ranks owning its grains
   };
   std::vector<Hosted> hosted_;
-  /// The position projection's sums of the grains owned here (a Contribution per grain, key and
-  /// point unused), formed by the islands' hosts and sent with the velocities (with the resting
-  /// pass every contact is in an island); whether they came that way this (sub-)step, and the
-  /// penetrating contacts the hosts counted.
-  std::vector<Contribution> hosted_sums_;
+  /// The position projection's sums of the grains owned here, formed by the islands' hosts and
+  /// sent with the velocities (with the resting pass every contact is in an island); whether
+  /// they came that way this (sub-)step, and the penetrating contacts the hosts counted.
+  std::vector<GrainSum> hosted_sums_;
   bool contributions_hosted_ = false;
   long hosted_penetrating_ = 0;
   NetBooking net_booking_;  // this rank's part of the nets' ledger of the step

@@ -18,6 +18,7 @@
 #include "etdem/collision/contact.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/world/islands.hpp"
 
 namespace etdem {
 
@@ -39,7 +40,6 @@ class CollisionGroups {
   /// A group's contacts and bodies, gathered: local body ids, ascending in island order.
   struct Local {
     std::vector<Contact> contacts;
-    std::vector<int> bodies;  // local id -> island id
     std::vector<Vec3> v, w, x;
     std::vector<double> inv_mass;
     std::vector<Mat3> inv_inertia;
@@ -48,14 +48,13 @@ class CollisionGroups {
   SolverStats solve_group(Solver& solver, std::span<Contact> collisions, IslandBodies& bodies,
                           int g, int thread);
 
-  std::vector<int> parent_;          // union-find over the island's bodies
-  std::vector<int> group_of_;        // per root body: its group, -1 none yet
-  std::vector<int> group_start_;     // CSR: group g's contacts are members_[start[g], start[g+1])
-  std::vector<int> members_;         // collision indices, by group, in serial order within one
-  std::vector<int> cursor_, order_;  // the counting sort's
-  std::vector<SolverStats> stats_;
-  std::vector<Local> local_;             // per thread
-  std::vector<std::vector<int>> slots_;  // per thread: island body -> local id (-1 outside)
+  IslandBuilder builder_;           // the groups are the islands of the collisions alone
+  Islands groups_of_;               // group g: its collisions and its bodies (island ids)
+  std::vector<char> dynamic_;       // every body of an island can move
+  std::vector<int> all_;            // 0 .. collisions - 1
+  std::vector<int> local_id_;       // per island body: its place among its group's bodies
+  std::vector<SolverStats> stats_;  // per group
+  std::vector<Local> local_;        // per thread
   int groups_ = 0;
 };
 

@@ -42,25 +42,23 @@ Vec3 World::contact_velocity(const Contact& c, const std::vector<char>& dynamic)
   return u;
 }
 
-double World::speed_bound(int i) const {
+double World::spin_bound(int i) const {
   if (!bodies.is_dynamic(i)) return 0.0;
-  return bodies.velocity[i].norm() +
-         bodies.angular_velocity[i].norm() * shapes.bounding_radius[bodies.shape[i]];
+  return bodies.angular_velocity[i].norm() * shapes.bounding_radius[bodies.shape[i]];
 }
 
-double World::closing_speed_bound(int a, int b) const {
+double World::speed_bound(int i) const {
+  return bodies.is_dynamic(i) ? bodies.velocity[i].norm() + spin_bound(i) : 0.0;
+}
+
+double World::closing_speed_bound(const StepBodies& sb, int a, int b) const {
   // Two surface points of a and b close at most at |v_a - v_b| + |w_a| R_a + |w_b| R_b: the
   // motion the two share (grains falling or flowing together, and the step's gravity kick)
   // brings neither nearer the other.
   auto velocity = [&](int i) -> Vec3 {
-    return bodies.is_dynamic(i) ? Vec3(bodies.velocity[i]) : Vec3::Zero();
+    return sb.dynamic[i] ? Vec3(bodies.velocity[i]) : Vec3::Zero();
   };
-  auto spin = [&](int i) {
-    return bodies.is_dynamic(i)
-               ? bodies.angular_velocity[i].norm() * shapes.bounding_radius[bodies.shape[i]]
-               : 0.0;
-  };
-  return (velocity(a) - velocity(b)).norm() + spin(a) + spin(b);
+  return (velocity(a) - velocity(b)).norm() + sb.spin[a] + sb.spin[b];
 }
 
 void World::find_pairs(StepBodies& out) {
@@ -71,10 +69,12 @@ void World::find_pairs(StepBodies& out) {
   out.dynamic_ids.clear();
   out.dynamic.assign(bodies.count(), 0);
   out.speed.assign(bodies.count(), 0.0);
+  out.spin.assign(bodies.count(), 0.0);
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_active(i)) continue;
     out.dynamic[i] = bodies.is_dynamic(i);
-    out.speed[i] = speed_bound(i);
+    out.spin[i] = spin_bound(i);
+    out.speed[i] = out.dynamic[i] ? bodies.velocity[i].norm() + out.spin[i] : 0.0;
     if (out.dynamic[i]) out.dynamic_ids.push_back(i);
     if (shapes.tested_apart(bodies.shape[i])) {  // planes and terrains: tested apart
       out.unbounded.push_back(i);
@@ -199,7 +199,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       if (reuse_sleeping(a, b, list)) continue;
       // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow
       // phase's strict `gap < margin` from dropping them when nothing moves.
-      const double margin = closing_speed_bound(a, b) * dt +
+      const double margin = closing_speed_bound(sb, a, b) * dt +
                             (skin + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
                                                        shapes.bounding_radius[bodies.shape[b]]);
       collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),

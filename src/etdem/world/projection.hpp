@@ -4,6 +4,8 @@
 // and weighted by the square of the depth. A body moves by the weighted mean of its shares.
 #pragma once
 
+#include <vector>
+
 #include "etdem/core/math.hpp"
 
 namespace etdem {
@@ -28,6 +30,21 @@ inline ProjectionShare projection_share(double gap, const Vec3& normal, double i
   s.to_b = (s.weight * (ib / (ia + ib))) * d;
   s.moves = true;
   return s;
+}
+
+/// Adds share `s` of a contact between bodies a and b (indices into `sum` and `weight`) to
+/// their sums: to_a to A's, -to_b to B's, the weight to both; a body that cannot move (inverse
+/// mass `ia` or `ib` 0: a wall, a sleeper) takes nothing, so its index is never read.
+inline void add_share(const ProjectionShare& s, int a, double ia, int b, double ib,
+                      std::vector<Vec3>& sum, std::vector<double>& weight) {
+  if (ia > 0.0) {
+    sum[a] += s.to_a;
+    weight[a] += s.weight;
+  }
+  if (ib > 0.0) {
+    sum[b] -= s.to_b;
+    weight[b] += s.weight;
+  }
 }
 
 }  // namespace etdem

@@ -19,6 +19,7 @@ struct StepBodies {
   std::vector<int> dynamic_ids;            // the dynamic bodies, ascending
   std::vector<int> unbounded;              // active planes, tested against every dynamic body
   std::vector<double> speed;               // per active body: World::speed_bound [m/s]
+  std::vector<double> spin;                // per active body: |w| R, its part of speed [m/s]
   std::vector<std::pair<int, int>> pairs;  // candidate pairs of bounded bodies, sorted
 };
 

@@ -481,14 +481,7 @@ void World::correct_positions(const std::vector<Contact>& contacts) {
     const ProjectionShare s =
         projection_share(c.gap, c.normal, ia, ib, kp, settings.penetration_slop);
     if (!s.moves) continue;
-    if (ia > 0.0) {
-      correction_[c.a] += s.to_a;
-      correction_weight_[c.a] += s.weight;
-    }
-    if (ib > 0.0) {
-      correction_[c.b] -= s.to_b;
-      correction_weight_[c.b] += s.weight;
-    }
+    add_share(s, c.a, ia, c.b, ib, correction_, correction_weight_);
     any = true;
   }
   if (!any) return;

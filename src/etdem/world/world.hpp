@@ -303,9 +303,11 @@ class World {
   }
   void check_finite() const;
 
-  Aabb reach_box(int i, const Aabb& box) const;     // [m] where body i's boxes may go (PairList)
-  double speed_bound(int i) const;                  // [m/s] fastest surface point of body i
-  double closing_speed_bound(int a, int b) const;   // [m/s] fastest approach of their surfaces
+  Aabb reach_box(int i, const Aabb& box) const;  // [m] where body i's boxes may go (PairList)
+  double spin_bound(int i) const;                // [m/s] |w| R of body i (0 unless dynamic)
+  double speed_bound(int i) const;  // [m/s] fastest surface point of body i: |v| + spin_bound
+  /// [m/s] fastest approach of the surfaces of a and b, from the step's sb.spin.
+  double closing_speed_bound(const StepBodies& sb, int a, int b) const;
   Vec3 displacement(int i, const Motion& m) const;  // [m] position change of the step
   /// u = u_A - u_B at a contact (global body ids; static bodies do not move).
   Vec3 contact_velocity(const Contact& c, const std::vector<char>& dynamic) const;
