@@ -63,7 +63,10 @@ TEST_P(PilePenetration, DeepestContactOfThePourStaysBelowFivePercent) {
   // manifolds kept their touching points first, 3.0 and 3.2 % before they were cut by position
   // and normal; 5.0 and 3.5 % before the contacts the shock pass leaves approaching got sweeps
   // of their own; 14 and 42 % unsplit, seed 1; docs/design.md), rocks 3.1 and 1.1 %, level-set
-  // rocks 1.3 and 1.5 % (15 % unsplit).
+  // rocks 1.3 and 1.5 % (15 % unsplit). Since the rounds after the shock pass close contacts
+  // without friction and the impact times are held (docs/design.md): cubes 0.75 and 0.57 %,
+  // crosses 3.30 and 2.38 %, rocks 3.12 and 0.73 %, level-set rocks 0.92 and 0.92 % (4.2 %
+  // unsplit).
   EXPECT_LT(p.deepest, 0.05);
   EXPECT_GT(p.split_steps, 0);  // the grains do turn fast enough to split steps
   // Rocks landing on a sharp corner spin faster than 16 sub-steps cover (11 and 22 steps of the
@@ -84,10 +87,14 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(PilePenetration, WithoutSubStepsTheSamePourGoesDeeper) {
-  // The bound above is not met by chance: unsplit, the same pours go deeper than 5 %.
+  // The bound above is not met by chance: unsplit, the cubes' and crosses' pours go deeper than
+  // 5 %. The level-set rocks' unsplit pour went 15 % deep until the rounds after the shock pass
+  // closed contacts without friction (docs/design.md); it now stays at 4.2 %, still three times
+  // the split pour's depth, which is asserted.
   EXPECT_GT(pour(Grain::Cube, 1, 0.0, 1).deepest, 0.05);
   EXPECT_GT(pour(Grain::Cross, 1, 0.0, 1).deepest, 0.05);
-  EXPECT_GT(pour(Grain::LevelSetRock, 1, 0.0, 1).deepest, 0.05);
+  EXPECT_GT(pour(Grain::LevelSetRock, 1, 0.0, 1).deepest,
+            2.0 * pour(Grain::LevelSetRock, 1, 0.05, 1).deepest);
 }
 
 TEST(PilePenetration, SplitStepsAreTheSameOnOneAndTwoThreads) {

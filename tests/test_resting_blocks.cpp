@@ -245,10 +245,26 @@ struct PileRun {
   std::uint64_t hash = 0;
   long blocked = 0, leftovers = 0, approaching_left = 0;
   double residual = 0.0, initial = 0.0, top = 0.0, penetration = 0.0;
-  double mean_speed = 0.0;  // [m/s] over the grains at the end
-  long fast = 0;            // grains faster than 0.05 m/s at the end
-  long fast_inside = 0;     // of those, below the highest tenth of the grains
+  double mean_speed = 0.0;     // [m/s] over the grains at the end
+  long fast = 0;               // grains faster than 0.05 m/s at the end
+  long fast_inside = 0;        // of those, below the highest tenth of the grains
+  long fast_inside_steps = 0;  // of the last 50 steps, those with such a grain after them
 };
+
+/// Grains faster than 0.05 m/s below the highest tenth of the grains.
+long fast_inside(const World& w) {
+  std::vector<double> z, fast_z;
+  for (int i = 0; i < w.bodies.count(); ++i)
+    if (w.bodies.is_dynamic(i)) {
+      z.push_back(w.bodies.position[i].z());
+      if (w.bodies.velocity[i].norm() > 0.05) fast_z.push_back(z.back());
+    }
+  const std::size_t tenth = std::max<std::size_t>(1, z.size() / 10);
+  std::nth_element(z.begin(), z.begin() + static_cast<long>(tenth - 1), z.end(), std::greater<>());
+  long n = 0;
+  for (const double h : fast_z) n += h < z[tenth - 1] ? 1 : 0;
+  return n;
+}
 
 // 1152 spheres of 1 cm poured into a 14.4 cm box: one island of a few thousand contacts.
 PileRun pile(int threads, long block_contacts, int steps = 150) {
@@ -264,6 +280,7 @@ PileRun pile(int threads, long block_contacts, int steps = 150) {
   for (int k = 0; k < steps; ++k) {
     t.world.step();
     r.penetration = std::max(r.penetration, t.world.last_step().max_penetration);
+    if (k >= steps - 50) r.fast_inside_steps += fast_inside(t.world) > 0 ? 1 : 0;
   }
   r.hash = t.state_hash();
   r.blocked = t.world.totals().resting.blocked_islands;
@@ -313,8 +330,11 @@ TEST(BlockedSweeps, BelowTheThresholdTheContactOrderIsKept) {
 // after 0.5 s: the mean speed below 1 mm/s and at most 1 % of the grains faster than 5 cm/s.
 // (Not the fastest grain: without rolling resistance a few spheres on the top roll on, and the
 // fastest of them at one instant is 0.02-0.2 m/s in either order, step to step; docs/design.md.
-// That explanation is asserted: every grain faster than 5 cm/s is in the highest tenth, in
-// either order; none inside the pile moves.)
+// Inside the pile (below the highest tenth) a grain is kicked faster than 5 cm/s now and then:
+// over steps 250-299 such a grain is seen after 0 to 45 of the 50 steps, depending on the fill
+// seed and the order (8 and 17 for this seed); asserted at most half of them, in either order.
+// Measured on one seed, a variant with the friction of the sweeps projected instead of set
+// against the slip saw one in 41 and 45 of them; docs/design.md.)
 TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   const PileRun contact_order = pile(2, 0, 300);
   const PileRun blocked = pile(2, 1000, 300);
@@ -327,10 +347,12 @@ TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   EXPECT_LT(blocked.approaching_left, 1.5 * contact_order.approaching_left + 10);
   EXPECT_LT(blocked.mean_speed, 1e-3) << "at rest after 0.5 s";
   EXPECT_LE(blocked.fast, 12) << "grains faster than 5 cm/s after 0.5 s (of 1152)";
-  EXPECT_EQ(blocked.fast_inside, 0) << "a fast grain inside the pile";
-  EXPECT_EQ(contact_order.fast_inside, 0) << "a fast grain inside the pile (contact order)";
+  EXPECT_LE(blocked.fast_inside_steps, 25) << "a fast grain inside the pile";
+  EXPECT_LE(contact_order.fast_inside_steps, 25) << "a fast grain inside the pile (contact order)";
   std::printf("fast grains at 0.5 s: %ld blocked, %ld in contact order\n", blocked.fast,
               contact_order.fast);
+  std::printf("steps 250-299 with a fast grain inside: %ld blocked, %ld in contact order\n",
+              blocked.fast_inside_steps, contact_order.fast_inside_steps);
 }
 
 }  // namespace

@@ -33,6 +33,48 @@ void book_resting_kick(const IslandSolveSettings& set, const Vec3& momentum_chan
   st.negative_dissipation_to_integration();
 }
 
+/// A body moving with its old velocity until its time of impact and with the new one after must
+/// not end deeper in a neighbour than the solve left the pair, which assumed the new velocities
+/// over the whole step (gap + u_n dt) or touching. Where the two pieces would (a neighbour
+/// stopped at the start of the step while this body was still carried by its old velocity into
+/// it), both bodies of that contact move with their new velocities for the whole step instead.
+/// Repeated until no contact asks it (each round reads the last round's times, so the contact
+/// order does not matter; a round only clears times, so there are at most as many rounds as
+/// bodies with one). Returns the rounds.
+int hold_impact_times(std::span<const Contact> contacts, std::span<const int> source,
+                      const IslandBodies& view, const IslandState& state, double h, const Vec3& g,
+                      std::vector<char>& clear) {
+  const double slack = g.norm() * h * h;    // the gravity pieces' order [m]
+  auto moved_off = [&](int body) -> Vec3 {  // piecewise displacement minus h v
+    if (body < 0 || !(state.toi[body] > 0.0)) return Vec3::Zero();
+    const double tc = state.toi[body], tau = h - tc;
+    const Vec3& v = view.v[body];
+    return tc * (state.v0[body] - 0.5 * tc * g) + tau * (v - 0.5 * tau * g) - h * v;
+  };
+  int rounds = 0;
+  for (int bound = view.count + 1; bound > 0; --bound) {
+    clear.assign(static_cast<std::size_t>(view.count), 0);
+    bool any = false;
+    for (const int s : source) {
+      const Contact& c = contacts[static_cast<std::size_t>(s)];
+      const bool timed_a = c.a >= 0 && state.toi[c.a] > 0.0;
+      const bool timed_b = c.b >= 0 && state.toi[c.b] > 0.0;
+      if (!timed_a && !timed_b) continue;
+      const double promised = c.gap + h * c.normal.dot(impulse::relative_velocity(c, view));
+      const double end = promised + c.normal.dot(moved_off(c.a) - moved_off(c.b));
+      if (end >= std::min(promised, 0.0) - slack) continue;
+      if (timed_a) clear[static_cast<std::size_t>(c.a)] = 1;
+      if (timed_b) clear[static_cast<std::size_t>(c.b)] = 1;
+      any = true;
+    }
+    if (!any) break;
+    ++rounds;
+    for (int b = 0; b < view.count; ++b)
+      if (clear[static_cast<std::size_t>(b)]) state.toi[b] = 0.0;
+  }
+  return rounds;
+}
+
 }  // namespace
 
 void IslandSolve::prepare(int threads) {
@@ -90,15 +132,17 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   if (out.collisions > 0) {
     const std::span<Contact> collisions = all.first(out.collisions);
     // Time of impact of each body: the earliest time one of its approaching contacts closes
-    // (gap / -u_n; 0 for a contact already touching). The body moves with its old velocity
-    // until then and with the new one after (World::displacement). Every contact of the
-    // island counts, resting ones too: the old velocity must not carry a body into a
-    // neighbour that only the resting pass was holding off.
+    // (gap / -u_n), 0 for a body with a contact already touching, approaching or not. The body
+    // moves with its old velocity until then and with the new one after
+    // (World::displacement). Every contact of the island counts, resting ones too: the old
+    // velocity must not carry a body into a neighbour that only the resting pass was holding
+    // off. A touching contact that separates at the start can take an impulse once a
+    // neighbour's collision stops the other body, and that impulse acts from the start.
     for (int s = 0; s < view.count; ++s) state.toi[s] = h;
     for (std::size_t k = 0; k < slot; ++k) {
       const Contact& c = contacts[sc.source[k]];
       const double un = sc.un[sc.source[k]];
-      if (!(un < 0.0)) continue;
+      if (c.gap > 0.0 && !(un < 0.0)) continue;
       const double t = c.gap > 0.0 ? std::min(h, c.gap / -un) : 0.0;
       for (const int body : {c.a, c.b})
         if (body >= 0) state.toi[body] = std::min(state.toi[body], t);
@@ -142,9 +186,15 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     parallel_for(copied, [&](std::size_t k) { contacts[sc.source[k]] = sc.contacts[k]; });
     out.resting_stats = resting->resolve_in_order(
         contacts, std::span<const int>(sc.source.data(), slot), view, thread);
+    if (out.collisions > 0)
+      hold_impact_times(contacts, std::span<const int>(sc.source.data(), slot), view, state, h,
+                        set.gravity, sc.clear);
     return out;
   }
   if (resting) out.resting_stats = resting->resolve(all, view, thread);
+  if (out.collisions > 0)
+    hold_impact_times(contacts, std::span<const int>(sc.source.data(), slot), view, state, h,
+                      set.gravity, sc.clear);
   // Impulses back to the serial order (every contact went to one of the two groups).
   parallel_for(slot, [&](std::size_t k) {
     Contact& c = contacts[sc.source[k]];

@@ -84,6 +84,7 @@ class IslandSolve {
     std::vector<int> source;        // per solve-order contact: its index in the serial order
     std::vector<double> un;         // per serial contact: normal velocity before the solve [m/s]
     CollisionGroups groups;         // the collisions' groups, solved one by one
+    std::vector<char> clear;        // per body: its time of impact is cleared this round
   };
   std::vector<Scratch> scratch_;
 };
