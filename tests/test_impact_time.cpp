@@ -2,8 +2,9 @@
 // after (World::displacement). Two spheres fall side by side and a little apart, so their
 // contact does not approach; the lower one lands on the floor early in the step and the solve
 // stops both. The upper one also nears a side wall, whose contact would close late in the step:
-// carried by its old velocity until then, it would sink into the lower one by most of |v| dt
-// (1.4 mm here, 14 % of the diameter) where the solve left the pair touching. Its impact time is
+// carried by its old velocity until then, it sank into the lower one by most of |v| dt (0.91 mm
+// here, 9 % of the diameter, and the lower one 0.16 mm into the floor) where the solve left the
+// pair touching. Its impact time is
 // cleared (IslandSolve, hold_impact_times): the pair ends where the solve put it.
 #include <gtest/gtest.h>
 
@@ -57,7 +58,7 @@ TEST(ImpactTime, ANeighbourStoppedAtTheStartIsNotEnteredWithTheOldVelocity) {
     std::printf("gap %.1e m: after the step the pair's gap %.3e m, the floor's %.3e m\n", gap,
                 p.gap_ab, p.gap_floor);
     // What the solve promised (touching or apart) up to the gravity pieces of the update
-    // (g dt^2 = 2.7e-5 m); the old velocity for 0.9 of the step would give -1.4e-3 m.
+    // (g dt^2 = 2.7e-5 m); the old velocity for most of the step gave -9.1e-4 m.
     EXPECT_GT(p.gap_ab, -g * dt * dt) << "gap " << gap;
     EXPECT_GT(p.gap_floor, -g * dt * dt) << "gap " << gap;
     EXPECT_LT(std::abs(p.residual), 1e-12 * p.scale) << "gap " << gap;

@@ -247,8 +247,8 @@ struct PileRun {
   double residual = 0.0, initial = 0.0, top = 0.0, penetration = 0.0;
   double mean_speed = 0.0;     // [m/s] over the grains at the end
   long fast = 0;               // grains faster than 0.05 m/s at the end
-  long fast_inside = 0;        // of those, below the highest tenth of the grains
-  long fast_inside_steps = 0;  // of the last 50 steps, those with such a grain after them
+  long fast_inside_steps = 0;  // of the last 50 steps, those after which a grain below the
+                               // highest tenth of the grains moved faster than 0.05 m/s
 };
 
 /// Grains faster than 0.05 m/s below the highest tenth of the grains.
@@ -290,20 +290,18 @@ PileRun pile(int threads, long block_contacts, int steps = 150) {
   r.initial = t.world.ledger().initial;
   // The top of the pile: the mean height of its highest tenth of grains (the single highest
   // grain is one chaotic grain perched or not, and moved by a millimetre between orders).
-  std::vector<double> z, fast_z;
+  std::vector<double> z;
   for (int i = 0; i < t.world.bodies.count(); ++i)
     if (t.world.bodies.is_dynamic(i)) {
       z.push_back(t.world.bodies.position[i].z());
       const double v = t.world.bodies.velocity[i].norm();
       r.mean_speed += v;
-      if (v > 0.05) fast_z.push_back(z.back());
+      r.fast += v > 0.05 ? 1 : 0;
     }
   r.mean_speed /= static_cast<double>(z.size());
-  r.fast = static_cast<long>(fast_z.size());
   std::sort(z.begin(), z.end(), std::greater<>());
   const std::size_t tenth = std::max<std::size_t>(1, z.size() / 10);
   for (std::size_t k = 0; k < tenth; ++k) r.top += z[k] / static_cast<double>(tenth);
-  for (const double h : fast_z) r.fast_inside += h < z[tenth - 1] ? 1 : 0;
   omp_set_num_threads(saved);
   return r;
 }

@@ -48,6 +48,12 @@ struct Sweep {
 /// How far ahead a sweep over some of the contacts fetches their data (run_subset).
 constexpr std::size_t kSubsetAhead = 8;
 
+/// An accumulated impulse moved onto the disc of radius `radius` (as it is when inside).
+Eigen::Vector2d onto_disc(const Eigen::Vector2d& p, double radius) {
+  const double norm = p.norm();
+  return norm > radius ? Eigen::Vector2d(p * (radius / norm)) : p;
+}
+
 /// Calls f(i, sweep) for every contact slot i < n: in slot order on this thread, or with
 /// `blocks` colour by colour, the blocks of a colour in parallel (each block's slots in order),
 /// then the leftovers in order. Blocks of one colour share no body, so the result does not
@@ -299,16 +305,14 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
         s.pn[i] = settings_.warm_start * c.normal_impulse;
         Eigen::Vector2d pt(s.t1[i].dot(c.tangent_impulse), s.t2[i].dot(c.tangent_impulse));
         pt *= settings_.warm_start;
-        const double limit = c.friction * s.pn[i];
-        if (pt.norm() > limit) pt *= limit / pt.norm();
+        pt = onto_disc(pt, c.friction * s.pn[i]);
         s.pt[i] = pt;
         apply_normal(c, i, s.pn[i], sw);
         apply_tangent(c, i, pt, sw);
         if (c.rolling <= 0.0) return;
         Eigen::Vector2d pr(s.t1[i].dot(c.rolling_impulse), s.t2[i].dot(c.rolling_impulse));
         pr *= settings_.warm_start;
-        const double bound = c.rolling * s.pn[i];
-        if (pr.norm() > bound) pr *= bound / pr.norm();
+        pr = onto_disc(pr, c.rolling * s.pn[i]);
         s.pr[i] = pr;
         apply_rolling(c, i, pr, sw);
       }).updates;
@@ -318,10 +322,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     if (s.pn[i] == 0.0 && s.pr[i].x() == 0.0 && s.pr[i].y() == 0.0) return;
     const Vec3 w = impulse::relative_spin(c, b);
     const Eigen::Vector2d ur(s.t1[i].dot(w), s.t2[i].dot(w));
-    Eigen::Vector2d pr_new = s.pr[i] - s.roll_mass[i] * ur;
-    const double bound = c.rolling * s.pn[i];
-    const double norm = pr_new.norm();
-    if (norm > bound) pr_new *= bound / norm;
+    const Eigen::Vector2d pr_new = onto_disc(s.pr[i] - s.roll_mass[i] * ur, c.rolling * s.pn[i]);
     const Eigen::Vector2d dpr = pr_new - s.pr[i];
     if (dpr.x() != 0.0 || dpr.y() != 0.0) {
       apply_rolling(c, i, dpr, sw);
@@ -352,20 +353,16 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   // impulse that falls shrinks the contact's friction disc (and its rolling disc): the
   // tangential impulses are then scaled back onto them, so Coulomb's law still holds.
   auto onto_discs = [&](const Contact& c, std::size_t i, Sweep& sw) {
-    const double limit = c.friction * s.pn[i];
-    const double norm_squared = s.pt[i].squaredNorm();
-    if (norm_squared > limit * limit) {
-      const Eigen::Vector2d pt_new = s.pt[i] * (limit / std::sqrt(norm_squared));
-      const Eigen::Vector2d dpt = pt_new - s.pt[i];
+    const Eigen::Vector2d pt_new = onto_disc(s.pt[i], c.friction * s.pn[i]);
+    const Eigen::Vector2d dpt = pt_new - s.pt[i];
+    if (dpt.x() != 0.0 || dpt.y() != 0.0) {
       apply_tangent(c, i, dpt, sw);
       s.pt[i] = pt_new;
       sw.change_squared = std::max(sw.change_squared, dpt.squaredNorm());
     }
     if (c.rolling <= 0.0) return;
-    const double bound = c.rolling * s.pn[i];
-    const double roll = s.pr[i].norm();
-    if (roll > bound) {
-      const Eigen::Vector2d pr_new = s.pr[i] * (bound / roll);
+    const Eigen::Vector2d pr_new = onto_disc(s.pr[i], c.rolling * s.pn[i]);
+    if (pr_new != s.pr[i]) {
       apply_rolling(c, i, pr_new - s.pr[i], sw);
       s.pr[i] = pr_new;
     }

@@ -38,41 +38,35 @@ void book_resting_kick(const IslandSolveSettings& set, const Vec3& momentum_chan
 /// over the whole step (gap + u_n dt) or touching. Where the two pieces would (a neighbour
 /// stopped at the start of the step while this body was still carried by its old velocity into
 /// it), both bodies of that contact move with their new velocities for the whole step instead.
-/// Repeated until no contact asks it (each round reads the last round's times, so the contact
-/// order does not matter; a round only clears times, so there are at most as many rounds as
-/// bodies with one). Returns the rounds.
-int hold_impact_times(std::span<const Contact> contacts, std::span<const int> source,
-                      const IslandBodies& view, const IslandState& state, double h, const Vec3& g,
-                      std::vector<char>& clear) {
-  const double slack = g.norm() * h * h;    // the gravity pieces' order [m]
-  auto moved_off = [&](int body) -> Vec3 {  // piecewise displacement minus h v
-    if (body < 0 || !(state.toi[body] > 0.0)) return Vec3::Zero();
-    const double tc = state.toi[body], tau = h - tc;
+/// Repeated until no contact asks it: each round reads the last round's times, so the contact
+/// order does not matter, and clears at least one, so the rounds end within the bodies' count.
+void hold_impact_times(std::span<const Contact> contacts, std::span<const int> source,
+                       const IslandBodies& view, const IslandState& state, double h, const Vec3& g,
+                       std::vector<char>& clear) {
+  const double slack = g.norm() * h * h;  // the gravity pieces' order [m]
+  auto timed = [&](int body) { return body >= 0 && state.toi[body] > 0.0; };
+  auto moved_off = [&](int body) -> Vec3 {  // the two pieces' displacement minus h v
+    if (!timed(body)) return Vec3::Zero();
     const Vec3& v = view.v[body];
-    return tc * (state.v0[body] - 0.5 * tc * g) + tau * (v - 0.5 * tau * g) - h * v;
+    return two_piece_displacement(h, state.toi[body], state.v0[body], v, g) - h * v;
   };
-  int rounds = 0;
-  for (int bound = view.count + 1; bound > 0; --bound) {
+  for (int bound = view.count; bound > 0; --bound) {
     clear.assign(static_cast<std::size_t>(view.count), 0);
     bool any = false;
     for (const int s : source) {
       const Contact& c = contacts[static_cast<std::size_t>(s)];
-      const bool timed_a = c.a >= 0 && state.toi[c.a] > 0.0;
-      const bool timed_b = c.b >= 0 && state.toi[c.b] > 0.0;
-      if (!timed_a && !timed_b) continue;
+      if (!timed(c.a) && !timed(c.b)) continue;
       const double promised = c.gap + h * c.normal.dot(impulse::relative_velocity(c, view));
       const double end = promised + c.normal.dot(moved_off(c.a) - moved_off(c.b));
       if (end >= std::min(promised, 0.0) - slack) continue;
-      if (timed_a) clear[static_cast<std::size_t>(c.a)] = 1;
-      if (timed_b) clear[static_cast<std::size_t>(c.b)] = 1;
+      for (const int body : {c.a, c.b})
+        if (timed(body)) clear[static_cast<std::size_t>(body)] = 1;
       any = true;
     }
-    if (!any) break;
-    ++rounds;
+    if (!any) return;
     for (int b = 0; b < view.count; ++b)
       if (clear[static_cast<std::size_t>(b)]) state.toi[b] = 0.0;
   }
-  return rounds;
 }
 
 }  // namespace
@@ -186,22 +180,19 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     parallel_for(copied, [&](std::size_t k) { contacts[sc.source[k]] = sc.contacts[k]; });
     out.resting_stats = resting->resolve_in_order(
         contacts, std::span<const int>(sc.source.data(), slot), view, thread);
-    if (out.collisions > 0)
-      hold_impact_times(contacts, std::span<const int>(sc.source.data(), slot), view, state, h,
-                        set.gravity, sc.clear);
-    return out;
+  } else {
+    if (resting) out.resting_stats = resting->resolve(all, view, thread);
+    // Impulses back to the serial order (every contact went to one of the two groups).
+    parallel_for(slot, [&](std::size_t k) {
+      Contact& c = contacts[sc.source[k]];
+      c.normal_impulse = sc.contacts[k].normal_impulse;
+      c.tangent_impulse = sc.contacts[k].tangent_impulse;
+      c.rolling_impulse = sc.contacts[k].rolling_impulse;
+    });
   }
-  if (resting) out.resting_stats = resting->resolve(all, view, thread);
   if (out.collisions > 0)
     hold_impact_times(contacts, std::span<const int>(sc.source.data(), slot), view, state, h,
                       set.gravity, sc.clear);
-  // Impulses back to the serial order (every contact went to one of the two groups).
-  parallel_for(slot, [&](std::size_t k) {
-    Contact& c = contacts[sc.source[k]];
-    c.normal_impulse = sc.contacts[k].normal_impulse;
-    c.tangent_impulse = sc.contacts[k].tangent_impulse;
-    c.rolling_impulse = sc.contacts[k].rolling_impulse;
-  });
   return out;
 }
 

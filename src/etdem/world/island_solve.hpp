@@ -34,6 +34,16 @@ struct IslandSolution {
   SolverStats resting_stats;  // resting pass
 };
 
+/// The position change over a step of length dt of a body that moves with its velocity at
+/// impact v_c until the time of impact t_c and with its new velocity v for the rest
+/// tau = dt - t_c, gravity g acting on each piece (World::displacement; IslandSolve holds the
+/// impact times the solve's contacts ask for).
+inline Vec3 two_piece_displacement(double dt, double tc, const Vec3& vc, const Vec3& v,
+                                   const Vec3& g) {
+  const double tau = dt - tc;
+  return tc * (vc - 0.5 * tc * g) + tau * (v - 0.5 * tau * g);
+}
+
 /// The island's bodies as the solve reads and writes them.
 struct IslandState {
   IslandBodies bodies;    // v, w in and out; inv_mass, inv_inertia, x in

@@ -567,8 +567,7 @@ Vec3 World::displacement(int i, const Motion& m) const {
   const Vec3& g = settings.gravity;
   if (m.free) return dt * (v - 0.5 * dt * g);
   if (m.impact_time <= 0.0) return dt * v;
-  const double tc = m.impact_time, tau = dt - tc;
-  return tc * (m.impact_velocity - 0.5 * tc * g) + tau * (v - 0.5 * tau * g);
+  return two_piece_displacement(dt, m.impact_time, m.impact_velocity, v, g);
 }
 
 void World::book_solvers() {
