@@ -485,33 +485,55 @@ TEST(PolyhedronPolyhedron, BoxesAsPolyhedraAgreeWithTheBoxCodeOnRandomPoses) {
   EXPECT_GT(face, 500);
 }
 
+/// Random pairs of hulls in overlap, for the tests of the separating axis choice: each hull the
+/// hull of n points of a normal cloud with the given axis scales; B at the origin, A turned at
+/// random and moved along a random direction to where the two touch (bisection on the
+/// brute-force separation), then deeper by depth(w), w uniform in [0, 1).
+struct OverlappingHulls {
+  explicit OverlappingHulls(unsigned seed, Vec3 scale, int bisections)
+      : rng(seed), scale(scale), bisections(bisections) {}
+  struct Pair {
+    ConvexPolyhedron a, b;
+    Pose pa, pb;
+  };
+  template <class Depth>
+  Pair next(int na, int nb, Depth depth) {
+    auto cloud = [&](int n) {
+      std::vector<Vec3> p;
+      for (int k = 0; k < n; ++k)
+        p.emplace_back(scale.x() * g(rng), scale.y() * g(rng), scale.z() * g(rng));
+      return ConvexPolyhedron::from_points(p);
+    };
+    ConvexPolyhedron a = cloud(na), b = cloud(nb);
+    const Pose pb(Vec3::Zero(), Quat(u(rng), u(rng), u(rng), u(rng)).normalized());
+    const Vec3 d = Vec3(u(rng), u(rng), u(rng)).normalized();
+    const Quat qa = Quat(u(rng), u(rng), u(rng), u(rng)).normalized();
+    double lo = 0.0, hi = a.bounding_radius + b.bounding_radius;
+    for (int it = 0; it < bisections; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (brute_force_separation(a, Pose(mid * d, qa), b, pb) < 0.0 ? lo : hi) = mid;
+    }
+    const Pose pa((lo - depth(0.5 + 0.5 * u(rng))) * d, qa);
+    return {std::move(a), std::move(b), pa, pb};
+  }
+  std::mt19937_64 rng;
+  std::normal_distribution<double> g{0.0, 1.0};
+  std::uniform_real_distribution<double> u{-1.0, 1.0};
+  Vec3 scale;
+  int bisections;
+};
+
 TEST(PolyhedronPolyhedron, PrunedEdgeAxesFindTheBestAxisOfABruteForceSearch) {
   // Random hulls (8 to 20 points), overlapping. The contact normal must be as good an axis as
   // the best of every face normal and every edge-edge cross product, within the bias that
   // prefers faces (2 % / 5 % plus 1e-4 of the inner radius), and an edge-edge contact's gap is
   // the separation along its axis.
-  std::mt19937_64 rng(99);
-  std::normal_distribution<double> g(0.0, 1.0);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  OverlappingHulls hulls(99, Vec3(1.0, 0.7, 0.5), 40);
   int edges = 0, faces = 0;
   for (int trial = 0; trial < 200; ++trial) {
-    auto cloud = [&](int n) {
-      std::vector<Vec3> p;
-      for (int k = 0; k < n; ++k) p.emplace_back(g(rng), 0.7 * g(rng), 0.5 * g(rng));
-      return ConvexPolyhedron::from_points(p);
-    };
-    const ConvexPolyhedron a = cloud(8 + trial % 13), b = cloud(8 + (trial * 7) % 13);
-    const Pose pb(Vec3::Zero(), Quat(u(rng), u(rng), u(rng), u(rng)).normalized());
-    const Vec3 d = Vec3(u(rng), u(rng), u(rng)).normalized();
-    const Quat qa = Quat(u(rng), u(rng), u(rng), u(rng)).normalized();
-    // Touching distance along d by bisection on the brute-force separation, then 0.02 - 0.3
-    // deeper.
-    double lo = 0.0, hi = a.bounding_radius + b.bounding_radius;
-    for (int it = 0; it < 40; ++it) {
-      const double mid = 0.5 * (lo + hi);
-      (brute_force_separation(a, Pose(mid * d, qa), b, pb) < 0.0 ? lo : hi) = mid;
-    }
-    const Pose pa((lo - 0.02 - 0.28 * (0.5 + 0.5 * u(rng))) * d, qa);
+    // 0.02 - 0.3 deeper than touching.
+    const auto [a, b, pa, pb] =
+        hulls.next(8 + trial % 13, 8 + (trial * 7) % 13, [](double w) { return 0.02 + 0.28 * w; });
     Manifold m;
     collide_hull_hull(a, pa, b, pb, 0.0, m);
     const double best = brute_force_separation(a, pa, b, pb);
@@ -550,29 +572,15 @@ TEST(PolyhedronPolyhedron, ManifoldHoldsTheOverlapTheAxesMeasure) {
   // the overlap lies beside it (at an edge pair, or a vertex beyond the face's side planes)
   // reported only points far apart (two rocks of a pile: +7 % of the thickness while 4.5 %
   // deep).
-  std::mt19937_64 rng(7);
-  std::normal_distribution<double> g(0.0, 1.0);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  OverlappingHulls hulls(7, Vec3(1.0, 0.8, 0.6), 24);
   int checked = 0;
   for (int trial = 0; trial < 4000; ++trial) {
-    auto cloud = [&](int n) {
-      std::vector<Vec3> p;
-      for (int k = 0; k < n; ++k) p.emplace_back(g(rng), 0.8 * g(rng), 0.6 * g(rng));
-      return ConvexPolyhedron::from_points(p);
-    };
-    const ConvexPolyhedron a = cloud(8 + trial % 11), b = cloud(8 + (trial * 5) % 11);
-    const Pose pb(Vec3::Zero(), Quat(u(rng), u(rng), u(rng), u(rng)).normalized());
-    const Vec3 d = Vec3(u(rng), u(rng), u(rng)).normalized();
-    const Quat qa = Quat(u(rng), u(rng), u(rng), u(rng)).normalized();
-    double lo = 0.0, hi = a.bounding_radius + b.bounding_radius;
-    for (int it = 0; it < 24; ++it) {
-      const double mid = 0.5 * (lo + hi);
-      (brute_force_separation(a, Pose(mid * d, qa), b, pb) < 0.0 ? lo : hi) = mid;
-    }
-    const Pose pa((lo - 0.1 * (0.5 + 0.5 * u(rng))) * d, qa);
+    const auto [a, b, pa, pb] =
+        hulls.next(8 + trial % 11, 8 + (trial * 5) % 11, [](double w) { return 0.1 * w; });
     const double best = brute_force_separation(a, pa, b, pb);
     ASSERT_LT(best, 0.0);
-    const double margin = 0.1 * (0.5 + 0.5 * u(rng)) * std::min(a.bounding_radius, b.bounding_radius);
+    const double margin =
+        0.1 * (0.5 + 0.5 * hulls.u(hulls.rng)) * std::min(a.bounding_radius, b.bounding_radius);
     const double bias = 0.05 * std::abs(best) + 1e-4 * std::min(a.inner_radius, b.inner_radius);
     for (const bool swap : {false, true}) {
       Manifold m;
@@ -611,18 +619,21 @@ TEST(PolyhedronPolyhedron, TwoRocksOfAPileAreSeenOverlappingBeforeTheEdgeAxisWin
                         {-0.00183, 0.00268, 0.00352}, {-0.00580, 0.00188, -0.00188},
                         {0.00290, -0.00506, 0.00045}, {0.00686, -0.00069, 0.00066}});
   const ConvexPolyhedron& hull = t.polyhedron(rock);
-  const Pose a0(Vec3(0.019622958365042093, 0.036363040488007627, 0.066410074191906157),
-                Quat(-0.76027599858972739, -0.31367015950135169, 0.18788922190081592,
-                     -0.5369255789216002));
-  const Pose b0(Vec3(0.025781661642000422, 0.03852173932524855, 0.063128659329306211),
-                Quat(0.21416632420913922, 0.27117172676539281, 0.92982455248908069,
-                     0.12658981699292399));
-  const Pose a1(Vec3(0.019636968126956096, 0.036392492414393636, 0.066396514642255614),
-                Quat(-0.76229323988618891, -0.31230986540838479, 0.18352551793295047,
-                     -0.53636736352975123));
-  const Pose b1(Vec3(0.025779326241422481, 0.038521423184110427, 0.06312744708172828),
-                Quat(0.21432611889009973, 0.27127702284850491, 0.92978659254132601,
-                     0.12637240191730537));
+  // Position and quaternion (w, x, y, z) of A and B at the start and at the end of the step.
+  constexpr double kPose[2][2][7] = {
+      {{0.019622958365042093, 0.036363040488007627, 0.066410074191906157, -0.76027599858972739,
+        -0.31367015950135169, 0.18788922190081592, -0.5369255789216002},
+       {0.025781661642000422, 0.03852173932524855, 0.063128659329306211, 0.21416632420913922,
+        0.27117172676539281, 0.92982455248908069, 0.12658981699292399}},
+      {{0.019636968126956096, 0.036392492414393636, 0.066396514642255614, -0.76229323988618891,
+        -0.31230986540838479, 0.18352551793295047, -0.53636736352975123},
+       {0.025779326241422481, 0.038521423184110427, 0.06312744708172828, 0.21432611889009973,
+        0.27127702284850491, 0.92978659254132601, 0.12637240191730537}}};
+  auto pose = [&](int end, int body) {
+    const double* x = kPose[end][body];
+    return Pose(Vec3(x[0], x[1], x[2]), Quat(x[3], x[4], x[5], x[6]));
+  };
+  const Pose a0 = pose(0, 0), b0 = pose(0, 1), a1 = pose(1, 0), b1 = pose(1, 1);
   const double margin = 1e-3;
   double previous = 0.0;
   for (int k = 0; k <= 10; ++k) {
@@ -637,7 +648,9 @@ TEST(PolyhedronPolyhedron, TwoRocksOfAPileAreSeenOverlappingBeforeTheEdgeAxisWin
     const Manifold m = run(t, rock, pa, rock, pb, margin);
     const double deepest = deepest_gap(m);
     EXPECT_NEAR(deepest, best, 0.05 * std::abs(best)) << s;
-    if (k > 0) EXPECT_NEAR(deepest, previous, 2e-5) << s;
+    if (k > 0) {
+      EXPECT_NEAR(deepest, previous, 2e-5) << s;
+    }
     previous = deepest;
   }
 }
