@@ -219,52 +219,64 @@ void collide_hull_hull(const ConvexPolyhedron& A, const Pose& pa, const ConvexPo
   const double abs_tol = kAbsTol * std::min(A.inner_radius, B.inner_radius);
   const bool use_b = sep_b > sep_a + kFaceRelTol * std::abs(sep_a) + abs_tol;
   // The face manifold of the reference face into s.points; returns its normal (B to A, A's frame).
+  // A contact point in A's frame with its normal (B to A) and gap.
+  struct Point {
+    Vec3 point, normal;
+    double gap;
+  };
+  // The incident body's deepest vertex along the reference face's normal, as a point of the
+  // face contact (its gap the face axis's separation).
+  auto incident_vertex = [&]() {
+    if (!use_b) {
+      const Vec3& n_ref = A.faces[face_a].normal;
+      const Vec3 x = b_at(B.support_index(-(rt * n_ref)));
+      const double gap = n_ref.dot(x) - A.faces[face_a].offset;
+      return Point{x - 0.5 * gap * n_ref, -n_ref, gap};
+    }
+    const Vec3& n_ref = s.normals_b[face_b];
+    const Vec3 x = A.vertices[A.support_index(-n_ref)];
+    const double gap = n_ref.dot(x) - (B.faces[face_b].offset + n_ref.dot(rel.t));
+    return Point{x - 0.5 * gap * n_ref, n_ref, gap};
+  };
   auto face_points = [&]() -> Vec3 {
     s.points.clear();
+    Vec3 normal;
     if (!use_b) {
       // A's face is the reference; its outward normal points at B, the contact normal opposite.
       const Vec3& n_ref = A.faces[face_a].normal;
       const int inc = B.supporting_face(-(rt * n_ref));
       face_contact(A, face_a, n_ref, A.faces[face_a].offset, a_at, B, inc, b_at, -(rt * n_ref),
                    margin, s);
-      if (s.points.size() == 0 && sep_a < 0.0) {
-        // Overlap without a clipped point (round-off on a sliver): keep the deepest vertex of B,
-        // as collide_box_box.cpp does.
-        const Vec3 x = b_at(B.support_index(-(rt * n_ref)));
-        const double gap = n_ref.dot(x) - A.faces[face_a].offset;
-        if (gap < margin) s.points.add(x - 0.5 * gap * n_ref, gap);
-      }
-      return -n_ref;
+      normal = -n_ref;
+    } else {
+      const Vec3& n_ref = s.normals_b[face_b];
+      const double o_ref = B.faces[face_b].offset + n_ref.dot(rel.t);
+      const int inc = A.supporting_face(-n_ref);
+      face_contact(B, face_b, n_ref, o_ref, b_at, A, inc, a_at, Vec3(-n_ref), margin, s);
+      normal = n_ref;
     }
-    const Vec3 n_ref = s.normals_b[face_b];
-    const double o_ref = B.faces[face_b].offset + n_ref.dot(rel.t);
-    const int inc = A.supporting_face(-n_ref);
-    face_contact(B, face_b, n_ref, o_ref, b_at, A, inc, a_at, Vec3(-n_ref), margin, s);
-    if (s.points.size() == 0 && sep_b < 0.0) {
-      const Vec3 x = A.vertices[A.support_index(-n_ref)];
-      const double gap = n_ref.dot(x) - o_ref;
-      if (gap < margin) s.points.add(x - 0.5 * gap * n_ref, gap);
+    // Overlap without a clipped point (round-off on a sliver): keep the deepest vertex of the
+    // incident body, as collide_box_box.cpp does.
+    if (s.points.size() == 0 && (use_b ? sep_b : sep_a) < 0.0) {
+      const Point v = incident_vertex();
+      if (v.gap < margin) s.points.add(v.point, v.gap);
     }
-    return n_ref;
+    return normal;
   };
 
   // The edge-edge contact point of the best edge pair: midway between the closest points of the
-  // two edges, its normal (B to A) and gap, in A's frame.
-  struct EdgePoint {
-    Vec3 point, normal;
-    double gap;
-  };
+  // two edges.
   auto edge_point = [&]() {
     const ConvexPolyhedron::Edge& ea = A.edges[edge_a];
     const ConvexPolyhedron::Edge& eb = B.edges[edge_b];
     Vec3 ca, cb;
     closest_on_segments(A.vertices[ea.v0], A.vertices[ea.v1], b_at(eb.v0), b_at(eb.v1), ca, cb);
     const Vec3 normal = -axis_e;
-    return EdgePoint{0.5 * (ca + cb), normal, (ca - cb).dot(normal)};
+    return Point{0.5 * (ca + cb), normal, (ca - cb).dot(normal)};
   };
   const double face_bias = kEdgeRelTol * std::abs(best_face) + abs_tol;
   if (edge_a >= 0 && sep_e > best_face + face_bias) {
-    const EdgePoint e = edge_point();
+    const Point e = edge_point();
     if (e.gap >= margin) return;
     out.normal = pa.rotation * e.normal;
     out.add(pa.position + pa.rotation * e.point, e.gap);
@@ -282,56 +294,37 @@ void collide_hull_hull(const ConvexPolyhedron& A, const Pose& pa, const ConvexPo
     return;
   }
   const Vec3 normal = face_points();
-  double least = std::numeric_limits<double>::infinity();
-  if (s.points.size() > 0) {
-    // To world: the manifold's points are collected in A's frame.
-    Manifold local;
-    s.points.emit(local);
-    out.normal = pa.rotation * normal;
-    for (int k = 0; k < local.count; ++k) {
-      out.add(pa.position + pa.rotation * local.point[k], local.gap[k]);
-      least = std::min(least, local.gap[k]);
-    }
-  }
   // Overlapping, yet the face manifold holds no point as deep as the axes measured: the face won
   // the axis choice by its bias over an edge pair that separates the bodies better, or the
   // incident body's deepest vertex lies beside the reference face, and the overlap is where
   // neither the clipped face nor that vertex test looks (two rocks of a pile reported 7 % of
   // the thickness apart while 5 % deep; docs/design.md, "A face manifold that missed the
-  // overlap"). The witness of the separation joins the manifold with its own normal: the edge
-  // point when the edge axis is the better one, else that vertex.
+  // overlap"). The witness of the separation leads the manifold with its own normal, so the cut
+  // to kMaxPoints keeps it: the edge point when the edge axis is the better one, else that
+  // vertex.
+  Manifold local;  // A's frame
+  local.normal = normal;
   const double separation = std::max(best_face, sep_e);
+  const double least = s.points.least_gap();
   if (separation < 0.0 && least > separation + face_bias) {
-    EdgePoint w;
-    if (edge_a >= 0 && sep_e >= best_face) {
-      w = edge_point();
-    } else if (!use_b) {
-      const Vec3& n_ref = A.faces[face_a].normal;
-      const Vec3 x = b_at(B.support_index(-(rt * n_ref)));
-      w.gap = n_ref.dot(x) - A.faces[face_a].offset;
-      w.normal = -n_ref;
-      w.point = x - 0.5 * w.gap * n_ref;
-    } else {
-      const Vec3& n_ref = s.normals_b[face_b];
-      const Vec3 x = A.vertices[A.support_index(-n_ref)];
-      w.gap = n_ref.dot(x) - (B.faces[face_b].offset + n_ref.dot(rel.t));
-      w.normal = n_ref;
-      w.point = x - 0.5 * w.gap * n_ref;
-    }
-    if (w.gap < least) {
-      // A full manifold gives up its shallowest point for it.
-      if (out.count == Manifold::kMaxPoints) {
-        int shallowest = 0;
-        for (int k = 1; k < out.count; ++k)
-          if (out.gap[k] > out.gap[shallowest]) shallowest = k;
-        out.remove(shallowest);
-      }
-      out.add(pa.position + pa.rotation * w.point, w.gap, pa.rotation * w.normal);
+    const Point w = edge_a >= 0 && sep_e >= best_face ? edge_point() : incident_vertex();
+    if (w.gap < least) local.add(w.point, w.gap, w.normal);
+  }
+  s.points.emit(local);
+  if (local.count > 0) {
+    // To world.
+    out.normal = pa.rotation * normal;
+    for (int k = 0; k < local.count; ++k) {
+      const Vec3 x = pa.position + pa.rotation * local.point[k];
+      if (local.mixed)
+        out.add(x, local.gap[k], pa.rotation * local.normal_at(k));
+      else
+        out.add(x, local.gap[k]);
     }
   }
   // Apart, but no clipped point as near as the separation bound: a corner beside the reference
   // face may be the closest feature (closest_features.hpp).
-  add_closest_if_missing(A, pa, B, pb, std::max(best_face, sep_e), margin, out);
+  add_closest_if_missing(A, pa, B, pb, separation, margin, out);
 }
 
 void collide_polyhedron_polyhedron(const ShapeTable& shapes, int sa, const Pose& pa, int sb,

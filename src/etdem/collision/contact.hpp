@@ -54,15 +54,6 @@ struct Manifold {
       ++count;
     }
   }
-  /// Removes point k; the points after it move down one place (their order is kept).
-  void remove(int k) {
-    for (int j = k + 1; j < count; ++j) {
-      point[j - 1] = point[j];
-      gap[j - 1] = gap[j];
-      point_normal[j - 1] = point_normal[j];
-    }
-    --count;
-  }
   const Vec3& normal_at(int k) const { return mixed ? point_normal[k] : normal; }
   /// Swaps the roles of A and B: every normal flips.
   void flip() {

@@ -8,6 +8,8 @@
 // compound's parts touch along different normals); they are then emitted with add(p, g, n).
 #pragma once
 
+#include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "etdem/collision/contact.hpp"
@@ -34,6 +36,12 @@ class ContactCollector {
     with_normals_ = true;
   }
   int size() const { return static_cast<int>(point_.size()); }
+  /// The smallest gap of the candidates (+infinity when there are none): the emitted manifold's,
+  /// since the cut keeps the deepest.
+  double least_gap() const {
+    return gap_.empty() ? std::numeric_limits<double>::infinity()
+                        : *std::min_element(gap_.begin(), gap_.end());
+  }
   /// Appends the kept points to `out` (see above). With `normals_apart` (a compound's parts) the
   /// distance of the sampling adds the candidates' extent times the difference of the normals:
   /// a direction of contact that no kept point holds (a second pair of parts, an arm touching
