@@ -126,6 +126,10 @@ int main(int argc, char** argv) try {
   // BENCH_POUR_SLEEP=v [m/s]: islands slower than v for 0.5 s sleep (WorldSettings).
   if (const char* sleep = std::getenv("BENCH_POUR_SLEEP"); sleep && *sleep)
     world.settings.sleep_velocity = std::strtod(sleep, nullptr);
+  // BENCH_POUR_MISSED=1: steps taken again split when the solve closes a pair the narrow phase
+  // did not report (WorldSettings::substep_missed).
+  if (const char* missed = std::getenv("BENCH_POUR_MISSED"); missed && *missed)
+    world.settings.substep_missed = std::strtol(missed, nullptr, 10) != 0;
   etdem::RestingSettings& pgs = world.settings.resting_solver;
   pgs.block_contacts = env_count("BENCH_POUR_BLOCK_CONTACTS", 0, std::numeric_limits<long>::max(),
                                  pgs.block_contacts);

@@ -285,7 +285,8 @@ void DecomposedWorld::step() {
   };
   local_.step_frame([&] { process_events(); },
                     [&](StepProfile&, long* needed) { return advance(needed); }, most,
-                    !full_.turning_.empty());  // any grain of the whole world
+                    // any grain of the whole world
+                    !full_.turning_.empty() || local_.settings.substep_missed);
   stats_.owned += owned_count();
   stats_.ghosts += ghost_count();
   // Checked at whole steps of the run (a resumed run keeps the count), on every rank alike.
@@ -358,9 +359,15 @@ bool DecomposedWorld::advance(long* needed) {
   });
   find_contacts();
   timed(p, P::Solve, [&] { resolve_islands(); });
-  if (needed) {  // the spin after the solve, over every rank's grains
-    const long n = static_cast<long>(t_.max(
-        static_cast<double>(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity))));
+  if (needed) {  // the spin after the solve, and the pairs it closes unreported, every rank's
+    long missed = 1;
+    if (w.settings.substep_missed) {  // a pair's two grains at their velocities after the solve
+      const auto ghosts = share_ghost_velocities();
+      missed = w.missed_substeps(w.step_bodies_, w.step_contacts_);
+      restore_ghost_velocities(ghosts);
+    }
+    const long n = static_cast<long>(t_.max(static_cast<double>(
+        std::max(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity), missed))));
     if (n > std::lround(w.settings.dt / w.h_)) {
       *needed = n;
       w.body_sums_ = nullptr;
@@ -406,6 +413,57 @@ void DecomposedWorld::share_net_nodes(bool velocities) {
       in.get(full_.bodies.position[gid]);
       if (velocities) in.get(full_.bodies.velocity[gid]);
     }
+  }
+}
+
+std::vector<std::pair<Vec3, Vec3>> DecomposedWorld::share_ghost_velocities() {
+  // A ghost keeps the velocity of the start of the step until the exchange that ends it; the
+  // owner sends its grain's velocities after the solve to the ranks the last exchange made it a
+  // ghost on (the grains have not moved since).
+  World& w = local_;
+  std::vector<ByteWriter> out(static_cast<std::size_t>(t_.size()));
+  std::vector<int> ranks;
+  for (const GrainRecord& r : grains_.owned) {
+    const int l = local_of_[r.gid];
+    ranks.clear();
+    decomposition_.ghost_ranks(r.position, last_halo_, t_.rank(), ranks);
+    for (const int q : ranks) {
+      ByteWriter& o = out[static_cast<std::size_t>(q)];
+      o.put(r.gid);
+      o.put(w.bodies.velocity[l]);
+      o.put(w.bodies.angular_velocity[l]);
+    }
+  }
+  std::vector<Message> outgoing;
+  for (int q = 0; q < t_.size(); ++q)
+    outgoing.push_back({q, out[static_cast<std::size_t>(q)].take()});
+  std::vector<std::pair<Vec3, Vec3>> before;
+  for (int l = 0; l < w.bodies.count(); ++l)
+    before.emplace_back(w.bodies.velocity[l], w.bodies.angular_velocity[l]);
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) {
+      const auto gid = in.get<std::int64_t>();
+      const int l =
+          gid >= 0 && gid < static_cast<std::int64_t>(local_of_.size()) ? local_of_[gid] : -1;
+      Vec3 v, av;
+      in.get(v);
+      in.get(av);
+      if (l >= 0 && !owned_[l]) {
+        w.bodies.velocity[l] = v;
+        w.bodies.angular_velocity[l] = av;
+      }
+    }
+  }
+  return before;
+}
+
+void DecomposedWorld::restore_ghost_velocities(const std::vector<std::pair<Vec3, Vec3>>& before) {
+  World& w = local_;
+  for (int l = 0; l < w.bodies.count(); ++l) {
+    if (owned_[l]) continue;
+    w.bodies.velocity[l] = before[static_cast<std::size_t>(l)].first;
+    w.bodies.angular_velocity[l] = before[static_cast<std::size_t>(l)].second;
   }
 }
 
@@ -1079,6 +1137,7 @@ void DecomposedWorld::exchange() {
     r.state = grain_state(w.bodies, l, carried.of(l), w.rest_time_[l]);
   }
   const double h = halo();
+  last_halo_ = h;
   GrainExchangeStats xs;
   exchange_grains(decomposition_, h, grains_, t_, &xs);
   stats_.migrated += xs.migrated_in;

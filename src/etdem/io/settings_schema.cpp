@@ -190,6 +190,12 @@ std::vector<Sim> simulation_keys() {
       "never splits",
       [](Scenario & s) -> auto& { return s.settings.substep_sweep; }));
   v.push_back(field<Scenario>(
+      "substep_missed", "", any(),
+      "a step is taken again split when the velocities its solve left would close a pair the "
+      "narrow phase did not report (a grain an impact stopped, run into by the grain behind "
+      "it): n = ceil(c dt / g) sub-steps for a point at gap g closing at c",
+      [](Scenario & s) -> auto& { return s.settings.substep_missed; }));
+  v.push_back(field<Scenario>(
       "max_substeps", "", closed(1, 1000),
       "upper bound of that split; a step that would need more is counted "
       "(summary.json `substeps.bound_reached`)",

@@ -61,6 +61,19 @@ double World::closing_speed_bound(const StepBodies& sb, int a, int b) const {
   return (velocity(a) - velocity(b)).norm() + sb.spin[a] + sb.spin[b];
 }
 
+double World::pair_margin(int a, int b, double closing) const {
+  // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow phase's
+  // strict `gap < margin` from dropping them when nothing moves.
+  const double skin = resting_ ? settings.contact_skin : 0.0;
+  return closing * h_ + (skin + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
+                                                   shapes.bounding_radius[bodies.shape[b]]);
+}
+
+double World::plane_margin(int a, double speed) const {
+  const double skin = resting_ ? settings.contact_skin : 0.0;
+  return speed * h_ + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]];
+}
+
 void World::find_pairs(StepBodies& out) {
   const double dt = h_;
   boxes_.clear();
@@ -187,7 +200,9 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
     return thread == 0 ? contacts : per_thread_contacts_[thread];
   };
   for (auto& v : per_thread_contacts_) v.clear();
-    // Small scenes stay on one thread (see broad_phase.cpp).
+  out.pair_margin.assign(static_cast<std::size_t>(np), -1.0);
+  out.plane_margin.assign(static_cast<std::size_t>(nd) * static_cast<std::size_t>(nplanes), -1.0);
+  // Small scenes stay on one thread (see broad_phase.cpp).
 #pragma omp parallel num_threads(threads) if (np > 512)
   {
     auto& list = list_of(omp_get_thread_num());
@@ -197,13 +212,10 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       const auto [a, b] = sb.pairs[k];
       if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
       if (reuse_sleeping(a, b, list)) continue;
-      // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow
-      // phase's strict `gap < margin` from dropping them when nothing moves.
-      const double margin = closing_speed_bound(sb, a, b) * dt +
-                            (skin + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
-                                                       shapes.bounding_radius[bodies.shape[b]]);
+      const double margin = pair_margin(a, b, closing_speed_bound(sb, a, b));
       collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
               bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
+      if (m.count == 0) out.pair_margin[k] = margin;
       emit(a, b, m, list);
     }
   }
@@ -223,13 +235,17 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
           (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + sb.speed[a] * dt;
       for (int pi = 0; pi < nplanes; ++pi) {
         const int b = sb.unbounded[pi];
+        const double margin = plane_margin(a, sb.speed[a]);
+        const std::size_t slot = static_cast<std::size_t>(k) * nplanes + pi;
         if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b],
-                              pa.position, reach))
+                              pa.position, reach)) {
+          out.plane_margin[slot] = margin;  // apart by more than the margin
           continue;
+        }
         if (reuse_sleeping(a, b, list)) continue;
         collide(shapes, bodies.shape[a], pa, bodies.shape[b],
-                Pose(bodies.position[b], bodies.orientation[b]),
-                sb.speed[a] * dt + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]], m);
+                Pose(bodies.position[b], bodies.orientation[b]), margin, m);
+        if (m.count == 0) out.plane_margin[slot] = margin;
         emit(a, b, m, list);
       }
     }

@@ -28,6 +28,11 @@ struct StepContacts {
   std::vector<Contact> contacts;  // in pair order, then body-plane contacts; impulses written by
                                   // the solve
   std::vector<int> candidates;    // indices of contacts that join islands
+  /// Per candidate pair (StepBodies::pairs), and per dynamic body and plane
+  /// (k * unbounded.size() + plane for dynamic_ids[k]): the margin the narrow phase tested it
+  /// with [m], or -1 when it reported a point (or the pair was not tested). A pair it did not
+  /// report may still be closed by the solve's velocities (World::missed_substeps).
+  std::vector<double> pair_margin, plane_margin;
 };
 
 /// How each body moved during the step, for its position update (World::displacement).

@@ -4,7 +4,9 @@
 // "Deep contacts come from grains turning within a step").
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "etdem/collision/collide.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -34,6 +36,117 @@ long World::substep_count_unbounded(double dt, const std::vector<Vec3>& spin) co
   const double n = std::ceil(most / settings.substep_sweep);
   if (!(n > 1.0)) return 1;  // also NaN: check_finite names the body after the step
   return n >= 1e9 ? 1'000'000'000L : static_cast<long>(n);
+}
+
+long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
+  // The narrow phase tested each pair with the distance its surfaces could close at the
+  // velocities of the start of the step. The solve changes them: a grain an impact stopped is
+  // run into by the grain behind it, which was not reported since the two fell together. A
+  // pair not reported, whose closing bound after the solve reaches farther than its margin, is
+  // collided again with the new bound; a point it closes within this (sub-)step, gap g at c,
+  // needs sub-steps of dt / n with c dt / n <= g, so that the second sub-step's narrow phase
+  // reports it before it is reached.
+  if (!settings.substep_missed) return 1;
+  const double dt = settings.dt, h = h_;
+  auto velocity = [&](int i) -> Vec3 {
+    return sb.dynamic[i] ? Vec3(bodies.velocity[i]) : Vec3::Zero();
+  };
+  auto spin = [&](int i) -> Vec3 {
+    return sb.dynamic[i] ? Vec3(bodies.angular_velocity[i]) : Vec3::Zero();
+  };
+  auto spin_now = [&](int i) { return sb.dynamic[i] ? spin_bound(i) : 0.0; };
+  // The sub-steps a manifold of a and b needs at the velocities now (1: none closes).
+  auto needed = [&](int a, int b, const Manifold& m) {
+    double most = 1.0;
+    for (int k = 0; k < m.count; ++k) {
+      const Vec3& p = m.point[k];
+      const Vec3 u = velocity(a) + spin(a).cross(p - bodies.position[a]) - velocity(b) -
+                     spin(b).cross(p - bodies.position[b]);
+      const double closing = -m.normal_at(k).dot(u);  // [m/s], > 0 closing
+      const double gap = m.gap[k];
+      if (!(closing * h > gap)) continue;  // held open through this (sub-)step
+      // gap > 0: the pair had no point within its margin (at least kTouch of a radius).
+      most = std::max(most, gap > 0.0 ? std::ceil(closing * dt / gap) : 1e9);
+    }
+    return most;
+  };
+  // A pair collided again at the closing bound after the solve, when that reaches farther than
+  // the margin it was tested with (`before`; none: -infinity).
+  auto test_pair = [&](int a, int b, double before, Manifold& m) {
+    const double closing = (velocity(a) - velocity(b)).norm() + spin_now(a) + spin_now(b);
+    const double margin = pair_margin(a, b, closing);
+    if (!(margin > before)) return 1.0;  // no farther than it was tested
+    collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
+            bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
+    return needed(a, b, m);
+  };
+  double most = 1.0;
+  const long np = std::ssize(sb.pairs);
+#pragma omp parallel reduction(max : most) if (np > 512)
+  {
+    Manifold m;
+#pragma omp for schedule(static)
+    for (long k = 0; k < np; ++k) {
+      const double before = sc.pair_margin[static_cast<std::size_t>(k)];
+      if (before < 0.0) continue;  // reported (its points were solved) or not tested
+      const auto [a, b] = sb.pairs[static_cast<std::size_t>(k)];
+      most = std::max(most, test_pair(a, b, before, m));
+    }
+  }
+  // Pairs the broad phase did not give: their swept boxes, (1 + skin) R + s h with s the
+  // fastest surface point's speed, were apart, so their surfaces were more than
+  // skin (R_a + R_b) + (s_a + s_b) h apart and close at most at s'_a + s'_b after the solve.
+  // None can close unless some body's s' h grew by more than skin R_min; then the boxes are
+  // drawn again at the speeds after the solve and the new pairs are tested (a grain struck
+  // towards a neighbour at rest beyond its box).
+  const double skin = resting_ ? settings.contact_skin : 0.0;
+  double smallest = std::numeric_limits<double>::infinity(), grown = 0.0;
+  for (std::size_t k = 0; k < box_ids_.size(); ++k) {
+    const int i = box_ids_[k];
+    smallest = std::min(smallest, shapes.bounding_radius[bodies.shape[i]]);
+    if (sb.dynamic[i]) grown = std::max(grown, (speed_bound(i) - sb.speed[i]) * h);
+  }
+  if (grown > skin * smallest) {
+    missed_boxes_.resize(box_ids_.size());
+    for (std::size_t k = 0; k < box_ids_.size(); ++k) {
+      const int i = box_ids_[k];
+      const double r = (1.0 + skin) * shapes.bounding_radius[bodies.shape[i]] +
+                       (sb.dynamic[i] ? speed_bound(i) : 0.0) * h;
+      const Vec3& c = bodies.position[i];
+      missed_boxes_[k] = {c.array() - r, c.array() + r};
+    }
+    missed_broad_.find_pairs(missed_boxes_, box_ids_, missed_pairs_);
+    Manifold m;
+    for (const auto& [a, b] : missed_pairs_) {
+      if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
+      if (!counted(first_grain(a, b))) continue;  // a rank of a split run: another's pair
+      if (std::binary_search(sb.pairs.begin(), sb.pairs.end(), std::pair<int, int>(a, b)))
+        continue;  // given before: tested above
+      most = std::max(most, test_pair(a, b, -std::numeric_limits<double>::infinity(), m));
+    }
+  }
+  // Planes and terrains: every dynamic body was tested or left out by its reach.
+  const std::size_t planes = sb.unbounded.size();
+  for (std::size_t k = 0; k < sb.dynamic_ids.size() && planes > 0; ++k) {
+    const int a = sb.dynamic_ids[k];
+    const Pose pa(bodies.position[a], bodies.orientation[a]);
+    const double speed = speed_bound(a);
+    const double margin = plane_margin(a, speed);
+    const double reach = (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + speed * h;
+    Manifold m;
+    for (std::size_t pi = 0; pi < planes; ++pi) {
+      const double before = sc.plane_margin[k * planes + pi];
+      if (before < 0.0 || !(margin > before)) continue;
+      const int b = sb.unbounded[pi];
+      if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b], pa.position,
+                            reach))
+        continue;
+      collide(shapes, bodies.shape[a], pa, bodies.shape[b],
+              Pose(bodies.position[b], bodies.orientation[b]), margin, m);
+      most = std::max(most, needed(a, b, m));
+    }
+  }
+  return most >= 1e9 ? 1'000'000'000L : static_cast<long>(most);
 }
 
 void World::save_step_start() {

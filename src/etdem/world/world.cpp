@@ -159,7 +159,7 @@ void World::step() {
   if (!solver_) initialize();
   step_frame([&] { process_events(); },
              [&](StepProfile& p, long* needed) { return advance(p, needed); },
-             [](long n) { return n; }, !turning_.empty());
+             [](long n) { return n; }, !turning_.empty() || settings.substep_missed);
 }
 
 void World::step_frame(const std::function<void()>& events,
@@ -246,7 +246,9 @@ bool World::advance(StepProfile& p, long* needed) {
     keep_sleeping_impulses(sc.contacts);
   });
   if (needed) {  // the spin after the solve, over the whole step: more sub-steps needed?
-    const long n = substep_count_unbounded(settings.dt, bodies.angular_velocity);
+    // (and the pairs its velocities close that the narrow phase did not report)
+    const long n = std::max(substep_count_unbounded(settings.dt, bodies.angular_velocity),
+                            missed_substeps(sb, sc));
     if (n > std::lround(settings.dt / h_)) {
       *needed = n;
       return false;

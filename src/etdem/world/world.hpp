@@ -230,6 +230,15 @@ class World {
   /// sweep |w| dt R of a non-spherical grain over settings.substep_sweep of its thinnest
   /// extent, rounded up (before the max_substeps cap).
   long substep_count_unbounded(double dt, const std::vector<Vec3>& spin) const;
+  /// Sub-steps the step needs so that no pair the narrow phase did not report is closed within
+  /// the first of them by the velocities the solve left (settings.substep_missed): for each
+  /// such point, gap g and closing speed c, ceil(c dt / g) when c h > g (1 if none, before the
+  /// max_substeps cap). A grain an impact stopped, run into by the grain behind it.
+  long missed_substeps(const StepBodies& sb, const StepContacts& sc);
+  /// The narrow phase's margin for a pair closing at most at `closing` [m/s] within the
+  /// (sub-)step, and for a body moving at `speed` against a plane or terrain [m].
+  double pair_margin(int a, int b, double closing) const;
+  double plane_margin(int a, double speed) const;
   void prepare_substeps();  // turning_ from the bodies' shapes (initialize)
   /// One sub-step of length h_: forces, contacts, solve, correction, motion, ledger. With
   /// `needed`, returns false (and the sub-steps the spin after the solve needs) before anything
@@ -392,6 +401,10 @@ class World {
 
   // Scratch of single phases, reused across steps.
   BroadPhase broad_;
+  // missed_substeps' own grid of the boxes after the solve (broad_ stays the kept pairs' grid).
+  BroadPhase missed_broad_;
+  std::vector<Aabb> missed_boxes_;
+  std::vector<std::pair<int, int>> missed_pairs_;
   std::vector<Aabb> reach_;
   std::vector<Aabb> boxes_;
   std::vector<int> box_ids_;
