@@ -203,12 +203,14 @@ int main(int argc, char** argv) try {
                " resting_iterations=%ld resting_bound=%ld approaching_left=%ld "
                "pair_list_builds=%ld pair_list_updates=%ld"
                " sleeping_island_steps=%ld islands_fell_asleep=%ld islands_woken=%ld speed_max=%.3g"
-               " speed_mean=%.3g deepest_m=%.3g approaching_last_step=%ld peak_rss_mb=%.1f\n",
+               " speed_mean=%.3g deepest_m=%.3g approaching_last_step=%ld peak_rss_mb=%.1f"
+               " split_steps=%ld redone_steps=%ld\n",
                tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
                tot.pair_list_builds, tot.pair_list_updates, tot.sleeping_islands,
                tot.islands_fell_asleep, tot.islands_woken, speed_max,
                speed_sum / static_cast<double>(grains.size()), deepest,
-               world.last_step().resting.approaching_left, peak_rss_mb());
+               world.last_step().resting.approaching_left, peak_rss_mb(), tot.split_steps,
+               tot.redone_steps);
   resting_probe_bench::report();
   return 0;
 } catch (const std::exception& e) {
