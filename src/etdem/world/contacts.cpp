@@ -211,7 +211,12 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
     for (int k = 0; k < np; ++k) {
       const auto [a, b] = sb.pairs[k];
       if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
-      if (reuse_sleeping(a, b, list)) continue;
+      const std::size_t before = list.size();
+      if (reuse_sleeping(a, b, list)) {
+        // Copied from a narrow phase at rest: none copied, the pair was apart by its margin.
+        if (list.size() == before) out.pair_margin[k] = pair_margin(a, b, 0.0);
+        continue;
+      }
       const double margin = pair_margin(a, b, closing_speed_bound(sb, a, b));
       collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
               bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
@@ -242,7 +247,11 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
           out.plane_margin[slot] = margin;  // apart by more than the margin
           continue;
         }
-        if (reuse_sleeping(a, b, list)) continue;
+        const std::size_t before = list.size();
+        if (reuse_sleeping(a, b, list)) {
+          if (list.size() == before) out.plane_margin[slot] = plane_margin(a, 0.0);
+          continue;
+        }
         collide(shapes, bodies.shape[a], pa, bodies.shape[b],
                 Pose(bodies.position[b], bodies.orientation[b]), margin, m);
         if (m.count == 0) out.plane_margin[slot] = margin;
