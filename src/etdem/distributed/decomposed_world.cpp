@@ -285,8 +285,7 @@ void DecomposedWorld::step() {
   };
   local_.step_frame([&] { process_events(); },
                     [&](StepProfile&, long* needed) { return advance(needed); }, most,
-                    // any grain of the whole world
-                    !full_.turning_.empty() || local_.settings.substep_missed);
+                    !full_.turning_.empty());  // any grain of the whole world
   stats_.owned += owned_count();
   stats_.ghosts += ghost_count();
   // Checked at whole steps of the run (a resumed run keeps the count), on every rank alike.
@@ -362,9 +361,9 @@ bool DecomposedWorld::advance(long* needed) {
   if (needed) {  // the spin after the solve, and the pairs it closes unreported, every rank's
     long missed = 1;
     if (w.settings.substep_missed) {  // a pair's two grains at their velocities after the solve
-      const auto ghosts = share_ghost_velocities();
+      share_ghost_velocities();
       missed = w.missed_substeps(w.step_bodies_, w.step_contacts_);
-      restore_ghost_velocities(ghosts);
+      restore_ghost_velocities();
     }
     const long n = static_cast<long>(t_.max(static_cast<double>(
         std::max(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity), missed))));
@@ -416,7 +415,7 @@ void DecomposedWorld::share_net_nodes(bool velocities) {
   }
 }
 
-std::vector<std::pair<Vec3, Vec3>> DecomposedWorld::share_ghost_velocities() {
+void DecomposedWorld::share_ghost_velocities() {
   // A ghost keeps the velocity of the start of the step until the exchange that ends it; the
   // owner sends its grain's velocities after the solve to the ranks the last exchange made it a
   // ghost on (the grains have not moved since).
@@ -437,9 +436,8 @@ std::vector<std::pair<Vec3, Vec3>> DecomposedWorld::share_ghost_velocities() {
   std::vector<Message> outgoing;
   for (int q = 0; q < t_.size(); ++q)
     outgoing.push_back({q, out[static_cast<std::size_t>(q)].take()});
-  std::vector<std::pair<Vec3, Vec3>> before;
-  for (int l = 0; l < w.bodies.count(); ++l)
-    before.emplace_back(w.bodies.velocity[l], w.bodies.angular_velocity[l]);
+  ghost_v_ = w.bodies.velocity;
+  ghost_w_ = w.bodies.angular_velocity;
   for (const Message& m : t_.exchange(std::move(outgoing))) {
     ByteReader in(m.bytes);
     while (!in.done()) {
@@ -455,15 +453,15 @@ std::vector<std::pair<Vec3, Vec3>> DecomposedWorld::share_ghost_velocities() {
       }
     }
   }
-  return before;
 }
 
-void DecomposedWorld::restore_ghost_velocities(const std::vector<std::pair<Vec3, Vec3>>& before) {
+void DecomposedWorld::restore_ghost_velocities() {
+  // Only ghosts were written: the owned grains' velocities are the solve's.
   World& w = local_;
   for (int l = 0; l < w.bodies.count(); ++l) {
     if (owned_[l]) continue;
-    w.bodies.velocity[l] = before[static_cast<std::size_t>(l)].first;
-    w.bodies.angular_velocity[l] = before[static_cast<std::size_t>(l)].second;
+    w.bodies.velocity[l] = ghost_v_[static_cast<std::size_t>(l)];
+    w.bodies.angular_velocity[l] = ghost_w_[static_cast<std::size_t>(l)];
   }
 }
 

@@ -99,10 +99,10 @@ class DecomposedWorld {
   /// The owned nodes' positions (and velocities) into every rank's copy of the whole world.
   void share_net_nodes(bool velocities);
   /// The owned grains' velocities after the solve to the ranks that hold them as ghosts (the
-  /// destinations of the last exchange), for World::missed_substeps; returns the ghosts'
-  /// velocities before, for restore_ghost_velocities.
-  std::vector<std::pair<Vec3, Vec3>> share_ghost_velocities();
-  void restore_ghost_velocities(const std::vector<std::pair<Vec3, Vec3>>& before);
+  /// destinations of the last exchange), for World::missed_substeps; the ghosts' velocities
+  /// before are kept for restore_ghost_velocities.
+  void share_ghost_velocities();
+  void restore_ghost_velocities();
   void find_contacts();    // broad and narrow phase of the pairs detected here
   void resolve_islands();  // labels, parts to hosts, solve, results back
   struct HostScratch;
@@ -140,7 +140,8 @@ class DecomposedWorld {
   /// [m/s] The largest next_speed over every rank, reduced with the step's maxima
   /// (book_ledger) for the exchange that ends the step; negative when not known.
   double next_speed_ = -1.0;
-  double last_halo_ = 0.0;  // [m] the halo of the last exchange
+  double last_halo_ = 0.0;               // [m] the halo of the last exchange
+  std::vector<Vec3> ghost_v_, ghost_w_;  // share_ghost_velocities: the velocities before
   /// The sub-steps the next step needs, reduced with the step's maxima at the spins the step
   /// leaves (its last book_ledger), the dt and substep_sweep it was counted with, and whether an
   /// event changed the grains since (then the step frame counts again); negative: not known.

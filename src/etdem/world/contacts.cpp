@@ -35,11 +35,16 @@ constexpr double kReachSkin = 0.2;
 
 }  // namespace
 
-Vec3 World::contact_velocity(const Contact& c, const std::vector<char>& dynamic) const {
+Vec3 World::point_velocity(int a, int b, const Vec3& ra, const Vec3& rb,
+                           const std::vector<char>& dynamic) const {
   Vec3 u = Vec3::Zero();
-  if (dynamic[c.a]) u += bodies.velocity[c.a] + bodies.angular_velocity[c.a].cross(c.ra);
-  if (dynamic[c.b]) u -= bodies.velocity[c.b] + bodies.angular_velocity[c.b].cross(c.rb);
+  if (dynamic[a]) u += bodies.velocity[a] + bodies.angular_velocity[a].cross(ra);
+  if (dynamic[b]) u -= bodies.velocity[b] + bodies.angular_velocity[b].cross(rb);
   return u;
+}
+
+Vec3 World::contact_velocity(const Contact& c, const std::vector<char>& dynamic) const {
+  return point_velocity(c.a, c.b, c.ra, c.rb, dynamic);
 }
 
 double World::spin_bound(int i) const {
@@ -51,31 +56,42 @@ double World::speed_bound(int i) const {
   return bodies.is_dynamic(i) ? bodies.velocity[i].norm() + spin_bound(i) : 0.0;
 }
 
-double World::closing_speed_bound(const StepBodies& sb, int a, int b) const {
+double World::closing_speed_bound(const std::vector<char>& dynamic, int a, int b, double spin_a,
+                                  double spin_b) const {
   // Two surface points of a and b close at most at |v_a - v_b| + |w_a| R_a + |w_b| R_b: the
   // motion the two share (grains falling or flowing together, and the step's gravity kick)
   // brings neither nearer the other.
   auto velocity = [&](int i) -> Vec3 {
-    return sb.dynamic[i] ? Vec3(bodies.velocity[i]) : Vec3::Zero();
+    return dynamic[i] ? Vec3(bodies.velocity[i]) : Vec3::Zero();
   };
-  return (velocity(a) - velocity(b)).norm() + sb.spin[a] + sb.spin[b];
+  return (velocity(a) - velocity(b)).norm() + spin_a + spin_b;
+}
+
+double World::closing_speed_bound(const StepBodies& sb, int a, int b) const {
+  return closing_speed_bound(sb.dynamic, a, b, sb.spin[a], sb.spin[b]);
+}
+
+double World::contact_skin() const {
+  return resting_ ? settings.contact_skin : 0.0;
+}
+
+double World::swept_radius(int i, double speed) const {
+  return (1.0 + contact_skin()) * shapes.bounding_radius[bodies.shape[i]] + speed * h_;
 }
 
 double World::pair_margin(int a, int b, double closing) const {
   // Touching pairs (gap exactly 0, at rest) are reported too: kTouch keeps the narrow phase's
   // strict `gap < margin` from dropping them when nothing moves.
-  const double skin = resting_ ? settings.contact_skin : 0.0;
-  return closing * h_ + (skin + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
-                                                   shapes.bounding_radius[bodies.shape[b]]);
+  return closing * h_ +
+         (contact_skin() + kTouch) * std::min(shapes.bounding_radius[bodies.shape[a]],
+                                              shapes.bounding_radius[bodies.shape[b]]);
 }
 
 double World::plane_margin(int a, double speed) const {
-  const double skin = resting_ ? settings.contact_skin : 0.0;
-  return speed * h_ + (skin + kTouch) * shapes.bounding_radius[bodies.shape[a]];
+  return speed * h_ + (contact_skin() + kTouch) * shapes.bounding_radius[bodies.shape[a]];
 }
 
 void World::find_pairs(StepBodies& out) {
-  const double dt = h_;
   boxes_.clear();
   box_ids_.clear();
   out.unbounded.clear();
@@ -94,8 +110,7 @@ void World::find_pairs(StepBodies& out) {
       continue;
     }
     // Box swept by the motion of the step: radius plus the distance any surface point can move.
-    const double skin = resting_ ? settings.contact_skin : 0.0;
-    const double r = (1.0 + skin) * shapes.bounding_radius[bodies.shape[i]] + out.speed[i] * dt;
+    const double r = swept_radius(i, out.speed[i]);
     const Vec3 c = bodies.position[i];
     boxes_.push_back({c.array() - r, c.array() + r});
     box_ids_.push_back(i);
@@ -168,7 +183,6 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   const int np = static_cast<int>(sb.pairs.size());
   const int nd = static_cast<int>(sb.dynamic_ids.size());
   const int nplanes = static_cast<int>(sb.unbounded.size());
-  const double skin = resting_ ? settings.contact_skin : 0.0;
   auto emit = [&](int a, int b, const Manifold& m, std::vector<Contact>& list) {
     if (m.count == 0) return;
     // The pair's material values once per manifold, not per point.
@@ -236,11 +250,10 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
     for (int k = 0; k < nd; ++k) {
       const int a = sb.dynamic_ids[k];
       const Pose pa(bodies.position[a], bodies.orientation[a]);
-      const double reach =
-          (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + sb.speed[a] * dt;
+      const double reach = swept_radius(a, sb.speed[a]);
+      const double margin = plane_margin(a, sb.speed[a]);
       for (int pi = 0; pi < nplanes; ++pi) {
         const int b = sb.unbounded[pi];
-        const double margin = plane_margin(a, sb.speed[a]);
         const std::size_t slot = static_cast<std::size_t>(k) * nplanes + pi;
         if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b],
                               pa.position, reach)) {

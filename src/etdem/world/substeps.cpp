@@ -48,20 +48,13 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // reports it before it is reached.
   if (!settings.substep_missed) return 1;
   const double dt = settings.dt, h = h_;
-  auto velocity = [&](int i) -> Vec3 {
-    return sb.dynamic[i] ? Vec3(bodies.velocity[i]) : Vec3::Zero();
-  };
-  auto spin = [&](int i) -> Vec3 {
-    return sb.dynamic[i] ? Vec3(bodies.angular_velocity[i]) : Vec3::Zero();
-  };
-  auto spin_now = [&](int i) { return sb.dynamic[i] ? spin_bound(i) : 0.0; };
   // The sub-steps a manifold of a and b needs at the velocities now (1: none closes).
   auto needed = [&](int a, int b, const Manifold& m) {
     double most = 1.0;
     for (int k = 0; k < m.count; ++k) {
       const Vec3& p = m.point[k];
-      const Vec3 u = velocity(a) + spin(a).cross(p - bodies.position[a]) - velocity(b) -
-                     spin(b).cross(p - bodies.position[b]);
+      const Vec3 u =
+          point_velocity(a, b, p - bodies.position[a], p - bodies.position[b], sb.dynamic);
       const double closing = -m.normal_at(k).dot(u);  // [m/s], > 0 closing
       const double gap = m.gap[k];
       if (!(closing * h > gap)) continue;  // held open through this (sub-)step
@@ -73,8 +66,8 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // A pair collided again at the closing bound after the solve, when that reaches farther than
   // the margin it was tested with (`before`; none: -infinity).
   auto test_pair = [&](int a, int b, double before, Manifold& m) {
-    const double closing = (velocity(a) - velocity(b)).norm() + spin_now(a) + spin_now(b);
-    const double margin = pair_margin(a, b, closing);
+    const double margin =
+        pair_margin(a, b, closing_speed_bound(sb.dynamic, a, b, spin_bound(a), spin_bound(b)));
     if (!(margin > before)) return 1.0;  // no farther than it was tested
     collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
             bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
@@ -99,7 +92,7 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // None can close unless some body's s' h grew by more than skin R_min; then the boxes are
   // drawn again at the speeds after the solve and the new pairs are tested (a grain struck
   // towards a neighbour at rest beyond its box).
-  const double skin = resting_ ? settings.contact_skin : 0.0;
+  const double skin = contact_skin();
   double smallest = std::numeric_limits<double>::infinity(), grown = 0.0;
   for (std::size_t k = 0; k < box_ids_.size(); ++k) {
     const int i = box_ids_[k];
@@ -110,8 +103,7 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
     missed_boxes_.resize(box_ids_.size());
     for (std::size_t k = 0; k < box_ids_.size(); ++k) {
       const int i = box_ids_[k];
-      const double r = (1.0 + skin) * shapes.bounding_radius[bodies.shape[i]] +
-                       (sb.dynamic[i] ? speed_bound(i) : 0.0) * h;
+      const double r = swept_radius(i, sb.dynamic[i] ? speed_bound(i) : 0.0);
       const Vec3& c = bodies.position[i];
       missed_boxes_[k] = {c.array() - r, c.array() + r};
     }
@@ -132,7 +124,7 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
     const Pose pa(bodies.position[a], bodies.orientation[a]);
     const double speed = speed_bound(a);
     const double margin = plane_margin(a, speed);
-    const double reach = (1.0 + skin) * shapes.bounding_radius[bodies.shape[a]] + speed * h;
+    const double reach = swept_radius(a, speed);
     Manifold m;
     for (std::size_t pi = 0; pi < planes; ++pi) {
       const double before = sc.plane_margin[k * planes + pi];

@@ -159,7 +159,7 @@ void World::step() {
   if (!solver_) initialize();
   step_frame([&] { process_events(); },
              [&](StepProfile& p, long* needed) { return advance(p, needed); },
-             [](long n) { return n; }, !turning_.empty() || settings.substep_missed);
+             [](long n) { return n; }, !turning_.empty());
 }
 
 void World::step_frame(const std::function<void()>& events,
@@ -189,7 +189,9 @@ void World::step_frame(const std::function<void()>& events,
     if (resting_pgs_) resting_pgs_->set_dt(h_);
     last_ = StepStats{};
     // Only a step that may split saves its start (velocities, ledger, nets: O(bodies) copies).
-    const bool may_redo = k == 0 && !redone && n < settings.max_substeps && turning;
+    // (A grain turning, or the check for missed pairs, may ask for more after the solve.)
+    const bool may_redo =
+        k == 0 && !redone && n < settings.max_substeps && (turning || settings.substep_missed);
     if (may_redo) save_step_start();
     long needed = 0;
     if (!take_substep(p, may_redo ? &needed : nullptr)) {

@@ -317,9 +317,19 @@ class World {
   double speed_bound(int i) const;  // [m/s] fastest surface point of body i: |v| + spin_bound
   /// [m/s] fastest approach of the surfaces of a and b, from the step's sb.spin.
   double closing_speed_bound(const StepBodies& sb, int a, int b) const;
+  /// The same bound with the spin parts given (missed_substeps: the spins after the solve).
+  double closing_speed_bound(const std::vector<char>& dynamic, int a, int b, double spin_a,
+                             double spin_b) const;
+  /// The contact skin in use (settings.contact_skin with the resting pass, else 0), and the
+  /// radius of body i's box swept at `speed` within the (sub-)step: (1 + skin) R + speed h.
+  double contact_skin() const;
+  double swept_radius(int i, double speed) const;
   Vec3 displacement(int i, const Motion& m) const;  // [m] position change of the step
   /// u = u_A - u_B at a contact (global body ids; static bodies do not move).
   Vec3 contact_velocity(const Contact& c, const std::vector<char>& dynamic) const;
+  /// Velocity of a's point at ra relative to b's at rb (the dynamic bodies' motion only).
+  Vec3 point_velocity(int a, int b, const Vec3& ra, const Vec3& rb,
+                      const std::vector<char>& dynamic) const;
 
   double time_ = 0.0;
   long steps_ = 0;
