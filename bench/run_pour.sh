@@ -4,7 +4,7 @@
 # bench/results/pour.csv. See bench/README.md.
 #
 #   bench/run_pour.sh [--n "1000 10000"] [--large] [--duration 1.0] [--threads 1] [--ranks 1]
-#                     [--timeout SECONDS] [--no-build] [--no-csv]
+#                     [--timeout SECONDS] [--young PA] [--no-build] [--no-csv]
 #
 #   --n         particle counts (default "1000 10000")
 #   --large     also N = 100000
@@ -12,6 +12,9 @@
 #   --threads   OpenMP threads of etdem (default 1, the same core count as 1 LIGGGHTS rank)
 #   --ranks     MPI ranks of LIGGGHTS (default 1; > 1 uses mpirun)
 #   --timeout   wall-clock limit per etdem run; a run that hits it is reported as "timeout"
+#   --young     Young's modulus of LIGGGHTS' Hertz contacts (default 1e7 Pa), run at its stable
+#               step 8e-5 x sqrt(1e7 / E) s; rows then go to results/pour_young.csv with E and
+#               that step (etdem's rigid contacts do not depend on it)
 #   --no-build  use the existing build/release/bench/bench_pour
 #   --no-csv    print the table only
 set -euo pipefail
@@ -25,6 +28,7 @@ RANKS=1
 TIMEOUT=0
 BUILD=1
 CSV=1
+YOUNG=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --n) NS=$2; shift 2 ;;
@@ -33,6 +37,7 @@ while [ $# -gt 0 ]; do
     --threads) THREADS=$2; shift 2 ;;
     --ranks) RANKS=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
+    --young) YOUNG=$2; shift 2 ;;
     --no-build) BUILD=0; shift ;;
     --no-csv) CSV=0; shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
@@ -72,6 +77,11 @@ field() {  # field KEY LINE -> value of KEY=value in LINE
 
 CSV_FILE=bench/results/pour.csv
 HEADER="date,commit,n,duration_s,etdem_wall_s,etdem_us_per_particle_step,etdem_bed_m,liggghts_wall_s,liggghts_bed_m,speedup,bed_diff_pct"
+if [ -n "$YOUNG" ]; then
+  CSV_FILE=bench/results/pour_young.csv
+  HEADER="$HEADER,liggghts_young_pa,liggghts_dt_s"
+  export YOUNG
+fi
 if [ "$CSV" = 1 ] && [ ! -s "$CSV_FILE" ]; then
   mkdir -p bench/results
   echo "$HEADER" > "$CSV_FILE"
@@ -92,6 +102,7 @@ for N in $NS; do
 
   e_wall=$(field wall_s "$et"); e_us=$(field us_per_particle_step "$et"); e_bed=$(field bed_height_m "$et")
   l_wall=$(field wall_s "$lig"); l_bed=$(field bed_height_m "$lig")
+  l_young=$(field young_pa "$lig"); l_dt=$(field dt_s "$lig")
   read -r speedup diff < <(python3 - "$e_wall" "$l_wall" "$e_bed" "$l_bed" <<'PY'
 import sys
 def num(s):
@@ -107,12 +118,14 @@ PY
 )
   ROWS+=("$N ${e_wall:-NA} ${l_wall:-NA} $speedup ${e_bed:-NA} ${l_bed:-NA} $diff")
   if [ "$CSV" = 1 ]; then
-    echo "$DATE,$COMMIT,$N,$DURATION,${e_wall:-NA},${e_us:-NA},${e_bed:-NA},${l_wall:-NA},${l_bed:-NA},$speedup,$diff" >> "$CSV_FILE"
+    row="$DATE,$COMMIT,$N,$DURATION,${e_wall:-NA},${e_us:-NA},${e_bed:-NA},${l_wall:-NA},${l_bed:-NA},$speedup,$diff"
+    if [ -n "$YOUNG" ]; then row="$row,${l_young:-NA},${l_dt:-NA}"; fi
+    echo "$row" >> "$CSV_FILE"
   fi
 done
 
 echo
-echo "pour, ${DURATION} s of physical time; etdem $THREADS thread(s), LIGGGHTS $RANKS rank(s); commit $COMMIT"
+echo "pour, ${DURATION} s of physical time; etdem $THREADS thread(s), LIGGGHTS $RANKS rank(s)${YOUNG:+ at E = $YOUNG Pa}; commit $COMMIT"
 printf "%8s %12s %12s %14s %10s %10s %9s\n" N etdem_wall_s lig_wall_s lig/etdem etdem_bed_m lig_bed_m bed_diff%
 for r in "${ROWS[@]}"; do
   # shellcheck disable=SC2086

@@ -6,16 +6,19 @@
 # N spheres (d = 1 cm, 2650 kg/m^3, e = 0.5, mu = 0.5) start at rest on a jittered simple-cubic
 # lattice of spacing 1.2 d (bench/peers/pour_lattice.py, the same lattice bench_pour builds) in
 # a closed box of six granular walls and fall under gravity for DURATION seconds (default 1.0)
-# with Hertz contacts, E = 1e7 Pa, nu = 0.3, dt = 8e-5 s.
+# with Hertz contacts, E = 1e7 Pa, nu = 0.3, dt = 8e-5 s (YOUNG and DT change both: the stable
+# step of a Hertz contact scales as E^-1/2, so E = 1e9 Pa runs at dt = 8e-6 s).
 #
 # Environment:
+#   YOUNG      Young's modulus [Pa] (default 1.0e7)
+#   DT         time step [s] (default 8e-5 x sqrt(1e7 / YOUNG), about a fifth of the Rayleigh time)
 #   LIGGGHTS   binary (default: liggghts on PATH)
 #   RANKS      MPI ranks (default 1 = plain serial run; > 1 runs under mpirun -np RANKS)
 #   KEEP=1     keep the temporary run directory and print its path on stderr
 #
 # Prints one line:
 #   liggghts N=... wall_s=... bed_height_m=... duration_s=... steps=... ranks=... total_s=...
-#            overlap_max_m=... overlap_mean_m=... overlap_pairs=...
+#            overlap_max_m=... overlap_mean_m=... overlap_pairs=... young_pa=... dt_s=...
 # wall_s is LIGGGHTS' own "Loop time" of the run (time stepping only, no setup or file
 # reading); total_s is the whole process, setup included; overlap_* are the grain-grain overlaps
 # of the final state (as bench_pour prints them).
@@ -30,7 +33,8 @@ DURATION=${2:-1.0}
 RANKS=${RANKS:-1}
 LIGGGHTS=${LIGGGHTS:-liggghts}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-DT=8e-5
+YOUNG=${YOUNG:-1.0e7}
+DT=${DT:-$(python3 -c "print(f'{8e-5 * (1e7 / float(\"$YOUNG\")) ** 0.5:.3g}')")}
 
 command -v "$LIGGGHTS" >/dev/null || { echo "liggghts not found (scripts/install-deps.sh --with-peers)" >&2; exit 1; }
 
@@ -59,7 +63,7 @@ read_data       data.pour
 neighbor        0.002 bin
 neigh_modify    delay 0
 
-fix m1 all property/global youngsModulus peratomtype 1.0e7
+fix m1 all property/global youngsModulus peratomtype ${YOUNG}
 fix m2 all property/global poissonsRatio peratomtype 0.3
 fix m3 all property/global coefficientRestitution peratomtypepair 1 0.5
 fix m4 all property/global coefficientFriction peratomtypepair 1 0.5
@@ -114,4 +118,4 @@ TOTAL=$(python3 -c "print(f'{$end - $start:.3f}')")
 if [ "$COUNT" != "$N" ] || [ "$ATOMS_END" != "$N" ]; then
   echo "warning: $N atoms requested, $ATOMS_END at the end of the run, $COUNT in the dump" >&2
 fi
-echo "liggghts N=$N wall_s=$LOOP bed_height_m=$BED duration_s=$DURATION steps=$STEPS ranks=$RANKS total_s=$TOTAL overlap_max_m=$OV_MAX overlap_mean_m=$OV_MEAN overlap_pairs=$OV_PAIRS"
+echo "liggghts N=$N wall_s=$LOOP bed_height_m=$BED duration_s=$DURATION steps=$STEPS ranks=$RANKS total_s=$TOTAL overlap_max_m=$OV_MAX overlap_mean_m=$OV_MEAN overlap_pairs=$OV_PAIRS young_pa=$YOUNG dt_s=$DT"
