@@ -1,7 +1,7 @@
 // Level-set grains (shapes/level_set*, collision/collide_level_set.cpp): the grid against closed
 // forms, the mass properties' convergence with the spacing, the surface nodes, a stored grid read
 // back, and contacts on the world pipeline (a head-on impact with an analytic sphere, a cube at
-// rest on its face, V3 with the level-set box).
+// rest on its face, V3 with the level-set box, a contact kept to fewer points).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_example.hpp"
+#include "etdem/collision/collide.hpp"
 #include "etdem/io/scenario.hpp"
 #include "etdem/io/scenario_error.hpp"
 #include "etdem/shapes/level_set_build.hpp"
@@ -212,6 +213,92 @@ TEST(LevelSetContact, CubeComesToRestOnItsFace) {
   EXPECT_LT(t.world.bodies.velocity[c].norm(), 1e-3);
 }
 
+// contact_points: a face-to-face contact of two level-set cubes has far more than 16 nodes
+// within the margin. Kept to 8, the manifold still holds the deepest point and spans nearly the
+// same patch (the farthest-point sampling takes the corners first); a pair keeps the smaller of
+// its two grains' limits.
+TEST(LevelSetContact, FewerContactPointsKeepTheDeepestAndThePatch) {
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> tri;
+  const double half = 0.05;
+  box_surface(Vec3::Constant(half), v, tri);
+  ShapeTable shapes;
+  const LevelSet cube = level_set_from_surface(v, tri, {0.005, 600});
+  LevelSet cube8 = cube;
+  cube8.contact_points = 8;
+  const int s16 = shapes.add_level_set("cube16", cube);
+  const int s8 = shapes.add_level_set("cube8", cube8);
+  // B on top of A, its face 1 mm into A's and tilted by 0.5 degrees, so the depths differ.
+  const Pose pa(Vec3::Zero(), Quat::Identity());
+  const Pose pb(Vec3(0.004, -0.003, 2 * half - 0.001),
+                Quat(Eigen::AngleAxisd(0.5 * M_PI / 180.0, Vec3(1, 0.3, 0).normalized())));
+  auto patch = [](const Manifold& m, double& deepest) {
+    Vec3 lo = m.point[0], hi = m.point[0];
+    deepest = m.gap[0];
+    for (int k = 1; k < m.count; ++k) {
+      lo = lo.cwiseMin(m.point[k]);
+      hi = hi.cwiseMax(m.point[k]);
+      deepest = std::min(deepest, m.gap[k]);
+    }
+    return (hi.x() - lo.x()) * (hi.y() - lo.y());
+  };
+  Manifold all, eight, mixed;
+  collide(shapes, s16, pa, s16, pb, 0.002, all);
+  collide(shapes, s8, pa, s8, pb, 0.002, eight);
+  collide(shapes, s16, pa, s8, pb, 0.002, mixed);
+  ASSERT_EQ(all.count, Manifold::kMaxPoints);
+  EXPECT_EQ(eight.count, 8);
+  EXPECT_EQ(mixed.count, 8);
+  double deepest_all = 0.0, deepest_eight = 0.0;
+  const double area_all = patch(all, deepest_all), area_eight = patch(eight, deepest_eight);
+  std::printf("16 points: patch %.3e m^2, deepest %.4e m; 8 points: %.3e m^2, %.4e m\n",
+              area_all, deepest_all, area_eight, deepest_eight);
+  EXPECT_EQ(deepest_eight, deepest_all);
+  EXPECT_GT(area_eight, 0.9 * area_all);
+  EXPECT_GT(area_all, 0.5 * (2 * half) * (2 * half));  // the face, not a corner of it
+}
+
+// A stack of two level-set cubes on the floor, its contacts kept to 16 points (a manifold's) and
+// to 4. With 16 the stack comes to rest; with 4 it stands flat at its height with no contact
+// deep, but is not at rest: the 4 points chosen change from step to step as the deepest node
+// does, and the warm start matches them to other points (measured at 1.5 s: the top cube at
+// 1.5e-5 m/s with 16 points, 1.6e-3 with 8, 1.1e-2 with 4; docs/design.md "Level-set grains").
+TEST(LevelSetContact, CubeStackWithFewerContactPointsStandsButRestsLess) {
+  std::vector<Vec3> v;
+  std::vector<std::array<int, 3>> tri;
+  const double half = 0.05;
+  box_surface(Vec3::Constant(half), v, tri);
+  const LevelSet cube = level_set_from_surface(v, tri, {0.005, 600});
+  double top_speed[2] = {0.0, 0.0};
+  for (int points : {0, 4}) {
+    TestWorld t(0.5, 0.5);
+    t.world.settings.gravity = Vec3(0, 0, -9.81);
+    t.add_floor();
+    LevelSet c = cube;
+    c.contact_points = points;
+    const int shape = t.world.shapes.add_level_set("cube", std::move(c));
+    const int low = t.world.add_body(shape, t.material, Vec3(0, 0, half + 0.002));
+    const int high = t.world.add_body(
+        shape, t.material, Vec3(0.01, 0.005, 3 * half + 0.006),
+        Quat(Eigen::AngleAxisd(0.05, Vec3(1, 1, 0).normalized())));
+    t.world.initialize();
+    t.simulate(1.5);
+    for (int b : {low, high}) {
+      const Mat3 r = t.world.bodies.orientation[b].toRotationMatrix();
+      const double best = r.row(2).cwiseAbs().maxCoeff();
+      std::printf("contact_points %d, cube %d: z = %.5f, |axis . z| = %.6f, speed %.2e\n", points,
+                  b, t.world.bodies.position[b].z(), best, t.world.bodies.velocity[b].norm());
+      EXPECT_GT(best, std::cos(1.0 * M_PI / 180.0));
+    }
+    EXPECT_NEAR(t.world.bodies.position[low].z(), half, 0.02 * half);
+    EXPECT_NEAR(t.world.bodies.position[high].z(), 3 * half, 0.04 * half);
+    for (const Contact& k : t.world.contacts()) EXPECT_GT(k.gap, -0.02 * half);
+    top_speed[points == 0 ? 0 : 1] = t.world.bodies.velocity[high].norm();
+  }
+  EXPECT_LT(top_speed[0], 1e-4);  // at rest
+  EXPECT_LT(top_speed[1], 0.05);  // standing, not at rest
+}
+
 // V3 with the level-set box: a 2 x 2 x 1 box hits the ground at (1, 1, -10) m/s, e = 1, mu = 0,
 // no gravity: v_x and v_y kept exactly, energy to round-off, v_z inverted up to the energy the
 // spurious spin takes. The box code's spin comes from the order of its four symmetric corner
@@ -295,6 +382,8 @@ TEST(LevelSetInput, LoaderNamesFileKeyAndValue) {
       {"generator = \"sphere\"\nradius = 0.01\nspacing = 0.005", "spacing", "too coarse"},
       {"generator = \"sphere\"\nradius = 0.01\nspacing = 1e-7", "spacing", "too fine"},
       {"generator = \"sphere\"\nradius = 0.01\nspacing = 0.001\nnodes = 3", "nodes", "[4, 1000000]"},
+      {"generator = \"sphere\"\nradius = 0.01\nspacing = 0.001\ncontact_points = 2", "contact_points", "[3, 16]"},
+      {"generator = \"sphere\"\nradius = 0.01\nspacing = 0.001\ncontact_points = 17", "contact_points", "[3, 16]"},
       {"radius = 0.01\nspacing = 0.001", "file", "either file"},
       {"generator = \"sphere\"\nfile = \"x.stl\"\nradius = 0.01\nspacing = 0.001", "generator", "either file"},
       {"generator = \"cube\"\nspacing = 0.001", "generator", "sphere, ellipsoid"},

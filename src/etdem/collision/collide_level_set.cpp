@@ -13,7 +13,8 @@
 //   distance of the other shape; a box's or polyhedron's vertices also go against the grain's
 //   grid, so that a sharp corner between nodes is felt.
 // Every node closer than the margin is a candidate; at most Manifold::kMaxPoints are kept, the
-// deepest first and then the most spread (ContactCollector).
+// deepest first and then the most spread (ContactCollector), or fewer when the grain's shape
+// asks (LevelSet::contact_points, the smaller of a pair's two).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -57,6 +58,13 @@ void points_against_level_set(std::span<const Vec3> points, const Pose& pp, cons
     if (q.squaredNorm() > reach * reach) continue;
     point_against_level_set(q, pp.position + pp.rotation * x, lb, pb, margin, points_are_a, out);
   }
+}
+
+/// The most points a manifold of these grains keeps (LevelSet::contact_points; 0: no limit of
+/// their own).
+int points_limit(const LevelSet& l) {
+  return l.contact_points > 0 ? std::min(l.contact_points, Manifold::kMaxPoints)
+                              : Manifold::kMaxPoints;
 }
 
 bool spheres_apart(const ShapeTable& shapes, int sa, const Pose& pa, int sb, const Pose& pb,
@@ -142,7 +150,7 @@ void collide_level_set_plane(const ShapeTable& shapes, int sa, const Pose& pa, i
         c.add(pa.position + pa.rotation * x - 0.5 * q.z() * n, q.z());
       });
   out.normal = n;
-  c.emit(out);
+  c.emit(out, false, false, points_limit(la));
 }
 
 void collide_sphere_level_set(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
@@ -172,7 +180,7 @@ void collide_sphere_level_set(const ShapeTable& shapes, int sa, const Pose& pa, 
         return d - r;
       },
       c);
-  c.emit(out);
+  c.emit(out, false, false, points_limit(lb));
 }
 
 void collide_level_set_convex(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
@@ -192,7 +200,7 @@ void collide_level_set_convex(const ShapeTable& shapes, int sa, const Pose& pa, 
       },
       dist, c);
   points_against_level_set(hb.vertices, pb, la, pa, margin, false, c);
-  c.emit(out);
+  c.emit(out, false, false, points_limit(la));
 }
 
 void collide_level_set_level_set(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
@@ -214,7 +222,7 @@ void collide_level_set_level_set(const ShapeTable& shapes, int sa, const Pose& p
   };
   if (a_nodes) against(la, pa, lb, pb, false);
   if (b_nodes) against(lb, pb, la, pa, true);
-  c.emit(out);
+  c.emit(out, false, false, std::min(points_limit(la), points_limit(lb)));
 }
 
 void collide_level_set_mesh(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
@@ -248,7 +256,7 @@ void collide_level_set_mesh(const ShapeTable& shapes, int sa, const Pose& pa, in
     if (!(best < margin)) continue;
     points.add(q - 0.5 * best * normal, best, normal);
   }
-  points.emit(pb, 1e-6 * la.bounding_radius, out);
+  points.emit(pb, 1e-6 * la.bounding_radius, out, points_limit(la));
 }
 
 }  // namespace etdem

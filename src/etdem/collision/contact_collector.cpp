@@ -5,9 +5,9 @@
 
 namespace etdem {
 
-void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_first) {
+void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_first, int limit) {
   const int n = size();
-  const int room = Manifold::kMaxPoints - out.count;
+  const int room = std::min(limit, Manifold::kMaxPoints) - out.count;
   if (n <= room) {
     for (int k = 0; k < n; ++k) put(out, k);
     return;

@@ -51,7 +51,10 @@ class ContactCollector {
   /// speculative one (gap > 0): a pair of compounds within the contact skin brings dozens of
   /// speculative points from parts far apart, and sampled by distance alone they took the room of
   /// overlapping points of the same direction (docs/design.md, "The crosses' last deep contacts").
-  void emit(Manifold& out, bool normals_apart = false, bool touching_first = false);
+  /// At most `limit` points (at most kMaxPoints) are kept in all (a level-set grain's
+  /// contact_points).
+  void emit(Manifold& out, bool normals_apart = false, bool touching_first = false,
+            int limit = Manifold::kMaxPoints);
 
  private:
   std::vector<Vec3> point_;

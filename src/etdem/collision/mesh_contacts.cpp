@@ -15,7 +15,7 @@ double triangle_distance(const TriangleMesh& m, int t, const Vec3& c, Vec3& q, T
   return f == TriangleFeature::Face ? s : std::numeric_limits<double>::infinity();
 }
 
-void MeshContacts::emit(const Pose& pose, double tol, Manifold& out) {
+void MeshContacts::emit(const Pose& pose, double tol, Manifold& out, int limit) {
   kept_.clear();
   for (const Candidate& x : c_) {
     bool dup = false;
@@ -29,7 +29,7 @@ void MeshContacts::emit(const Pose& pose, double tol, Manifold& out) {
   }
   const int n = static_cast<int>(kept_.size());
   if (n == 0) return;
-  const int room = Manifold::kMaxPoints - out.count;
+  const int room = std::min(limit, Manifold::kMaxPoints) - out.count;
   if (room <= 0) return;
   std::vector<int>& pick = pick_;
   pick.clear();

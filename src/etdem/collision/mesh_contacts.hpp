@@ -23,11 +23,11 @@ class MeshContacts {
   void clear() { c_.clear(); }
   void add(const Vec3& p, double gap, const Vec3& n) { c_.push_back({p, gap, n}); }
   int size() const { return static_cast<int>(c_.size()); }
-  /// Merges points that coincide (within `tol` m, same normal), keeps at most kMaxPoints (the
-  /// deepest, then farthest-point sampling as ContactCollector), turns them into world
-  /// coordinates with the mesh's pose and appends them to `out`. One shared normal is stored as
-  /// the manifold normal; differing normals are stored per point.
-  void emit(const Pose& mesh_pose, double tol, Manifold& out);
+  /// Merges points that coincide (within `tol` m, same normal), keeps at most `limit` (at most
+  /// kMaxPoints: the deepest, then farthest-point sampling as ContactCollector), turns them into
+  /// world coordinates with the mesh's pose and appends them to `out`. One shared normal is
+  /// stored as the manifold normal; differing normals are stored per point.
+  void emit(const Pose& mesh_pose, double tol, Manifold& out, int limit = Manifold::kMaxPoints);
 
  private:
   struct Candidate {

@@ -164,6 +164,15 @@ void read_level_set(const TomlReader& r, const std::string& name, ShapeSource& s
   const long nodes = r.integer("nodes", 500);
   if (nodes < 4 || nodes > 1000000) r.fail("nodes", "must lie in [4, 1000000]");
   o.nodes = static_cast<int>(nodes);
+  // The most points a contact of the grain keeps (docs/design.md "Level-set grains"); 0: a
+  // manifold's 16.
+  const long points = r.integer("contact_points", 0);
+  if (points != 0 && (points < 3 || points > 16))
+    r.fail("contact_points", "must be 0 (a manifold's 16) or lie in [3, 16]");
+  auto add = [&](LevelSet ls) {
+    ls.contact_points = static_cast<int>(points);
+    ctx.shapes.add_level_set(name, std::move(ls));
+  };
   const bool from_file = r.has("file"), from_generator = r.has("generator");
   if (from_file == from_generator)
     r.fail(from_file ? "generator" : "file",
@@ -176,7 +185,7 @@ void read_level_set(const TomlReader& r, const std::string& name, ShapeSource& s
       const std::string path = resolve_scenario_path(ctx.scenario_file, src.file);
       if (is_vdb_file(path)) {
         if (r.has("scale")) r.fail("scale", "applies to surface files, not to an OpenVDB grid");
-        ctx.shapes.add_level_set(name, level_set_from_vdb(path, r.string("grid", ""), o));
+        add(level_set_from_vdb(path, r.string("grid", ""), o));
         return;
       }
       MeshImportOptions mo;
@@ -188,14 +197,14 @@ void read_level_set(const TomlReader& r, const std::string& name, ShapeSource& s
       } catch (const std::runtime_error& e) {
         r.fail("file", e.what());
       }
-      ctx.shapes.add_level_set(name, level_set_from_surface(m.vertices, m.triangles, o));
+      add(level_set_from_surface(m.vertices, m.triangles, o));
       return;
     }
     const std::string g = r.string("generator");
     if (g == "sphere") {
       const double radius = r.number("radius");
       if (!(radius > 0.0 && std::isfinite(radius))) r.fail("radius", "must be finite and > 0");
-      ctx.shapes.add_level_set(name, level_set_sphere(radius, o));
+      add(level_set_sphere(radius, o));
     } else if (g == "ellipsoid" || g == "superellipsoid") {
       const Vec3 axes = r.vec3("semi_axes");
       if (!(axes.array() > 0.0).all()) r.fail("semi_axes", "must all be > 0");
@@ -207,7 +216,7 @@ void read_level_set(const TomlReader& r, const std::string& name, ShapeSource& s
         if (!(e1 > 0.0 && e1 <= 2.0 && e2 > 0.0 && e2 <= 2.0))
           r.fail("exponents", "must both lie in (0, 2]");
       }
-      ctx.shapes.add_level_set(name, level_set_superellipsoid(axes, e1, e2, o));
+      add(level_set_superellipsoid(axes, e1, e2, o));
     } else if (g == "rock") {
       const double radius = r.number("radius");
       if (!(radius > 0.0 && std::isfinite(radius))) r.fail("radius", "must be finite and > 0");
@@ -217,7 +226,7 @@ void read_level_set(const TomlReader& r, const std::string& name, ShapeSource& s
       if (!(elongation >= 1.0 && elongation <= 10.0)) r.fail("elongation", "must lie in [1, 10]");
       const long seed = r.integer("seed", 1);
       if (seed < 0) r.fail("seed", "must be >= 0");
-      ctx.shapes.add_level_set(name, level_set_rock(radius, roughness, elongation,
+      add(level_set_rock(radius, roughness, elongation,
                                                     static_cast<std::uint64_t>(seed), o));
     } else {
       r.fail("generator", "must be one of sphere, ellipsoid, superellipsoid, rock");
