@@ -60,13 +60,6 @@ void points_against_level_set(std::span<const Vec3> points, const Pose& pp, cons
   }
 }
 
-/// The most points a manifold of these grains keeps (LevelSet::contact_points; 0: no limit of
-/// their own).
-int points_limit(const LevelSet& l) {
-  return l.contact_points > 0 ? std::min(l.contact_points, Manifold::kMaxPoints)
-                              : Manifold::kMaxPoints;
-}
-
 bool spheres_apart(const ShapeTable& shapes, int sa, const Pose& pa, int sb, const Pose& pb,
                    double margin) {
   const double r = shapes.bounding_radius[sa] + shapes.bounding_radius[sb] + std::max(margin, 0.0);
@@ -150,7 +143,7 @@ void collide_level_set_plane(const ShapeTable& shapes, int sa, const Pose& pa, i
         c.add(pa.position + pa.rotation * x - 0.5 * q.z() * n, q.z());
       });
   out.normal = n;
-  c.emit(out, false, false, points_limit(la));
+  c.emit(out, false, false, contact_point_limit(la));
 }
 
 void collide_sphere_level_set(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
@@ -180,7 +173,7 @@ void collide_sphere_level_set(const ShapeTable& shapes, int sa, const Pose& pa, 
         return d - r;
       },
       c);
-  c.emit(out, false, false, points_limit(lb));
+  c.emit(out, false, false, contact_point_limit(lb));
 }
 
 void collide_level_set_convex(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
@@ -200,7 +193,7 @@ void collide_level_set_convex(const ShapeTable& shapes, int sa, const Pose& pa, 
       },
       dist, c);
   points_against_level_set(hb.vertices, pb, la, pa, margin, false, c);
-  c.emit(out, false, false, points_limit(la));
+  c.emit(out, false, false, contact_point_limit(la));
 }
 
 void collide_level_set_level_set(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
@@ -222,7 +215,7 @@ void collide_level_set_level_set(const ShapeTable& shapes, int sa, const Pose& p
   };
   if (a_nodes) against(la, pa, lb, pb, false);
   if (b_nodes) against(lb, pb, la, pa, true);
-  c.emit(out, false, false, std::min(points_limit(la), points_limit(lb)));
+  c.emit(out, false, false, std::min(contact_point_limit(la), contact_point_limit(lb)));
 }
 
 void collide_level_set_mesh(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
@@ -256,7 +249,7 @@ void collide_level_set_mesh(const ShapeTable& shapes, int sa, const Pose& pa, in
     if (!(best < margin)) continue;
     points.add(q - 0.5 * best * normal, best, normal);
   }
-  points.emit(pb, 1e-6 * la.bounding_radius, out, points_limit(la));
+  points.emit(pb, 1e-6 * la.bounding_radius, out, contact_point_limit(la));
 }
 
 }  // namespace etdem

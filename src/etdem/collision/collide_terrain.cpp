@@ -103,8 +103,7 @@ void collide_level_set_terrain(const ShapeTable& shapes, int sa, const Pose& pa,
   if (!start(tb, pa, pb, shapes.level_set(sa).bounding_radius, margin, out, collector, c)) return;
   nodes_against_field(shapes.level_set(sa), pa, pb, std::numeric_limits<double>::infinity(), margin,
                       kDistanceSlope, false, tb, collector);
-  const int points = shapes.level_set(sa).contact_points;
-  collector.emit(out, false, false, points > 0 ? points : Manifold::kMaxPoints);
+  collector.emit(out, false, false, contact_point_limit(shapes.level_set(sa)));
 }
 
 void collide_convex_terrain(const ShapeTable& shapes, int sa, const Pose& pa, int sb,

@@ -4,11 +4,20 @@
 // gradient the normal; the contact point lies halfway between the node and the surface.
 #pragma once
 
+#include <algorithm>
+
 #include "etdem/collision/contact_collector.hpp"
 #include "etdem/shapes/level_set.hpp"
 #include "etdem/shapes/polyhedron.hpp"
 
 namespace etdem {
+
+/// The most points a manifold of grain `ls` keeps (LevelSet::contact_points; 0: a manifold's
+/// Manifold::kMaxPoints). A pair of two level-set grains keeps the smaller of their two.
+inline int contact_point_limit(const LevelSet& ls) {
+  return ls.contact_points > 0 ? std::min(ls.contact_points, Manifold::kMaxPoints)
+                               : Manifold::kMaxPoints;
+}
 
 /// Calls visit(x, q) for every node x of `ls` (body frame) that may lie within `margin` of a
 /// surface whose signed distance, in a frame where the node is at q = m x + t, is `value(q)`

@@ -436,8 +436,7 @@ void DecomposedWorld::share_ghost_velocities() {
   std::vector<Message> outgoing;
   for (int q = 0; q < t_.size(); ++q)
     outgoing.push_back({q, out[static_cast<std::size_t>(q)].take()});
-  ghost_v_ = w.bodies.velocity;
-  ghost_w_ = w.bodies.angular_velocity;
+  ghosts_before_.clear();
   for (const Message& m : t_.exchange(std::move(outgoing))) {
     ByteReader in(m.bytes);
     while (!in.done()) {
@@ -448,6 +447,7 @@ void DecomposedWorld::share_ghost_velocities() {
       in.get(v);
       in.get(av);
       if (l >= 0 && !owned_[l]) {
+        ghosts_before_.push_back({l, w.bodies.velocity[l], w.bodies.angular_velocity[l]});
         w.bodies.velocity[l] = v;
         w.bodies.angular_velocity[l] = av;
       }
@@ -456,13 +456,14 @@ void DecomposedWorld::share_ghost_velocities() {
 }
 
 void DecomposedWorld::restore_ghost_velocities() {
-  // Only ghosts were written: the owned grains' velocities are the solve's.
+  // Only the ghosts share_ghost_velocities wrote, back to what they held (the last write first,
+  // so a ghost written twice ends with its first value).
   World& w = local_;
-  for (int l = 0; l < w.bodies.count(); ++l) {
-    if (owned_[l]) continue;
-    w.bodies.velocity[l] = ghost_v_[static_cast<std::size_t>(l)];
-    w.bodies.angular_velocity[l] = ghost_w_[static_cast<std::size_t>(l)];
+  for (auto g = ghosts_before_.rbegin(); g != ghosts_before_.rend(); ++g) {
+    w.bodies.velocity[g->local] = g->velocity;
+    w.bodies.angular_velocity[g->local] = g->angular_velocity;
   }
+  ghosts_before_.clear();
 }
 
 void DecomposedWorld::kick_nets() {

@@ -140,8 +140,13 @@ class DecomposedWorld {
   /// [m/s] The largest next_speed over every rank, reduced with the step's maxima
   /// (book_ledger) for the exchange that ends the step; negative when not known.
   double next_speed_ = -1.0;
-  double last_halo_ = 0.0;               // [m] the halo of the last exchange
-  std::vector<Vec3> ghost_v_, ghost_w_;  // share_ghost_velocities: the velocities before
+  double last_halo_ = 0.0;  // [m] the halo of the last exchange
+  /// share_ghost_velocities: each ghost it wrote, with the velocities it held before.
+  struct GhostBefore {
+    int local = -1;
+    Vec3 velocity, angular_velocity;
+  };
+  std::vector<GhostBefore> ghosts_before_;
   /// The sub-steps the next step needs, reduced with the step's maxima at the spins the step
   /// leaves (its last book_ledger), the dt and substep_sweep it was counted with, and whether an
   /// event changed the grains since (then the step frame counts again); negative: not known.

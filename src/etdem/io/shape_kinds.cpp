@@ -226,8 +226,7 @@ void read_level_set(const TomlReader& r, const std::string& name, ShapeSource& s
       if (!(elongation >= 1.0 && elongation <= 10.0)) r.fail("elongation", "must lie in [1, 10]");
       const long seed = r.integer("seed", 1);
       if (seed < 0) r.fail("seed", "must be >= 0");
-      add(level_set_rock(radius, roughness, elongation,
-                                                    static_cast<std::uint64_t>(seed), o));
+      add(level_set_rock(radius, roughness, elongation, static_cast<std::uint64_t>(seed), o));
     } else {
       r.fail("generator", "must be one of sphere, ellipsoid, superellipsoid, rock");
     }
