@@ -13,9 +13,34 @@ void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_fir
     return;
   }
   if (room <= 0) return;
-  int pick = 0;
+  int deepest = 0;
   for (int k = 1; k < n; ++k)
-    if (gap_[k] < gap_[pick]) pick = k;
+    if (gap_[k] < gap_[deepest]) deepest = k;
+  // A reduced manifold (limit below kMaxPoints) samples first the candidates within a band of
+  // kReducedBand times the candidates' extent above the deepest (the points that bear), and
+  // starts from the one of them farthest from their centroid rather than from the deepest: on a
+  // flat face whose nodes are all about as deep, the deepest changes from step to step and so
+  // would every point sampled after it, and a wide band spends the few points on the rim's
+  // speculative candidates instead of the face (docs/design.md, "Level-set grains").
+  const bool reduced = limit < Manifold::kMaxPoints;
+  double near_gap = touching_first ? 0.0 : -std::numeric_limits<double>::infinity();
+  int pick = deepest;
+  if (reduced) {
+    Vec3 lo = point_[0], hi = point_[0];
+    for (int k = 1; k < n; ++k) lo = lo.cwiseMin(point_[k]), hi = hi.cwiseMax(point_[k]);
+    near_gap = gap_[deepest] + kReducedBand * (hi - lo).norm();
+    Vec3 c = Vec3::Zero();
+    int m = 0;
+    for (int k = 0; k < n; ++k)
+      if (gap_[k] <= near_gap) c += point_[k], ++m;
+    c /= m;  // m >= 1: the deepest is near
+    double far = -1.0;
+    for (int k = 0; k < n; ++k) {
+      if (gap_[k] > near_gap) continue;
+      const double d2 = (point_[k] - c).squaredNorm();
+      if (d2 > far) far = d2, pick = k;
+    }
+  }
   // The candidates' coordinates as three arrays, so the distance update below vectorises; the
   // farthest candidate is then the first of the largest distance, as one loop would find it.
   xs_.resize(n);
@@ -51,9 +76,9 @@ void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_fir
     }
     int next = -1;
     double far = -1.0;
-    if (touching_first)  // the farthest touching candidate, while one is left
+    if (touching_first || reduced)  // the farthest near candidate, while one is left
       for (int k = 0; k < n; ++k)
-        if (gap_[k] <= 0.0 && d[k] > far) far = d[k], next = k;
+        if (gap_[k] <= near_gap && d[k] > far) far = d[k], next = k;
     if (far <= 0.0) {
       next = -1;
       for (int k = 0; k < n; ++k)

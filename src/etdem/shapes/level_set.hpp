@@ -183,8 +183,8 @@ struct LevelSet {
   double bounding_radius = 0.0;     // m, largest |node| (every node and the contour inside it)
   double min_thickness = 0.0;       // m, smallest extent along the principal axes
   double node_spacing = 0.0;        // m, mean distance between neighbouring nodes
-  /// Most points a contact of this grain keeps (the deepest, then the most spread); 0: as many
-  /// as a manifold holds (collision/contact.hpp, 16). A pair of two grains keeps the smaller.
+  /// Most points a contact of this grain keeps (ContactCollector::emit's reduced rule); 0: as
+  /// many as a manifold holds (collision/contact.hpp, 16). A pair of two grains keeps the smaller.
   int contact_points = 0;
   Quat input_rotation{1, 0, 0, 0};  // from the body frame to the grid (input) frame
   Vec3 input_centre{0, 0, 0};       // centre of mass in the grid (input) frame
