@@ -58,10 +58,11 @@ class ContactCollector {
   void emit(Manifold& out, bool normals_apart = false, bool touching_first = false,
             int limit = Manifold::kMaxPoints);
 
- /// A reduced manifold's band of bearing candidates, relative to the candidates' extent: 3e-4 (a
+  /// A reduced manifold's band of bearing candidates, relative to the candidates' extent: 3e-4 (a
   /// face tilted by less than 0.02 degrees bears on all its nodes). Two level-set cubes stacked
   /// with 8 or 4 points come to rest at 1e-8 m/s with a band of 1e-4 to 1e-3 of the extent;
-  /// with 3e-3 the 4-point stack keeps rocking (1e-2 m/s), and so do both with no band (ties only).
+  /// with 3e-3 the 4-point stack keeps rocking (2e-2 m/s), and so do both with no band (ties
+  /// only; docs/design.md "Level-set grains").
   static constexpr double kReducedBand = 3e-4;
 
  private:
