@@ -5,6 +5,9 @@
 # The runs take hours (docs/validation.md); each writes a checkpoint every CHECKPOINT_EVERY steps
 # (default 2000), and a run stopped before its end is resumed from its last checkpoint when the
 # script is started again with the same arguments. A run whose summary.json exists is skipped.
+# Variants, each named in the run's directory (OUT/v9-N[-pP][-sS]-DT):
+#   CONTACT_POINTS=P  every shape keeps at most P points per contact (its contact_points key)
+#   FILL_SEED=S       another fill: the six fills take the seeds S, S+1, ..., S+5
 set -euo pipefail
 nodes=${1:-2500}
 out=${2:-out}
@@ -16,16 +19,25 @@ etdem=${ETDEM:-build/release/bin/etdem}
 every=${CHECKPOINT_EVERY:-2000}
 mkdir -p "$out"
 sets=()
+name="v9-$nodes"
 for k in 0 1 2 3 4 5; do sets+=(--set "shape[$k].nodes=$nodes"); done
+if [ -n "${CONTACT_POINTS:-}" ]; then
+  for k in 0 1 2 3 4 5; do sets+=(--set "shape[$k].contact_points=$CONTACT_POINTS"); done
+  name="$name-p$CONTACT_POINTS"
+fi
+if [ -n "${FILL_SEED:-}" ]; then
+  for k in 0 1 2 3 4 5; do sets+=(--set "fill[$k].seed=$((FILL_SEED + k))"); done
+  name="$name-s$FILL_SEED"
+fi
 for dt in "${steps[@]}"; do
-  dir="$out/v9-$nodes-$dt"
-  if [ -f "$dir/summary.json" ]; then echo "v9 N=$nodes dt=$dt: done before ($dir)"; continue; fi
+  dir="$out/$name-$dt"
+  if [ -f "$dir/summary.json" ]; then echo "$name dt=$dt: done before ($dir)"; continue; fi
   resume=()
   last=$(ls -1 "$dir"/checkpoints/*.bin 2>/dev/null | sort | tail -n 1 || true)
-  if [ -n "$last" ]; then resume=(--resume "$last"); echo "v9 N=$nodes dt=$dt: resuming from $last"; fi
+  if [ -n "$last" ]; then resume=(--resume "$last"); echo "$name dt=$dt: resuming from $last"; fi
   "$etdem" run examples/levelset/v9.toml -o "$dir" "${resume[@]}" --threads 1 "${sets[@]}" \
     --set simulation.dt=$dt --set simulation.duration=$duration --set output.every=0 \
     --set output.checkpoint_every=$every >>"$dir.log" 2>&1 || {
     echo "v9: dt = $dt failed (see $dir.log)"; exit 1; }
-  grep -E "steps:" "$dir.log" | tail -n 1 | sed "s/^/v9 N=$nodes dt=$dt: /"
+  grep -E "steps:" "$dir.log" | tail -n 1 | sed "s/^/$name dt=$dt: /"
 done
