@@ -26,7 +26,7 @@ test: deps
 
 fuzz-build: deps
 	cmake --preset fuzz >/dev/null
-	cmake --build --preset fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	cmake --build --preset fuzz -j $(JOBS) --target fuzz_targets
 
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \

@@ -215,8 +215,9 @@ TEST(LevelSetContact, CubeComesToRestOnItsFace) {
 
 // contact_points: a face-to-face contact of two level-set cubes has far more than 16 nodes
 // within the margin. Kept to 8, the manifold still holds the deepest point and spans nearly the
-// same patch (the farthest-point sampling takes the corners first); a pair keeps the smaller of
-// its two grains' limits.
+// same patch (tilted by 0.5 degrees, the bearing band holds only the nodes at the deepest corner,
+// all kept, and the sampling spreads the rest over the face); a pair keeps the smaller of its
+// two grains' limits.
 TEST(LevelSetContact, FewerContactPointsKeepTheDeepestAndThePatch) {
   std::vector<Vec3> v;
   std::vector<std::array<int, 3>> tri;
@@ -271,7 +272,6 @@ TEST(LevelSetContact, CubeStackWithFewerContactPointsComesToRest) {
   const double half = 0.05;
   box_surface(Vec3::Constant(half), v, tri);
   const LevelSet cube = level_set_from_surface(v, tri, {0.005, 600});
-  double top_speed[3] = {0.0, 0.0, 0.0};
   for (int points : {0, 8, 4}) {
     TestWorld t(0.5, 0.5);
     t.world.settings.gravity = Vec3(0, 0, -9.81);
@@ -295,11 +295,9 @@ TEST(LevelSetContact, CubeStackWithFewerContactPointsComesToRest) {
     EXPECT_NEAR(t.world.bodies.position[low].z(), half, 0.02 * half);
     EXPECT_NEAR(t.world.bodies.position[high].z(), 3 * half, 0.04 * half);
     for (const Contact& k : t.world.contacts()) EXPECT_GT(k.gap, -0.02 * half);
-    top_speed[points == 0 ? 0 : points == 8 ? 1 : 2] = t.world.bodies.velocity[high].norm();
+    // At rest: the 16 by 1e-4 m/s, the reduced manifolds by 1e-6 (they rocked at 1e-3 to 1e-2).
+    EXPECT_LT(t.world.bodies.velocity[high].norm(), points == 0 ? 1e-4 : 1e-6) << points;
   }
-  EXPECT_LT(top_speed[0], 1e-4);  // at rest
-  EXPECT_LT(top_speed[1], 1e-6);
-  EXPECT_LT(top_speed[2], 1e-6);
 }
 
 // V3 with the level-set box: a 2 x 2 x 1 box hits the ground at (1, 1, -10) m/s, e = 1, mu = 0,

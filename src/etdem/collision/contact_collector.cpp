@@ -1,6 +1,7 @@
 #include "etdem/collision/contact_collector.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace etdem {
@@ -23,12 +24,12 @@ void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_fir
   // would every point sampled after it, and a wide band spends the few points on the rim's
   // speculative candidates instead of the face (docs/design.md, "Level-set grains").
   const bool reduced = limit < Manifold::kMaxPoints;
-  double near_gap = touching_first ? 0.0 : -std::numeric_limits<double>::infinity();
+  // The candidates sampled first: gap <= near_gap (touching_first: those that touch).
+  const bool near_first = touching_first || reduced;
+  double near_gap = 0.0;
   int pick = deepest;
   if (reduced) {
-    Vec3 lo = point_[0], hi = point_[0];
-    for (int k = 1; k < n; ++k) lo = lo.cwiseMin(point_[k]), hi = hi.cwiseMax(point_[k]);
-    near_gap = gap_[deepest] + kReducedBand * (hi - lo).norm();
+    near_gap = gap_[deepest] + kReducedBand * std::sqrt(extent2());
     Vec3 c = Vec3::Zero();
     int m = 0;
     for (int k = 0; k < n; ++k)
@@ -50,11 +51,7 @@ void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_fir
     xs_[k] = point_[k].x(), ys_[k] = point_[k].y(), zs_[k] = point_[k].z();
   // normals_apart: points are far from the kept ones also by their normals (see the header).
   double scale2 = 0.0;
-  if (normals_apart && with_normals_) {
-    Vec3 lo = point_[0], hi = point_[0];
-    for (int k = 1; k < n; ++k) lo = lo.cwiseMin(point_[k]), hi = hi.cwiseMax(point_[k]);
-    scale2 = (hi - lo).squaredNorm();
-  }
+  if (normals_apart && with_normals_) scale2 = extent2();
   dist2_.assign(n, std::numeric_limits<double>::infinity());
   double* const d = dist2_.data();
   const double *const x = xs_.data(), *const y = ys_.data(), *const z = zs_.data();
@@ -76,7 +73,7 @@ void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_fir
     }
     int next = -1;
     double far = -1.0;
-    if (touching_first || reduced)  // the farthest near candidate, while one is left
+    if (near_first)  // the farthest near candidate, while one is left
       for (int k = 0; k < n; ++k)
         if (gap_[k] <= near_gap && d[k] > far) far = d[k], next = k;
     if (far <= 0.0) {
@@ -87,6 +84,13 @@ void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_fir
     if (next < 0 || far <= 0.0) break;  // every remaining candidate coincides with a kept one
     pick = next;
   }
+}
+
+double ContactCollector::extent2() const {
+  Vec3 lo = point_[0], hi = point_[0];
+  for (std::size_t k = 1; k < point_.size(); ++k)
+    lo = lo.cwiseMin(point_[k]), hi = hi.cwiseMax(point_[k]);
+  return (hi - lo).squaredNorm();
 }
 
 }  // namespace etdem

@@ -76,6 +76,8 @@ class ContactCollector {
     else
       out.add(point_[k], gap_[k]);
   }
+  /// The squared diagonal of the candidates' bounding box (at least one candidate).
+  double extent2() const;
   std::vector<double> dist2_;         // farthest-point sampling: squared distance to the kept set
   std::vector<double> xs_, ys_, zs_;  // the candidates' coordinates
 };
