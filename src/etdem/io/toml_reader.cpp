@@ -136,7 +136,10 @@ std::string toml_value_text(const toml::node& node) {
   render(node, s, false);
   for (char& c : s)
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (s.size() > 100) s = s.substr(0, 97) + "...";
+  if (s.size() > 100) {
+    s.resize(97);
+    s += "...";
+  }
   return s;
 }
 
