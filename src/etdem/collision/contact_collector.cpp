@@ -26,10 +26,14 @@ void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_fir
   const bool reduced = limit < Manifold::kMaxPoints;
   // The candidates sampled first: gap <= near_gap (touching_first: those that touch).
   const bool near_first = touching_first || reduced;
+  // normals_apart: points are far from the kept ones also by their normals (see the header),
+  // scaled by the candidates' extent, which the band reads too: found once.
+  const bool by_normals = normals_apart && with_normals_;
+  const double extent_squared = reduced || by_normals ? extent2() : 0.0;
   double near_gap = 0.0;
   int pick = deepest;
   if (reduced) {
-    near_gap = gap_[deepest] + kReducedBand * std::sqrt(extent2());
+    near_gap = gap_[deepest] + kReducedBand * std::sqrt(extent_squared);
     Vec3 c = Vec3::Zero();
     int m = 0;
     for (int k = 0; k < n; ++k)
@@ -49,9 +53,7 @@ void ContactCollector::emit(Manifold& out, bool normals_apart, bool touching_fir
   zs_.resize(n);
   for (int k = 0; k < n; ++k)
     xs_[k] = point_[k].x(), ys_[k] = point_[k].y(), zs_[k] = point_[k].z();
-  // normals_apart: points are far from the kept ones also by their normals (see the header).
-  double scale2 = 0.0;
-  if (normals_apart && with_normals_) scale2 = extent2();
+  const double scale2 = by_normals ? extent_squared : 0.0;
   dist2_.assign(n, std::numeric_limits<double>::infinity());
   double* const d = dist2_.data();
   const double *const x = xs_.data(), *const y = ys_.data(), *const z = zs_.data();
