@@ -32,8 +32,9 @@ std::string read_bytes(const fs::path& p) {
 }
 
 /// summary.json without what measures the machine rather than the run (and the thread count,
-/// which a resumed run may change), nor the broad phase's cache statistics (a resumed run
-/// starts with an empty pair list and rebuilds it at once: docs/design.md "Checkpoints").
+/// which a resumed run may change), nor the statistics of the broad and narrow phases' caches (a
+/// resumed run starts with an empty pair list and no near-node lists and builds them at once:
+/// docs/design.md "Checkpoints").
 nlohmann::json summary_without_wall_times(const fs::path& p) {
   nlohmann::json j = nlohmann::json::parse(read_bytes(p));
   for (const char* k :
@@ -41,6 +42,7 @@ nlohmann::json summary_without_wall_times(const fs::path& p) {
     j.erase(k);
   j["terrains"].erase("build_seconds");
   j.erase("broad_phase");
+  j.erase("narrow_phase");
   return j;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "etdem/collision/contact.hpp"
+#include "etdem/collision/near_node_list.hpp"
 #include "etdem/shapes/shape.hpp"
 
 namespace etdem {
@@ -56,6 +57,13 @@ void collide_level_set_level_set(const ShapeTable&, int, const Pose&, int, const
                                  Manifold&);
 void collide_level_set_mesh(const ShapeTable&, int, const Pose&, int, const Pose&, double,
                             Manifold&);
+/// collide_level_set_level_set through the pair's near-node lists (near_node_list.hpp), which it
+/// keeps up to date: the same manifold, bit for bit, with fewer grid lookups while the two grains
+/// move little against each other. `skin` [m] widens a list beyond the margin.
+void collide_level_set_level_set_listed(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
+                                        const Pose& pb, double margin, double skin,
+                                        LevelSetPairLists& lists, NearNodeCounts& counts,
+                                        Manifold& out);
 
 // The terrain (collide_terrain.cpp): always B; the grain's points in its signed distance.
 void collide_sphere_terrain(const ShapeTable&, int, const Pose&, int, const Pose&, double,

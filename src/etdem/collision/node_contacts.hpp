@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "etdem/collision/contact_collector.hpp"
+#include "etdem/collision/near_node_list.hpp"
 #include "etdem/shapes/level_set.hpp"
 #include "etdem/shapes/polyhedron.hpp"
 
@@ -19,7 +20,7 @@ inline int contact_point_limit(const LevelSet& ls) {
                                : Manifold::kMaxPoints;
 }
 
-/// Calls visit(x, q) for every node x of `ls` (body frame) that may lie within `margin` of a
+/// Calls visit(x, q) for every node x of `ls` (body frame; a reference into ls.nodes) that may lie within `margin` of a
 /// surface whose signed distance, in a frame where the node is at q = m x + t, is `value(q)`
 /// with slope at most `slope`: groups of clusters, then clusters, farther than `reach` from
 /// `centre` (that frame's origin unless given), or whose centre is farther from the surface than
@@ -88,6 +89,33 @@ void nodes_against_field(const LevelSet& la, const Pose& pa, const Pose& pb, dou
       out);
 }
 
+/// The transform of a level set's nodes into another level-set grain's grid frame
+/// (q = m x + t) and from that frame's directions to the world's.
+struct GridFrame {
+  Mat3 m;
+  Vec3 t;
+  Mat3 to_world;
+};
+
+/// Nodes of `la` (pose pa) in the grid of `lb` (pose pb).
+inline GridFrame grid_frame(const Pose& pa, const LevelSet& lb, const Pose& pb) {
+  return {lb.grid_rotation * (pb.rotation.transpose() * pa.rotation),
+          lb.grid_rotation * (pb.rotation.transpose() * (pa.position - pb.position)) +
+              lb.grid_offset,
+          pb.rotation * lb.grid_rotation.transpose()};
+}
+
+/// A node at q in the grid frame with value phi and gradient g there (phi within the margin): a
+/// candidate unless the gradient vanishes.
+inline void grid_candidate(const Vec3& x, double phi, const Vec3& g, const GridFrame& f,
+                           const Pose& pa, bool flip, ContactCollector& out) {
+  const double g_norm = g.norm();
+  if (!(g_norm > 0.0)) return;
+  const Vec3 n = f.to_world * (g / g_norm);  // out of B
+  const Vec3 p = pa.position + pa.rotation * x;
+  out.add(p - 0.5 * phi * n, phi, flip ? Vec3(-n) : n);
+}
+
 /// Nodes of level set `la` (pose pa) against level-set grain `lb`'s grid (pose pb), as
 /// nodes_against_field but read in the grid's own frame (one transform per node instead of two)
 /// and the gradient looked up only for nodes within the margin.
@@ -95,23 +123,67 @@ inline void nodes_against_grid(const LevelSet& la, const Pose& pa, const LevelSe
                                const Pose& pb, double reach, double margin, bool flip,
                                ContactCollector& out) {
   const LevelSetGrid& grid = lb.grid;
-  const Mat3 m = lb.grid_rotation * (pb.rotation.transpose() * pa.rotation);
-  const Vec3 t =
-      lb.grid_rotation * (pb.rotation.transpose() * (pa.position - pb.position)) + lb.grid_offset;
-  const Mat3 to_world = pb.rotation * lb.grid_rotation.transpose();
+  const GridFrame f = grid_frame(pa, lb, pb);
   near_nodes(
-      la, m, t, reach, margin, grid.slope, [&](const Vec3& q) { return grid.value(q); },
+      la, f.m, f.t, reach, margin, grid.slope, [&](const Vec3& q) { return grid.value(q); },
       [&](const Vec3& x, const Vec3& q) {
         double phi;
         Vec3 g;
         if (!grid.value_below(q, margin, phi, g)) return;
-        const double g_norm = g.norm();
-        if (!(g_norm > 0.0)) return;
-        const Vec3 n = to_world * (g / g_norm);  // out of B
-        const Vec3 p = pa.position + pa.rotation * x;
-        out.add(p - 0.5 * phi * n, phi, flip ? Vec3(-n) : n);
+        grid_candidate(x, phi, g, f, pa, flip, out);
       },
       lb.grid_offset);
+}
+
+/// nodes_against_grid through a near-node list (collision/near_node_list.hpp): the listed nodes
+/// alone while the list holds; otherwise the full test, which lists the nodes within `skin` more
+/// than the margin and the reach. Either way the same candidates, in the same order, as
+/// nodes_against_grid.
+inline void nodes_against_grid_listed(const LevelSet& la, const Pose& pa, const LevelSet& lb,
+                                      const Pose& pb, double reach, double margin, bool flip,
+                                      double skin, NearNodeList& list, NearNodeCounts& counts,
+                                      ContactCollector& out) {
+  const LevelSetGrid& grid = lb.grid;
+  const GridFrame f = grid_frame(pa, lb, pb);
+  const Vec3& centre = lb.grid_offset;
+  const double reach2 = reach * reach;
+  const double floor = std::max(margin, 0.0);
+  // How far any node may have moved in the grid frame since the build, rounded up.
+  const double moved =
+      ((f.m - list.m).norm() * la.bounding_radius + (f.t - list.t).norm()) * (1.0 + 1e-9) +
+      1e-12 * la.bounding_radius;
+  if (list.threshold - grid.slope * moved > floor && reach + moved < list.reach) {
+    ++counts.reused;
+    counts.listed += static_cast<long>(list.nodes.size());
+    for (const int k : list.nodes) {
+      const Vec3& x = la.nodes[k];
+      const Vec3 q = f.m * x + f.t;
+      if ((q - centre).squaredNorm() > reach2) continue;
+      double phi;
+      Vec3 g;
+      if (!grid.value_below(q, margin, phi, g)) continue;
+      grid_candidate(x, phi, g, f, pa, flip, out);
+    }
+    return;
+  }
+  ++counts.built;
+  list.m = f.m;
+  list.t = f.t;
+  list.threshold = floor + skin;
+  list.reach = reach + skin;
+  list.nodes.clear();
+  near_nodes(
+      la, f.m, f.t, list.reach, list.threshold, grid.slope,
+      [&](const Vec3& q) { return grid.value(q); },
+      [&](const Vec3& x, const Vec3& q) {
+        double phi;
+        Vec3 g;
+        if (!grid.value_below(q, list.threshold, phi, g)) return;
+        list.nodes.push_back(static_cast<int>(&x - la.nodes.data()));  // x is la.nodes[k]
+        if (!(phi < margin) || (q - centre).squaredNorm() > reach2) return;
+        grid_candidate(x, phi, g, f, pa, flip, out);
+      },
+      centre);
 }
 
 /// Signed distance of q to a convex polyhedron (its frame) and the gradient: inside, the

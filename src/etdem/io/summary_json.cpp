@@ -78,6 +78,9 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   j["islands"] = {{"total", t.islands},
                   {"per_step_mean", t.islands * per_step},
                   {"largest_island", t.largest_island}};
+  j["narrow_phase"] = {{"node_lists_built", t.node_lists.built},
+                       {"node_lists_reused", t.node_lists.reused},
+                       {"listed_nodes_tested", t.node_lists.listed}};
   j["broad_phase"] = {{"pair_list_builds", t.pair_list_builds},
                       {"pair_list_updates", t.pair_list_updates},
                       {"steps_reusing_pairs", t.steps - t.pair_list_builds - t.pair_list_updates}};

@@ -33,6 +33,11 @@ constexpr std::size_t kMaxPairsPerBody = 200;
 constexpr double kReachSteps = 8.0;
 constexpr double kReachSkin = 0.2;
 
+/// A level-set pair's near-node lists (collision/near_node_list.hpp) hold the nodes within the
+/// margin plus this fraction of the smaller bounding radius (a fifth of the default contact
+/// skin): wider lists test more nodes at every step, narrower ones are built again more often.
+constexpr double kNodeListSkin = 0.02;
+
 }  // namespace
 
 Vec3 World::point_velocity(int a, int b, const Vec3& ra, const Vec3& rb,
@@ -176,6 +181,34 @@ void World::check_pair_count(const StepBodies& sb) const {
       fastest >= 0 ? bodies.name[fastest] : "", speed * h_, h_, speed));
 }
 
+void World::match_node_lists(const std::vector<std::pair<int, int>>& pairs) {
+  const int np = static_cast<int>(pairs.size());
+  node_list_slot_.assign(static_cast<std::size_t>(np), -1);
+  node_list_keys_next_.clear();
+  node_list_from_.clear();
+  if (shapes.level_sets.empty()) return;
+  // Both key lists ascend (the broad phase sorts its pairs): one merge finds the continued lists.
+  // Pairs out of order would only lose the lists (all built again), never give wrong ones.
+  bool ascending = true;
+  std::size_t j = 0;
+  for (int k = 0; k < np; ++k) {
+    const auto [a, b] = pairs[k];
+    if (shapes.type[bodies.shape[a]] != ShapeType::LevelSet ||
+        shapes.type[bodies.shape[b]] != ShapeType::LevelSet)
+      continue;
+    const std::uint64_t key = pair_key(a, b);
+    if (!node_list_keys_next_.empty() && key <= node_list_keys_next_.back()) ascending = false;
+    node_list_slot_[k] = static_cast<int>(node_list_keys_next_.size());
+    node_list_keys_next_.push_back(key);
+    while (j < node_list_keys_.size() && node_list_keys_[j] < key) ++j;
+    node_list_from_.push_back(j < node_list_keys_.size() && node_list_keys_[j] == key
+                                  ? static_cast<int>(j)
+                                  : -1);
+  }
+  if (!ascending) std::fill(node_list_from_.begin(), node_list_from_.end(), -1);
+  node_lists_next_.resize(node_list_keys_next_.size());
+}
+
 void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   const double dt = h_;
   const int threads = omp_get_max_threads();
@@ -217,13 +250,28 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   out.pair_margin.assign(static_cast<std::size_t>(np), -1.0);
   out.plane_margin.assign(static_cast<std::size_t>(nd) * static_cast<std::size_t>(nplanes), -1.0);
   // Small scenes stay on one thread (see broad_phase.cpp).
+  match_node_lists(sb.pairs);
+  per_thread_node_counts_.assign(threads, NearNodeCounts{});
 #pragma omp parallel num_threads(threads) if (np > 512)
   {
     auto& list = list_of(omp_get_thread_num());
+    NearNodeCounts& node_counts = per_thread_node_counts_[omp_get_thread_num()];
     Manifold m;
 #pragma omp for schedule(static) nowait
     for (int k = 0; k < np; ++k) {
       const auto [a, b] = sb.pairs[k];
+      // A pair of level-set grains carries its near-node lists on (or starts them empty).
+      LevelSetPairLists* lists = nullptr;
+      if (const int slot = node_list_slot_[k]; slot >= 0) {
+        lists = &node_lists_next_[slot];
+        if (const int from = node_list_from_[slot]; from >= 0) {
+          *lists = std::move(node_lists_[from]);
+          node_lists_[from].a_in_b.clear();
+          node_lists_[from].b_in_a.clear();
+        } else {
+          lists->shape_a = lists->shape_b = -1;
+        }
+      }
       if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
       const std::size_t before = list.size();
       if (reuse_sleeping(a, b, list)) {
@@ -232,13 +280,25 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
         continue;
       }
       const double margin = pair_margin(a, b, closing_speed_bound(sb, a, b));
-      collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
-              bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
+      const Pose pa(bodies.position[a], bodies.orientation[a]);
+      const Pose pb(bodies.position[b], bodies.orientation[b]);
+      if (lists) {
+        const double skin =
+            kNodeListSkin * std::min(shapes.bounding_radius[bodies.shape[a]],
+                                     shapes.bounding_radius[bodies.shape[b]]);
+        collide_level_set_level_set_listed(shapes, bodies.shape[a], pa, bodies.shape[b], pb,
+                                           margin, skin, *lists, node_counts, m);
+      } else {
+        collide(shapes, bodies.shape[a], pa, bodies.shape[b], pb, margin, m);
+      }
       if (m.count == 0) out.pair_margin[k] = margin;
       emit(a, b, m, list);
     }
   }
   append_thread_contacts(contacts);
+  node_lists_.swap(node_lists_next_);
+  node_list_keys_.swap(node_list_keys_next_);
+  for (const NearNodeCounts& c : per_thread_node_counts_) node_list_counts_.add(c);
   // Every dynamic body against every active plane and terrain (walls are few; infinite planes
   // and huge terrains stay out of the grid).
   for (auto& v : per_thread_contacts_) v.clear();

@@ -608,6 +608,7 @@ void World::update_totals() {
   totals_.wall_bound_reached += last_.wall_bound_reached;
   totals_.pair_list_builds = pair_list_.builds;
   totals_.pair_list_updates = pair_list_.updates;
+  totals_.node_lists = node_list_counts_;
   if (last_.substeps > 1) {
     totals_.split_steps += 1;
     totals_.substeps += last_.substeps;

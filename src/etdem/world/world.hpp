@@ -13,6 +13,7 @@
 
 #include "etdem/collision/broad_phase.hpp"
 #include "etdem/collision/contact.hpp"
+#include "etdem/collision/near_node_list.hpp"
 #include "etdem/collision/pair_list.hpp"
 #include "etdem/core/bodies.hpp"
 #include "etdem/shapes/shape.hpp"
@@ -106,6 +107,7 @@ struct RunTotals {
   long wall_corrections = 0, wall_rounds = 0, wall_bound_reached = 0;  // wall-correction
   long pair_list_builds = 0;       // steps whose broad phase rebuilt the kept pairs (PairList)
   long pair_list_updates = 0;      // steps that found only some bodies' pairs again (PairList)
+  NearNodeCounts node_lists;       // level-set pairs' node tests, full or from lists (a cache)
   long split_steps = 0;            // steps split into sub-steps (a grain turning fast)
   long substeps = 0;               // sub-steps taken by those steps
   long substep_bound_reached = 0;  // steps whose split was capped at max_substeps
@@ -408,6 +410,17 @@ class World {
   // Candidate pairs kept while the bodies stay in their reach (a cache: clearing it changes
   // no result, so a checkpoint need not hold it).
   PairList pair_list_;
+  // The level-set pairs' near-node lists (collision/near_node_list.hpp), another cache: per pair
+  // of level-set grains in the last narrow phase, its key (pair_key, ascending) and its lists.
+  std::vector<std::uint64_t> node_list_keys_, node_list_keys_next_;
+  std::vector<LevelSetPairLists> node_lists_, node_lists_next_;
+  std::vector<int> node_list_slot_;  // per pair of this narrow phase: its lists, -1 none
+  std::vector<int> node_list_from_;  // per slot: the lists it continues in node_lists_, -1 none
+  NearNodeCounts node_list_counts_;  // over the run
+  std::vector<NearNodeCounts> per_thread_node_counts_;
+  /// Gives every pair of two level-set grains in `pairs` a slot and finds the lists the same pair
+  /// had at the last narrow phase.
+  void match_node_lists(const std::vector<std::pair<int, int>>& pairs);
 
   // Scratch of single phases, reused across steps.
   BroadPhase broad_;
