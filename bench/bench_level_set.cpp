@@ -120,34 +120,69 @@ BENCHMARK(BM_DenseValueOnly);
   return m.count;
 }
 
+/// Two rocks of `nodes` nodes (the same shape, bounding radius about 1 cm) touching: B slid
+/// along x until the deepest gap is about 0, then 0.2 mm further in.
+struct TouchingPair {
+  ShapeTable t;
+  int s = -1;
+  Pose pa, pb;
+  explicit TouchingPair(int nodes) {
+    s = t.add_level_set("rock", level_set_rock(0.01, 0.2, 1.5, 1, {0.0005, nodes}));
+    const double r = t.bounding_radius[s];
+    pa = Pose(Vec3::Zero(), Quat::Identity());
+    Manifold m;
+    double lo = 0.0, hi = 2.0 * r;
+    for (int k = 0; k < 50; ++k) {
+      const double mid = 0.5 * (lo + hi);
+      collide(t, s, pa, s, Pose(Vec3(mid, 0, 0), Quat::Identity()), 0.0, m);
+      (m.count ? lo : hi) = mid;
+    }
+    pb = Pose(Vec3(lo - 0.0002, 0, 0), Quat::Identity());
+  }
+};
+
 /// Two grains of `nodes` nodes touching: one narrow-phase call (both ways, similar sizes) with a
-/// margin of range(1) micrometres: 200 (a resting contact's skin) or 2000 (what a step of 4e-3 s
-/// can close at 0.5 m/s, as in V9's flow).
+/// margin of range(1) micrometres: 200, 1000 (V9's resting margin, the contact skin of 0.1 of
+/// the bounding radius) or 2000 (what a step of 4e-3 s can close at 0.5 m/s, as in V9's flow).
 void BM_GrainPair(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
   const double margin = 1e-6 * static_cast<double>(state.range(1));
-  ShapeTable t;
-  const int s = t.add_level_set("rock", level_set_rock(0.01, 0.2, 1.5, 1, {0.0005, nodes}));
-  const double r = t.bounding_radius[s];
-  // Slide B along x until the two touch (deepest gap about 0).
-  const Pose pa(Vec3::Zero(), Quat::Identity());
+  const TouchingPair p(nodes);
   Manifold m;
-  double lo = 0.0, hi = 2.0 * r;
-  for (int k = 0; k < 50; ++k) {
-    const double mid = 0.5 * (lo + hi);
-    collide(t, s, pa, s, Pose(Vec3(mid, 0, 0), Quat::Identity()), 0.0, m);
-    (m.count ? lo : hi) = mid;
-  }
-  const Pose pb(Vec3(lo - 0.0002, 0, 0), Quat::Identity());
-  for (auto _ : state) benchmark::DoNotOptimize(timed_call(t, s, pa, s, pb, margin, m));
+  for (auto _ : state) benchmark::DoNotOptimize(timed_call(p.t, p.s, p.pa, p.s, p.pb, margin, m));
   state.SetLabel(std::to_string(nodes) + " nodes per grain, both ways");
 }
-BENCHMARK(BM_GrainPair)->Args({300, 200})->Args({2500, 200})->Args({2500, 2000});
+BENCHMARK(BM_GrainPair)->Args({300, 200})->Args({2500, 200})->Args({2500, 1000})->Args({2500, 2000});
 // A fixed number of calls, for instruction counts under callgrind (stable on a busy machine):
 //   valgrind --tool=callgrind --toggle-collect='*timed_call*'
 //     bench_level_set --benchmark_filter='/iterations'
 BENCHMARK(BM_GrainPair)->Args({2500, 200})->Iterations(200);
+BENCHMARK(BM_GrainPair)->Args({2500, 1000})->Iterations(200);
 BENCHMARK(BM_GrainPair)->Args({2500, 2000})->Iterations(200);
+
+[[gnu::noinline]] int timed_listed_call(const TouchingPair& p, double margin,
+                                        LevelSetPairLists& lists, NearNodeCounts& counts,
+                                        Manifold& m) {
+  collide_level_set_level_set_listed(p.t, p.s, p.pa, p.s, p.pb, margin, 2e-4, lists, counts, m);
+  return m.count;
+}
+
+/// BM_GrainPair through the pair's near-node lists (skin 0.2 mm, 0.02 of the bounding radius as
+/// in a run), the two grains at rest against each other: every call after the first tests the
+/// listed nodes alone and gives the same manifold.
+void BM_GrainPairListed(benchmark::State& state) {
+  const double margin = 1e-6 * static_cast<double>(state.range(1));
+  const TouchingPair p(static_cast<int>(state.range(0)));
+  LevelSetPairLists lists;
+  NearNodeCounts counts;
+  Manifold m;
+  for (auto _ : state) benchmark::DoNotOptimize(timed_listed_call(p, margin, lists, counts, m));
+  state.counters["listed_nodes"] =
+      static_cast<double>(lists.a_in_b.nodes.size() + lists.b_in_a.nodes.size());
+  state.SetLabel(std::to_string(state.range(0)) + " nodes per grain, both ways, listed");
+}
+BENCHMARK(BM_GrainPairListed)->Args({2500, 200})->Args({2500, 1000});
+BENCHMARK(BM_GrainPairListed)->Args({2500, 1000})->Iterations(200);
 
 /// A grain of 2,500 nodes resting tilted on a plane, 1 mm margin: the floor pair of V9.
 void BM_GrainPlane(benchmark::State& state) {
