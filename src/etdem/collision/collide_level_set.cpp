@@ -198,64 +198,56 @@ void collide_level_set_convex(const ShapeTable& shapes, int sa, const Pose& pa, 
 
 namespace {
 
-/// Which grains' nodes a level-set pair tests (see the head of this file).
-struct NodeDirections {
-  bool a_nodes, b_nodes;
-};
-
-NodeDirections node_directions(const LevelSet& la, const LevelSet& lb) {
+/// A pair of level-set grains: the nodes of the smaller against the larger's grid, both ways
+/// when they are of close size (see the head of this file), through
+/// against(nodes, pose, grid, pose, flip, collector, a_in_b); then the manifold.
+template <class Against>
+void level_set_pair(const ShapeTable& shapes, int sa, const Pose& pa, int sb, const Pose& pb,
+                    double margin, Manifold& out, Against&& against) {
+  out.clear();
+  if (spheres_apart(shapes, sa, pa, sb, pb, margin)) return;
+  const LevelSet& la = shapes.level_set(sa);
+  const LevelSet& lb = shapes.level_set(sb);
   const double ra = la.bounding_radius, rb = lb.bounding_radius;
   const bool close = std::min(ra, rb) > kBothWays * std::max(ra, rb);
-  return {ra <= rb || close, rb <= ra || close};
+  thread_local ContactCollector c;
+  c.clear();
+  // A's nodes in B's grid give normals out of B (B -> A); B's nodes in A's grid are flipped.
+  if (ra <= rb || close) against(la, pa, lb, pb, false, c, true);
+  if (rb <= ra || close) against(lb, pb, la, pa, true, c, false);
+  c.emit(out, false, false, std::min(contact_point_limit(la), contact_point_limit(lb)));
 }
 
 }  // namespace
 
 void collide_level_set_level_set(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
                                  const Pose& pb, double margin, Manifold& out) {
-  out.clear();
-  if (spheres_apart(shapes, sa, pa, sb, pb, margin)) return;
-  const LevelSet& la = shapes.level_set(sa);
-  const LevelSet& lb = shapes.level_set(sb);
-  thread_local ContactCollector c;
-  c.clear();
-  const NodeDirections dir = node_directions(la, lb);
-  // A's nodes in B's grid give normals out of B (B -> A); B's nodes in A's grid are flipped.
-  auto against = [&](const LevelSet& nodes, const Pose& pn, const LevelSet& grid, const Pose& pg,
-                     bool flip) {
-    nodes_against_grid(nodes, pn, grid, pg, grid.bounding_radius + std::max(margin, 0.0), margin,
-                       flip, c);
-  };
-  if (dir.a_nodes) against(la, pa, lb, pb, false);
-  if (dir.b_nodes) against(lb, pb, la, pa, true);
-  c.emit(out, false, false, std::min(contact_point_limit(la), contact_point_limit(lb)));
+  level_set_pair(shapes, sa, pa, sb, pb, margin, out,
+                 [&](const LevelSet& nodes, const Pose& pn, const LevelSet& grid, const Pose& pg,
+                     bool flip, ContactCollector& c, bool /*a_in_b*/) {
+                   nodes_against_grid(nodes, pn, grid, pg,
+                                      grid.bounding_radius + std::max(margin, 0.0), margin, flip,
+                                      c);
+                 });
 }
 
 void collide_level_set_level_set_listed(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
                                         const Pose& pb, double margin, double skin,
                                         LevelSetPairLists& lists, NearNodeCounts& counts,
                                         Manifold& out) {
-  out.clear();
   if (lists.shape_a != sa || lists.shape_b != sb) {
     lists.shape_a = sa;
     lists.shape_b = sb;
     lists.a_in_b.clear();
     lists.b_in_a.clear();
   }
-  if (spheres_apart(shapes, sa, pa, sb, pb, margin)) return;
-  const LevelSet& la = shapes.level_set(sa);
-  const LevelSet& lb = shapes.level_set(sb);
-  thread_local ContactCollector c;
-  c.clear();
-  const NodeDirections dir = node_directions(la, lb);
-  auto against = [&](const LevelSet& nodes, const Pose& pn, const LevelSet& grid, const Pose& pg,
-                     bool flip, NearNodeList& list) {
-    nodes_against_grid_listed(nodes, pn, grid, pg, grid.bounding_radius + std::max(margin, 0.0),
-                              margin, flip, skin, list, counts, c);
-  };
-  if (dir.a_nodes) against(la, pa, lb, pb, false, lists.a_in_b);
-  if (dir.b_nodes) against(lb, pb, la, pa, true, lists.b_in_a);
-  c.emit(out, false, false, std::min(contact_point_limit(la), contact_point_limit(lb)));
+  level_set_pair(shapes, sa, pa, sb, pb, margin, out,
+                 [&](const LevelSet& nodes, const Pose& pn, const LevelSet& grid, const Pose& pg,
+                     bool flip, ContactCollector& c, bool a_in_b) {
+                   nodes_against_grid_listed(
+                       nodes, pn, grid, pg, grid.bounding_radius + std::max(margin, 0.0), margin,
+                       flip, skin, a_in_b ? lists.a_in_b : lists.b_in_a, counts, c);
+                 });
 }
 
 void collide_level_set_mesh(const ShapeTable& shapes, int sa, const Pose& pa, int sb,
