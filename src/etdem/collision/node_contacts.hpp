@@ -147,12 +147,12 @@ inline void nodes_against_grid_listed(const LevelSet& la, const Pose& pa, const 
   const GridFrame f = grid_frame(pa, lb, pb);
   const Vec3& centre = lb.grid_offset;
   const double reach2 = reach * reach;
-  const double floor = std::max(margin, 0.0);
+  const double least = std::max(margin, 0.0);
   // How far any node may have moved in the grid frame since the build, rounded up.
   const double moved =
       ((f.m - list.m).norm() * la.bounding_radius + (f.t - list.t).norm()) * (1.0 + 1e-9) +
       1e-12 * la.bounding_radius;
-  if (list.threshold - grid.slope * moved > floor && reach + moved < list.reach) {
+  if (list.threshold - grid.slope * moved > least && reach + moved < list.reach) {
     ++counts.reused;
     counts.listed += static_cast<long>(list.nodes.size());
     for (const int k : list.nodes) {
@@ -169,7 +169,7 @@ inline void nodes_against_grid_listed(const LevelSet& la, const Pose& pa, const 
   ++counts.built;
   list.m = f.m;
   list.t = f.t;
-  list.threshold = floor + skin;
+  list.threshold = least + skin;
   list.reach = reach + skin;
   list.nodes.clear();
   near_nodes(
