@@ -152,7 +152,11 @@ void BM_GrainPair(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(timed_call(p.t, p.s, p.pa, p.s, p.pb, margin, m));
   state.SetLabel(std::to_string(nodes) + " nodes per grain, both ways");
 }
-BENCHMARK(BM_GrainPair)->Args({300, 200})->Args({2500, 200})->Args({2500, 1000})->Args({2500, 2000});
+BENCHMARK(BM_GrainPair)
+    ->Args({300, 200})
+    ->Args({2500, 200})
+    ->Args({2500, 1000})
+    ->Args({2500, 2000});
 // A fixed number of calls, for instruction counts under callgrind (stable on a busy machine):
 //   valgrind --tool=callgrind --toggle-collect='*timed_call*'
 //     bench_level_set --benchmark_filter='/iterations'

@@ -31,7 +31,7 @@ struct NearNodeList {
   Mat3 m = Mat3::Zero();  // the nodes' transform into the grid frame at the build
   Vec3 t = Vec3::Zero();  // [m]
   double threshold = -std::numeric_limits<double>::infinity();  // [m] never valid until built
-  double reach = 0.0;     // [m] nodes farther from the grid's centre were not listed
+  double reach = 0.0;      // [m] nodes farther from the grid's centre were not listed
   std::vector<int> nodes;  // listed nodes, in the full test's order
 
   void clear() {

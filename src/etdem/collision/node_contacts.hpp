@@ -20,12 +20,12 @@ inline int contact_point_limit(const LevelSet& ls) {
                                : Manifold::kMaxPoints;
 }
 
-/// Calls visit(x, q) for every node x of `ls` (body frame; a reference into ls.nodes) that may lie within `margin` of a
-/// surface whose signed distance, in a frame where the node is at q = m x + t, is `value(q)`
-/// with slope at most `slope`: groups of clusters, then clusters, farther than `reach` from
-/// `centre` (that frame's origin unless given), or whose centre is farther from the surface than
-/// slope times their radius plus the margin, are skipped whole (one distance lookup for up to
-/// 256 or 32 nodes).
+/// Calls visit(x, q) for every node x of `ls` (body frame; a reference into ls.nodes) that may lie
+/// within `margin` of a surface whose signed distance, in a frame where the node is at q = m x + t,
+/// is `value(q)` with slope at most `slope`: groups of clusters, then clusters, farther than
+/// `reach` from `centre` (that frame's origin unless given), or whose centre is farther from the
+/// surface than slope times their radius plus the margin, are skipped whole (one distance lookup
+/// for up to 256 or 32 nodes).
 template <class Value, class Visit>
 void near_nodes(const LevelSet& ls, const Mat3& m, const Vec3& t, double reach, double margin,
                 double slope, Value&& value, Visit&& visit, const Vec3& centre = Vec3::Zero()) {

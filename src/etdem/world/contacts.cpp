@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -203,9 +204,8 @@ void World::match_node_lists(const std::vector<std::pair<int, int>>& pairs) {
     node_list_slot_[k] = static_cast<int>(node_list_keys_next_.size());
     node_list_keys_next_.push_back(key);
     while (j < node_list_keys_.size() && node_list_keys_[j] < key) ++j;
-    node_list_from_.push_back(j < node_list_keys_.size() && node_list_keys_[j] == key
-                                  ? static_cast<int>(j)
-                                  : -1);
+    node_list_from_.push_back(
+        j < node_list_keys_.size() && node_list_keys_[j] == key ? static_cast<int>(j) : -1);
   }
   if (!ascending) std::fill(node_list_from_.begin(), node_list_from_.end(), -1);
   node_lists_next_.resize(node_list_keys_next_.size());
@@ -251,9 +251,9 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   for (auto& v : per_thread_contacts_) v.clear();
   out.pair_margin.assign(static_cast<std::size_t>(np), -1.0);
   out.plane_margin.assign(static_cast<std::size_t>(nd) * static_cast<std::size_t>(nplanes), -1.0);
-  // Small scenes stay on one thread (see broad_phase.cpp).
   match_node_lists(sb.pairs);
   per_thread_node_counts_.assign(threads, NearNodeCounts{});
+  // Small scenes stay on one thread (see broad_phase.cpp).
 #pragma omp parallel num_threads(threads) if (np > 512)
   {
     auto& list = list_of(omp_get_thread_num());
@@ -262,17 +262,16 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
 #pragma omp for schedule(static) nowait
     for (int k = 0; k < np; ++k) {
       const auto [a, b] = sb.pairs[k];
-      // A pair of level-set grains carries its near-node lists on (or starts them empty).
+      // A pair of level-set grains carries its near-node lists on (swapped in, so that the
+      // vectors keep their room), or starts them empty: every slot is set here before any use,
+      // so whatever the swap leaves behind is never read.
       LevelSetPairLists* lists = nullptr;
       if (const int slot = node_list_slot_[k]; slot >= 0) {
         lists = &node_lists_next_[slot];
-        if (const int from = node_list_from_[slot]; from >= 0) {
-          *lists = std::move(node_lists_[from]);
-          node_lists_[from].a_in_b.clear();
-          node_lists_[from].b_in_a.clear();
-        } else {
-          lists->shape_a = lists->shape_b = -1;
-        }
+        if (const int from = node_list_from_[slot]; from >= 0)
+          std::swap(*lists, node_lists_[from]);
+        else
+          lists->shape_a = lists->shape_b = -1;  // built again at its first test
       }
       if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
       const std::size_t before = list.size();
@@ -285,11 +284,10 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
       const Pose pa(bodies.position[a], bodies.orientation[a]);
       const Pose pb(bodies.position[b], bodies.orientation[b]);
       if (lists) {
-        const double skin =
-            kNodeListSkin * std::min(shapes.bounding_radius[bodies.shape[a]],
-                                     shapes.bounding_radius[bodies.shape[b]]);
-        collide_level_set_level_set_listed(shapes, bodies.shape[a], pa, bodies.shape[b], pb,
-                                           margin, skin, *lists, node_counts, m);
+        const double skin = kNodeListSkin * std::min(shapes.bounding_radius[bodies.shape[a]],
+                                                     shapes.bounding_radius[bodies.shape[b]]);
+        collide_level_set_level_set_listed(shapes, bodies.shape[a], pa, bodies.shape[b], pb, margin,
+                                           skin, *lists, node_counts, m);
       } else {
         collide(shapes, bodies.shape[a], pa, bodies.shape[b], pb, margin, m);
       }
