@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "etdem/solvers/resting.hpp"
+#include "pile_fixture.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem::test {
@@ -76,6 +77,61 @@ TEST(RestingProbe, ChangesNothingAndReportsEverySweep) {
   EXPECT_GT(shock, 0) << "the shock pass ran";
   EXPECT_GT(rounds, 0) << "a round after the shock pass ran";
   EXPECT_GT(approaching_seen, 0) << "a settling pour leaves some contact approaching";
+}
+
+// The rounds after the shock pass: a round that the energy guard takes back whole (scale 0)
+// leaves every velocity and impulse as it found them, so another round would be a replay of it
+// bit for bit; the rounds end there instead. Level-set rocks poured into a box (the grains of
+// V9): some island-steps end their rounds early with contacts still approaching, and no round
+// repeats the one before it.
+TEST(RestingProbe, NoRoundReplaysATakenBackRound) {
+  TestWorld t(0.3, 0.5, 2400.0);
+  build_pile(t, Grain::LevelSetRock, 1, 8, 0.0205);
+  t.world.settings.threads = 1;  // one island at a time: its reports follow each other
+  t.world.initialize();
+  reports.clear();
+  resting_probe = &record;
+  for (int k = 0; k < 360; ++k) t.world.step();
+  resting_probe = nullptr;
+  // Island-steps: each starts with sweep 0 of set 0. A round: the reports of one set >= 2.
+  auto same = [](const RestingProbe& a, const RestingProbe& b) {
+    return a.sweep == b.sweep && a.island == b.island && a.swept == b.swept &&
+           a.approaching == b.approaching && a.faster_1mm == b.faster_1mm &&
+           a.fastest == b.fastest && a.converged == b.converged;
+  };
+  long rounds = 0, replays = 0, ended_early = 0;
+  std::size_t k = 0;
+  while (k < reports.size()) {
+    std::size_t end = k + 1;
+    while (end < reports.size() && !(reports[end].set == 0 && reports[end].sweep == 0)) ++end;
+    std::vector<std::pair<std::size_t, std::size_t>> round;  // [first, last) of each round
+    for (std::size_t j = k; j < end; ++j) {
+      if (reports[j].set < 2) continue;
+      if (round.empty() || reports[j].set != reports[round.back().first].set)
+        round.push_back({j, j});
+      round.back().second = j + 1;
+    }
+    rounds += std::ssize(round);
+    for (std::size_t r = 1; r < round.size(); ++r) {
+      const auto [a0, a1] = round[r - 1];
+      const auto [b0, b1] = round[r];
+      bool replay = a1 - a0 == b1 - b0;
+      for (std::size_t j = 0; replay && j < a1 - a0; ++j)
+        replay = same(reports[a0 + j], reports[b0 + j]);
+      replays += replay;
+    }
+    // Rounds end early with no contact left approaching, at their bound (three), or when one
+    // is taken back: the last two leave contacts approaching after a round's last sweep.
+    if (!round.empty() && round.size() < RestingSolver::kCloseRounds &&
+        reports[round.back().second - 1].approaching > 0)
+      ++ended_early;
+    k = end;
+  }
+  std::printf("%ld rounds, %ld ended early with contacts approaching, %ld replays\n", rounds,
+              ended_early, replays);
+  EXPECT_GT(rounds, 0);
+  EXPECT_GT(ended_early, 0) << "no round was taken back: the test does not see the case";
+  EXPECT_EQ(replays, 0) << "a round repeated the one before it";
 }
 
 }  // namespace

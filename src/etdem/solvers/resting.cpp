@@ -567,7 +567,11 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       s.v0.assign(b.v, b.v + b.count);
       s.w0.assign(b.w, b.w + b.count);
       sweeps(s.left, settings_.iterations);
-      book_and_guard(cs, b, s, st, s.left);
+      // A round the guard takes back whole leaves every velocity and impulse as it found them:
+      // the next round would mark the same contacts, sweep them alike and be taken back alike
+      // (a replay, bit for bit), so the rounds end here. In a flowing pile this is most steps'
+      // first round (docs/design.md "Closing rounds taken back").
+      if (book_and_guard(cs, b, s, st, s.left) == 0.0) break;
       // Only these contacts' bodies moved (the guard's scaling leaves every other body's
       // velocity as it was: v0 + s (v - v0) with v = v0).
       for (const int i : s.left) {
@@ -595,8 +599,8 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   return st;
 }
 
-void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s,
-                                   SolverStats& st, std::span<const int> which) {
+double RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s,
+                                     SolverStats& st, std::span<const int> which) {
   // The accumulated impulses P_c of the pass (warm start and sweeps) changed the velocities
   // exactly by M^-1 sum J_c^T P_c, so the kinetic energy changed by
   //   dK = sum_c P_c . (u_c,before + u_c,after) / 2,
@@ -692,6 +696,7 @@ void RestingSolver::book_and_guard(std::span<Contact> cs, IslandBodies& b, Scrat
   st.dissipated_restitution -= scale * b_normal + scale * scale * a_normal - shift_normal;
   st.dissipated_friction -= scale * b_tangent + scale * scale * a_tangent - shift_tangent;
   st.integration -= shift_normal + shift_tangent;
+  return scale;
 }
 
 void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s,

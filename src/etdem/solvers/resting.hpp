@@ -67,6 +67,10 @@ inline RestingProbeHook resting_probe = nullptr;
 
 class RestingSolver final : public Solver {
  public:
+  /// Rounds of sweeps over the contacts of the bodies with a contact left approaching after the
+  /// shock pass (each round takes the bodies still approaching after the one before; they end
+  /// early when none is left, or when the energy guard takes a round back whole).
+  static constexpr int kCloseRounds = 3;
   explicit RestingSolver(const RestingSettings& s) : settings_(s) {}
   const char* name() const override { return "resting"; }
   /// The step length the next resolve() works with (the world's sub-steps change it).
@@ -128,9 +132,6 @@ class RestingSolver final : public Solver {
     double restitution = 0.0, friction = 0.0, integration = 0.0;  // [J], subtracted
     long iterations = 0, bound_reached = 0, energy_guards = 0, friction_fallbacks = 0;
   };
-  /// Rounds of sweeps over the contacts of the bodies with a contact left approaching after the
-  /// shock pass (each round takes the bodies still approaching after the one before).
-  static constexpr int kCloseRounds = 3;
   /// A contact closing faster than its target by more than this is left approaching [m/s]
   /// (round-off of the sweeps' velocities; the same test for the rounds, the count in the
   /// statistics and the convergence probe).
@@ -190,9 +191,10 @@ class RestingSolver final : public Solver {
   Settled settle_body(int body, std::span<Contact> cs, IslandBodies& b, const Scratch& s,
                       std::vector<Support>& local) const;
   /// Books each contact's work from its total impulse and scales the pass back where it would
-  /// do positive net work (energy guard).
-  void book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
-                      std::span<const int> which);
+  /// do positive net work (energy guard); returns the scale the pass kept (1: all of it, 0: none,
+  /// every velocity and impulse back to what it was before the pass).
+  double book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
+                        std::span<const int> which);
   RestingSettings settings_;
   std::vector<Scratch> scratch_;
 };
