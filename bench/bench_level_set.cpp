@@ -13,6 +13,7 @@
 #include <openvdb/tools/Interpolation.h>
 
 #include "etdem/collision/collide.hpp"
+#include "etdem/collision/near_node_list.hpp"
 #include "etdem/shapes/level_set_build.hpp"
 
 namespace etdem {
@@ -167,13 +168,14 @@ BENCHMARK(BM_GrainPair)->Args({2500, 2000})->Iterations(200);
 [[gnu::noinline]] int timed_listed_call(const TouchingPair& p, double margin,
                                         LevelSetPairLists& lists, NearNodeCounts& counts,
                                         Manifold& m) {
-  collide_level_set_level_set_listed(p.t, p.s, p.pa, p.s, p.pb, margin, 5e-4, lists, counts, m);
+  collide_level_set_level_set_listed(p.t, p.s, p.pa, p.s, p.pb, margin,
+                                     kNodeListSkin * p.t.bounding_radius[p.s], lists, counts, m);
   return m.count;
 }
 
-/// BM_GrainPair through the pair's near-node lists (skin 0.5 mm, 0.05 of the bounding radius as
-/// in a run), the two grains at rest against each other: every call after the first tests the
-/// listed nodes alone and gives the same manifold.
+/// BM_GrainPair through the pair's near-node lists (the skin of a run, kNodeListSkin of the
+/// bounding radius), the two grains at rest against each other: every call after the first tests
+/// the listed nodes alone and gives the same manifold.
 void BM_GrainPairListed(benchmark::State& state) {
   const double margin = 1e-6 * static_cast<double>(state.range(1));
   const TouchingPair p(static_cast<int>(state.range(0)));

@@ -120,8 +120,9 @@ TEST(RestingProbe, NoRoundReplaysATakenBackRound) {
         replay = same(reports[a0 + j], reports[b0 + j]);
       replays += replay;
     }
-    // Rounds end early with no contact left approaching, at their bound (three), or when one
-    // is taken back: the last two leave contacts approaching after a round's last sweep.
+    // Rounds end at their bound (three), with no contact left approaching, or at a round taken
+    // back. Of the early ends, a round taken back leaves its last sweep's approaching contacts;
+    // with none left, a round's last sweep shows none unless the guard scaled it part way.
     if (!round.empty() && round.size() < RestingSolver::kCloseRounds &&
         reports[round.back().second - 1].approaching > 0)
       ++ended_early;

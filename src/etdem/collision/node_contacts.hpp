@@ -135,9 +135,6 @@ inline void nodes_against_grid(const LevelSet& la, const Pose& pa, const LevelSe
       lb.grid_offset);
 }
 
-/// Listed nodes looked up together (nodes_against_grid_listed).
-inline constexpr std::size_t kLookupBatch = 8;
-
 /// nodes_against_grid through a near-node list (collision/near_node_list.hpp): the listed nodes
 /// alone while the list holds; otherwise the full test, which lists the nodes within `skin` more
 /// than the margin and the reach. Either way the same candidates, in the same order, as
@@ -158,30 +155,14 @@ inline void nodes_against_grid_listed(const LevelSet& la, const Pose& pa, const 
   if (list.threshold - grid.slope * moved > least && reach + moved < list.reach) {
     ++counts.reused;
     counts.listed += static_cast<long>(list.nodes.size());
-    // kLookupBatch nodes at a time: where each falls in the grid, then the corners' sums side
-    // by side (a sum is a chain of eight dependent additions), then each node in list order as
-    // value_below would finish it (the same bits, level_set_lookup::Query).
-    const std::size_t count = list.nodes.size();
-    for (std::size_t first = 0; first < count; first += kLookupBatch) {
-      const std::size_t m = std::min(kLookupBatch, count - first);
-      Vec3 q[kLookupBatch];
-      level_set_lookup::Query look[kLookupBatch];
-      double inside[kLookupBatch];
-      for (std::size_t j = 0; j < m; ++j) {
-        q[j] = f.m * la.nodes[list.nodes[first + j]] + f.t;
-        look[j] = level_set_lookup::query(grid, q[j]);
-        inside[j] = 0.0;
-      }
-      for (int c = 0; c < 8; ++c)
-        for (std::size_t j = 0; j < m; ++j)
-          inside[j] += look[j].c.w[c] * grid.cells[look[j].c.idx[c]][0];
-      for (std::size_t j = 0; j < m; ++j) {
-        if ((q[j] - centre).squaredNorm() > reach2) continue;
-        double phi;
-        Vec3 g;
-        if (!grid.finish_below(look[j], inside[j], margin, phi, g)) continue;
-        grid_candidate(la.nodes[list.nodes[first + j]], phi, g, f, pa, flip, out);
-      }
+    for (const int k : list.nodes) {
+      const Vec3& x = la.nodes[k];
+      const Vec3 q = f.m * x + f.t;
+      if ((q - centre).squaredNorm() > reach2) continue;
+      double phi;
+      Vec3 g;
+      if (!grid.value_below(q, margin, phi, g)) continue;
+      grid_candidate(x, phi, g, f, pa, flip, out);
     }
     return;
   }

@@ -23,10 +23,6 @@
 
 namespace etdem {
 
-namespace level_set_lookup {
-struct Query;
-}
-
 /// A dense signed-distance grid with trilinear interpolation.
 struct LevelSetGrid {
   Vec3 origin{0, 0, 0};           // m, position of node (0, 0, 0)
@@ -59,10 +55,6 @@ struct LevelSetGrid {
   /// value(p) in `value`; when it is below `limit`, also the gradient (as value_gradient) and
   /// true. A contact test asks for the gradient only where there is a contact.
   bool value_below(const Vec3& p, double limit, double& value, Vec3& gradient) const;
-  /// value_below's second half: from a query (level_set_lookup::query) and the sum of its
-  /// corners' values (corner_value), the value and, below `limit`, the gradient.
-  bool finish_below(const level_set_lookup::Query& q, double inside, double limit, double& value,
-                    Vec3& gradient) const;
   /// Fills `cells` from `phi` and measures `slope` (call after the values are set).
   void compute_gradients();
 };
@@ -125,21 +117,6 @@ inline BoxPoint box_point(const LevelSetGrid& g, const Vec3& p) {
   return {u, u.cwiseMax(Vec3::Zero()).cwiseMin(hi)};
 }
 
-/// A lookup in two halves, so that a batch of queries can sum their corners side by side (the
-/// sums are chains of dependent additions; interleaved, the queries' chains overlap): where p
-/// falls (`query`), and its value from the corners' sum (`LevelSetGrid::finish_below`), which
-/// value_below takes in one go. Each query's sum is the same terms in the same order either way,
-/// so the same bits.
-struct Query {
-  BoxPoint b;
-  Corners c;
-};
-
-inline Query query(const LevelSetGrid& g, const Vec3& p) {
-  const BoxPoint b = box_point(g, p);
-  return {b, corners(g, b.c)};
-}
-
 }  // namespace level_set_lookup
 
 inline double LevelSetGrid::value(const Vec3& p) const {
@@ -150,28 +127,24 @@ inline double LevelSetGrid::value(const Vec3& p) const {
   return inside + spacing * (b.u - b.c).norm();
 }
 
-inline bool LevelSetGrid::finish_below(const level_set_lookup::Query& q, double inside,
-                                       double limit, double& value, Vec3& gradient) const {
-  using namespace level_set_lookup;
-  if (q.b.c == q.b.u) {
-    value = inside;
-    if (!(value < limit)) return false;
-    gradient = corner_gradient(*this, q.c);
-    return true;
-  }
-  const Vec3 out = q.b.u - q.b.c;
-  const double d = out.norm();
-  value = inside + spacing * d;
-  if (!(value < limit)) return false;
-  gradient = (corner_gradient(*this, q.c) + out / d).normalized();
-  return true;
-}
-
 inline bool LevelSetGrid::value_below(const Vec3& p, double limit, double& value,
                                       Vec3& gradient) const {
   using namespace level_set_lookup;
-  const Query q = query(*this, p);
-  return finish_below(q, corner_value(*this, q.c), limit, value, gradient);
+  const BoxPoint b = box_point(*this, p);
+  const Corners c = corners(*this, b.c);
+  const double inside = corner_value(*this, c);
+  if (b.c == b.u) {
+    value = inside;
+    if (!(value < limit)) return false;
+    gradient = corner_gradient(*this, c);
+    return true;
+  }
+  const Vec3 out = b.u - b.c;
+  const double d = out.norm();
+  value = inside + spacing * d;
+  if (!(value < limit)) return false;
+  gradient = (corner_gradient(*this, c) + out / d).normalized();
+  return true;
 }
 
 /// A triangle surface in the body frame (the zero contour, for drawing).
