@@ -130,6 +130,9 @@ int main(int argc, char** argv) try {
   // did not report (WorldSettings::substep_missed).
   if (const char* missed = std::getenv("BENCH_POUR_MISSED"); missed && *missed)
     world.settings.substep_missed = std::strtol(missed, nullptr, 10) != 0;
+  // BENCH_POUR_SKIN=k: the speculative reach, a fraction of the radius (WorldSettings::contact_skin).
+  if (const char* skin = std::getenv("BENCH_POUR_SKIN"); skin && *skin)
+    world.settings.contact_skin = std::strtod(skin, nullptr);
   etdem::RestingSettings& pgs = world.settings.resting_solver;
   pgs.block_contacts = env_count("BENCH_POUR_BLOCK_CONTACTS", 0, std::numeric_limits<long>::max(),
                                  pgs.block_contacts);

@@ -24,10 +24,11 @@ struct Pour {
   std::uint64_t hash = 0;
 };
 
-Pour pour(Grain g, unsigned seed, double sweep, int threads) {
+Pour pour(Grain g, unsigned seed, double sweep, int threads, double skin = 0.1) {
   TestWorld t(0.3, 0.5, 2400.0);
   build_pile(t, g, seed, 8, 0.0205);  // every grain starts apart
   t.world.settings.substep_sweep = sweep;
+  t.world.settings.contact_skin = skin;
   t.world.settings.threads = threads;
   t.world.initialize();
   double thinnest = 1e300;
@@ -43,9 +44,9 @@ Pour pour(Grain g, unsigned seed, double sweep, int threads) {
   p.bound_reached = t.world.totals().substep_bound_reached;
   p.hash = t.state_hash();
   std::printf(
-      "%s seed %u, substep_sweep %g: deepest %.2f %% of the thickness, %ld split steps, %ld at "
-      "the sub-step bound\n",
-      grain_name(g), seed, sweep, 100.0 * p.deepest, p.split_steps, p.bound_reached);
+      "%s seed %u, substep_sweep %g, contact_skin %g: deepest %.2f %% of the thickness, %ld split "
+      "steps, %ld at the sub-step bound\n",
+      grain_name(g), seed, sweep, skin, 100.0 * p.deepest, p.split_steps, p.bound_reached);
   return p;
 }
 
@@ -95,6 +96,13 @@ TEST(PilePenetration, WithoutSubStepsTheSamePourGoesDeeper) {
   EXPECT_GT(pour(Grain::Cross, 1, 0.0, 1).deepest, 0.05);
   EXPECT_GT(pour(Grain::LevelSetRock, 1, 0.0, 1).deepest,
             2.0 * pour(Grain::LevelSetRock, 1, 0.05, 1).deepest);
+}
+
+TEST(PilePenetration, LevelSetRocksWithATightSkin) {
+  for (unsigned seed : {1u, 2u}) {
+    const Pour tight = pour(Grain::LevelSetRock, seed, 0.05, 1, 0.02);
+    EXPECT_LT(tight.deepest, 0.05);
+  }
 }
 
 TEST(PilePenetration, SplitStepsAreTheSameOnOneAndTwoThreads) {

@@ -5,9 +5,11 @@
 # The runs take hours (docs/validation.md); each writes a checkpoint every CHECKPOINT_EVERY steps
 # (default 2000), and a run stopped before its end is resumed from its last checkpoint when the
 # script is started again with the same arguments. A run whose summary.json exists is skipped.
-# Variants, each named in the run's directory (OUT/v9-N[-pP][-sS]-DT):
+# Variants, each named in the run's directory (OUT/v9-N[-pP][-kK][-sS]-DT):
 #   CONTACT_POINTS=P  every shape keeps at most P points per contact (its contact_points key)
 #   FILL_SEED=S       another fill: the six fills take the seeds S, S+1, ..., S+5
+#   CONTACT_SKIN=K    simulation.contact_skin = K (the speculative reach, a fraction of the
+#                     smaller grain's bounding radius; docs/scenario.md)
 set -euo pipefail
 nodes=${1:-2500}
 out=${2:-out}
@@ -24,6 +26,10 @@ for k in 0 1 2 3 4 5; do sets+=(--set "shape[$k].nodes=$nodes"); done
 if [ -n "${CONTACT_POINTS:-}" ]; then
   for k in 0 1 2 3 4 5; do sets+=(--set "shape[$k].contact_points=$CONTACT_POINTS"); done
   name="$name-p$CONTACT_POINTS"
+fi
+if [ -n "${CONTACT_SKIN:-}" ]; then
+  sets+=(--set "simulation.contact_skin=$CONTACT_SKIN")
+  name="$name-k$CONTACT_SKIN"
 fi
 if [ -n "${FILL_SEED:-}" ]; then
   for k in 0 1 2 3 4 5; do sets+=(--set "fill[$k].seed=$((FILL_SEED + k))"); done

@@ -180,7 +180,10 @@ std::vector<Sim> simulation_keys() {
       "contact_skin", "1", closed(0, 1),
       "contacts are reported up to this fraction of the smaller bounding radius apart (beyond "
       "what the step can close), so the resting pass can stop a grain pushed towards a near "
-      "neighbour (speculative contact)",
+      "neighbour (speculative contact); a pair the solve closes unreported makes the step split "
+      "(`substep_missed`), so a smaller skin costs steps taken again, not safety. Level-set "
+      "grains pay for every node within reach: their examples use 0.02 (docs/design.md \"The "
+      "contact skin of level-set grains\")",
       [](Scenario & s) -> auto& { return s.settings.contact_skin; }));
   v.push_back(field<Scenario>(
       "substep_sweep", "1", closed(0, 1),
