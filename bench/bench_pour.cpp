@@ -101,6 +101,20 @@ long env_count(const char* name, long lo, long hi, long fallback) {
   return value;
 }
 
+/// The number in environment variable `name`, `fallback` when it is unset or empty; anything but
+/// a number in [lo, hi] ends the program with exit code 2, naming the variable.
+double env_number(const char* name, double lo, double hi, double fallback) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (*end != '\0' || !(value >= lo && value <= hi)) {
+    std::fprintf(stderr, "%s: not a number in [%g, %g]: '%s'\n", name, lo, hi, text);
+    std::exit(2);
+  }
+  return value;
+}
+
 [[noreturn]] void usage(const char* argv0) {
   std::fprintf(stderr, "usage: %s N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]\n", argv0);
   std::exit(2);
@@ -124,15 +138,16 @@ int main(int argc, char** argv) try {
   world.settings.dt = dt;
   world.settings.threads = threads;
   // BENCH_POUR_SLEEP=v [m/s]: islands slower than v for 0.5 s sleep (WorldSettings).
-  if (const char* sleep = std::getenv("BENCH_POUR_SLEEP"); sleep && *sleep)
-    world.settings.sleep_velocity = std::strtod(sleep, nullptr);
+  world.settings.sleep_velocity =
+      env_number("BENCH_POUR_SLEEP", 0.0, 1e3, world.settings.sleep_velocity);
   // BENCH_POUR_MISSED=1: steps taken again split when the solve closes a pair the narrow phase
   // did not report (WorldSettings::substep_missed).
   if (const char* missed = std::getenv("BENCH_POUR_MISSED"); missed && *missed)
     world.settings.substep_missed = std::strtol(missed, nullptr, 10) != 0;
-  // BENCH_POUR_SKIN=k: the speculative reach, a fraction of the radius (WorldSettings::contact_skin).
-  if (const char* skin = std::getenv("BENCH_POUR_SKIN"); skin && *skin)
-    world.settings.contact_skin = std::strtod(skin, nullptr);
+  // BENCH_POUR_SKIN=k: the speculative reach, a fraction of the radius
+  // (WorldSettings::contact_skin).
+  world.settings.contact_skin =
+      env_number("BENCH_POUR_SKIN", 0.0, 1.0, world.settings.contact_skin);
   etdem::RestingSettings& pgs = world.settings.resting_solver;
   pgs.block_contacts = env_count("BENCH_POUR_BLOCK_CONTACTS", 0, std::numeric_limits<long>::max(),
                                  pgs.block_contacts);
