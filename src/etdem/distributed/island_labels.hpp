@@ -1,4 +1,4 @@
-// Contact islands across ranks without gathering the contact graph anywhere (issue of the
+// Contact islands across ranks without gathering the contact graph anywhere (a limit of the
 // 2024 paper's Alg. 3, whose rank 0 receives every contact list and builds every island).
 //
 // Each rank holds its own bodies and ghost copies of bodies owned by other ranks, and knows the

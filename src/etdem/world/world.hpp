@@ -404,8 +404,11 @@ class World {
 
   // Carried from one step to the next: last step's contacts with their impulses (warm start).
   std::vector<Contact> previous_;
-  std::vector<int> previous_order_;          // previous_ sorted by (a, b)
+  std::vector<int> previous_order_;          // previous_ by (a, b), ties in contact order
   std::vector<std::uint64_t> previous_key_;  // per previous_ contact: (a, b) packed, for the sort
+  std::vector<std::size_t> previous_runs_;   // order_previous's ascending runs (scratch)
+  std::vector<int> previous_merge_;          // order_previous's merge buffer (scratch)
+  static constexpr std::size_t kMergedRuns = 64;  // more runs than this: a stable sort
 
   // Candidate pairs kept while the bodies stay in their reach (a cache: clearing it changes
   // no result, so a checkpoint need not hold it).
