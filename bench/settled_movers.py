@@ -7,6 +7,7 @@ mean acceleration, its height and the number of grains above it, the distance to
 wall, and its contacts (within the contact margin: touching or speculative).
 
   PYTHONPATH=build/release/python bench/settled_movers.py [FROM_S=1.0] [TO_S=3.0] [FAST_M_S=0.02]
+      [KEY=VALUE ...]  (scenario overrides, as `etdem run --set`)
 """
 import sys
 
@@ -16,13 +17,15 @@ import etdem
 
 
 def main():
-    start = float(sys.argv[1]) if len(sys.argv) > 1 else 1.0
-    end = float(sys.argv[2]) if len(sys.argv) > 2 else 3.0
-    fast = float(sys.argv[3]) if len(sys.argv) > 3 else 0.02
+    overrides = [a for a in sys.argv[1:] if "=" in a]
+    args = [a for a in sys.argv[1:] if "=" not in a]
+    start = float(args[0]) if len(args) > 0 else 1.0
+    end = float(args[1]) if len(args) > 1 else 3.0
+    fast = float(args[2]) if len(args) > 2 else 0.02
     if not (0.0 <= start < end) or not fast > 0.0:
         sys.exit("settled_movers: need 0 <= FROM_S < TO_S and FAST_M_S > 0")
     world = etdem.load("bench/scenarios/pour_10000.toml",
-                       set=[f"simulation.duration={end}"], threads=1)
+                       set=[f"simulation.duration={end}"] + overrides, threads=1)
     n = 10000
     side = 0.264  # the scenario's box, x and y
     dt = world.dt
