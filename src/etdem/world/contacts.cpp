@@ -14,6 +14,7 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/collision/near_node_list.hpp"
 #include "etdem/core/parallel.hpp"
+#include "etdem/core/stable_order.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -449,44 +450,14 @@ void World::remember_contacts(const std::vector<Contact>& contacts) {
 }
 
 void World::order_previous() {
-  // By (a, b), equal keys in contact order: a stable order, which is one order whatever sort
-  // produced it (the warm start takes the first of equally near points of a pair, so the order
-  // of a pair's points is part of the trajectory; std::sort left it to the library's algorithm).
-  // The comparisons read a packed key per contact instead of two fields of each contact.
-  const std::size_t n = previous_.size();
-  previous_key_.resize(n);
-  for (std::size_t k = 0; k < n; ++k) previous_key_[k] = pair_key(previous_[k].a, previous_[k].b);
-  previous_order_.resize(n);
-  for (std::size_t k = 0; k < n; ++k) previous_order_[k] = static_cast<int>(k);
-  // The contacts come in a few ascending runs (pair contacts, then wall contacts; a sub-step's
-  // carried contacts): adjacent runs are merged, stably, until one is left, in linear time per
-  // round. Many runs (contacts in no particular order) take the stable sort: the same result.
-  std::vector<std::size_t>& runs = previous_runs_;
-  runs.assign(1, 0);
-  for (std::size_t k = 1; k < n; ++k)
-    if (previous_key_[k] < previous_key_[k - 1]) runs.push_back(k);
-  runs.push_back(n);
-  auto less = [&](int x, int y) { return previous_key_[x] < previous_key_[y]; };
-  if (runs.size() > kMergedRuns + 1) {
-    std::stable_sort(previous_order_.begin(), previous_order_.end(), less);
-    return;
-  }
-  std::vector<int>& merged = previous_merge_;
-  while (runs.size() > 2) {
-    merged.resize(n);
-    std::size_t kept = 0;
-    for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
-      const std::size_t lo = runs[r], mid = runs[r + 1];
-      const std::size_t hi = r + 2 < runs.size() ? runs[r + 2] : mid;
-      std::merge(previous_order_.begin() + lo, previous_order_.begin() + mid,
-                 previous_order_.begin() + mid, previous_order_.begin() + hi,
-                 merged.begin() + lo, less);  // stable: on a tie the first run's comes first
-      runs[kept++] = lo;
-    }
-    runs[kept++] = n;
-    runs.resize(kept);
-    previous_order_.swap(merged);
-  }
+  // By (a, b), equal pairs in contact order (core/stable_order.hpp): the warm start takes the
+  // first of a pair's equally near points, so this order is part of the trajectory, and a stable
+  // order is the same with any sort. The keys pack (a, b) so that the comparisons do not read
+  // two fields of each contact.
+  previous_key_.resize(previous_.size());
+  for (std::size_t k = 0; k < previous_.size(); ++k)
+    previous_key_[k] = pair_key(previous_[k].a, previous_[k].b);
+  stable_order(previous_key_, previous_order_, previous_scratch_);
 }
 
 World::CarriedContacts World::carried_contacts() const {
