@@ -21,14 +21,18 @@
 // The lattice, the jitter and the bed height are those of bench/peers/pour_lattice.py, bit for
 // bit: keep the two in step.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <string>
+#include <system_error>
+#include <type_traits>
 #include <vector>
 
 #include <omp.h>
@@ -87,29 +91,22 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in kB on Linux
 }
 
-/// The integer in environment variable `name`, `fallback` when it is unset or empty; anything
-/// but an integer in [lo, hi] ends the program with exit code 2, naming the variable.
-long env_count(const char* name, long lo, long hi, long fallback) {
+/// The value of environment variable `name` (an integer for an integral T, else a number),
+/// `fallback` when it is unset or empty; anything else, or a value outside [lo, hi], ends the
+/// program with exit code 2, naming the variable.
+template <class T>
+T env_value(const char* name, T lo, T hi, T fallback) {
   const char* text = std::getenv(name);
   if (!text || !*text) return fallback;
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (*end != '\0' || value < lo || value > hi) {
-    std::fprintf(stderr, "%s: not a count in [%ld, %ld]: '%s'\n", name, lo, hi, text);
-    std::exit(2);
-  }
-  return value;
-}
-
-/// The number in environment variable `name`, `fallback` when it is unset or empty; anything but
-/// a number in [lo, hi] ends the program with exit code 2, naming the variable.
-double env_number(const char* name, double lo, double hi, double fallback) {
-  const char* text = std::getenv(name);
-  if (!text || !*text) return fallback;
-  char* end = nullptr;
-  const double value = std::strtod(text, &end);
-  if (*end != '\0' || !(value >= lo && value <= hi)) {
-    std::fprintf(stderr, "%s: not a number in [%g, %g]: '%s'\n", name, lo, hi, text);
+  const char* last = text + std::strlen(text);
+  T value{};
+  const auto [end, ec] = std::from_chars(text, last, value);
+  if (ec != std::errc() || end != last || !(value >= lo && value <= hi)) {
+    if constexpr (std::is_integral_v<T>)
+      std::fprintf(stderr, "%s: not an integer in [%lld, %lld]: '%s'\n", name,
+                   static_cast<long long>(lo), static_cast<long long>(hi), text);
+    else
+      std::fprintf(stderr, "%s: not a number in [%g, %g]: '%s'\n", name, lo, hi, text);
     std::exit(2);
   }
   return value;
@@ -139,19 +136,18 @@ int main(int argc, char** argv) try {
   world.settings.threads = threads;
   // BENCH_POUR_SLEEP=v [m/s]: islands slower than v for 0.5 s sleep (WorldSettings).
   world.settings.sleep_velocity =
-      env_number("BENCH_POUR_SLEEP", 0.0, 1e3, world.settings.sleep_velocity);
+      env_value("BENCH_POUR_SLEEP", 0.0, 1e3, world.settings.sleep_velocity);
   // BENCH_POUR_MISSED=1: steps taken again split when the solve closes a pair the narrow phase
   // did not report (WorldSettings::substep_missed).
-  if (const char* missed = std::getenv("BENCH_POUR_MISSED"); missed && *missed)
-    world.settings.substep_missed = std::strtol(missed, nullptr, 10) != 0;
+  world.settings.substep_missed =
+      env_value("BENCH_POUR_MISSED", 0, 1, world.settings.substep_missed ? 1 : 0) != 0;
   // BENCH_POUR_SKIN=k: the speculative reach, a fraction of the radius
   // (WorldSettings::contact_skin).
-  world.settings.contact_skin =
-      env_number("BENCH_POUR_SKIN", 0.0, 1.0, world.settings.contact_skin);
+  world.settings.contact_skin = env_value("BENCH_POUR_SKIN", 0.0, 1.0, world.settings.contact_skin);
   etdem::RestingSettings& pgs = world.settings.resting_solver;
-  pgs.block_contacts = env_count("BENCH_POUR_BLOCK_CONTACTS", 0, std::numeric_limits<long>::max(),
+  pgs.block_contacts = env_value("BENCH_POUR_BLOCK_CONTACTS", 0L, std::numeric_limits<long>::max(),
                                  pgs.block_contacts);
-  pgs.iterations = static_cast<int>(env_count("BENCH_POUR_ITERATIONS", 1, 1000000, pgs.iterations));
+  pgs.iterations = env_value("BENCH_POUR_ITERATIONS", 1, 1000000, pgs.iterations);
   const std::vector<int> grains = build_pour(world, n);
   using etdem::Vec3;
   world.initialize();
@@ -217,18 +213,17 @@ int main(int argc, char** argv) try {
   std::fprintf(stderr, "bench_pour: phases");
   for (int k = 0; k < etdem::StepProfile::kPhases; ++k)
     std::fprintf(stderr, " %s=%.3f", etdem::StepProfile::kNames[k], prof.seconds[k]);
-  std::fprintf(stderr,
-               " resting_iterations=%ld resting_bound=%ld approaching_left=%ld "
-               "pair_list_builds=%ld pair_list_updates=%ld"
-               " sleeping_island_steps=%ld islands_fell_asleep=%ld islands_woken=%ld speed_max=%.3g"
-               " speed_mean=%.3g deepest_m=%.3g approaching_last_step=%ld peak_rss_mb=%.1f"
-               " split_steps=%ld redone_steps=%ld\n",
-               tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
-               tot.pair_list_builds, tot.pair_list_updates, tot.sleeping_islands,
-               tot.islands_fell_asleep, tot.islands_woken, speed_max,
-               speed_sum / static_cast<double>(grains.size()), deepest,
-               world.last_step().resting.approaching_left, peak_rss_mb(), tot.split_steps,
-               tot.redone_steps);
+  std::fprintf(
+      stderr,
+      " resting_iterations=%ld resting_bound=%ld approaching_left=%ld "
+      "pair_list_builds=%ld pair_list_updates=%ld"
+      " sleeping_island_steps=%ld islands_fell_asleep=%ld islands_woken=%ld speed_max=%.3g"
+      " speed_mean=%.3g deepest_m=%.3g approaching_last_step=%ld peak_rss_mb=%.1f"
+      " split_steps=%ld redone_steps=%ld\n",
+      tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
+      tot.pair_list_builds, tot.pair_list_updates, tot.sleeping_islands, tot.islands_fell_asleep,
+      tot.islands_woken, speed_max, speed_sum / static_cast<double>(grains.size()), deepest,
+      world.last_step().resting.approaching_left, peak_rss_mb(), tot.split_steps, tot.redone_steps);
   resting_probe_bench::report();
   return 0;
 } catch (const std::exception& e) {

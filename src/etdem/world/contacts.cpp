@@ -14,7 +14,6 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/collision/near_node_list.hpp"
 #include "etdem/core/parallel.hpp"
-#include "etdem/core/stable_order.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -450,14 +449,18 @@ void World::remember_contacts(const std::vector<Contact>& contacts) {
 }
 
 void World::order_previous() {
-  // By (a, b), equal pairs in contact order (core/stable_order.hpp): the warm start takes the
-  // first of a pair's equally near points, so this order is part of the trajectory, and a stable
-  // order is the same with any sort. The keys pack (a, b) so that the comparisons do not read
-  // two fields of each contact.
+  previous_order_.resize(previous_.size());
+  for (std::size_t k = 0; k < previous_.size(); ++k) previous_order_[k] = static_cast<int>(k);
+  // By (a, b), equal pairs in contact order: the warm start takes the first of a pair's equally
+  // near points, so this order is part of the trajectory, and a stable sort's is one order
+  // whatever the library (std::sort left equal keys to its algorithm).
+  // The comparison reads a packed key per contact instead of two fields of each 192-byte
+  // contact: the same outcomes, so the same order, with far fewer cache misses.
   previous_key_.resize(previous_.size());
   for (std::size_t k = 0; k < previous_.size(); ++k)
     previous_key_[k] = pair_key(previous_[k].a, previous_[k].b);
-  stable_order(previous_key_, previous_order_, previous_scratch_);
+  std::stable_sort(previous_order_.begin(), previous_order_.end(),
+                   [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
 }
 
 World::CarriedContacts World::carried_contacts() const {

@@ -16,7 +16,6 @@
 #include "etdem/collision/near_node_list.hpp"
 #include "etdem/collision/pair_list.hpp"
 #include "etdem/core/bodies.hpp"
-#include "etdem/core/stable_order.hpp"
 #include "etdem/shapes/shape.hpp"
 #include "etdem/solvers/solver.hpp"
 #include "etdem/world/contact_order.hpp"
@@ -407,7 +406,6 @@ class World {
   std::vector<Contact> previous_;
   std::vector<int> previous_order_;          // previous_ by (a, b), ties in contact order
   std::vector<std::uint64_t> previous_key_;  // per previous_ contact: (a, b) packed, for the sort
-  StableOrderScratch previous_scratch_;      // order_previous's buffers
 
   // Candidate pairs kept while the bodies stay in their reach (a cache: clearing it changes
   // no result, so a checkpoint need not hold it).

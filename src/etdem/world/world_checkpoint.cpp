@@ -151,8 +151,8 @@ struct WorldCheckpoint {
   static void save_warm_start(const World& w, ByteWriter& out) {
     out.put(static_cast<std::uint64_t>(w.previous_.size()));
     for (const Contact& c : w.previous_) put_contact(out, c);
-    out.put(w.previous_order_);
-    out.put(w.previous_h_);  // the sub-step those impulses were found over
+    out.put(w.previous_order_);  // derivable from the contacts: the load rebuilds it
+    out.put(w.previous_h_);      // the sub-step those impulses were found over
   }
   static void load_warm_start(World& w, ByteReader& in) {
     w.previous_.resize(in.count(kContactBytes));
@@ -162,11 +162,12 @@ struct WorldCheckpoint {
         throw std::invalid_argument(
             fmt::format("warm_start: a contact joins bodies {} and {}", c.a, c.b));
     }
-    in.get(w.previous_order_, sizeof(int));
-    const auto n = static_cast<int>(w.previous_.size());
-    mismatch("warm_start order", static_cast<long>(w.previous_order_.size()), n);
-    for (int k : w.previous_order_)
-      if (k < 0 || k >= n) throw std::invalid_argument("warm_start: order out of range");
+    // The stored order is the stable one by (a, b) (World::order_previous), which the contacts
+    // determine: it is read past and rebuilt with its keys, which the format does not hold.
+    std::vector<int> stored_order;
+    in.get(stored_order, sizeof(int));
+    mismatch("warm_start order", std::ssize(stored_order), std::ssize(w.previous_));
+    w.order_previous();
     in.get(w.previous_h_);
     if (!(w.previous_h_ >= 0.0) || !std::isfinite(w.previous_h_))
       throw std::invalid_argument(fmt::format("warm_start: sub-step length {}", w.previous_h_));
