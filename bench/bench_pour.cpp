@@ -5,7 +5,9 @@
 //   bench_pour N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]
 //
 // BENCH_POUR_SLEEP=v in the environment lets islands slower than v [m/s] sleep;
-// BENCH_POUR_ITERATIONS=k sets the resting pass's sweeps per step (simulation.pgs.iterations).
+// BENCH_POUR_ITERATIONS=k sets the resting pass's sweeps per step (simulation.pgs.iterations);
+// BENCH_POUR_LAYERS=k puts the grains in k layers on a footprint that grows with N (the same bed
+// depth at every N) instead of the cubic lattice.
 //
 // THREADS = 0 leaves OpenMP's default. Prints one line:
 //   etdem N=... wall_s=... us_per_particle_step=... contacts_per_s=... bed_height_m=...
@@ -16,7 +18,9 @@
 // bed height is not bought with interpenetration; LIGGGHTS prints the same). Progress goes to
 // stderr every ~10 % of the steps. With BENCH_POUR_DUMP=path in the environment the final grain
 // positions are written there ("x y z r" per line, metres); BENCH_POUR_BLOCK_CONTACTS=n sets
-// simulation.pgs.block_contacts (0: every island in contact order).
+// simulation.pgs.block_contacts (0: every island in contact order). The last line on stderr
+// gives the seconds per phase and the run's counts, and cpu_s, the process's CPU time over the
+// loop (every thread).
 //
 // The lattice, the jitter and the bed height are those of bench/peers/pour_lattice.py, bit for
 // bit: keep the two in step.
@@ -28,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
 #include <limits>
 #include <string>
@@ -130,7 +135,10 @@ int main(int argc, char** argv) try {
   using Clock = std::chrono::steady_clock;
   const auto t_build = Clock::now();
 
-  const Geometry g = geometry(n);
+  // BENCH_POUR_LAYERS=k: k lattice layers on a footprint that grows with N (a bed of one depth
+  // at every N, for the cost per grain-step across N), instead of the cubic lattice.
+  const int layers = env_value("BENCH_POUR_LAYERS", 0, 1000000, 0);
+  const Geometry g = geometry(n, layers);
   etdem::World world;
   world.settings.dt = dt;
   world.settings.threads = threads;
@@ -148,7 +156,7 @@ int main(int argc, char** argv) try {
   pgs.block_contacts = env_value("BENCH_POUR_BLOCK_CONTACTS", 0L, std::numeric_limits<long>::max(),
                                  pgs.block_contacts);
   pgs.iterations = env_value("BENCH_POUR_ITERATIONS", 1, 1000000, pgs.iterations);
-  const std::vector<int> grains = build_pour(world, n);
+  const std::vector<int> grains = build_pour(world, n, layers);
   using etdem::Vec3;
   world.initialize();
   resting_probe_bench::install();
@@ -157,6 +165,7 @@ int main(int argc, char** argv) try {
   const long steps = std::max(1L, std::lround(duration / dt));
   const long report_every = std::max(1L, steps / 10);
   const auto t0 = Clock::now();
+  const std::clock_t cpu0 = std::clock();  // the process's CPU time, every thread
   double deepest = 0.0;  // [m] the deepest contact of any step (grain pairs and walls)
   for (long s = 0; s < steps; ++s) {
     resting_probe_bench::probe_step(world.time());
@@ -169,6 +178,7 @@ int main(int argc, char** argv) try {
     }
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double cpu = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
 
   std::vector<double> z;
   std::vector<Vec3> final_x;
@@ -219,11 +229,12 @@ int main(int argc, char** argv) try {
       "pair_list_builds=%ld pair_list_updates=%ld"
       " sleeping_island_steps=%ld islands_fell_asleep=%ld islands_woken=%ld speed_max=%.3g"
       " speed_mean=%.3g deepest_m=%.3g approaching_last_step=%ld peak_rss_mb=%.1f"
-      " split_steps=%ld redone_steps=%ld\n",
+      " split_steps=%ld redone_steps=%ld layers=%d cpu_s=%.3f\n",
       tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
       tot.pair_list_builds, tot.pair_list_updates, tot.sleeping_islands, tot.islands_fell_asleep,
       tot.islands_woken, speed_max, speed_sum / static_cast<double>(grains.size()), deepest,
-      world.last_step().resting.approaching_left, peak_rss_mb(), tot.split_steps, tot.redone_steps);
+      world.last_step().resting.approaching_left, peak_rss_mb(), tot.split_steps, tot.redone_steps,
+      layers, cpu);
   resting_probe_bench::report();
   return 0;
 } catch (const std::exception& e) {

@@ -27,10 +27,15 @@ struct Geometry {
   double height = 0.0;  // [m] box height, one spacing of headroom above the top layer
 };
 
-inline Geometry geometry(long n) {
+/// The lattice of n grains: cubic (nx = ny = ceil(cbrt n)), or with `layers` > 0 that many
+/// layers on the smallest square footprint that holds them (a bed of one depth at any n).
+inline Geometry geometry(long n, int layers = 0) {
   Geometry g;
   g.nx = 1;
-  while (static_cast<long>(g.nx) * g.nx * g.nx < n) ++g.nx;
+  if (layers > 0)
+    while (static_cast<long>(g.nx) * g.nx * layers < n) ++g.nx;
+  else
+    while (static_cast<long>(g.nx) * g.nx * g.nx < n) ++g.nx;
   g.ny = g.nx;
   const long layer = static_cast<long>(g.nx) * g.ny;
   g.nz = static_cast<int>((n + layer - 1) / layer);
@@ -63,10 +68,11 @@ inline double bed_height(std::vector<double> z, double r) {
 }
 
 /// Adds the closed box (six one-sided planes, named floor, lid, x0, x1, y0, y1) and the N grains
-/// to `world` (dt and threads are left as set). Returns the grains' body ids.
-inline std::vector<int> build_pour(etdem::World& world, long n) {
+/// to `world` (dt and threads are left as set); `layers` as in geometry(). Returns the grains'
+/// body ids.
+inline std::vector<int> build_pour(etdem::World& world, long n, int layers = 0) {
   using etdem::Vec3;
-  const Geometry g = geometry(n);
+  const Geometry g = geometry(n, layers);
   world.settings.gravity = Vec3(0.0, 0.0, -9.81);
   const int mat = world.add_material({"glass", kDensity, kRestitution, kFriction});
   const int sphere = world.shapes.add_sphere("grain", kRadius);

@@ -21,9 +21,10 @@ JITTER = 0.25 * (SPACING - D)  # max |offset| per axis [m]; keeps neighbours apa
 MASK = (1 << 64) - 1
 
 
-def geometry(n):
+def geometry(n, layers=0):
+    """The cubic lattice, or with layers > 0 that many layers on the smallest square footprint."""
     nx = 1
-    while nx * nx * nx < n:
+    while nx * nx * (layers if layers > 0 else nx) < n:
         nx += 1
     ny = nx
     nz = -(-n // (nx * ny))

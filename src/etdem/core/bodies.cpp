@@ -1,5 +1,7 @@
 #include "etdem/core/bodies.hpp"
 
+#include "etdem/core/parallel.hpp"
+
 namespace etdem {
 
 int Bodies::add(const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w, double m,
@@ -25,8 +27,9 @@ int Bodies::add(const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w, doub
 }
 
 void Bodies::update_world_inertia() {
-  for (int i = 0; i < count(); ++i)
+  parallel_for(static_cast<std::size_t>(count()), [&](std::size_t i) {
     if (inv_mass[i] > 0.0) inv_inertia_world[i] = world_inverse_inertia(orientation[i], inv_inertia[i]);
+  });
 }
 
 double Bodies::kinetic_energy(int i) const {

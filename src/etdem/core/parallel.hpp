@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include <omp.h>
 
@@ -38,6 +39,27 @@ bool parallel_any(std::size_t n, P&& pred) {
 #pragma omp parallel for schedule(static) reduction(|| : any)
   for (long i = 0; i < count; ++i) any = any || pred(static_cast<std::size_t>(i));
   return any;
+}
+
+/// Appends to `out` the indices i < n for which keep(i) holds, ascending. On every thread when
+/// n is long: each thread selects from a contiguous range and the ranges are joined in order, so
+/// the list is the same on any thread count.
+template <class P>
+void parallel_select(std::size_t n, P&& keep, std::vector<int>& out) {
+  if (n < kParallelLength || omp_in_parallel()) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (keep(i)) out.push_back(static_cast<int>(i));
+    return;
+  }
+  std::vector<std::vector<int>> found(static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel
+  {
+    const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+    const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
+    for (std::size_t i = n * t / team; i < n * (t + 1) / team; ++i)
+      if (keep(i)) found[t].push_back(static_cast<int>(i));
+  }
+  for (const std::vector<int>& f : found) out.insert(out.end(), f.begin(), f.end());
 }
 
 }  // namespace etdem

@@ -1,6 +1,7 @@
 #include "etdem/solvers/resting.hpp"
 
 #include <algorithm>
+#include <parallel/algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -550,9 +551,14 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
         if (c.b >= 0 && turns(c.rb, c.normal)) s.touched[static_cast<std::size_t>(c.b)] = 1;
       }
       s.left.clear();
-      for (std::size_t i = 0; i < n; ++i)
-        if (s.upper[i] || touched(cs[i].a) || touched(cs[i].b))
-          s.left.push_back(static_cast<int>(i));
+      auto left = [&](std::size_t i) {
+        return s.upper[i] || touched(cs[i].a) || touched(cs[i].b);
+      };
+      if (parallel)
+        parallel_select(n, left, s.left);
+      else
+        for (std::size_t i = 0; i < n; ++i)
+          if (left(i)) s.left.push_back(static_cast<int>(i));
       if (s.left.empty()) break;
       parallel_for(s.left.size(), [&](std::size_t k) {
         const int i = s.left[k];
@@ -718,11 +724,14 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
   const Vec3 down = settings_.down();
   const std::size_t n = cs.size();
   const int nb = b.count;
-  // Upper body of each contact (-1: none, both static), and each body's height.
-  s.upper.assign(n, -1);
-  s.height.assign(nb, 0.0);
-  s.support_start.assign(nb + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
+  // Upper body of each contact (-1: none, both static), and each body's height. Each contact
+  // on its own (on every thread when the island is swept by blocks), into small arrays the
+  // serial passes below read instead of the contacts.
+  s.upper.resize(n);
+  s.upper_body.resize(n);
+  s.lower_body.resize(n);
+  s.upper_height.resize(n);
+  for_each_index(parallel, n, [&](std::size_t i) {
     const Contact& c = cs[i];
     bool upper_a;
     if (c.b < 0)
@@ -732,24 +741,35 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
     else
       upper_a = (c.point - c.ra).dot(down) < (c.point - c.rb).dot(down);
     const int body = upper_a ? c.a : c.b;
+    s.upper[i] = body < 0 ? -1 : upper_a ? 1 : 0;
+    s.upper_body[i] = body;
+    s.lower_body[i] = upper_a ? c.b : c.a;
+    s.upper_height[i] = body < 0 ? 0.0 : -(c.point - (upper_a ? c.ra : c.rb)).dot(down);
+  });
+  // A body's height is that of its last support contact in island order.
+  s.height.assign(nb, 0.0);
+  s.support_start.assign(nb + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int body = s.upper_body[i];
     if (body < 0) continue;
-    s.upper[i] = upper_a ? 1 : 0;
-    s.height[body] = -(c.point - (upper_a ? c.ra : c.rb)).dot(down);
+    s.height[body] = s.upper_height[i];
     ++s.support_start[body + 1];
   }
   for (int k = 0; k < nb; ++k) s.support_start[k + 1] += s.support_start[k];
   s.support.resize(s.support_start[nb]);
   s.fill.assign(s.support_start.begin(), s.support_start.end() - 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (s.upper[i] < 0) continue;
-    const Contact& c = cs[i];
-    s.support[s.fill[s.upper[i] ? c.a : c.b]++] = static_cast<int>(i);
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (s.upper_body[i] >= 0) s.support[s.fill[s.upper_body[i]]++] = static_cast<int>(i);
   // Lowest body first; ties by index, so the order is deterministic.
   s.order.clear();
   for (int k = 0; k < nb; ++k)
     if (s.support_start[k + 1] > s.support_start[k]) s.order.push_back({s.height[k], k});
-  std::sort(s.order.begin(), s.order.end());
+  // (Heights with their bodies' indices: distinct keys, so a sort on several threads gives the
+  // one order.)
+  if (parallel)
+    __gnu_parallel::sort(s.order.begin(), s.order.end());
+  else
+    std::sort(s.order.begin(), s.order.end());
   // Each body is settled from its own velocity and its supports' settled ones, and writes only
   // its own: any order in which every body follows its supports gives the same bits. On several
   // threads the bodies go by level (a body's level exceeds that of every support settled before
@@ -761,7 +781,7 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
   // The bodies go up the pile in height order, and their support contacts lie anywhere in the
   // island's array, so they are fetched ahead (a hint to the cache, no value changes) in two
   // steps: the support contacts of the body at place `far` (kAhead on), then the bodies under
-  // the one at place `near` (half as far; its contacts, fetched before, tell which they are).
+  // the one at place `near` (half as far).
   // -1: none.
   constexpr int kAhead = 4;
   auto fetch_ahead = [&](int far, int near) {
@@ -774,8 +794,7 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
     const int body = s.order[near].second;
     prefetch(&b.inv_inertia[body]);
     for (int j = s.support_start[body]; j < s.support_start[body + 1]; ++j) {
-      const Contact& c = cs[s.support[j]];
-      const int lower = s.upper[s.support[j]] == 1 ? c.b : c.a;
+      const int lower = s.lower_body[s.support[j]];
       if (lower < 0) continue;
       prefetch(&b.v[lower]);
       prefetch(&b.w[lower]);
@@ -791,8 +810,7 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
     for (int k = 0; k < m; ++k) s.position[s.order[k].second] = k;
     s.level.assign(nb, 0);
     auto lower_of = [&](int j) {  // the supporting body of support j (-1: static)
-      const Contact& c = cs[s.support[j]];
-      return s.upper[s.support[j]] == 1 ? c.b : c.a;
+      return s.lower_body[s.support[j]];
     };
     int levels = 0;
     for (int k = 0; k < m; ++k) {

@@ -146,6 +146,8 @@ class RestingSolver final : public Solver {
     std::vector<std::pair<double, int>> order;      // (height, body), bottom of the pile first
     std::vector<signed char> upper;                 // per contact: 1 = A is upper, 0 = B, -1 none
     std::vector<double> height;                     // per body: its centre's height [m]
+    std::vector<int> upper_body, lower_body;        // per contact: its upper and lower body (-1)
+    std::vector<double> upper_height;               // per contact: its upper body's height [m]
     std::vector<int> support_start, support, fill;  // each body's support contacts (CSR)
     std::vector<Support> local;                     // the supports of the body being settled
     std::vector<Row> rows;                          // 3 per contact: n, t1, t2

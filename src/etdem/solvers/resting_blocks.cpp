@@ -6,6 +6,8 @@
 #include <tuple>
 #include <utility>
 
+#include "etdem/core/parallel.hpp"
+
 namespace etdem {
 
 namespace {
@@ -25,14 +27,15 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
   auto contact = [&](int c) -> const Contact& {
     return order.empty() ? contacts[c] : contacts[order[c]];
   };
+  // (Each body's and each contact's key on its own: on every thread when there are many.)
   cell_of_.resize(body_count);
-  for (int b = 0; b < body_count; ++b)
-    for (int d = 0; d < 3; ++d) cell_of_[b][d] = block_coordinate(x[b][d], cell);
   // Bodies by block (k, j, i), then index, so the bodies one block's contacts move lie near
   // each other in memory.
   keys_.resize(body_count);
-  for (int b = 0; b < body_count; ++b)
-    keys_[b] = {cell_of_[b][2], cell_of_[b][1], cell_of_[b][0], b};
+  parallel_for(static_cast<std::size_t>(body_count), [&](std::size_t b) {
+    for (int d = 0; d < 3; ++d) cell_of_[b][d] = block_coordinate(x[b][d], cell);
+    keys_[b] = {cell_of_[b][2], cell_of_[b][1], cell_of_[b][0], static_cast<int>(b)};
+  });
   body_order.resize(body_count);
   if (!counting_sort(keys_, 1, body_order)) {
     auto by_block = [](const Key& p, const Key& q) {
@@ -48,7 +51,8 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
   const int n = static_cast<int>(order.empty() ? contacts.size() : order.size());
   keys_.resize(n);
   colour_of_.resize(n);
-  for (int c = 0; c < n; ++c) {
+  parallel_for(static_cast<std::size_t>(n), [&](std::size_t slot) {
+    const int c = static_cast<int>(slot);
     const int a = contact(c).a, b = contact(c).b;
     std::array<std::int64_t, 3> at{};
     int colour = -1;
@@ -64,7 +68,7 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
     }
     colour_of_[c] = colour;
     keys_[c] = {at[2], at[1], at[0], c};
-  }
+  });
   // By colour (leftovers last), then block (k, j, i), then island order.
   contact_order.resize(n);
   coloured_.clear();

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <parallel/algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -338,34 +339,53 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   // of exactly touching balls struck at one end is one multiple impact).
   // With the resting pass every reported contact joins the islands (speculative contacts); the
   // collision solver still only sees contacts that would close within the step.
+  // (Each contact on its own, on every thread when many: a maximum and an ascending list.)
   out.candidates.clear();
   last_.contacts = static_cast<long>(contacts.size());
-  for (int k = 0; k < static_cast<int>(contacts.size()); ++k) {
-    const Contact& c = contacts[k];
-    last_.max_penetration = std::max(last_.max_penetration, -c.gap);
-    if (resting_ || c.gap + c.normal.dot(contact_velocity(c, sb.dynamic)) * dt <= 0.0)
-      out.candidates.push_back(k);
-  }
+  double deepest = last_.max_penetration;
+  const long nc = std::ssize(contacts);
+#pragma omp parallel for schedule(static) reduction(max : deepest) if (nc > 1024)
+  for (long k = 0; k < nc; ++k) deepest = std::max(deepest, -contacts[static_cast<std::size_t>(k)].gap);
+  last_.max_penetration = deepest;
+  parallel_select(
+      contacts.size(),
+      [&](std::size_t k) {
+        const Contact& c = contacts[k];
+        return resting_ || c.gap + c.normal.dot(contact_velocity(c, sb.dynamic)) * dt <= 0.0;
+      },
+      out.candidates);
   last_.candidates = static_cast<long>(out.candidates.size());
 }
 
 void World::append_thread_contacts(std::vector<Contact>& contacts) const {
-  // The lists of threads 1, 2, ... one after another (thread 0 wrote into `contacts`), each
-  // copied by its own thread when there are many.
+  // The lists of threads 1, 2, ... one after another (thread 0 wrote into `contacts`), copied
+  // in pieces of kPiece contacts, the pieces on every thread when there are many (with two
+  // threads there is one list to copy, and it is most of the step's contacts).
+  constexpr std::size_t kPiece = 1024;
   const std::size_t lists = per_thread_contacts_.size();
   if (lists < 2) return;
   std::vector<std::size_t> at(lists + 1, contacts.size());
-  for (std::size_t t = 1; t < lists; ++t) at[t + 1] = at[t] + per_thread_contacts_[t].size();
-  const std::size_t copied = at.back() - contacts.size();
+  std::vector<std::size_t> first_piece(lists + 1, 0);
+  for (std::size_t t = 1; t < lists; ++t) {
+    const std::size_t size = per_thread_contacts_[t].size();
+    at[t + 1] = at[t] + size;
+    first_piece[t + 1] = first_piece[t] + (size + kPiece - 1) / kPiece;
+  }
   contacts.resize(at.back());
   parallel_for(
-      lists - 1,
-      [&](std::size_t k) {
-        const std::vector<Contact>& list = per_thread_contacts_[k + 1];
-        std::copy(list.begin(), list.end(),
-                  contacts.begin() + static_cast<std::ptrdiff_t>(at[k + 1]));
+      first_piece.back(),
+      [&](std::size_t piece) {
+        const std::size_t t = static_cast<std::size_t>(
+            std::upper_bound(first_piece.begin() + 1, first_piece.end(), piece) -
+            first_piece.begin() - 1);
+        const std::vector<Contact>& list = per_thread_contacts_[t];
+        const std::size_t from = (piece - first_piece[t]) * kPiece;
+        const std::size_t to = std::min(list.size(), from + kPiece);
+        std::copy(list.begin() + static_cast<std::ptrdiff_t>(from),
+                  list.begin() + static_cast<std::ptrdiff_t>(to),
+                  contacts.begin() + static_cast<std::ptrdiff_t>(at[t] + from));
       },
-      copied < kParallelLength ? lists : 2);
+      2);
 }
 
 double World::rolling_radius(const Contact& c) const {
@@ -456,11 +476,13 @@ void World::order_previous() {
   // whatever the library (std::sort left equal keys to its algorithm).
   // The comparison reads a packed key per contact instead of two fields of each 192-byte
   // contact: the same outcomes, so the same order, with far fewer cache misses.
+  // (A stable order is one order: sorted on every thread, it is the same.)
   previous_key_.resize(previous_.size());
-  for (std::size_t k = 0; k < previous_.size(); ++k)
+  parallel_for(previous_.size(), [&](std::size_t k) {
     previous_key_[k] = pair_key(previous_[k].a, previous_[k].b);
-  std::stable_sort(previous_order_.begin(), previous_order_.end(),
-                   [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
+  });
+  __gnu_parallel::stable_sort(previous_order_.begin(), previous_order_.end(),
+                              [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
 }
 
 World::CarriedContacts World::carried_contacts() const {

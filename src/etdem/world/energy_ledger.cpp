@@ -1,6 +1,7 @@
 #include "etdem/world/energy_ledger.hpp"
 
 #include "etdem/core/exact_sum.hpp"
+#include "etdem/core/parallel_sums.hpp"
 
 namespace etdem {
 
@@ -16,13 +17,19 @@ void EnergyLedger::measure(const Bodies& b, const Vec3& gravity) {
 void EnergyLedger::measure_sums(const Bodies& b, const Vec3& gravity,
                                 const std::vector<char>* counted, ExactSum& kt, ExactSum& kr,
                                 ExactSum& pe) {
-  for (int i = 0; i < b.count(); ++i) {
-    if (!b.is_dynamic(i) || (counted && !(*counted)[i])) continue;
-    kt += 0.5 * b.mass[i] * b.velocity[i].squaredNorm();
+  // On every thread; exact sums, so the same bits on any thread count.
+  const auto sums = parallel_sums<3>(static_cast<std::size_t>(b.count()), [&](std::size_t k,
+                                                                             auto& sum) {
+    const int i = static_cast<int>(k);
+    if (!b.is_dynamic(i) || (counted && !(*counted)[i])) return;
+    sum[0] += 0.5 * b.mass[i] * b.velocity[i].squaredNorm();
     const Vec3& w = b.angular_velocity[i];
-    kr += 0.5 * w.dot(world_inertia(b.orientation[i], b.inertia[i]) * w);
-    pe += -(b.mass[i] * gravity.dot(b.position[i]));
-  }
+    sum[1] += 0.5 * w.dot(world_inertia(b.orientation[i], b.inertia[i]) * w);
+    sum[2] += -(b.mass[i] * gravity.dot(b.position[i]));
+  });
+  kt.add(sums[0]);
+  kr.add(sums[1]);
+  pe.add(sums[2]);
 }
 
 }  // namespace etdem

@@ -42,7 +42,7 @@ void book_resting_kick(const IslandSolveSettings& set, const Vec3& momentum_chan
 /// order does not matter, and clears at least one, so the rounds end within the bodies' count.
 void hold_impact_times(std::span<const Contact> contacts, std::span<const int> source,
                        const IslandBodies& view, const IslandState& state, double h, const Vec3& g,
-                       std::vector<char>& clear) {
+                       std::vector<char>& clear, std::vector<char>& asks) {
   const double slack = g.norm() * h * h;  // the gravity pieces' order [m]
   auto timed = [&](int body) { return body >= 0 && state.toi[body] > 0.0; };
   auto moved_off = [&](int body) -> Vec3 {  // the two pieces' displacement minus h v
@@ -50,15 +50,22 @@ void hold_impact_times(std::span<const Contact> contacts, std::span<const int> s
     const Vec3& v = view.v[body];
     return two_piece_displacement(h, state.toi[body], state.v0[body], v, g) - h * v;
   };
+  // Which contacts ask it (each on its own: on every thread when many), then their bodies.
+  asks.resize(source.size());
   for (int bound = view.count; bound > 0; --bound) {
-    clear.assign(static_cast<std::size_t>(view.count), 0);
-    bool any = false;
-    for (const int s : source) {
-      const Contact& c = contacts[static_cast<std::size_t>(s)];
-      if (!timed(c.a) && !timed(c.b)) continue;
+    parallel_for(source.size(), [&](std::size_t k) {
+      const Contact& c = contacts[static_cast<std::size_t>(source[k])];
+      asks[k] = 0;
+      if (!timed(c.a) && !timed(c.b)) return;
       const double promised = c.gap + h * c.normal.dot(impulse::relative_velocity(c, view));
       const double end = promised + c.normal.dot(moved_off(c.a) - moved_off(c.b));
-      if (end >= std::min(promised, 0.0) - slack) continue;
+      asks[k] = end < std::min(promised, 0.0) - slack ? 1 : 0;
+    });
+    clear.assign(static_cast<std::size_t>(view.count), 0);
+    bool any = false;
+    for (std::size_t k = 0; k < source.size(); ++k) {
+      if (!asks[k]) continue;
+      const Contact& c = contacts[static_cast<std::size_t>(source[k])];
       for (const int body : {c.a, c.b})
         if (timed(body)) clear[static_cast<std::size_t>(body)] = 1;
       any = true;
@@ -89,27 +96,23 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   // Each group keeps the serial order.
   Scratch& sc = scratch_[thread];
   const std::size_t n = contacts.size();
-  sc.source.resize(n);
   // Each contact's normal velocity before the solve, once (the classification and the times of
   // impact below read it).
   sc.un.resize(n);
+  sc.slow.resize(n);
   parallel_for(n, [&](std::size_t s) {
     sc.un[s] = contacts[s].normal.dot(impulse::relative_velocity(contacts[s], view));
-  });
-  auto slow = [&](std::size_t s) {
     const bool closing = contacts[s].gap + sc.un[s] * h <= 0.0;
-    return (v_rest > 0.0 && sc.un[s] > -v_rest) || !closing;
-  };
-  // Each contact's place in the solve order, then the copies (on every thread when many).
-  std::size_t slot = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    if (pass == 1 && !resting) break;
-    for (std::size_t s = 0; s < n; ++s) {
-      if (resting && slow(s) != (pass == 1)) continue;
-      sc.source[slot++] = static_cast<int>(s);
-      if (pass == 0) ++out.collisions;
-    }
-  }
+    sc.slow[s] = (v_rest > 0.0 && sc.un[s] > -v_rest) || !closing;
+  });
+  auto slow = [&](std::size_t s) { return sc.slow[s] != 0; };
+  // Each contact's place in the solve order (on every thread when many, in the serial order
+  // within each group), then the copies.
+  sc.source.clear();
+  parallel_select(n, [&](std::size_t s) { return !resting || !slow(s); }, sc.source);
+  out.collisions = static_cast<int>(sc.source.size());
+  if (resting) parallel_select(n, slow, sc.source);
+  const std::size_t slot = sc.source.size();
   // An island the resting pass sweeps by blocks (the largest) is not copied whole: only its
   // collisions are, for the collision solver, and the pass reads the rest where it lies, in
   // the solve order (RestingSolver::resolve_in_order; the pass reads no restitution).
@@ -192,7 +195,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   }
   if (out.collisions > 0)
     hold_impact_times(contacts, std::span<const int>(sc.source.data(), slot), view, state, h,
-                      set.gravity, sc.clear);
+                      set.gravity, sc.clear, sc.asks);
   return out;
 }
 

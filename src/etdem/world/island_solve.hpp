@@ -93,8 +93,10 @@ class IslandSolve {
                                     // the collisions of an island the pass sweeps by blocks)
     std::vector<int> source;        // per solve-order contact: its index in the serial order
     std::vector<double> un;         // per serial contact: normal velocity before the solve [m/s]
+    std::vector<char> slow;         // per serial contact: not a collision (the resting pass's)
     CollisionGroups groups;         // the collisions' groups, solved one by one
     std::vector<char> clear;        // per body: its time of impact is cleared this round
+    std::vector<char> asks;         // per solve-order contact: it asks its bodies' times cleared
   };
   std::vector<Scratch> scratch_;
 };

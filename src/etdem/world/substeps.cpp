@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "etdem/collision/collide.hpp"
+#include "etdem/core/parallel.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -78,7 +79,8 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
 #pragma omp parallel reduction(max : most) if (np > 512)
   {
     Manifold m;
-#pragma omp for schedule(static)
+    // (Most pairs were reported and are skipped: chunks taken as threads free up.)
+#pragma omp for schedule(dynamic, 256)
     for (long k = 0; k < np; ++k) {
       const double before = sc.pair_margin[static_cast<std::size_t>(k)];
       if (before < 0.0) continue;  // reported (its points were solved) or not tested
@@ -93,41 +95,55 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // drawn again at the speeds after the solve and the new pairs are tested (a grain struck
   // towards a neighbour at rest beyond its box).
   const double skin = contact_skin();
+  // (Minima, maxima and boxes of each body on its own: on every thread when there are many,
+  // the same values on any count.)
   double smallest = std::numeric_limits<double>::infinity(), grown = 0.0;
-  for (std::size_t k = 0; k < box_ids_.size(); ++k) {
-    const int i = box_ids_[k];
+  const long boxes = std::ssize(box_ids_);
+#pragma omp parallel for schedule(static) reduction(min : smallest) reduction(max : grown) \
+    if (boxes > 1024)
+  for (long k = 0; k < boxes; ++k) {
+    const int i = box_ids_[static_cast<std::size_t>(k)];
     smallest = std::min(smallest, shapes.bounding_radius[bodies.shape[i]]);
     if (sb.dynamic[i]) grown = std::max(grown, (speed_bound(i) - sb.speed[i]) * h);
   }
   if (grown > skin * smallest) {
     missed_boxes_.resize(box_ids_.size());
-    for (std::size_t k = 0; k < box_ids_.size(); ++k) {
+    parallel_for(box_ids_.size(), [&](std::size_t k) {
       const int i = box_ids_[k];
       const double r = swept_radius(i, sb.dynamic[i] ? speed_bound(i) : 0.0);
       const Vec3& c = bodies.position[i];
       missed_boxes_[k] = {c.array() - r, c.array() + r};
-    }
+    });
     missed_broad_.find_pairs(missed_boxes_, box_ids_, missed_pairs_);
-    Manifold m;
-    for (const auto& [a, b] : missed_pairs_) {
-      if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
-      if (!counted(first_grain(a, b))) continue;  // a rank of a split run: another's pair
-      if (std::binary_search(sb.pairs.begin(), sb.pairs.end(), std::pair<int, int>(a, b)))
-        continue;  // given before: tested above
-      most = std::max(most, test_pair(a, b, -std::numeric_limits<double>::infinity(), m));
+    const long nm = std::ssize(missed_pairs_);
+#pragma omp parallel reduction(max : most) if (nm > 512)
+    {
+      Manifold m;
+#pragma omp for schedule(dynamic, 256)
+      for (long k = 0; k < nm; ++k) {
+        const auto [a, b] = missed_pairs_[static_cast<std::size_t>(k)];
+        if (!sb.dynamic[a] && !sb.dynamic[b]) continue;
+        if (!counted(first_grain(a, b))) continue;  // a rank of a split run: another's pair
+        if (std::binary_search(sb.pairs.begin(), sb.pairs.end(), std::pair<int, int>(a, b)))
+          continue;  // given before: tested above
+        most = std::max(most, test_pair(a, b, -std::numeric_limits<double>::infinity(), m));
+      }
     }
   }
   // Planes and terrains: every dynamic body was tested or left out by its reach.
+  // (Each body on its own, on every thread: the largest count does not depend on the order.)
   const std::size_t planes = sb.unbounded.size();
-  for (std::size_t k = 0; k < sb.dynamic_ids.size() && planes > 0; ++k) {
-    const int a = sb.dynamic_ids[k];
+  const long dynamic_count = planes > 0 ? std::ssize(sb.dynamic_ids) : 0;
+#pragma omp parallel for schedule(static) reduction(max : most) if (dynamic_count > 1024)
+  for (long k = 0; k < dynamic_count; ++k) {
+    const int a = sb.dynamic_ids[static_cast<std::size_t>(k)];
     const Pose pa(bodies.position[a], bodies.orientation[a]);
     const double speed = speed_bound(a);
     const double margin = plane_margin(a, speed);
     const double reach = swept_radius(a, speed);
     Manifold m;
     for (std::size_t pi = 0; pi < planes; ++pi) {
-      const double before = sc.plane_margin[k * planes + pi];
+      const double before = sc.plane_margin[static_cast<std::size_t>(k) * planes + pi];
       if (before < 0.0 || !(margin > before)) continue;
       const int b = sb.unbounded[pi];
       if (!shapes.may_reach(bodies.shape[b], bodies.position[b], bodies.orientation[b], pa.position,

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "etdem/core/parallel.hpp"
+#include "etdem/core/parallel_sums.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/world/projection.hpp"
 
@@ -299,12 +300,14 @@ void World::apply_external_forces() {
   const Vec3 dv = h_ * settings.gravity;
   // Per-body ledger terms are summed exactly (core/exact_sum): the same bits in any body order,
   // so a run split over ranks reduces them to the serial value.
-  ExactSum kick;  // kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2
-  for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_awake(i)) continue;  // a sleeper is held
-    if (counted(i)) kick += kick_energy(bodies.mass[i], bodies.velocity[i], dv);
-    bodies.velocity[i] += dv;  // ghosts too: the narrow phase reads their velocities
-  }
+  // (kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2)
+  const ExactSum kick =
+      parallel_sums<1>(static_cast<std::size_t>(bodies.count()), [&](std::size_t k, auto& sum) {
+        const int i = static_cast<int>(k);
+        if (!bodies.is_awake(i)) return;  // a sleeper is held
+        if (counted(i)) sum[0] += kick_energy(bodies.mass[i], bodies.velocity[i], dv);
+        bodies.velocity[i] += dv;  // ghosts too: the narrow phase reads their velocities
+      })[0];
   // Booked back as gravity's work over the displacement (damp_and_integrate).
   if (body_sums_)
     body_sums_->kick.add(kick);
@@ -489,14 +492,14 @@ void World::correct_positions(const std::vector<Contact>& contacts) {
     any = true;
   }
   if (!any) return;
-  ExactSum work;
-  for (int i = 0; i < bodies.count(); ++i) {
-    // A weight that underflowed (depths below 1e-154 m) moves nothing.
-    if (!(correction_weight_[i] > 0.0)) continue;
-    const Vec3 dx = correction_[i] / correction_weight_[i];
-    bodies.position[i] += dx;
-    work += bodies.mass[i] * settings.gravity.dot(dx);  // = - change of potential energy
-  }
+  const ExactSum work =
+      parallel_sums<1>(static_cast<std::size_t>(bodies.count()), [&](std::size_t i, auto& sum) {
+        // A weight that underflowed (depths below 1e-154 m) moves nothing.
+        if (!(correction_weight_[i] > 0.0)) return;
+        const Vec3 dx = correction_[i] / correction_weight_[i];
+        bodies.position[i] += dx;
+        sum[0] += bodies.mass[i] * settings.gravity.dot(dx);  // = - change of potential energy
+      })[0];
   ledger_.correction += work.value();
 }
 
@@ -505,9 +508,12 @@ void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorr
   const double f = 1.0 - settings.damping * dt;  // 2024 Eqs. 47-48, 0 <= xi dt <= 1 (Eq. 49)
   // Summed exactly, as the kick (apply_external_forces); gravity's work and the rotation's gain
   // go to the same column and share one sum.
-  ExactSum damped, integration, wall_work;
-  for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_awake(i) || !counted(i)) continue;  // ghosts move on their owner
+  // Each body moves on its own: on every thread, its terms in the thread's sums.
+  auto sums = parallel_sums<3>(static_cast<std::size_t>(bodies.count()), [&](std::size_t k,
+                                                                            auto& sum) {
+    const int i = static_cast<int>(k);
+    ExactSum &damped = sum[0], &integration = sum[1], &wall_work = sum[2];
+    if (!bodies.is_awake(i) || !counted(i)) return;  // ghosts move on their owner
     Vec3& v = bodies.velocity[i];
     Vec3& w = bodies.angular_velocity[i];
     if (f != 1.0) {
@@ -539,7 +545,8 @@ void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorr
       w = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]) * l;
       integration += -(0.5 * w.dot(l) - before);
     }
-  }
+  });
+  const ExactSum &damped = sums[0], &integration = sums[1], &wall_work = sums[2];
   if (body_sums_) {
     body_sums_->damped.add(damped);
     body_sums_->integration.add(integration);
