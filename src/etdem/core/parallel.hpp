@@ -46,7 +46,7 @@ bool parallel_any(std::size_t n, P&& pred) {
 /// the list is the same on any thread count.
 template <class P>
 void parallel_select(std::size_t n, P&& keep, std::vector<int>& out) {
-  if (n < kParallelLength || omp_in_parallel()) {
+  if (n < kParallelLength || omp_in_parallel() || omp_get_max_threads() == 1) {
     for (std::size_t i = 0; i < n; ++i)
       if (keep(i)) out.push_back(static_cast<int>(i));
     return;
