@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -31,6 +33,28 @@ TEST(ExactSum, CancellationThatPlainSummationLoses) {
   EXPECT_TRUE(std::isnan(sum_of({1.0, std::numeric_limits<double>::infinity()})));
   EXPECT_EQ(sum_of({std::numeric_limits<double>::max(), std::numeric_limits<double>::max()}),
             std::numeric_limits<double>::infinity());
+}
+
+TEST(ExactSum, EveryFiniteDoubleIsReadExactlyFromItsBits) {
+  // Random bit patterns: normal and subnormal numbers of either sign, every exponent. A sum of
+  // one value is that value; x + y - x is y, whatever their magnitudes.
+  std::mt19937_64 rng(3);
+  auto any_double = [&] {
+    for (;;) {
+      std::uint64_t bits = rng();
+      if (rng() % 4 == 0) bits &= ~(std::uint64_t{0x7ff} << 52);  // a subnormal (or zero)
+      const double x = std::bit_cast<double>(bits);
+      if (std::isfinite(x)) return x;
+    }
+  };
+  for (int trial = 0; trial < 20000; ++trial) {
+    const double x = any_double(), y = any_double();
+    ASSERT_EQ(sum_of({x}), x) << std::hexfloat << x;
+    ASSERT_EQ(sum_of({x, y, -x}), y) << std::hexfloat << x << " " << y;
+  }
+  EXPECT_EQ(sum_of({std::numeric_limits<double>::min()}), std::numeric_limits<double>::min());
+  EXPECT_EQ(sum_of({-std::numeric_limits<double>::denorm_min()}),
+            -std::numeric_limits<double>::denorm_min());
 }
 
 TEST(ExactSum, RoundsTheExactTotalToNearestTiesToEven) {

@@ -29,16 +29,15 @@ void ExactSum::add(double x) {
     nonfinite_ = true;
     return;
   }
-  int e = 0;
-  const double f = std::frexp(x, &e);                     // x = f 2^e, 0.5 <= |f| < 1
-  auto m = static_cast<std::int64_t>(std::ldexp(f, 53));  // exact: 53 significant bits
-  int p = e - 53 + 1074;                                  // x = m 2^(p - 1074)
-  if (p < 0) {                                            // subnormal: the low bits of m are zero
-    m >>= -p;
-    p = 0;
-  }
-  const bool negative = m < 0;
-  const auto u = static_cast<u128>(negative ? -m : m) << (p % 32);
+  // x = (-1)^s m 2^(p - 1074) read from its bits: a normal number's biased exponent b >= 1 gives
+  // m = 2^52 + fraction and p = b - 1; a subnormal's (b = 0) gives m = fraction and p = 0.
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const bool negative = (bits >> 63) != 0;
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  const std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
+  const std::uint64_t m = biased > 0 ? fraction | (std::uint64_t{1} << 52) : fraction;
+  const int p = biased > 0 ? biased - 1 : 0;
+  const auto u = static_cast<u128>(m) << (p % 32);
   const int k = p / 32;
   const std::int64_t chunk[3] = {static_cast<std::int64_t>(u & kMask),
                                  static_cast<std::int64_t>((u >> 32) & kMask),
