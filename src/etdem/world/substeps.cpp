@@ -49,6 +49,14 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // reports it before it is reached.
   if (!settings.substep_missed) return 1;
   const double dt = settings.dt, h = h_;
+  // Each body's spin bound |w| R after the solve, once (pairs and planes read it many times).
+  missed_spin_.resize(static_cast<std::size_t>(bodies.count()));
+  parallel_for(missed_spin_.size(), [&](std::size_t i) {
+    missed_spin_[i] = spin_bound(static_cast<int>(i));
+  });
+  auto speed_after = [&](int i) {  // = speed_bound(i)
+    return bodies.is_dynamic(i) ? bodies.velocity[i].norm() + missed_spin_[i] : 0.0;
+  };
   // The sub-steps a manifold of a and b needs at the velocities now (1: none closes).
   auto needed = [&](int a, int b, const Manifold& m) {
     double most = 1.0;
@@ -68,7 +76,7 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // the margin it was tested with (`before`; none: -infinity).
   auto test_pair = [&](int a, int b, double before, Manifold& m) {
     const double margin =
-        pair_margin(a, b, closing_speed_bound(sb.dynamic, a, b, spin_bound(a), spin_bound(b)));
+        pair_margin(a, b, closing_speed_bound(sb.dynamic, a, b, missed_spin_[a], missed_spin_[b]));
     if (!(margin > before)) return 1.0;  // no farther than it was tested
     collide(shapes, bodies.shape[a], Pose(bodies.position[a], bodies.orientation[a]),
             bodies.shape[b], Pose(bodies.position[b], bodies.orientation[b]), margin, m);
@@ -104,13 +112,13 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   for (long k = 0; k < boxes; ++k) {
     const int i = box_ids_[static_cast<std::size_t>(k)];
     smallest = std::min(smallest, shapes.bounding_radius[bodies.shape[i]]);
-    if (sb.dynamic[i]) grown = std::max(grown, (speed_bound(i) - sb.speed[i]) * h);
+    if (sb.dynamic[i]) grown = std::max(grown, (speed_after(i) - sb.speed[i]) * h);
   }
   if (grown > skin * smallest) {
     missed_boxes_.resize(box_ids_.size());
     parallel_for(box_ids_.size(), [&](std::size_t k) {
       const int i = box_ids_[k];
-      const double r = swept_radius(i, sb.dynamic[i] ? speed_bound(i) : 0.0);
+      const double r = swept_radius(i, sb.dynamic[i] ? speed_after(i) : 0.0);
       const Vec3& c = bodies.position[i];
       missed_boxes_[k] = {c.array() - r, c.array() + r};
     });
@@ -138,7 +146,7 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   for (long k = 0; k < dynamic_count; ++k) {
     const int a = sb.dynamic_ids[static_cast<std::size_t>(k)];
     const Pose pa(bodies.position[a], bodies.orientation[a]);
-    const double speed = speed_bound(a);
+    const double speed = speed_after(a);
     const double margin = plane_margin(a, speed);
     const double reach = swept_radius(a, speed);
     Manifold m;

@@ -427,6 +427,7 @@ class World {
   // missed_substeps' own grid of the boxes after the solve (broad_ stays the kept pairs' grid).
   BroadPhase missed_broad_;
   std::vector<Aabb> missed_boxes_;
+  std::vector<double> missed_spin_;  // missed_substeps: each body's spin bound after the solve
   std::vector<std::pair<int, int>> missed_pairs_;
   std::vector<Aabb> reach_;
   std::vector<Aabb> boxes_;
