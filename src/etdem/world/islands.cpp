@@ -30,34 +30,44 @@ void IslandBuilder::build(std::span<const Contact> contacts, std::span<const int
       }
     }
   }
+  // Every body straight under its root. A root is its set's smallest index and a body's parent
+  // is never above it (unions hang the larger root under the smaller, halving takes a
+  // grandparent), so in ascending order each parent is already flat: one pass, after which a
+  // body's root is its parent (the loops below read it once per body and per contact instead of
+  // walking a path each time).
+  for (int i = 0; i < nb; ++i) parent_[i] = parent_[parent_[i]];
   // Number islands by their smallest body index.
   island_of_root_.assign(nb, -1);
   int islands = 0;
   for (int i = 0; i < nb; ++i) {
     if (!touched[i]) continue;
-    const int r = find(i);
+    const int r = parent_[i];
     if (island_of_root_[r] < 0) island_of_root_[r] = islands++;
   }
-  auto island_of_contact = [&](const Contact& c) {
-    const int body = (c.a >= 0 && dynamic[c.a]) ? c.a : c.b;
-    return island_of_root_[find(body)];
-  };
-  // Counting sort of contacts and bodies by island, stable in the original order.
+  // Counting sort of contacts and bodies by island, stable in the original order (each
+  // contact's island read once from the contact).
+  contact_island_.resize(candidates.size());
   out.contact_start.assign(islands + 1, 0);
-  for (int ci : candidates) ++out.contact_start[island_of_contact(contacts[ci]) + 1];
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    const Contact& c = contacts[candidates[k]];
+    const int body = (c.a >= 0 && dynamic[c.a]) ? c.a : c.b;
+    contact_island_[k] = island_of_root_[parent_[body]];
+    ++out.contact_start[contact_island_[k] + 1];
+  }
   for (int k = 0; k < islands; ++k) out.contact_start[k + 1] += out.contact_start[k];
   out.contact_order.resize(candidates.size());
   counts_.assign(out.contact_start.begin(), out.contact_start.end() - 1);
-  for (int ci : candidates) out.contact_order[counts_[island_of_contact(contacts[ci])]++] = ci;
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    out.contact_order[counts_[contact_island_[k]]++] = candidates[k];
 
   out.body_start.assign(islands + 1, 0);
   for (int i = 0; i < nb; ++i)
-    if (touched[i]) ++out.body_start[island_of_root_[find(i)] + 1];
+    if (touched[i]) ++out.body_start[island_of_root_[parent_[i]] + 1];
   for (int k = 0; k < islands; ++k) out.body_start[k + 1] += out.body_start[k];
   out.body_order.resize(out.body_start[islands]);
   counts_.assign(out.body_start.begin(), out.body_start.end() - 1);
   for (int i = 0; i < nb; ++i)
-    if (touched[i]) out.body_order[counts_[island_of_root_[find(i)]]++] = i;
+    if (touched[i]) out.body_order[counts_[island_of_root_[parent_[i]]]++] = i;
 }
 
 }  // namespace etdem

@@ -28,6 +28,7 @@ class IslandBuilder {
  private:
   int find(int x);
   std::vector<int> parent_, island_of_root_, counts_;
+  std::vector<int> contact_island_;  // per candidate: its island
   std::vector<char> touched_;  // per body: in some candidate contact
 };
 
