@@ -829,13 +829,17 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
       }
       levels = std::max(levels, level + 1);
     }
-    // Bodies of each level, in height order (a counting sort).
+    // Bodies of each level in body order (a counting sort). No body of a level supports another
+    // of it, so any order within a level gives the same bits; the island's bodies are in the
+    // blocked order here, so body order is a walk through space, where height order jumped
+    // across the whole bed from one body to the next (at 10^6 grains, a cache miss each).
     s.level_start.assign(levels + 1, 0);
     for (int k = 0; k < m; ++k) ++s.level_start[s.level[s.order[k].second] + 1];
     for (int l = 0; l < levels; ++l) s.level_start[l + 1] += s.level_start[l];
     s.fill.assign(s.level_start.begin(), s.level_start.end() - 1);
     s.by_level.resize(m);
-    for (int k = 0; k < m; ++k) s.by_level[s.fill[s.level[s.order[k].second]]++] = k;
+    for (int body = 0; body < nb; ++body)
+      if (s.position[body] >= 0) s.by_level[s.fill[s.level[body]]++] = s.position[body];
     s.local_of_thread.resize(std::max(omp_get_max_threads(), 1));
 #pragma omp parallel
     {
