@@ -1,7 +1,5 @@
 #include "etdem/collision/pair_list.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 
 #include "etdem/core/parallel.hpp"
@@ -100,37 +98,13 @@ bool PairList::update(const BroadPhase& broad, const std::vector<int>& moved,
 }
 
 void PairList::select(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out) const {
+  // The overlapping kept pairs, in the kept (sorted) order.
   out.clear();
-  const std::size_t n = pairs.size();
-  if (n < kParallelLength || omp_in_parallel() || omp_get_max_threads() == 1) {
-    for (const auto& [i, j] : pairs)
-      if (boxes[i].overlaps(boxes[j])) out.push_back({ids[i], ids[j]});
-    return;
-  }
-  // One contiguous chunk of the kept pairs per thread: each counts its overlapping pairs, then
-  // writes them at its chunk's offset, so `out` is in the kept (sorted) order.
-  std::vector<std::size_t> start(static_cast<std::size_t>(omp_get_max_threads()) + 1, 0);
-#pragma omp parallel
-  {
-    const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
-    const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
-    const std::size_t lo = n * t / team, hi = n * (t + 1) / team;
-    std::size_t count = 0;
-    for (std::size_t p = lo; p < hi; ++p)
-      count += boxes[pairs[p].first].overlaps(boxes[pairs[p].second]) ? 1 : 0;
-    start[t + 1] = count;
-#pragma omp barrier
-#pragma omp single
-    {
-      for (std::size_t k = 0; k < team; ++k) start[k + 1] += start[k];
-      out.resize(start[team]);
-    }
-    std::size_t at = start[t];
-    for (std::size_t p = lo; p < hi; ++p) {
-      const auto [i, j] = pairs[p];
-      if (boxes[i].overlaps(boxes[j])) out[at++] = {ids[i], ids[j]};
-    }
-  }
+  parallel_select(
+      pairs.size(),
+      [&](std::size_t p) { return boxes[pairs[p].first].overlaps(boxes[pairs[p].second]); },
+      [&](std::size_t p) { return std::pair<int, int>(ids[pairs[p].first], ids[pairs[p].second]); },
+      out);
 }
 
 }  // namespace etdem

@@ -41,25 +41,44 @@ bool parallel_any(std::size_t n, P&& pred) {
   return any;
 }
 
-/// Appends to `out` the indices i < n for which keep(i) holds, ascending. On every thread when
-/// n is long: each thread selects from a contiguous range and the ranges are joined in order, so
-/// the list is the same on any thread count.
-template <class P>
-void parallel_select(std::size_t n, P&& keep, std::vector<int>& out) {
+/// Appends make(i) to `out` for every i < n for which keep(i) holds, ascending in i. On every
+/// thread when n is long: each thread counts what it keeps of a contiguous range, then writes it
+/// at its range's offset (keep is called twice per index), so the list is the same on any thread
+/// count and nothing is allocated but `out`.
+template <class T, class Keep, class Make>
+void parallel_select(std::size_t n, Keep&& keep, Make&& make, std::vector<T>& out) {
   if (n < kParallelLength || omp_in_parallel() || omp_get_max_threads() == 1) {
     for (std::size_t i = 0; i < n; ++i)
-      if (keep(i)) out.push_back(static_cast<int>(i));
+      if (keep(i)) out.push_back(make(i));
     return;
   }
-  std::vector<std::vector<int>> found(static_cast<std::size_t>(omp_get_max_threads()));
+  const std::size_t base = out.size();
+  std::vector<std::size_t> start(static_cast<std::size_t>(omp_get_max_threads()) + 1, 0);
 #pragma omp parallel
   {
     const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
     const std::size_t team = static_cast<std::size_t>(omp_get_num_threads());
-    for (std::size_t i = n * t / team; i < n * (t + 1) / team; ++i)
-      if (keep(i)) found[t].push_back(static_cast<int>(i));
+    const std::size_t lo = n * t / team, hi = n * (t + 1) / team;
+    std::size_t count = 0;
+    for (std::size_t i = lo; i < hi; ++i) count += keep(i) ? 1 : 0;
+    start[t + 1] = count;
+#pragma omp barrier
+#pragma omp single
+    {
+      for (std::size_t k = 0; k < team; ++k) start[k + 1] += start[k];
+      out.resize(base + start[team]);
+    }
+    std::size_t at = base + start[t];
+    for (std::size_t i = lo; i < hi; ++i)
+      if (keep(i)) out[at++] = make(i);
   }
-  for (const std::vector<int>& f : found) out.insert(out.end(), f.begin(), f.end());
+}
+
+/// Appends to `out` the indices i < n for which keep(i) holds, ascending (as above).
+template <class Keep>
+void parallel_select(std::size_t n, Keep&& keep, std::vector<int>& out) {
+  parallel_select(
+      n, keep, [](std::size_t i) { return static_cast<int>(i); }, out);
 }
 
 }  // namespace etdem

@@ -1,8 +1,8 @@
 #include "etdem/solvers/resting.hpp"
 
 #include <algorithm>
-#include <parallel/algorithm>
 #include <cmath>
+#include <parallel/algorithm>
 #include <stdexcept>
 
 #include <omp.h>
@@ -551,14 +551,8 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
         if (c.b >= 0 && turns(c.rb, c.normal)) s.touched[static_cast<std::size_t>(c.b)] = 1;
       }
       s.left.clear();
-      auto left = [&](std::size_t i) {
-        return s.upper[i] || touched(cs[i].a) || touched(cs[i].b);
-      };
-      if (parallel)
-        parallel_select(n, left, s.left);
-      else
-        for (std::size_t i = 0; i < n; ++i)
-          if (left(i)) s.left.push_back(static_cast<int>(i));
+      auto left = [&](std::size_t i) { return s.upper[i] || touched(cs[i].a) || touched(cs[i].b); };
+      parallel_select(n, left, s.left);
       if (s.left.empty()) break;
       parallel_for(s.left.size(), [&](std::size_t k) {
         const int i = s.left[k];

@@ -1,0 +1,51 @@
+// Loops on every thread (core/parallel.hpp): an ordered selection gives the list a plain loop
+// gives, on any thread count, appended after what the list already held.
+#include <gtest/gtest.h>
+
+#include <omp.h>
+
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "etdem/core/parallel.hpp"
+
+namespace etdem {
+namespace {
+
+TEST(ParallelSelect, TheOneLoopsListOnAnyThreadCount) {
+  std::mt19937 rng(5);
+  const int threads_before = omp_get_max_threads();
+  // Below the length run on one thread and far above it; every share of kept elements.
+  for (const std::size_t n : {std::size_t{100}, kParallelLength + 1, std::size_t{50'000}}) {
+    for (const int keep_one_in : {1, 3, 1000, 100'000}) {
+      std::vector<char> kept(n);
+      for (char& k : kept) k = rng() % keep_one_in == 0;
+      auto keep = [&](std::size_t i) { return kept[i] != 0; };
+      std::vector<std::pair<int, int>> expected = {{-1, -1}};  // held before: kept in front
+      for (std::size_t i = 0; i < n; ++i)
+        if (kept[i]) expected.push_back({static_cast<int>(i), static_cast<int>(2 * i)});
+      for (const int threads : {1, 2, 3}) {
+        omp_set_num_threads(threads);
+        std::vector<std::pair<int, int>> got = {{-1, -1}};
+        parallel_select(
+            n, keep,
+            [](std::size_t i) {
+              return std::pair<int, int>(static_cast<int>(i), static_cast<int>(2 * i));
+            },
+            got);
+        EXPECT_EQ(got, expected) << "n " << n << ", one in " << keep_one_in << ", threads "
+                                 << threads;
+        std::vector<int> indices;
+        parallel_select(n, keep, indices);
+        ASSERT_EQ(indices.size() + 1, expected.size());
+        for (std::size_t k = 0; k < indices.size(); ++k)
+          EXPECT_EQ(indices[k], expected[k + 1].first);
+      }
+    }
+  }
+  omp_set_num_threads(threads_before);
+}
+
+}  // namespace
+}  // namespace etdem
