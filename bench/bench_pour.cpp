@@ -16,8 +16,9 @@
 // wall_s is the time-stepping loop only (as LIGGGHTS' "Loop time"); build_s is world building
 // and initialize(); overlap_* are the grain-grain overlaps of the final state (a check that the
 // bed height is not bought with interpenetration; LIGGGHTS prints the same). Progress goes to
-// stderr every ~10 % of the steps. With BENCH_POUR_DUMP=path in the environment the final grain
-// positions are written there ("x y z r" per line, metres); BENCH_POUR_BLOCK_CONTACTS=n sets
+// stderr every ~10 % of the steps, with the deepest contact since the line before. With
+// BENCH_POUR_DUMP=path in the environment the final grain positions are written there
+// ("x y z r" per line, metres); BENCH_POUR_BLOCK_CONTACTS=n sets
 // simulation.pgs.block_contacts (0: every island in contact order). The last line on stderr
 // gives the seconds per phase and the run's counts, and cpu_s, the process's CPU time over the
 // loop (every thread).
@@ -167,14 +168,18 @@ int main(int argc, char** argv) try {
   const auto t0 = Clock::now();
   const std::clock_t cpu0 = std::clock();  // the process's CPU time, every thread
   double deepest = 0.0;  // [m] the deepest contact of any step (grain pairs and walls)
+  double deepest_here = 0.0;  // [m] the same since the last progress line
   for (long s = 0; s < steps; ++s) {
     resting_probe_bench::probe_step(world.time());
     world.step();
     deepest = std::max(deepest, world.last_step().max_penetration);
+    deepest_here = std::max(deepest_here, world.last_step().max_penetration);
     if ((s + 1) % report_every == 0 && s + 1 < steps) {
       const double el = std::chrono::duration<double>(Clock::now() - t0).count();
-      std::fprintf(stderr, "bench_pour: step %ld/%ld t=%.3f s wall=%.2f s contacts=%ld\n", s + 1,
-                   steps, world.time(), el, world.last_step().contacts);
+      std::fprintf(stderr,
+                   "bench_pour: step %ld/%ld t=%.3f s wall=%.2f s contacts=%ld deepest_m=%.3g\n",
+                   s + 1, steps, world.time(), el, world.last_step().contacts, deepest_here);
+      deepest_here = 0.0;
     }
   }
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
