@@ -1,5 +1,6 @@
 // Loops on every thread (core/parallel.hpp): an ordered selection gives the list a plain loop
-// gives, on any thread count, appended after what the list already held.
+// gives, on any thread count, appended after what the list already held; inside a parallel
+// construct, even an inactive one, the loops open no region of their own.
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -44,6 +45,32 @@ TEST(ParallelSelect, TheOneLoopsListOnAnyThreadCount) {
       }
     }
   }
+  omp_set_num_threads(threads_before);
+}
+
+// A region opened inside another (active or not) is nested, and libgomp starts its team's threads
+// afresh each time: the loops must run on the calling thread there. Inside an inactive region
+// (an if clause that is false) the body sees level 1; a nested region would show level 2.
+TEST(ParallelLoops, OpenNoRegionInsideAnInactiveOne) {
+  const int threads_before = omp_get_max_threads();
+  omp_set_num_threads(2);
+  const std::size_t n = 8 * kParallelLength;
+  std::vector<int> level(n, -1), any_level(1, -1);
+  bool inactive = false;
+#pragma omp parallel if (inactive)
+  {
+    parallel_for(n, [&](std::size_t i) { level[i] = omp_get_level(); });
+    parallel_any(n, [&](std::size_t i) {
+      if (i == 0) any_level[0] = omp_get_level();
+      return false;
+    });
+  }
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(level[i], 1) << "element " << i;
+  EXPECT_EQ(any_level[0], 1);
+  // Outside any region the same loop runs on the team (level 1 with two threads).
+  std::vector<int> outside(n, 0);
+  parallel_for(n, [&](std::size_t i) { outside[i] = omp_get_num_threads(); });
+  EXPECT_EQ(outside[0], 2);
   omp_set_num_threads(threads_before);
 }
 

@@ -13,11 +13,19 @@ namespace etdem {
 /// Loops shorter than this run on the calling thread (waking the team costs more).
 inline constexpr std::size_t kParallelLength = 1024;
 
+/// Whether the caller is inside a parallel construct, active or not (inside_parallel() answers
+/// for active ones only). A region opened there would be nested: libgomp reuses its pool of
+/// threads only for the outermost level and starts each nested region's team afresh, tens of
+/// microseconds where a region of the outermost level takes about one (docs/design.md,
+/// "Regions inside an inactive region"). Loops inside any construct therefore run on the
+/// calling thread.
+inline bool inside_parallel() { return omp_get_level() > 0; }
+
 /// Calls f(i) for every i < n; on one thread when n < `shortest` (items of more work than one
 /// element, such as chunks, pass a smaller bound).
 template <class F>
 void parallel_for(std::size_t n, F&& f, std::size_t shortest = kParallelLength) {
-  if (n < shortest || omp_in_parallel()) {
+  if (n < shortest || inside_parallel()) {
     for (std::size_t i = 0; i < n; ++i) f(i);
     return;
   }
@@ -29,7 +37,7 @@ void parallel_for(std::size_t n, F&& f, std::size_t shortest = kParallelLength) 
 /// Whether pred(i) holds for some i < n (on every thread when n is long).
 template <class P>
 bool parallel_any(std::size_t n, P&& pred) {
-  if (n < kParallelLength || omp_in_parallel()) {
+  if (n < kParallelLength || inside_parallel()) {
     for (std::size_t i = 0; i < n; ++i)
       if (pred(i)) return true;
     return false;
@@ -47,7 +55,7 @@ bool parallel_any(std::size_t n, P&& pred) {
 /// count and nothing is allocated but `out`.
 template <class T, class Keep, class Make>
 void parallel_select(std::size_t n, Keep&& keep, Make&& make, std::vector<T>& out) {
-  if (n < kParallelLength || omp_in_parallel() || omp_get_max_threads() == 1) {
+  if (n < kParallelLength || inside_parallel() || omp_get_max_threads() == 1) {
     for (std::size_t i = 0; i < n; ++i)
       if (keep(i)) out.push_back(make(i));
     return;

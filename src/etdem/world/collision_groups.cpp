@@ -5,6 +5,8 @@
 
 #include <omp.h>
 
+#include "etdem/core/parallel.hpp"
+
 namespace etdem {
 namespace {
 
@@ -37,7 +39,7 @@ SolverStats CollisionGroups::resolve(Solver& solver, std::span<Contact> collisio
     for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s)
       local_id_[groups_of_.body_order[s]] = s - groups_of_.body_start[g];
   stats_.assign(static_cast<std::size_t>(groups), SolverStats{});
-  const bool parallel = groups >= kParallelGroups && !omp_in_parallel() &&
+  const bool parallel = groups >= kParallelGroups && !inside_parallel() &&
                         static_cast<int>(local_.size()) > 1 && omp_get_max_threads() > 1;
   if (parallel) {
     const int team = std::min<int>(omp_get_max_threads(), static_cast<int>(local_.size()));
