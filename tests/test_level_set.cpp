@@ -263,9 +263,12 @@ TEST(LevelSetContact, FewerContactPointsKeepTheDeepestAndThePatch) {
 // and 4: the stack comes to rest flat at its height in all three. The reduced manifolds sample
 // the face's bearing nodes from a start that does not move with the deepest node, so they hold
 // the face by the same nodes step after step and rest better than the 16 (measured at 1.5 s: the
-// top cube at 1.5e-5 m/s with 16 points, 2e-8 with 8, 5e-9 with 4). Kept from the deepest node
-// as the 16 are, the 8 and 4 kept rocking (1.6e-3 and 1.1e-2 m/s; docs/design.md "Level-set
-// grains").
+// top cube at 2e-8 m/s with 8, 5e-9 with 4). With 16 the top cube rocks a little, its speed
+// going from 1e-6 to 1e-3 m/s and back within a tenth of a second, so the speed at one instant
+// says little (1.5e-5 m/s at 1.5 s with three closing rounds, 3.1e-4 with five; sampled every
+// tenth of a second from 0.6 s, up to 9.7e-4 and 4.1e-4): the fastest it moved over the last
+// half second is asserted, 1.14e-3 m/s with five rounds. Kept from the deepest node as the 16 are, the 8 and 4 kept rocking (1.6e-3 and 1.1e-2
+// m/s; docs/design.md "Level-set grains").
 TEST(LevelSetContact, CubeStackWithFewerContactPointsComesToRest) {
   std::vector<Vec3> v;
   std::vector<std::array<int, 3>> tri;
@@ -284,7 +287,13 @@ TEST(LevelSetContact, CubeStackWithFewerContactPointsComesToRest) {
         shape, t.material, Vec3(0.01, 0.005, 3 * half + 0.006),
         Quat(Eigen::AngleAxisd(0.05, Vec3(1, 1, 0).normalized())));
     t.world.initialize();
-    t.simulate(1.5);
+    t.simulate(1.0);
+    double fastest = 0.0;  // [m/s] the top cube over the last half second
+    const long steps = std::lround(0.5 / t.world.settings.dt);
+    for (long k = 0; k < steps; ++k) {
+      t.world.step();
+      fastest = std::max(fastest, t.world.bodies.velocity[high].norm());
+    }
     for (int b : {low, high}) {
       const Mat3 r = t.world.bodies.orientation[b].toRotationMatrix();
       const double best = r.row(2).cwiseAbs().maxCoeff();
@@ -295,8 +304,15 @@ TEST(LevelSetContact, CubeStackWithFewerContactPointsComesToRest) {
     EXPECT_NEAR(t.world.bodies.position[low].z(), half, 0.02 * half);
     EXPECT_NEAR(t.world.bodies.position[high].z(), 3 * half, 0.04 * half);
     for (const Contact& k : t.world.contacts()) EXPECT_GT(k.gap, -0.02 * half);
-    // At rest: the 16 by 1e-4 m/s, the reduced manifolds by 1e-6 (they rocked at 1e-3 to 1e-2).
-    EXPECT_LT(t.world.bodies.velocity[high].norm(), points == 0 ? 1e-4 : 1e-6) << points;
+    // At rest: the 16 rocking below 3e-3 m/s over the last half second, the reduced manifolds
+    // below 1e-6 at the end and 1e-5 throughout (kept from the deepest node they rocked at 1e-3
+    // to 1e-2; a stack that slid or toppled would pass 1e-2).
+    std::printf("contact_points %d: the top cube's fastest over the last 0.5 s %.2e m/s\n", points,
+                fastest);
+    EXPECT_LT(fastest, points == 0 ? 3e-3 : 1e-5) << points;
+    if (points != 0) {
+      EXPECT_LT(t.world.bodies.velocity[high].norm(), 1e-6) << points;
+    }
   }
 }
 

@@ -56,7 +56,8 @@ TEST(RestingProbe, ChangesNothingAndReportsEverySweep) {
   long sweeps = 0, shock = 0, rounds = 0, approaching_seen = 0;
   for (const RestingProbe& p : reports) {
     ASSERT_GE(p.set, 0);
-    ASSERT_LE(p.set, 4) << "the sweeps, the shock pass and at most three rounds after it";
+    ASSERT_LE(p.set, 1 + RestingSolver::kCloseRounds)
+        << "the sweeps, the shock pass and at most kCloseRounds rounds after it";
     (p.set == 1 ? shock : sweeps) += 1;
     rounds += p.set >= 2;
     EXPECT_LT(p.sweep, probed.iterations);

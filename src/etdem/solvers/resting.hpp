@@ -70,7 +70,7 @@ class RestingSolver final : public Solver {
   /// Rounds of sweeps over the contacts of the bodies with a contact left approaching after the
   /// shock pass (each round takes the bodies still approaching after the one before; they end
   /// early when none is left, or when the energy guard takes a round back whole).
-  static constexpr int kCloseRounds = 3;
+  static constexpr int kCloseRounds = 5;
   explicit RestingSolver(const RestingSettings& s) : settings_(s) {}
   const char* name() const override { return "resting"; }
   /// The step length the next resolve() works with (the world's sub-steps change it).
