@@ -69,7 +69,9 @@ class RestingSolver final : public Solver {
  public:
   /// Rounds of sweeps over the contacts of the bodies with a contact left approaching after the
   /// shock pass (each round takes the bodies still approaching after the one before; they end
-  /// early when none is left, or when the energy guard takes a round back whole).
+  /// early when none is left, or when the energy guard takes a round back whole). Five: the
+  /// fourth and fifth still take a third off the deepest contact of a landing (docs/design.md
+  /// "Five closing rounds").
   static constexpr int kCloseRounds = 5;
   explicit RestingSolver(const RestingSettings& s) : settings_(s) {}
   const char* name() const override { return "resting"; }
