@@ -56,9 +56,10 @@ TEST(ParallelLoops, OpenNoRegionInsideAnInactiveOne) {
   omp_set_num_threads(2);
   const std::size_t n = 8 * kParallelLength;
   std::vector<int> level(n, -1), any_level(1, -1);
-  bool inactive = false;
+  bool inactive = false, runs_inside = true;
 #pragma omp parallel if (inactive)
   {
+    runs_inside = runs_parallel(n);  // what the loops written as regions of their own ask
     parallel_for(n, [&](std::size_t i) { level[i] = omp_get_level(); });
     parallel_any(n, [&](std::size_t i) {
       if (i == 0) any_level[0] = omp_get_level();
@@ -67,6 +68,9 @@ TEST(ParallelLoops, OpenNoRegionInsideAnInactiveOne) {
   }
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(level[i], 1) << "element " << i;
   EXPECT_EQ(any_level[0], 1);
+  EXPECT_FALSE(runs_inside);
+  EXPECT_TRUE(runs_parallel(n));
+  EXPECT_FALSE(runs_parallel(kParallelLength - 1));
   // Outside any region the same loop runs on the team (level 1 with two threads).
   std::vector<int> outside(n, 0);
   parallel_for(n, [&](std::size_t i) { outside[i] = omp_get_num_threads(); });

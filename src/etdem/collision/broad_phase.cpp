@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "etdem/core/parallel.hpp"
+
 namespace etdem {
 namespace {
 
@@ -105,9 +107,10 @@ void BroadPhase::find_pairs(const std::vector<Aabb>& boxes, const std::vector<in
   const int threads = omp_get_max_threads();
   per_thread_.resize(threads);
   for (auto& v : per_thread_) v.clear();
-    // Small scenes stay on one thread: a parallel region costs more than it saves there, and much
-    // more when several processes share the cores.
-#pragma omp parallel num_threads(threads) if (n > 512)
+  // Small scenes stay on one thread: a parallel region costs more than it saves there, and much
+  // more when several processes share the cores.
+  const bool parallel = runs_parallel(static_cast<std::size_t>(n), kParallelPairs);
+#pragma omp parallel num_threads(threads) if (parallel)
   {
     auto& out = per_thread_[omp_get_thread_num()];
     auto consider = [&](int k, int o) {

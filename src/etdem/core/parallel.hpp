@@ -19,13 +19,27 @@ inline constexpr std::size_t kParallelLength = 1024;
 /// microseconds where a region of the outermost level takes about one (docs/design.md,
 /// "Regions inside an inactive region"). Loops inside any construct therefore run on the
 /// calling thread.
-inline bool inside_parallel() { return omp_get_level() > 0; }
+inline bool inside_parallel() {
+  return omp_get_level() > 0;
+}
+
+/// The shortest loop of whole pair tests (a narrow-phase call or a broad-phase cell each) run on
+/// every thread: each item is worth more than an element of the loops above.
+inline constexpr std::size_t kParallelPairs = 512;
+
+/// Whether a loop of n items runs on every thread: at least `shortest` of them, and not inside
+/// another construct. The one test of the loops below and of the loops written as OpenMP
+/// regions of their own (reductions, per-thread lists): `#pragma omp parallel if
+/// (runs_parallel(n))`.
+inline bool runs_parallel(std::size_t n, std::size_t shortest = kParallelLength) {
+  return n >= shortest && !inside_parallel();
+}
 
 /// Calls f(i) for every i < n; on one thread when n < `shortest` (items of more work than one
 /// element, such as chunks, pass a smaller bound).
 template <class F>
 void parallel_for(std::size_t n, F&& f, std::size_t shortest = kParallelLength) {
-  if (n < shortest || inside_parallel()) {
+  if (!runs_parallel(n, shortest)) {
     for (std::size_t i = 0; i < n; ++i) f(i);
     return;
   }
@@ -37,7 +51,7 @@ void parallel_for(std::size_t n, F&& f, std::size_t shortest = kParallelLength) 
 /// Whether pred(i) holds for some i < n (on every thread when n is long).
 template <class P>
 bool parallel_any(std::size_t n, P&& pred) {
-  if (n < kParallelLength || inside_parallel()) {
+  if (!runs_parallel(n)) {
     for (std::size_t i = 0; i < n; ++i)
       if (pred(i)) return true;
     return false;
@@ -55,7 +69,7 @@ bool parallel_any(std::size_t n, P&& pred) {
 /// count and nothing is allocated but `out`.
 template <class T, class Keep, class Make>
 void parallel_select(std::size_t n, Keep&& keep, Make&& make, std::vector<T>& out) {
-  if (n < kParallelLength || inside_parallel() || omp_get_max_threads() == 1) {
+  if (!runs_parallel(n) || omp_get_max_threads() == 1) {
     for (std::size_t i = 0; i < n; ++i)
       if (keep(i)) out.push_back(make(i));
     return;

@@ -20,7 +20,7 @@ namespace etdem {
 template <std::size_t K, class F>
 std::array<ExactSum, K> parallel_sums(std::size_t n, F&& f) {
   std::array<ExactSum, K> total{};
-  if (n < kParallelLength || inside_parallel() || omp_get_max_threads() == 1) {
+  if (!runs_parallel(n) || omp_get_max_threads() == 1) {
     for (std::size_t i = 0; i < n; ++i) f(i, total);
     return total;
   }

@@ -4,9 +4,9 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <parallel/algorithm>
 #include <cmath>
 #include <cstdint>
+#include <parallel/algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -249,7 +249,7 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   match_node_lists(sb.pairs);
   per_thread_node_counts_.assign(threads, NearNodeCounts{});
   // Small scenes stay on one thread (see broad_phase.cpp).
-#pragma omp parallel num_threads(threads) if (np > 512)
+#pragma omp parallel num_threads(threads) if (runs_parallel(sb.pairs.size(), kParallelPairs))
   {
     auto& list = list_of(omp_get_thread_num());
     NearNodeCounts& node_counts = per_thread_node_counts_[omp_get_thread_num()];
@@ -297,7 +297,8 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   // Every dynamic body against every active plane and terrain (walls are few; infinite planes
   // and huge terrains stay out of the grid).
   for (auto& v : per_thread_contacts_) v.clear();
-#pragma omp parallel num_threads(threads) if (nd > 512)
+  const bool many_bodies = runs_parallel(sb.dynamic_ids.size(), kParallelPairs);
+#pragma omp parallel num_threads(threads) if (many_bodies)
   {
     auto& list = list_of(omp_get_thread_num());
     Manifold m;
@@ -344,8 +345,10 @@ void World::find_contacts(const StepBodies& sb, StepContacts& out) {
   last_.contacts = static_cast<long>(contacts.size());
   double deepest = last_.max_penetration;
   const long nc = std::ssize(contacts);
-#pragma omp parallel for schedule(static) reduction(max : deepest) if (nc > 1024)
-  for (long k = 0; k < nc; ++k) deepest = std::max(deepest, -contacts[static_cast<std::size_t>(k)].gap);
+  const bool many = runs_parallel(contacts.size());
+#pragma omp parallel for schedule(static) reduction(max : deepest) if (many)
+  for (long k = 0; k < nc; ++k)
+    deepest = std::max(deepest, -contacts[static_cast<std::size_t>(k)].gap);
   last_.max_penetration = deepest;
   parallel_select(
       contacts.size(),
@@ -478,9 +481,8 @@ void World::order_previous() {
   // contact: the same outcomes, so the same order, with far fewer cache misses.
   // (A stable order is one order: sorted on every thread, it is the same.)
   previous_key_.resize(previous_.size());
-  parallel_for(previous_.size(), [&](std::size_t k) {
-    previous_key_[k] = pair_key(previous_[k].a, previous_[k].b);
-  });
+  parallel_for(previous_.size(),
+               [&](std::size_t k) { previous_key_[k] = pair_key(previous_[k].a, previous_[k].b); });
   __gnu_parallel::stable_sort(previous_order_.begin(), previous_order_.end(),
                               [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
 }

@@ -49,14 +49,10 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // reports it before it is reached.
   if (!settings.substep_missed) return 1;
   const double dt = settings.dt, h = h_;
-  // Each body's spin bound |w| R after the solve, once (pairs and planes read it many times).
+  // Each body's spin bound |w| R after the solve, once (the pairs read it many times).
   missed_spin_.resize(static_cast<std::size_t>(bodies.count()));
-  parallel_for(missed_spin_.size(), [&](std::size_t i) {
-    missed_spin_[i] = spin_bound(static_cast<int>(i));
-  });
-  auto speed_after = [&](int i) {  // = speed_bound(i)
-    return bodies.is_dynamic(i) ? bodies.velocity[i].norm() + missed_spin_[i] : 0.0;
-  };
+  parallel_for(missed_spin_.size(),
+               [&](std::size_t i) { missed_spin_[i] = spin_bound(static_cast<int>(i)); });
   // The sub-steps a manifold of a and b needs at the velocities now (1: none closes).
   auto needed = [&](int a, int b, const Manifold& m) {
     double most = 1.0;
@@ -84,7 +80,7 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   };
   double most = 1.0;
   const long np = std::ssize(sb.pairs);
-#pragma omp parallel reduction(max : most) if (np > 512)
+#pragma omp parallel reduction(max : most) if (runs_parallel(sb.pairs.size(), kParallelPairs))
   {
     Manifold m;
     // (Most pairs were reported and are skipped: chunks taken as threads free up.)
@@ -107,24 +103,25 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // the same values on any count.)
   double smallest = std::numeric_limits<double>::infinity(), grown = 0.0;
   const long boxes = std::ssize(box_ids_);
-#pragma omp parallel for schedule(static) reduction(min : smallest) reduction(max : grown) \
-    if (boxes > 1024)
+  const bool many = runs_parallel(box_ids_.size());
+#pragma omp parallel for schedule(static) reduction(min : smallest) reduction(max : grown) if (many)
   for (long k = 0; k < boxes; ++k) {
     const int i = box_ids_[static_cast<std::size_t>(k)];
     smallest = std::min(smallest, shapes.bounding_radius[bodies.shape[i]]);
-    if (sb.dynamic[i]) grown = std::max(grown, (speed_after(i) - sb.speed[i]) * h);
+    if (sb.dynamic[i]) grown = std::max(grown, (speed_bound(i) - sb.speed[i]) * h);
   }
   if (grown > skin * smallest) {
     missed_boxes_.resize(box_ids_.size());
     parallel_for(box_ids_.size(), [&](std::size_t k) {
       const int i = box_ids_[k];
-      const double r = swept_radius(i, sb.dynamic[i] ? speed_after(i) : 0.0);
+      const double r = swept_radius(i, sb.dynamic[i] ? speed_bound(i) : 0.0);
       const Vec3& c = bodies.position[i];
       missed_boxes_[k] = {c.array() - r, c.array() + r};
     });
     missed_broad_.find_pairs(missed_boxes_, box_ids_, missed_pairs_);
     const long nm = std::ssize(missed_pairs_);
-#pragma omp parallel reduction(max : most) if (nm > 512)
+    const bool many_pairs = runs_parallel(missed_pairs_.size(), kParallelPairs);
+#pragma omp parallel reduction(max : most) if (many_pairs)
     {
       Manifold m;
 #pragma omp for schedule(dynamic, 256)
@@ -142,11 +139,12 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // (Each body on its own, on every thread: the largest count does not depend on the order.)
   const std::size_t planes = sb.unbounded.size();
   const long dynamic_count = planes > 0 ? std::ssize(sb.dynamic_ids) : 0;
-#pragma omp parallel for schedule(static) reduction(max : most) if (dynamic_count > 1024)
+  const bool many_bodies = runs_parallel(static_cast<std::size_t>(dynamic_count));
+#pragma omp parallel for schedule(static) reduction(max : most) if (many_bodies)
   for (long k = 0; k < dynamic_count; ++k) {
     const int a = sb.dynamic_ids[static_cast<std::size_t>(k)];
     const Pose pa(bodies.position[a], bodies.orientation[a]);
-    const double speed = speed_after(a);
+    const double speed = speed_bound(a);
     const double margin = plane_margin(a, speed);
     const double reach = swept_radius(a, speed);
     Manifold m;
