@@ -98,7 +98,8 @@ TEST(RestingProbe, NoRoundReplaysATakenBackRound) {
   auto same = [](const RestingProbe& a, const RestingProbe& b) {
     return a.sweep == b.sweep && a.island == b.island && a.swept == b.swept &&
            a.approaching == b.approaching && a.faster_1mm == b.faster_1mm &&
-           a.fastest == b.fastest && a.converged == b.converged;
+           a.fastest == b.fastest && a.converged == b.converged &&
+           a.normal_impulses == b.normal_impulses;
   };
   long rounds = 0, replays = 0, ended_early = 0;
   std::size_t k = 0;

@@ -262,6 +262,12 @@ std::vector<Sim> pgs_keys() {
       "2003), only with gravity",
       [pgs](Scenario & s) -> auto& { return pgs(s).shock_propagation; }));
   v.push_back(field<Scenario>(
+      "approach_tolerance", "1", closed(0, 1),
+      "after the shock pass a contact still closing is swept again (and counted in "
+      "`approaching_left`) only when within the step it would close by more than this fraction "
+      "of its shorter lever (centre to contact point); 0 = any closing beyond round-off",
+      [pgs](Scenario & s) -> auto& { return pgs(s).approach_tolerance; }));
+  v.push_back(field<Scenario>(
       "block_contacts", "", closed(0, 1e12),
       "islands with at least this many contacts are swept by spatial blocks of two grain "
       "diameters, coloured 8 ways, a colour's blocks in parallel: the same results on any "
