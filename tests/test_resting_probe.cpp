@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -78,6 +80,77 @@ TEST(RestingProbe, ChangesNothingAndReportsEverySweep) {
   EXPECT_GT(shock, 0) << "the shock pass ran";
   EXPECT_GT(rounds, 0) << "a round after the shock pass ran";
   EXPECT_GT(approaching_seen, 0) << "a settling pour leaves some contact approaching";
+}
+
+// A contact is left approaching (counted, and swept again by the rounds after the shock pass)
+// when within the step it would close by more than approach_tolerance times its shorter lever:
+// (target - u_n) dt > tol |r|. The count the statistics give after a step is recomputed here from
+// the step's contacts and the velocities the solve left (no damping: the step's motion keeps
+// them), with a margin of 1 % on the depth for round-off; with a tolerance of a whole lever no
+// contact of the pour is left approaching and no round runs, with 0 every excess beyond
+// round-off counts and the rounds sweep the most.
+struct LeftRun {
+  long checked_steps = 0, mismatches = 0, counted = 0, round_sweeps = 0;
+};
+LeftRun left_approaching(double tolerance) {
+  TestWorld t(0.5, 0.5);
+  t.world.settings.gravity = Vec3(0, 0, -9.81);
+  t.world.settings.resting_solver.approach_tolerance = tolerance;
+  t.add_container(Vec3(0, 0, 0), Vec3(0.072, 0.072, 1));
+  fill_spheres(t, 6, 6, 6, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 5, 0.3);
+  t.world.initialize();
+  reports.clear();
+  resting_probe = &record;
+  LeftRun r;
+  const Bodies& bodies = t.world.bodies;
+  const double dt = t.world.settings.dt;
+  for (int k = 0; k < 120; ++k) {
+    t.world.step();
+    if (t.world.last_step().substeps != 1) continue;  // the last sub-step's contacts only
+    long beyond = 0, within = 0;  // beyond 1.01 tol |r|, and beyond 0.99 tol |r|
+    for (const Contact& c : t.world.contacts()) {
+      auto point = [&](int body, const Vec3& r) -> Vec3 {
+        if (!bodies.is_dynamic(body)) return Vec3::Zero();
+        return bodies.velocity[body] + bodies.angular_velocity[body].cross(r);
+      };
+      const double un = c.normal.dot(point(c.a, c.ra) - point(c.b, c.rb));
+      const double target = c.gap > 0.0 ? -c.gap / dt : 0.0;
+      const double excess = target - un;
+      if (!(excess > RestingSolver::kApproachSlack)) continue;
+      double lever = std::numeric_limits<double>::infinity();
+      if (bodies.is_dynamic(c.a)) lever = c.ra.norm();
+      if (bodies.is_dynamic(c.b)) lever = std::min(lever, c.rb.norm());
+      beyond += excess * dt > 1.01 * tolerance * lever;
+      within += excess * dt > 0.99 * tolerance * lever;
+    }
+    const long counted = t.world.last_step().resting.approaching_left;
+    ++r.checked_steps;
+    r.counted += counted;
+    if (counted < beyond || counted > within) ++r.mismatches;
+  }
+  resting_probe = nullptr;
+  for (const RestingProbe& p : reports) r.round_sweeps += p.set >= 2;
+  return r;
+}
+
+TEST(RestingProbe, LeftApproachingIsADepthBeyondTheTolerance) {
+  const LeftRun exact = left_approaching(0.0);
+  const LeftRun kept = left_approaching(1e-5);
+  const LeftRun lever = left_approaching(1.0);
+  for (const LeftRun* r : {&exact, &kept, &lever}) {
+    EXPECT_GT(r->checked_steps, 100);
+    EXPECT_EQ(r->mismatches, 0) << "the count is not the contacts beyond the tolerance";
+  }
+  std::printf(
+      "contact-steps left approaching: %ld (0), %ld (1e-5), %ld (1); round sweeps %ld, "
+      "%ld, %ld\n",
+      exact.counted, kept.counted, lever.counted, exact.round_sweeps, kept.round_sweeps,
+      lever.round_sweeps);
+  EXPECT_GT(exact.counted, kept.counted);
+  EXPECT_GT(kept.counted, 0) << "the pour settles: some contact closes beyond 1e-5 of its lever";
+  EXPECT_EQ(lever.counted, 0) << "no contact closes by a whole lever (5 mm) in a step";
+  EXPECT_EQ(lever.round_sweeps, 0);
+  EXPECT_GT(exact.round_sweeps, kept.round_sweeps);
 }
 
 // The rounds after the shock pass: a round that the energy guard takes back whole (scale 0)

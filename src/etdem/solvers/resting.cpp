@@ -524,8 +524,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     }
     auto moved = [&](int body) { return body >= 0 && s.moved[static_cast<std::size_t>(body)]; };
     for_each_index(parallel, n, [&](std::size_t i) {
-      if (moved(cs[i].a) || moved(cs[i].b))
-        s.upper[i] = left_approaching(i) ? 1 : 0;
+      if (moved(cs[i].a) || moved(cs[i].b)) s.upper[i] = left_approaching(i) ? 1 : 0;
     });
     std::fill(s.moved.begin(), s.moved.end(), 0);
   };

@@ -38,9 +38,9 @@ struct RestingSettings {
   /// the point (1e-5: 0.05 um, 3e-5 m/s in a step of 1/600 s, for a grain of 1 cm). 0: any
   /// excess beyond round-off (docs/design.md "Left approaching: a depth, not round-off").
   double approach_tolerance = 1e-5;
-  double warm_start = 1.0;        // fraction of last step's impulses applied first (0 = cold)
-  double slip_velocity = 0.0;     // [m/s] above it a saturated friction impulse opposes the slip;
-                                  // the world sets it to the resting velocity
+  double warm_start = 1.0;     // fraction of last step's impulses applied first (0 = cold)
+  double slip_velocity = 0.0;  // [m/s] above it a saturated friction impulse opposes the slip;
+                               // the world sets it to the resting velocity
   /// Islands with at least this many contacts are swept by spatial blocks (resting_blocks.hpp):
   /// the same bits on any number of threads, the blocks of one colour in parallel; smaller
   /// islands keep the island's contact order. 0 = never.
@@ -80,6 +80,11 @@ class RestingSolver final : public Solver {
   /// fourth and fifth still take a third off the deepest contact of a landing (docs/design.md
   /// "Five closing rounds").
   static constexpr int kCloseRounds = 5;
+  /// A contact closing faster than its target by at most this is not approaching [m/s]
+  /// (round-off of the sweeps' velocities). The rounds and the count in the statistics ask in
+  /// addition for a depth (RestingSettings::approach_tolerance); the convergence probe counts
+  /// every contact beyond round-off.
+  static constexpr double kApproachSlack = 1e-9;
   explicit RestingSolver(const RestingSettings& s) : settings_(s) {}
   const char* name() const override { return "resting"; }
   /// The step length the next resolve() works with (the world's sub-steps change it).
@@ -141,11 +146,6 @@ class RestingSolver final : public Solver {
     double restitution = 0.0, friction = 0.0, integration = 0.0;  // [J], subtracted
     long iterations = 0, bound_reached = 0, energy_guards = 0, friction_fallbacks = 0;
   };
-  /// A contact closing faster than its target by at most this is not approaching [m/s]
-  /// (round-off of the sweeps' velocities). The rounds and the count in the statistics ask in
-  /// addition for a depth (RestingSettings::approach_tolerance); the convergence probe counts
-  /// every contact beyond round-off.
-  static constexpr double kApproachSlack = 1e-9;
   struct Scratch {
     std::vector<double> normal_mass;                // 1 / n.K n [kg]
     std::vector<double> target;                     // target_speed of each contact [m/s]
