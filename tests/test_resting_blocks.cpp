@@ -334,10 +334,10 @@ TEST(BlockedSweeps, BelowTheThresholdTheContactOrderIsKept) {
 // were computed another way, exact to round-off). So the count is asserted on the mean of four
 // seeds and both orders: 16.8 and 16.5 of the 50 steps before and after that change (24.9 and
 // 21.8 for seeds 1-4); at most 30 is asserted. With the rounds after the shock pass sweeping
-// only contacts that would close by more than 1e-5 of their lever in the step (RestingSettings::
-// approach_tolerance), 14.3 (9.4 with the tolerance 0 on the same build, 25.5 with 1e-4). Measured on one seed, a variant with the
-// friction of the sweeps projected instead of set against the slip saw one in 41 and 45 of
-// them; docs/design.md.)
+// only contacts that would close by more than 1e-5 of their lever in the step
+// (RestingSettings::approach_tolerance), 14.3 (9.4 with the tolerance 0 on the same build, 25.5
+// with 1e-4). Measured on one seed, a variant with the friction of the sweeps projected instead
+// of set against the slip saw one in 41 and 45 of them; docs/design.md.)
 TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   const PileRun contact_order = pile(2, 0, 300);
   const PileRun blocked = pile(2, 1000, 300);
