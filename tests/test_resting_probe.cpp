@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "pile_fixture.hpp"
 #include "test_world_fixture.hpp"
@@ -102,18 +103,17 @@ LeftRun left_approaching(double tolerance) {
   reports.clear();
   resting_probe = &record;
   LeftRun r;
-  const Bodies& bodies = t.world.bodies;
+  Bodies& bodies = t.world.bodies;
+  // The world's velocities in the solvers' view (the walls at rest: their velocities are zero).
+  const IslandBodies view{bodies.count(), bodies.velocity.data(), bodies.angular_velocity.data(),
+                          bodies.inv_mass.data(), bodies.inv_inertia_world.data()};
   const double dt = t.world.settings.dt;
   for (int k = 0; k < 120; ++k) {
     t.world.step();
     if (t.world.last_step().substeps != 1) continue;  // the last sub-step's contacts only
     long beyond = 0, within = 0;  // beyond 1.01 tol |r|, and beyond 0.99 tol |r|
     for (const Contact& c : t.world.contacts()) {
-      auto point = [&](int body, const Vec3& r) -> Vec3 {
-        if (!bodies.is_dynamic(body)) return Vec3::Zero();
-        return bodies.velocity[body] + bodies.angular_velocity[body].cross(r);
-      };
-      const double un = c.normal.dot(point(c.a, c.ra) - point(c.b, c.rb));
+      const double un = c.normal.dot(impulse::relative_velocity(c, view));
       const double target = c.gap > 0.0 ? -c.gap / dt : 0.0;
       const double excess = target - un;
       if (!(excess > RestingSolver::kApproachSlack)) continue;
