@@ -4,7 +4,7 @@
 # bench/results/pour.csv. See bench/README.md.
 #
 #   bench/run_pour.sh [--n "1000 10000"] [--large] [--duration 1.0] [--threads 1] [--ranks 1]
-#                     [--timeout SECONDS] [--young PA] [--no-build] [--no-csv]
+#                     [--timeout SECONDS] [--young PA] [--dt S] [--no-build] [--no-csv]
 #
 #   --n         particle counts (default "1000 10000")
 #   --large     also N = 100000
@@ -15,6 +15,8 @@
 #   --young     Young's modulus of LIGGGHTS' Hertz contacts (default 1e7 Pa), run at its stable
 #               step 8e-5 x sqrt(1e7 / E) s; rows then go to results/pour_young.csv with E and
 #               that step (etdem's rigid contacts do not depend on it)
+#   --dt        etdem's time step in seconds (default bench_pour's, 1/600); rows go to
+#               bench/results/pour_dt.csv (pour_young_dt.csv with --young) with it as a column
 #   --no-build  use the existing build/release/bench/bench_pour
 #   --no-csv    print the table only
 set -euo pipefail
@@ -29,6 +31,7 @@ TIMEOUT=0
 BUILD=1
 CSV=1
 YOUNG=""
+DT=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --n) NS=$2; shift 2 ;;
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
     --ranks) RANKS=$2; shift 2 ;;
     --timeout) TIMEOUT=$2; shift 2 ;;
     --young) YOUNG=$2; shift 2 ;;
+    --dt) DT=$2; shift 2 ;;
     --no-build) BUILD=0; shift ;;
     --no-csv) CSV=0; shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
@@ -82,6 +86,10 @@ if [ -n "$YOUNG" ]; then
   HEADER="$HEADER,liggghts_young_pa,liggghts_dt_s"
   export YOUNG
 fi
+if [ -n "$DT" ]; then
+  CSV_FILE=${CSV_FILE%.csv}_dt.csv
+  HEADER="$HEADER,etdem_dt_s"
+fi
 if [ "$CSV" = 1 ] && [ ! -s "$CSV_FILE" ]; then
   mkdir -p bench/results
   echo "$HEADER" > "$CSV_FILE"
@@ -94,9 +102,9 @@ for N in $NS; do
   echo "$lig" >&2
   echo "== N=$N duration=${DURATION}s: etdem ($THREADS thread(s))" >&2
   if [ "$TIMEOUT" != 0 ]; then
-    et=$(timeout "$TIMEOUT" "$BENCH" "$N" "$DURATION" "$THREADS" 2>/dev/null) || et="etdem N=$N wall_s=timeout"
+    et=$(timeout "$TIMEOUT" "$BENCH" "$N" "$DURATION" "$THREADS" $DT 2>/dev/null) || et="etdem N=$N wall_s=timeout"
   else
-    et=$("$BENCH" "$N" "$DURATION" "$THREADS" 2>/dev/null)
+    et=$("$BENCH" "$N" "$DURATION" "$THREADS" $DT 2>/dev/null)
   fi
   echo "$et" >&2
 
@@ -120,12 +128,13 @@ PY
   if [ "$CSV" = 1 ]; then
     row="$DATE,$COMMIT,$N,$DURATION,${e_wall:-NA},${e_us:-NA},${e_bed:-NA},${l_wall:-NA},${l_bed:-NA},$speedup,$diff"
     if [ -n "$YOUNG" ]; then row="$row,${l_young:-NA},${l_dt:-NA}"; fi
+    if [ -n "$DT" ]; then row="$row,$DT"; fi
     echo "$row" >> "$CSV_FILE"
   fi
 done
 
 echo
-echo "pour, ${DURATION} s of physical time; etdem $THREADS thread(s), LIGGGHTS $RANKS rank(s)${YOUNG:+ at E = $YOUNG Pa}; commit $COMMIT"
+echo "pour, ${DURATION} s of physical time; etdem $THREADS thread(s)${DT:+ at dt = $DT s}, LIGGGHTS $RANKS rank(s)${YOUNG:+ at E = $YOUNG Pa}; commit $COMMIT"
 printf "%8s %12s %12s %14s %10s %10s %9s\n" N etdem_wall_s lig_wall_s lig/etdem etdem_bed_m lig_bed_m bed_diff%
 for r in "${ROWS[@]}"; do
   # shellcheck disable=SC2086

@@ -336,8 +336,9 @@ TEST(BlockedSweeps, BelowTheThresholdTheContactOrderIsKept) {
 // 21.8 for seeds 1-4); at most 30 is asserted. With the rounds after the shock pass sweeping
 // only contacts that would close by more than 1e-5 of their lever in the step
 // (RestingSettings::approach_tolerance), 14.3 (9.4 with the tolerance 0 on the same build, 25.5
-// with 1e-4). Measured on one seed, a variant with the friction of the sweeps projected instead
-// of set against the slip saw one in 41 and 45 of them; docs/design.md.)
+// with 1e-4); with two rounds that follow their front, 13.0. Measured on one seed, a variant with
+// the friction of the sweeps projected instead of set against the slip saw one in 41 and 45 of
+// them; docs/design.md.)
 TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   const PileRun contact_order = pile(2, 0, 300);
   const PileRun blocked = pile(2, 1000, 300);

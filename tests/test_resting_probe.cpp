@@ -153,6 +153,45 @@ TEST(RestingProbe, LeftApproachingIsADepthBeyondTheTolerance) {
   EXPECT_GT(exact.round_sweeps, kept.round_sweeps);
 }
 
+// A round follows its front: after each sweep, the contacts of the bodies it moved that would now
+// close within the step by more than kJoinShare of their lever join it. Without that, a round
+// pushed bodies into neighbours it did not sweep and left them closing, the approach moving one
+// contact a round. The 216-sphere pour at its landing (0.1-0.2 s): after every step, no contact
+// may close by more than twice kJoinShare of its lever (10 um for these grains, 0.1 % of d) in
+// the next step.
+TEST(RestingProbe, RoundsFollowTheirFront) {
+  TestWorld t(0.5, 0.5);
+  t.world.settings.gravity = Vec3(0, 0, -9.81);
+  t.add_container(Vec3(0, 0, 0), Vec3(0.072, 0.072, 1));
+  fill_spheres(t, 6, 6, 6, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 5, 0.3);
+  t.world.initialize();
+  Bodies& bodies = t.world.bodies;
+  const IslandBodies view{bodies.count(), bodies.velocity.data(), bodies.angular_velocity.data(),
+                          bodies.inv_mass.data(), bodies.inv_inertia_world.data()};
+  const double dt = t.world.settings.dt;
+  double deepest = 0.0;  // the largest (target - u_n) dt / |r| after a step
+  long beyond = 0, checked = 0;
+  for (int k = 0; k < 120; ++k) {
+    t.world.step();
+    if (t.world.last_step().substeps != 1) continue;  // the last sub-step's contacts only
+    ++checked;
+    for (const Contact& c : t.world.contacts()) {
+      const double un = c.normal.dot(impulse::relative_velocity(c, view));
+      const double target = c.gap > 0.0 ? -c.gap / dt : 0.0;
+      double lever = std::numeric_limits<double>::infinity();
+      if (bodies.is_dynamic(c.a)) lever = c.ra.norm();
+      if (bodies.is_dynamic(c.b)) lever = std::min(lever, c.rb.norm());
+      const double share = (target - un) * dt / lever;
+      deepest = std::max(deepest, share);
+      beyond += share > RestingSolver::kJoinShare;
+    }
+  }
+  std::printf("%ld steps checked; deepest closing %.3g of the lever, %ld contact-steps beyond %g\n",
+              checked, deepest, beyond, RestingSolver::kJoinShare);
+  EXPECT_GT(checked, 100);
+  EXPECT_LT(deepest, 2.0 * RestingSolver::kJoinShare);
+}
+
 // The rounds after the shock pass: a round that the energy guard takes back whole (scale 0)
 // leaves every velocity and impulse as it found them, so another round would be a replay of it
 // bit for bit; the rounds end there instead. Level-set rocks poured into a box (the grains of
@@ -195,9 +234,10 @@ TEST(RestingProbe, NoRoundReplaysATakenBackRound) {
         replay = same(reports[a0 + j], reports[b0 + j]);
       replays += replay;
     }
-    // Rounds end at their bound (three), with no contact left approaching, or at a round taken
-    // back. Of the early ends, a round taken back leaves its last sweep's approaching contacts;
-    // with none left, a round's last sweep shows none unless the guard scaled it part way.
+    // Rounds end at their bound (kCloseRounds), with no contact left approaching, or at a round
+    // taken back. Of the early ends, a round taken back leaves its last sweep's approaching
+    // contacts; with none left, a round's last sweep shows none unless the guard scaled it part
+    // way.
     if (!round.empty() && round.size() < RestingSolver::kCloseRounds &&
         reports[round.back().second - 1].approaching > 0)
       ++ended_early;

@@ -380,7 +380,17 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   };
   auto close = [&](std::size_t i, Sweep& sw) {
     const Contact& c = cs[i];
-    if (relax_normal(c, i, sw) < 0.0) onto_discs(c, i, sw);
+    const double dpn = relax_normal(c, i, sw);
+    if (dpn < 0.0) onto_discs(c, i, sw);
+    if (dpn == 0.0) return;
+    const Row& row = s.rows[3 * i];
+    const double m = std::abs(dpn);
+    if (c.a >= 0)
+      s.stirred[static_cast<std::size_t>(c.a)] +=
+          m * (b.inv_mass[c.a] + row.ia.norm() * c.ra.norm());
+    if (c.b >= 0)
+      s.stirred[static_cast<std::size_t>(c.b)] +=
+          m * (b.inv_mass[c.b] + row.ib.norm() * c.rb.norm());
   };
   // One projected Gauss-Seidel update of contact i: its normal impulse, then its friction.
   auto relax = [&](std::size_t i, Sweep& sw) {
@@ -496,8 +506,8 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   // tolerance's 3e-5 m/s (a grain of 1 cm, a step of 1/600 s); sweeping all of them again in every
   // round cost a tenth of the pour's time (docs/design.md, "Left approaching: a depth, not
   // round-off").
-  const double share2 = settings_.approach_tolerance * settings_.approach_tolerance;
-  auto left_approaching = [&](std::size_t i) {
+  // Whether contact i would close within the step by more than `share` of its shorter lever.
+  auto closes_beyond = [&](std::size_t i, double share) {
     const double excess = s.target[i] - closing_speed(i);
     if (!(excess > kApproachSlack)) return false;
     const Contact& c = cs[i];
@@ -505,7 +515,10 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     if (c.a >= 0) lever2 = c.ra.squaredNorm();
     if (c.b >= 0) lever2 = std::min(lever2, c.rb.squaredNorm());
     const double depth = excess * settings_.dt;
-    return depth * depth > share2 * lever2;
+    return depth * depth > share * share * lever2;
+  };
+  auto left_approaching = [&](std::size_t i) {
+    return closes_beyond(i, settings_.approach_tolerance);
   };
   // Marks in `upper` (free outside the shock pass) the contacts left approaching
   // (left_approaching), on every thread when the island is swept by blocks.
@@ -553,7 +566,88 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     // convex problem) where with it, in a landing, two sliding contacts of a grain took turns
     // and the rounds ended at their bound with contacts still closing at 0.02-0.09 m/s
     // (docs/design.md, "Closing rounds without friction").
-    // (Few contacts: one thread, in island order.)
+    // (Swept by run_subset: in island order, or an island swept by blocks on every thread.)
+    //
+    // A round follows its front: after each of its sweeps, the contacts of the bodies it moved
+    // that would now close by more than kJoinShare of their lever join its set. Without that,
+    // each round pushed bodies into neighbours it did not sweep and left them to the next round,
+    // the approach moving one contact a round instead of closing (docs/design.md "Rounds that
+    // follow their front").
+    // A joining contact had no impulse in the round yet: its booking starts from the velocities
+    // at the round's start (v0, w0), so the round's work is still booked exactly.
+    s.contact_start.assign(static_cast<std::size_t>(b.count) + 1, 0);
+    bool lists = false;  // each body's contacts, built at the first round that runs
+    auto build_lists = [&]() {
+      if (lists) return;
+      lists = true;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (cs[i].a >= 0) ++s.contact_start[static_cast<std::size_t>(cs[i].a) + 1];
+        if (cs[i].b >= 0) ++s.contact_start[static_cast<std::size_t>(cs[i].b) + 1];
+      }
+      for (int k = 0; k < b.count; ++k) s.contact_start[k + 1] += s.contact_start[k];
+      s.contacts_of.resize(static_cast<std::size_t>(s.contact_start[b.count]));
+      s.fill.assign(s.contact_start.begin(), s.contact_start.end() - 1);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (cs[i].a >= 0) s.contacts_of[s.fill[cs[i].a]++] = static_cast<int>(i);
+        if (cs[i].b >= 0) s.contacts_of[s.fill[cs[i].b]++] = static_cast<int>(i);
+      }
+      s.in_round.assign(n, 0);
+      s.stirred.assign(static_cast<std::size_t>(b.count), 0.0);
+      s.join_speed.assign(static_cast<std::size_t>(b.count),
+                          std::numeric_limits<double>::infinity());
+      for (std::size_t i = 0; i < n; ++i) {
+        const Contact& c = cs[i];
+        double lever = std::numeric_limits<double>::infinity();
+        if (c.a >= 0) lever = c.ra.norm();
+        if (c.b >= 0) lever = std::min(lever, c.rb.norm());
+        const double speed = kJoinShare * lever / settings_.dt;
+        for (const int body : {c.a, c.b})
+          if (body >= 0) s.join_speed[body] = std::min(s.join_speed[body], speed);
+      }
+    };
+    auto join = [&](int i) {
+      const IslandBodies before{b.count, s.v0.data(), s.w0.data(), b.inv_mass, b.inv_inertia};
+      s.in_round[i] = 1;
+      s.u0[i] = impulse::relative_velocity(cs[i], before);
+      s.pn_base[i] = s.pn[i];
+      s.pt_base[i] = s.pt[i];
+      if (s.rolling) {
+        s.wr0[i] = impulse::relative_spin(cs[i], before);
+        s.pr_base[i] = s.pr[i];
+      }
+    };
+    // The contacts of the bodies the last sweeps stirred (kStirShare) that would now close by
+    // more than kJoinShare join the set (kept ascending, the order run_subset sweeps in);
+    // returns whether any did.
+    auto grow = [&]() {
+      const std::size_t count = s.left.size();
+      for (std::size_t k = 0; k < count; ++k) {
+        const Contact& c = cs[s.left[k]];
+        for (const int body : {c.a, c.b}) {
+          if (body < 0 || !(s.stirred[body] > kStirShare * s.join_speed[body])) continue;
+          s.stirred[static_cast<std::size_t>(body)] = 0.0;
+          for (int j = s.contact_start[body]; j < s.contact_start[body + 1]; ++j) {
+            const int i = s.contacts_of[j];
+            if (s.in_round[i] || !closes_beyond(static_cast<std::size_t>(i), kJoinShare)) continue;
+            join(i);
+            s.left.push_back(i);
+          }
+        }
+      }
+      if (s.left.size() == count) return false;
+      std::sort(s.left.begin(), s.left.end());
+      return true;
+    };
+    // Sweeps of the round's set until converged with none joining, at most `bound`; reaching
+    // the bound is counted.
+    auto follow = [&](int bound) {
+      for (int k = 0; k < bound; ++k) {
+        const bool converged = sweep_once(s.left, k);
+        if (k + 1 < bound && grow()) continue;
+        if (converged) return;
+      }
+      ++st.guards_fired;
+    };
     for (int round = 0; round < kCloseRounds; ++round) {
       probe_set = 2 + round;
       mark_approaching();
@@ -581,8 +675,10 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       auto left = [&](std::size_t i) { return s.upper[i] || touched(cs[i].a) || touched(cs[i].b); };
       parallel_select(n, left, s.left);
       if (s.left.empty()) break;
+      build_lists();
       parallel_for(s.left.size(), [&](std::size_t k) {
         const int i = s.left[k];
+        s.in_round[i] = 1;
         s.u0[i] = impulse::relative_velocity(cs[i], b);
         s.pn_base[i] = s.pn[i];
         s.pt_base[i] = s.pt[i];
@@ -593,12 +689,15 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       });
       s.v0.assign(b.v, b.v + b.count);
       s.w0.assign(b.w, b.w + b.count);
-      sweeps(s.left, settings_.iterations);
+      follow(settings_.iterations);
       // A round the guard takes back whole leaves every velocity and impulse as it found them:
       // the next round would mark the same contacts, sweep them alike and be taken back alike
       // (a replay, bit for bit), so the rounds end here. In a flowing pile this is most steps'
       // first round (docs/design.md "Closing rounds taken back").
-      if (book_and_guard(cs, b, s, st, s.left) == 0.0) break;
+      const double kept = book_and_guard(cs, b, s, st, s.left);
+      for (const int i : s.left) s.in_round[i] = 0;
+      std::fill(s.stirred.begin(), s.stirred.end(), 0.0);
+      if (kept == 0.0) break;
       // Only these contacts' bodies moved (the guard's scaling leaves every other body's
       // velocity as it was: v0 + s (v - v0) with v = v0).
       for (const int i : s.left) {

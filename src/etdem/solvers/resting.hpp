@@ -76,10 +76,22 @@ class RestingSolver final : public Solver {
  public:
   /// Rounds of sweeps over the contacts of the bodies with a contact left approaching after the
   /// shock pass (each round takes the bodies still approaching after the one before; they end
-  /// early when none is left, or when the energy guard takes a round back whole). Five: the
-  /// fourth and fifth still take a third off the deepest contact of a landing (docs/design.md
-  /// "Five closing rounds").
-  static constexpr int kCloseRounds = 5;
+  /// early when none is left, or when the energy guard takes a round back whole). Two: since
+  /// the rounds follow their front (kJoinShare), a third to fifth round no longer changes the
+  /// deepest contact of a landing and costs 8 % of the pour (docs/design.md "Rounds that follow
+  /// their front"; five before, "Five closing rounds").
+  static constexpr int kCloseRounds = 2;
+  /// A round follows its front: a contact of a body its sweeps moved joins the round when within
+  /// the step it would close by more than this share of its shorter lever (1e-3: 5 um, 3 mm/s
+  /// in a step of 1/600 s, for a grain of 1 cm; docs/design.md "Rounds that follow their
+  /// front"). Slower contacts wait for the next round or the next step.
+  static constexpr double kJoinShare = 1e-3;
+  /// A body's contacts are looked at for joining once the speed its points gained from the
+  /// round's impulses since they were last looked at exceeds this share of the slowest joining
+  /// speed of its contacts (the speed that closes kJoinShare of the lever in a step). A filter
+  /// against looking at every neighbour after every sweep (a third of the rounds' cost), not a
+  /// bound: a contact already near the joining speed can cross it by less.
+  static constexpr double kStirShare = 0.5;
   /// A contact closing faster than its target by at most this is not approaching [m/s]
   /// (round-off of the sweeps' velocities). The rounds and the count in the statistics ask in
   /// addition for a depth (RestingSettings::approach_tolerance); the convergence probe counts
@@ -174,11 +186,15 @@ class RestingSolver final : public Solver {
     std::vector<int> level, position, level_start, by_level;
     std::vector<std::vector<Support>> local_of_thread;
     std::vector<Settled> settled;
-    std::vector<int> all;         // 0 .. n-1: the sweeps' contacts
-    std::vector<int> left;        // the contacts of the bodies the shock pass left approaching
-    std::vector<char> touched;    // per body: a contact of it is left approaching
-    std::vector<char> moved;      // per body: moved since the contacts were last marked
-    std::vector<double> pn_base;  // impulses before a later pass [N s]
+    std::vector<int> all;            // 0 .. n-1: the sweeps' contacts
+    std::vector<int> left;           // the contacts of the bodies the shock pass left approaching
+    std::vector<char> touched;       // per body: a contact of it is left approaching
+    std::vector<char> moved;         // per body: moved since the contacts were last marked
+    std::vector<double> stirred;     // per body: speed its points gained in a round's sweeps [m/s]
+    std::vector<double> join_speed;  // per body: a contact of it joins a round above it [m/s]
+    std::vector<char> in_round;      // per contact: in the round's set (`left`)
+    std::vector<int> contact_start, contacts_of;  // each body's contacts in the island (CSR)
+    std::vector<double> pn_base;                  // impulses before a later pass [N s]
     std::vector<Eigen::Vector2d> pt_base;
     std::vector<std::array<double, 4>> work;  // book_and_guard's terms per contact [J]
     // Rolling resistance (only sized when a contact of the island has it): two angular rows
