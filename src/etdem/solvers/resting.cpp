@@ -605,6 +605,8 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
           if (body >= 0) s.join_speed[body] = std::min(s.join_speed[body], speed);
       }
     };
+    // Contact i enters the round's set: its booking starts from the velocities at the round's
+    // start (v0, w0) and its impulses then.
     auto join = [&](int i) {
       const IslandBodies before{b.count, s.v0.data(), s.w0.data(), b.inv_mass, b.inv_inertia};
       s.in_round[i] = 1;
@@ -676,19 +678,9 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       parallel_select(n, left, s.left);
       if (s.left.empty()) break;
       build_lists();
-      parallel_for(s.left.size(), [&](std::size_t k) {
-        const int i = s.left[k];
-        s.in_round[i] = 1;
-        s.u0[i] = impulse::relative_velocity(cs[i], b);
-        s.pn_base[i] = s.pn[i];
-        s.pt_base[i] = s.pt[i];
-        if (s.rolling) {
-          s.wr0[i] = impulse::relative_spin(cs[i], b);
-          s.pr_base[i] = s.pr[i];
-        }
-      });
       s.v0.assign(b.v, b.v + b.count);
       s.w0.assign(b.w, b.w + b.count);
+      parallel_for(s.left.size(), [&](std::size_t k) { join(s.left[k]); });
       follow(settings_.iterations);
       // A round the guard takes back whole leaves every velocity and impulse as it found them:
       // the next round would mark the same contacts, sweep them alike and be taken back alike
