@@ -575,11 +575,11 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     // follow their front").
     // A joining contact had no impulse in the round yet: its booking starts from the velocities
     // at the round's start (v0, w0), so the round's work is still booked exactly.
-    s.contact_start.assign(static_cast<std::size_t>(b.count) + 1, 0);
     bool lists = false;  // each body's contacts, built at the first round that runs
     auto build_lists = [&]() {
       if (lists) return;
       lists = true;
+      s.contact_start.assign(static_cast<std::size_t>(b.count) + 1, 0);
       for (std::size_t i = 0; i < n; ++i) {
         if (cs[i].a >= 0) ++s.contact_start[static_cast<std::size_t>(cs[i].a) + 1];
         if (cs[i].b >= 0) ++s.contact_start[static_cast<std::size_t>(cs[i].b) + 1];
