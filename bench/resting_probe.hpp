@@ -1,7 +1,7 @@
 // The resting pass's convergence, sweep by sweep (etdem::resting_probe), for bench programs.
 //
 //   RESTING_PROBE=1           at the end, per sweep set (0: before the shock pass, 1: the shock
-//                             pass, 2-4: the rounds after it) and sweep: how many island-sweeps
+//                             pass, 2 on: the rounds after it) and sweep: how many island-sweeps
 //                             reached it, the contacts left approaching after it (mean), those
 //                             faster than 1 mm/s (mean) and the fastest (max), over islands of
 //                             at least RESTING_PROBE_MIN contacts (default 1000)

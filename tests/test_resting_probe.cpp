@@ -31,14 +31,38 @@ struct PourRun {
   int iterations = 0;
 };
 
-// 216 spheres of 1 cm poured into a 7.2 cm box for 0.2 s: settling islands, the shock pass and
-// the rounds after it all run.
-PourRun pour(bool probed) {
-  TestWorld t(0.5, 0.5);
+// 216 spheres of 1 cm poured into a 7.2 cm box (120 steps, 0.2 s: settling islands, the shock
+// pass and the rounds after it all run); settings made before it are kept.
+void pour_spheres(TestWorld& t) {
   t.world.settings.gravity = Vec3(0, 0, -9.81);
   t.add_container(Vec3(0, 0, 0), Vec3(0.072, 0.072, 1));
   fill_spheres(t, 6, 6, 6, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 5, 0.3);
   t.world.initialize();
+}
+
+// The world's velocities in the solvers' view (the walls at rest: their velocities are zero).
+IslandBodies view_of(Bodies& bodies) {
+  return {bodies.count(), bodies.velocity.data(), bodies.angular_velocity.data(),
+          bodies.inv_mass.data(), bodies.inv_inertia_world.data()};
+}
+
+// How far contact c would close within the next step at the velocities the solve left,
+// (target - u_n) dt [m] (negative: it opens), and its shorter lever |r| over dynamic bodies [m].
+struct Closing {
+  double depth = 0.0, lever = 0.0;
+};
+Closing closing(const Contact& c, const IslandBodies& view, const Bodies& bodies, double dt) {
+  const double un = c.normal.dot(impulse::relative_velocity(c, view));
+  const double target = c.gap > 0.0 ? -c.gap / dt : 0.0;
+  double lever = std::numeric_limits<double>::infinity();
+  if (bodies.is_dynamic(c.a)) lever = c.ra.norm();
+  if (bodies.is_dynamic(c.b)) lever = std::min(lever, c.rb.norm());
+  return {(target - un) * dt, lever};
+}
+
+PourRun pour(bool probed) {
+  TestWorld t(0.5, 0.5);
+  pour_spheres(t);
   reports.clear();
   resting_probe = probed ? &record : nullptr;
   for (int k = 0; k < 120; ++k) t.world.step();
@@ -95,33 +119,22 @@ struct LeftRun {
 };
 LeftRun left_approaching(double tolerance) {
   TestWorld t(0.5, 0.5);
-  t.world.settings.gravity = Vec3(0, 0, -9.81);
   t.world.settings.resting_solver.approach_tolerance = tolerance;
-  t.add_container(Vec3(0, 0, 0), Vec3(0.072, 0.072, 1));
-  fill_spheres(t, 6, 6, 6, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 5, 0.3);
-  t.world.initialize();
+  pour_spheres(t);
   reports.clear();
   resting_probe = &record;
   LeftRun r;
-  Bodies& bodies = t.world.bodies;
-  // The world's velocities in the solvers' view (the walls at rest: their velocities are zero).
-  const IslandBodies view{bodies.count(), bodies.velocity.data(), bodies.angular_velocity.data(),
-                          bodies.inv_mass.data(), bodies.inv_inertia_world.data()};
+  const IslandBodies view = view_of(t.world.bodies);
   const double dt = t.world.settings.dt;
   for (int k = 0; k < 120; ++k) {
     t.world.step();
     if (t.world.last_step().substeps != 1) continue;  // the last sub-step's contacts only
     long beyond = 0, within = 0;  // beyond 1.01 tol |r|, and beyond 0.99 tol |r|
     for (const Contact& c : t.world.contacts()) {
-      const double un = c.normal.dot(impulse::relative_velocity(c, view));
-      const double target = c.gap > 0.0 ? -c.gap / dt : 0.0;
-      const double excess = target - un;
-      if (!(excess > RestingSolver::kApproachSlack)) continue;
-      double lever = std::numeric_limits<double>::infinity();
-      if (bodies.is_dynamic(c.a)) lever = c.ra.norm();
-      if (bodies.is_dynamic(c.b)) lever = std::min(lever, c.rb.norm());
-      beyond += excess * dt > 1.01 * tolerance * lever;
-      within += excess * dt > 0.99 * tolerance * lever;
+      const Closing x = closing(c, view, t.world.bodies, dt);
+      if (!(x.depth > RestingSolver::kApproachSlack * dt)) continue;
+      beyond += x.depth > 1.01 * tolerance * x.lever;
+      within += x.depth > 0.99 * tolerance * x.lever;
     }
     const long counted = t.world.last_step().resting.approaching_left;
     ++r.checked_steps;
@@ -161,13 +174,8 @@ TEST(RestingProbe, LeftApproachingIsADepthBeyondTheTolerance) {
 // the next step.
 TEST(RestingProbe, RoundsFollowTheirFront) {
   TestWorld t(0.5, 0.5);
-  t.world.settings.gravity = Vec3(0, 0, -9.81);
-  t.add_container(Vec3(0, 0, 0), Vec3(0.072, 0.072, 1));
-  fill_spheres(t, 6, 6, 6, 0.005, 0.012, Vec3(0, 0, 0), 0.0, 5, 0.3);
-  t.world.initialize();
-  Bodies& bodies = t.world.bodies;
-  const IslandBodies view{bodies.count(), bodies.velocity.data(), bodies.angular_velocity.data(),
-                          bodies.inv_mass.data(), bodies.inv_inertia_world.data()};
+  pour_spheres(t);
+  const IslandBodies view = view_of(t.world.bodies);
   const double dt = t.world.settings.dt;
   double deepest = 0.0;  // the largest (target - u_n) dt / |r| after a step
   long beyond = 0, checked = 0;
@@ -176,12 +184,8 @@ TEST(RestingProbe, RoundsFollowTheirFront) {
     if (t.world.last_step().substeps != 1) continue;  // the last sub-step's contacts only
     ++checked;
     for (const Contact& c : t.world.contacts()) {
-      const double un = c.normal.dot(impulse::relative_velocity(c, view));
-      const double target = c.gap > 0.0 ? -c.gap / dt : 0.0;
-      double lever = std::numeric_limits<double>::infinity();
-      if (bodies.is_dynamic(c.a)) lever = c.ra.norm();
-      if (bodies.is_dynamic(c.b)) lever = std::min(lever, c.rb.norm());
-      const double share = (target - un) * dt / lever;
+      const Closing x = closing(c, view, t.world.bodies, dt);
+      const double share = x.depth / x.lever;
       deepest = std::max(deepest, share);
       beyond += share > RestingSolver::kJoinShare;
     }

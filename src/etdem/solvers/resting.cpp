@@ -593,16 +593,16 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       }
       s.in_round.assign(n, 0);
       s.stirred.assign(static_cast<std::size_t>(b.count), 0.0);
-      s.join_speed.assign(static_cast<std::size_t>(b.count),
+      s.stir_limit.assign(static_cast<std::size_t>(b.count),
                           std::numeric_limits<double>::infinity());
       for (std::size_t i = 0; i < n; ++i) {
         const Contact& c = cs[i];
         double lever = std::numeric_limits<double>::infinity();
         if (c.a >= 0) lever = c.ra.norm();
         if (c.b >= 0) lever = std::min(lever, c.rb.norm());
-        const double speed = kJoinShare * lever / settings_.dt;
+        const double limit = kStirShare * (kJoinShare * lever / settings_.dt);
         for (const int body : {c.a, c.b})
-          if (body >= 0) s.join_speed[body] = std::min(s.join_speed[body], speed);
+          if (body >= 0) s.stir_limit[body] = std::min(s.stir_limit[body], limit);
       }
     };
     // Contact i enters the round's set: its booking starts from the velocities at the round's
@@ -626,8 +626,8 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       for (std::size_t k = 0; k < count; ++k) {
         const Contact& c = cs[s.left[k]];
         for (const int body : {c.a, c.b}) {
-          if (body < 0 || !(s.stirred[body] > kStirShare * s.join_speed[body])) continue;
-          s.stirred[static_cast<std::size_t>(body)] = 0.0;
+          if (body < 0 || !(s.stirred[body] > s.stir_limit[body])) continue;
+          s.stirred[body] = 0.0;
           for (int j = s.contact_start[body]; j < s.contact_start[body + 1]; ++j) {
             const int i = s.contacts_of[j];
             if (s.in_round[i] || !closes_beyond(static_cast<std::size_t>(i), kJoinShare)) continue;
@@ -687,15 +687,17 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       // (a replay, bit for bit), so the rounds end here. In a flowing pile this is most steps'
       // first round (docs/design.md "Closing rounds taken back").
       const double kept = book_and_guard(cs, b, s, st, s.left);
-      for (const int i : s.left) s.in_round[i] = 0;
-      std::fill(s.stirred.begin(), s.stirred.end(), 0.0);
-      if (kept == 0.0) break;
       // Only these contacts' bodies moved (the guard's scaling leaves every other body's
-      // velocity as it was: v0 + s (v - v0) with v = v0).
+      // velocity as it was: v0 + s (v - v0) with v = v0), and only they were stirred.
       for (const int i : s.left) {
-        if (cs[i].a >= 0) s.moved[static_cast<std::size_t>(cs[i].a)] = 1;
-        if (cs[i].b >= 0) s.moved[static_cast<std::size_t>(cs[i].b)] = 1;
+        s.in_round[i] = 0;
+        for (const int body : {cs[i].a, cs[i].b}) {
+          if (body < 0) continue;
+          s.stirred[body] = 0.0;
+          if (kept != 0.0) s.moved[body] = 1;
+        }
       }
+      if (kept == 0.0) break;
     }
   }
   // A rigid unilateral contact does no positive work in continuous time; in a step, an impulse

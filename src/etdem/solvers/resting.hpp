@@ -192,7 +192,7 @@ class RestingSolver final : public Solver {
     std::vector<char> touched;       // per body: a contact of it is left approaching
     std::vector<char> moved;         // per body: moved since the contacts were last marked
     std::vector<double> stirred;     // per body: speed its points gained in a round's sweeps [m/s]
-    std::vector<double> join_speed;  // per body: a contact of it joins a round above it [m/s]
+    std::vector<double> stir_limit;  // per body: kStirShare of its slowest joining speed [m/s]
     std::vector<char> in_round;      // per contact: in the round's set (`left`)
     std::vector<int> contact_start, contacts_of;  // each body's contacts in the island (CSR)
     std::vector<double> pn_base;                  // impulses before a later pass [N s]
