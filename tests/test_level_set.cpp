@@ -280,7 +280,8 @@ TEST(LevelSetContact, FewerContactPointsKeepTheDeepestAndThePatch) {
 // says little (1.5e-5 m/s at 1.5 s with three closing rounds, 3.1e-4 with five; sampled every
 // tenth of a second from 0.6 s, up to 9.7e-4 and 4.1e-4): the fastest it moved over the last
 // half second is asserted, 1.14e-3 m/s with five rounds, 1.35e-3 with the rounds' depth
-// tolerance (RestingSettings::approach_tolerance), the same with rounds that follow their front.
+// tolerance (RestingSettings::approach_tolerance), the same with rounds that follow their front,
+// 1.56e-3 since a round starts from the contacts left approaching alone.
 // Kept from the deepest node as the 16 are, the 8 and 4 kept rocking (1.6e-3 and 1.1e-2 m/s;
 // docs/design.md "Level-set grains").
 TEST(LevelSetContact, CubeStackWithFewerContactPointsComesToRest) {

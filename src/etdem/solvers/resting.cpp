@@ -25,10 +25,6 @@ namespace {
 /// round-off of about 1e-16).
 constexpr double kInsideDisc = 1.0 - 1e-9;
 
-/// A contact turns a body when its normal passes farther than this share of the lever |r| from
-/// the body's centre (a sphere's contacts: round-off, about 1e-16).
-constexpr double kLeverShare = 1e-6;
-
 /// What a run over the contacts gathers: updates applied, the largest impulse change and the
 /// largest accumulated normal impulse. A sum of integers and two maxima: the same values
 /// whatever order the contacts' partial results are merged in.
@@ -653,28 +649,15 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     for (int round = 0; round < kCloseRounds; ++round) {
       probe_set = 2 + round;
       mark_approaching();
-      // Every contact of a body that a contact left approaching can turn is swept, not those
-      // contacts alone: a contact that closes is often held by the same body's other contacts
-      // (an interlocked pair of crosses touching along three normals), which must answer it.
-      // A contact whose normal passes through a body's centre (a sphere's, every contact of
-      // it) cannot turn it, and its other contacts hold it along their own normals only: in a
-      // bed of spheres, sweeping them too cost a fifth more time and left deeper contacts
-      // (docs/design.md, "Deep contacts in a settling pile").
-      s.touched.assign(static_cast<std::size_t>(b.count), 0);
-      auto touched = [&](int body) {
-        return body >= 0 && s.touched[static_cast<std::size_t>(body)];
-      };
-      auto turns = [](const Vec3& r, const Vec3& normal) {
-        return r.cross(normal).squaredNorm() > kLeverShare * kLeverShare * r.squaredNorm();
-      };
-      for (std::size_t i = 0; i < n; ++i) {
-        if (!s.upper[i]) continue;
-        const Contact& c = cs[i];
-        if (c.a >= 0 && turns(c.ra, c.normal)) s.touched[static_cast<std::size_t>(c.a)] = 1;
-        if (c.b >= 0 && turns(c.rb, c.normal)) s.touched[static_cast<std::size_t>(c.b)] = 1;
-      }
+      // A round starts from the contacts left approaching alone; the contacts that answer them
+      // (a body's other contacts, an interlocked pair of crosses touching along three normals)
+      // join as its sweeps move their bodies. Every contact of a body such a contact can turn
+      // was swept from the start before the rounds followed their front: with the joins the
+      // cubes' repose heap took 37 % less time and its deepest contact halved, and the crosses'
+      // deepest contact stayed within its scatter (docs/design.md "Rounds that follow their
+      // front").
       s.left.clear();
-      auto left = [&](std::size_t i) { return s.upper[i] || touched(cs[i].a) || touched(cs[i].b); };
+      auto left = [&](std::size_t i) { return s.upper[i] != 0; };
       parallel_select(n, left, s.left);
       if (s.left.empty()) break;
       build_lists();

@@ -189,7 +189,6 @@ class RestingSolver final : public Solver {
     std::vector<Settled> settled;
     std::vector<int> all;            // 0 .. n-1: the sweeps' contacts
     std::vector<int> left;           // the contacts of the bodies the shock pass left approaching
-    std::vector<char> touched;       // per body: a contact of it is left approaching
     std::vector<char> moved;         // per body: moved since the contacts were last marked
     std::vector<double> stirred;     // per body: speed its points gained in a round's sweeps [m/s]
     std::vector<double> stir_limit;  // per body: kStirShare of its slowest joining speed [m/s]
