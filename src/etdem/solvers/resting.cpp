@@ -204,7 +204,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   s.t1.resize(n);
   s.t2.resize(n);
   s.tangent_mass.resize(n);
-  s.rows.resize(3 * n);
+  s.turns.resize(3 * n);
   s.pn.assign(n, 0.0);
   s.pt.assign(n, Eigen::Vector2d::Zero());
   s.u0.resize(n);
@@ -225,20 +225,22 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     s.t1[i] = any_orthogonal(c.normal);
     s.t2[i] = c.normal.cross(s.t1[i]);
     const Vec3* dirs[3] = {&c.normal, &s.t1[i], &s.t2[i]};
-    Row* rows = &s.rows[3 * i];
+    Vec3 lever_a[3], lever_b[3];  // r x d of each row
+    Turn* turn = &s.turns[3 * i];
     for (int d = 0; d < 3; ++d) {
-      Row& row = rows[d];
-      row.ra = c.ra.cross(*dirs[d]);
-      row.rb = c.rb.cross(*dirs[d]);
-      row.ia = c.a >= 0 ? Vec3(b.inv_inertia[c.a] * row.ra) : Vec3::Zero();
-      row.ib = c.b >= 0 ? Vec3(b.inv_inertia[c.b] * row.rb) : Vec3::Zero();
+      lever_a[d] = c.ra.cross(*dirs[d]);
+      lever_b[d] = c.rb.cross(*dirs[d]);
+      turn[d].ia = c.a >= 0 ? Vec3(b.inv_inertia[c.a] * lever_a[d]) : Vec3::Zero();
+      turn[d].ib = c.b >= 0 ? Vec3(b.inv_inertia[c.b] * lever_b[d]) : Vec3::Zero();
     }
     // The collision matrix K along the rows' orthonormal directions, from the rows themselves:
     // d_p.K d_q = (1/m_A + 1/m_B) d_p.d_q + (r_A x d_p).I_A^-1 (r_A x d_q) + (the same for B),
     // without forming K (the two 3x3 triple products were a tenth of the pass's set-up). The
     // inertias are symmetric, so K's tangent block is built symmetric.
     const double linear = impulse::inv_mass(b, c.a) + impulse::inv_mass(b, c.b);
-    auto k = [&](int p, int q) { return rows[p].ra.dot(rows[q].ia) + rows[p].rb.dot(rows[q].ib); };
+    auto k = [&](int p, int q) {
+      return lever_a[p].dot(turn[q].ia) + lever_b[p].dot(turn[q].ib);
+    };
     s.normal_mass[i] = 1.0 / (linear + k(0, 0));
     Eigen::Matrix2d kt;
     const double k12 = k(1, 2);
@@ -256,46 +258,49 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       s.roll_mass[i] = impulse::tangent_mass(k, s.t1[i], s.t2[i]);
       const Vec3* axes[2] = {&s.t1[i], &s.t2[i]};
       for (int d = 0; d < 2; ++d) {
-        AngularRow& row = s.roll_rows[2 * i + d];
+        Turn& row = s.roll_rows[2 * i + d];
         row.ia = c.a >= 0 ? Vec3(b.inv_inertia[c.a] * *axes[d]) : Vec3::Zero();
         row.ib = c.b >= 0 ? Vec3(b.inv_inertia[c.b] * *axes[d]) : Vec3::Zero();
       }
       s.wr0[i] = impulse::relative_spin(c, b);
     }
   });
-  // Relative velocity along a row's direction, and an impulse along it (the hot loop: no 3x3
-  // products, the same numbers as impulse::relative_velocity / impulse::apply).
-  auto speed = [&](const Contact& c, const Row& row, const Vec3& d) {
+  // Relative velocity along direction d, and an impulse along it with the row's turn t (the hot
+  // loop; the same numbers as impulse::relative_velocity / impulse::apply). A row's lever r x d
+  // is computed where it is used rather than kept per contact: the set-up's own arithmetic, so
+  // the same bits, and two cross products cost less than reading 144 bytes more per contact
+  // (docs/design.md "Levers computed where used").
+  auto speed = [&](const Contact& c, const Vec3& d) {
     double u = 0.0;
-    if (c.a >= 0) u += d.dot(b.v[c.a]) + row.ra.dot(b.w[c.a]);
-    if (c.b >= 0) u -= d.dot(b.v[c.b]) + row.rb.dot(b.w[c.b]);
+    if (c.a >= 0) u += d.dot(b.v[c.a]) + c.ra.cross(d).dot(b.w[c.a]);
+    if (c.b >= 0) u -= d.dot(b.v[c.b]) + c.rb.cross(d).dot(b.w[c.b]);
     return u;
   };
-  auto push = [&](const Contact& c, const Row& row, const Vec3& d, double m) {
+  auto push = [&](const Contact& c, const Turn& t, const Vec3& d, double m) {
     if (c.a >= 0) {
       b.v[c.a] += (b.inv_mass[c.a] * m) * d;
-      b.w[c.a] += m * row.ia;
+      b.w[c.a] += m * t.ia;
     }
     if (c.b >= 0) {
       b.v[c.b] -= (b.inv_mass[c.b] * m) * d;
-      b.w[c.b] -= m * row.ib;
+      b.w[c.b] -= m * t.ib;
     }
   };
   // An update is a normal or a tangential impulse; its work is not booked here: the pass books
   // each contact once from its total impulse (book_and_guard).
   auto apply_normal = [&](const Contact& c, std::size_t i, double dpn, Sweep& sw) {
-    push(c, s.rows[3 * i], c.normal, dpn);
+    push(c, s.turns[3 * i], c.normal, dpn);
     ++sw.updates;
   };
   auto apply_tangent = [&](const Contact& c, std::size_t i, const Eigen::Vector2d& dpt, Sweep& sw) {
-    push(c, s.rows[3 * i + 1], s.t1[i], dpt.x());
-    push(c, s.rows[3 * i + 2], s.t2[i], dpt.y());
+    push(c, s.turns[3 * i + 1], s.t1[i], dpt.x());
+    push(c, s.turns[3 * i + 2], s.t2[i], dpt.y());
     ++sw.updates;
   };
   // The angular rows: an angular impulse about the tangents.
   auto apply_rolling = [&](const Contact& c, std::size_t i, const Eigen::Vector2d& dpr, Sweep& sw) {
     for (int d = 0; d < 2; ++d) {
-      const AngularRow& row = s.roll_rows[2 * i + d];
+      const Turn& row = s.roll_rows[2 * i + d];
       if (c.a >= 0) b.w[c.a] += dpr[d] * row.ia;
       if (c.b >= 0) b.w[c.b] -= dpr[d] * row.ib;
     }
@@ -345,7 +350,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
   // within the step, u_n = -g / dt (speculative contact: a grain pushed towards a near
   // neighbour stops at it instead of entering it). Accumulated impulse >= 0.
   auto relax_normal = [&](const Contact& c, std::size_t i, Sweep& sw) {
-    const double un = speed(c, s.rows[3 * i], c.normal);
+    const double un = speed(c, c.normal);
     const double pn_new = std::max(0.0, s.pn[i] - s.normal_mass[i] * (un - s.target[i]));
     const double dpn = pn_new - s.pn[i];
     if (dpn != 0.0) {
@@ -379,14 +384,12 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     const double dpn = relax_normal(c, i, sw);
     if (dpn < 0.0) onto_discs(c, i, sw);
     if (dpn == 0.0) return;
-    const Row& row = s.rows[3 * i];
     const double m = std::abs(dpn);
+    const Turn& t = s.turns[3 * i];
     if (c.a >= 0)
-      s.stirred[static_cast<std::size_t>(c.a)] +=
-          m * (b.inv_mass[c.a] + row.ia.norm() * c.ra.norm());
+      s.stirred[static_cast<std::size_t>(c.a)] += m * (b.inv_mass[c.a] + t.ia.norm() * c.ra.norm());
     if (c.b >= 0)
-      s.stirred[static_cast<std::size_t>(c.b)] +=
-          m * (b.inv_mass[c.b] + row.ib.norm() * c.rb.norm());
+      s.stirred[static_cast<std::size_t>(c.b)] += m * (b.inv_mass[c.b] + t.ib.norm() * c.rb.norm());
   };
   // One projected Gauss-Seidel update of contact i: its normal impulse, then its friction.
   auto relax = [&](std::size_t i, Sweep& sw) {
@@ -398,8 +401,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     if (c.rolling > 0.0) relax_rolling(c, i, sw);
     if (c.friction <= 0.0) return;
     if (s.pn[i] == 0.0 && s.pt[i].x() == 0.0 && s.pt[i].y() == 0.0) return;
-    const Eigen::Vector2d ut(speed(c, s.rows[3 * i + 1], s.t1[i]),
-                             speed(c, s.rows[3 * i + 2], s.t2[i]));
+    const Eigen::Vector2d ut(speed(c, s.t1[i]), speed(c, s.t2[i]));
     Eigen::Vector2d pt_new = s.pt[i] - s.tangent_mass[i] * ut;
     const double limit = c.friction * s.pn[i];
     // Inside the disc by a margin far above round-off, the root is not needed to know it (a
@@ -464,7 +466,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       return;
     }
     prefetch_range(&cs[i], sizeof(Contact));
-    prefetch_range(&s.rows[3 * i], 3 * sizeof(Row));
+    prefetch_range(&s.turns[3 * i], 3 * sizeof(Turn));
     prefetch(&s.t1[i]);
     prefetch(&s.t2[i]);
     prefetch(&s.tangent_mass[i]);

@@ -126,16 +126,12 @@ class RestingSolver final : public Solver {
   double target_speed(const Contact& c) const {
     return c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
   }
-  /// One direction d of one contact in Jacobian form: u.d = d.(v_A - v_B) + ra.w_A - rb.w_B
-  /// with ra = r_A x d, rb = r_B x d; an impulse m d changes w_A by m ia and w_B by -m ib.
-  struct Row {
-    Vec3 ra, rb;  // r x d [m]
-    Vec3 ia, ib;  // I^-1 (r x d) [1/(kg m)]
-  };
-  /// An angular row of rolling resistance about a tangent t (stored in Scratch::t1 / t2): no
-  /// linear part, so only the turns an angular impulse along t gives the two bodies.
-  struct AngularRow {
-    Vec3 ia, ib;  // I^-1 t [1/(kg m^2)]
+  /// What an impulse m along one row of a contact turns its two bodies by: w_A += m ia,
+  /// w_B -= m ib. A linear row along d (the normal, t1 or t2; u.d = d.(v_A - v_B) +
+  /// (r_A x d).w_A - (r_B x d).w_B): ia = I_A^-1 (r_A x d), ib = I_B^-1 (r_B x d). An angular row
+  /// of rolling resistance about a tangent t (no linear part): ia = I_A^-1 t, ib = I_B^-1 t.
+  struct Turn {
+    Vec3 ia, ib;  // [1/(kg m)] for a linear row, [1/(kg m^2)] for an angular one
   };
   /// One support contact of a body in the shock-propagation pass (the lower body held fixed).
   struct Support {
@@ -173,7 +169,7 @@ class RestingSolver final : public Solver {
     std::vector<double> upper_height;               // per contact: its upper body's height [m]
     std::vector<int> support_start, support, fill;  // each body's support contacts (CSR)
     std::vector<Support> local;                     // the supports of the body being settled
-    std::vector<Row> rows;                          // 3 per contact: n, t1, t2
+    std::vector<Turn> turns;                        // 3 per contact: n, t1, t2
     std::vector<Vec3> u0;                           // relative velocity before the pass [m/s]
     std::vector<Vec3> v0, w0;                       // body velocities before the pass
     // Blocked sweeps: the order, the island's contacts and bodies gathered into it.
@@ -201,7 +197,7 @@ class RestingSolver final : public Solver {
     // per contact (about t1, t2), their 2x2 mass [kg m^2], the accumulated
     // angular impulse [N m s] and before a later pass, the relative spin before the pass.
     bool rolling = false;
-    std::vector<AngularRow> roll_rows;
+    std::vector<Turn> roll_rows;
     std::vector<Eigen::Matrix2d> roll_mass;
     std::vector<Eigen::Vector2d> pr, pr_base;
     std::vector<Vec3> wr0;  // [rad/s]
