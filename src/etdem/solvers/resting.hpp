@@ -184,7 +184,7 @@ class RestingSolver final : public Solver {
     std::vector<std::vector<Support>> local_of_thread;
     std::vector<Settled> settled;
     std::vector<int> all;            // 0 .. n-1: the sweeps' contacts
-    std::vector<int> left;           // the contacts of the bodies the shock pass left approaching
+    std::vector<int> left;           // a closing round's contacts, ascending
     std::vector<char> moved;         // per body: moved since the contacts were last marked
     std::vector<double> stirred;     // per body: speed its points gained in a round's sweeps [m/s]
     std::vector<double> stir_limit;  // per body: kStirShare of its slowest joining speed [m/s]
