@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "etdem/core/group_by_key.hpp"
 #include "etdem/world/islands.hpp"
 
 namespace etdem {
@@ -106,6 +107,44 @@ TEST(Islands, ComponentsNumberedBySmallestBodyInOriginalOrder) {
         listed.push_back(out.contact_order[s]);
       ASSERT_EQ(listed, owned) << "trial " << trial << " island " << k;
     }
+  }
+}
+
+// The counting sort the islands (and the resting pass's per-body lists) are built with: each
+// key's items in the order given, negative keys left out, keys without items empty; against a
+// stable sort of the pairs on random input, twice into the same buffers.
+TEST(GroupByKey, IsAStableCountingSortThatLeavesOutNegativeKeys) {
+  std::mt19937 rng(7);
+  std::vector<int> start, items, fill;
+  for (int trial = 0; trial < 2; ++trial) {
+    const int keys = 9;
+    std::vector<std::pair<int, int>> pairs;  // (key, item); key 7 gets none
+    for (int item = 0; item < 200; ++item) {
+      const int key = static_cast<int>(rng() % (keys - 1));
+      pairs.emplace_back(key == 7 ? 8 : key, item);
+    }
+    for (int k = 0; k < 20; ++k) pairs.emplace_back(-1 - k % 2, 1000 + k);
+    std::shuffle(pairs.begin(), pairs.end(), rng);
+    group_by_key(
+        keys,
+        [&](auto emit) {
+          for (const auto& [key, item] : pairs) emit(key, item);
+        },
+        start, items, fill);
+    std::vector<std::pair<int, int>> expect;
+    for (const auto& p : pairs)
+      if (p.first >= 0) expect.push_back(p);
+    std::stable_sort(expect.begin(), expect.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    ASSERT_EQ(start.size(), static_cast<std::size_t>(keys) + 1);
+    ASSERT_EQ(items.size(), expect.size());
+    EXPECT_EQ(start[0], 0);
+    EXPECT_EQ(start[7], start[8]);  // a key without items
+    for (int key = 0; key < keys; ++key)
+      for (int j = start[key]; j < start[key + 1]; ++j) {
+        EXPECT_EQ(expect[static_cast<std::size_t>(j)].first, key);
+        EXPECT_EQ(items[static_cast<std::size_t>(j)], expect[static_cast<std::size_t>(j)].second);
+      }
   }
 }
 

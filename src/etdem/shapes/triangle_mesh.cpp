@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "etdem/core/group_by_key.hpp"
+
 namespace etdem {
 namespace {
 
@@ -177,14 +179,14 @@ TriangleMesh TriangleMesh::build(std::span<const Vec3> vertices,
     }
 
   // Vertex -> triangles.
-  m.vertex_start.assign(nv + 1, 0);
-  for (const auto& tri : m.triangles)
-    for (int v : tri) ++m.vertex_start[v + 1];
-  for (int v = 0; v < nv; ++v) m.vertex_start[v + 1] += m.vertex_start[v];
-  m.vertex_triangles.resize(m.vertex_start[nv]);
-  std::vector<int> fill(m.vertex_start.begin(), m.vertex_start.end() - 1);
-  for (int t = 0; t < nt; ++t)
-    for (int v : m.triangles[t]) m.vertex_triangles[fill[v]++] = t;
+  std::vector<int> fill;
+  group_by_key(
+      nv,
+      [&](auto emit) {
+        for (int t = 0; t < nt; ++t)
+          for (int v : m.triangles[t]) emit(v, t);
+      },
+      m.vertex_start, m.vertex_triangles, fill);
 
   build_tree(m);
   return m;

@@ -8,6 +8,7 @@
 
 #include <omp.h>
 
+#include "etdem/core/group_by_key.hpp"
 #include "etdem/core/parallel.hpp"
 #include "etdem/core/prefetch.hpp"
 #include "etdem/solvers/impulse.hpp"
@@ -497,24 +498,26 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       if (sweep_once(which, k)) return;
     ++st.guards_fired;
   };
-  // Whether contact i is left approaching: closing faster than its target by more than
-  // round-off, and by so much that within the step it would close by more than the share
-  // approach_tolerance of its shorter lever. In a settled bed the sweeps and the shock pass leave
-  // a third of the contacts closing by up to 0.1-0.9 mm/s, most of them by less than the
-  // tolerance's 3e-5 m/s (a grain of 1 cm, a step of 1/600 s); sweeping all of them again in every
-  // round cost a tenth of the pour's time (docs/design.md, "Left approaching: a depth, not
-  // round-off").
-  // Whether contact i would close within the step by more than `share` of its shorter lever.
+  // The square of a contact's shorter lever |r| (over the island's bodies).
+  auto lever2 = [](const Contact& c) {
+    double r2 = std::numeric_limits<double>::infinity();
+    if (c.a >= 0) r2 = c.ra.squaredNorm();
+    if (c.b >= 0) r2 = std::min(r2, c.rb.squaredNorm());
+    return r2;
+  };
+  // Whether contact i, closing faster than its target by more than round-off, would close within
+  // the step by more than `share` of its shorter lever.
   auto closes_beyond = [&](std::size_t i, double share) {
     const double excess = s.target[i] - closing_speed(i);
     if (!(excess > kApproachSlack)) return false;
-    const Contact& c = cs[i];
-    double lever2 = std::numeric_limits<double>::infinity();
-    if (c.a >= 0) lever2 = c.ra.squaredNorm();
-    if (c.b >= 0) lever2 = std::min(lever2, c.rb.squaredNorm());
     const double depth = excess * settings_.dt;
-    return depth * depth > share * share * lever2;
+    return depth * depth > share * share * lever2(cs[i]);
   };
+  // Whether contact i is left approaching: it would close by more than approach_tolerance of its
+  // lever. In a settled bed the sweeps and the shock pass leave a third of the contacts closing
+  // by up to 0.1-0.9 mm/s, most of them by less than the tolerance's 3e-5 m/s (a grain of 1 cm,
+  // a step of 1/600 s); sweeping all of them again in every round cost a tenth of the pour's time
+  // (docs/design.md, "Left approaching: a depth, not round-off").
   auto left_approaching = [&](std::size_t i) {
     return closes_beyond(i, settings_.approach_tolerance);
   };
@@ -577,28 +580,23 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     auto build_lists = [&]() {
       if (lists) return;
       lists = true;
-      s.contact_start.assign(static_cast<std::size_t>(b.count) + 1, 0);
-      for (std::size_t i = 0; i < n; ++i) {
-        if (cs[i].a >= 0) ++s.contact_start[static_cast<std::size_t>(cs[i].a) + 1];
-        if (cs[i].b >= 0) ++s.contact_start[static_cast<std::size_t>(cs[i].b) + 1];
-      }
-      for (int k = 0; k < b.count; ++k) s.contact_start[k + 1] += s.contact_start[k];
-      s.contacts_of.resize(static_cast<std::size_t>(s.contact_start[b.count]));
-      s.fill.assign(s.contact_start.begin(), s.contact_start.end() - 1);
-      for (std::size_t i = 0; i < n; ++i) {
-        if (cs[i].a >= 0) s.contacts_of[s.fill[cs[i].a]++] = static_cast<int>(i);
-        if (cs[i].b >= 0) s.contacts_of[s.fill[cs[i].b]++] = static_cast<int>(i);
-      }
+      group_by_key(
+          b.count,
+          [&](auto emit) {
+            for (std::size_t i = 0; i < n; ++i) {
+              emit(cs[i].a, static_cast<int>(i));
+              emit(cs[i].b, static_cast<int>(i));
+            }
+          },
+          s.contact_start, s.contacts_of, s.fill);
       s.in_round.assign(n, 0);
       s.stirred.assign(static_cast<std::size_t>(b.count), 0.0);
       s.stir_limit.assign(static_cast<std::size_t>(b.count),
                           std::numeric_limits<double>::infinity());
       for (std::size_t i = 0; i < n; ++i) {
         const Contact& c = cs[i];
-        double lever = std::numeric_limits<double>::infinity();
-        if (c.a >= 0) lever = c.ra.norm();
-        if (c.b >= 0) lever = std::min(lever, c.rb.norm());
-        const double limit = kStirShare * (kJoinShare * lever / settings_.dt);
+        // (The root of the least square is the least root: the same bits as min |r|.)
+        const double limit = kStirShare * (kJoinShare * std::sqrt(lever2(c)) / settings_.dt);
         for (const int body : {c.a, c.b})
           if (body >= 0) s.stir_limit[body] = std::min(s.stir_limit[body], limit);
       }
@@ -848,18 +846,14 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
   });
   // A body's height is that of its last support contact in island order.
   s.height.assign(nb, 0.0);
-  s.support_start.assign(nb + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const int body = s.upper_body[i];
-    if (body < 0) continue;
-    s.height[body] = s.upper_height[i];
-    ++s.support_start[body + 1];
-  }
-  for (int k = 0; k < nb; ++k) s.support_start[k + 1] += s.support_start[k];
-  s.support.resize(s.support_start[nb]);
-  s.fill.assign(s.support_start.begin(), s.support_start.end() - 1);
   for (std::size_t i = 0; i < n; ++i)
-    if (s.upper_body[i] >= 0) s.support[s.fill[s.upper_body[i]]++] = static_cast<int>(i);
+    if (s.upper_body[i] >= 0) s.height[s.upper_body[i]] = s.upper_height[i];
+  group_by_key(
+      nb,
+      [&](auto emit) {
+        for (std::size_t i = 0; i < n; ++i) emit(s.upper_body[i], static_cast<int>(i));
+      },
+      s.support_start, s.support, s.fill);
   // Lowest body first; ties by index, so the order is deterministic.
   s.order.clear();
   for (int k = 0; k < nb; ++k)
@@ -933,13 +927,13 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
     // of it, so any order within a level gives the same bits; the island's bodies are in the
     // blocked order here, so body order is a walk through space, where height order jumped
     // across the whole bed from one body to the next (at 10^6 grains, a cache miss each).
-    s.level_start.assign(levels + 1, 0);
-    for (int k = 0; k < m; ++k) ++s.level_start[s.level[s.order[k].second] + 1];
-    for (int l = 0; l < levels; ++l) s.level_start[l + 1] += s.level_start[l];
-    s.fill.assign(s.level_start.begin(), s.level_start.end() - 1);
-    s.by_level.resize(m);
-    for (int body = 0; body < nb; ++body)
-      if (s.position[body] >= 0) s.by_level[s.fill[s.level[body]]++] = s.position[body];
+    group_by_key(
+        levels,
+        [&](auto emit) {
+          for (int body = 0; body < nb; ++body)
+            if (s.position[body] >= 0) emit(s.level[body], s.position[body]);
+        },
+        s.level_start, s.by_level, s.fill);
     s.local_of_thread.resize(std::max(omp_get_max_threads(), 1));
 #pragma omp parallel
     {

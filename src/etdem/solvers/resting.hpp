@@ -74,9 +74,9 @@ inline RestingProbeHook resting_probe = nullptr;
 
 class RestingSolver final : public Solver {
  public:
-  /// Rounds of sweeps over the contacts of the bodies with a contact left approaching after the
-  /// shock pass (each round takes the bodies still approaching after the one before; they end
-  /// early when none is left, or when the energy guard takes a round back whole). Two: since
+  /// Rounds of sweeps after the shock pass, each from the contacts still left approaching (those
+  /// that answer them join as the round moves their bodies, kJoinShare); they end early when
+  /// none is left, or when the energy guard takes a round back whole. Two: since
   /// the rounds follow their front (kJoinShare), a third to fifth round no longer changes the
   /// deepest contact of a landing and costs 8 % of the pour (docs/design.md "Rounds that follow
   /// their front"; five before, "Five closing rounds").

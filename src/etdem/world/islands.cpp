@@ -1,5 +1,7 @@
 #include "etdem/world/islands.hpp"
 
+#include "etdem/core/group_by_key.hpp"
+
 namespace etdem {
 
 int IslandBuilder::find(int x) {
@@ -47,27 +49,24 @@ void IslandBuilder::build(std::span<const Contact> contacts, std::span<const int
   // Counting sort of contacts and bodies by island, stable in the original order (each
   // contact's island read once from the contact).
   contact_island_.resize(candidates.size());
-  out.contact_start.assign(islands + 1, 0);
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     const Contact& c = contacts[candidates[k]];
     const int body = (c.a >= 0 && dynamic[c.a]) ? c.a : c.b;
     contact_island_[k] = island_of_root_[parent_[body]];
-    ++out.contact_start[contact_island_[k] + 1];
   }
-  for (int k = 0; k < islands; ++k) out.contact_start[k + 1] += out.contact_start[k];
-  out.contact_order.resize(candidates.size());
-  counts_.assign(out.contact_start.begin(), out.contact_start.end() - 1);
-  for (std::size_t k = 0; k < candidates.size(); ++k)
-    out.contact_order[counts_[contact_island_[k]]++] = candidates[k];
-
-  out.body_start.assign(islands + 1, 0);
-  for (int i = 0; i < nb; ++i)
-    if (touched[i]) ++out.body_start[island_of_root_[parent_[i]] + 1];
-  for (int k = 0; k < islands; ++k) out.body_start[k + 1] += out.body_start[k];
-  out.body_order.resize(out.body_start[islands]);
-  counts_.assign(out.body_start.begin(), out.body_start.end() - 1);
-  for (int i = 0; i < nb; ++i)
-    if (touched[i]) out.body_order[counts_[island_of_root_[parent_[i]]]++] = i;
+  group_by_key(
+      islands,
+      [&](auto emit) {
+        for (std::size_t k = 0; k < candidates.size(); ++k) emit(contact_island_[k], candidates[k]);
+      },
+      out.contact_start, out.contact_order, counts_);
+  group_by_key(
+      islands,
+      [&](auto emit) {
+        for (int i = 0; i < nb; ++i)
+          if (touched[i]) emit(island_of_root_[parent_[i]], i);
+      },
+      out.body_start, out.body_order, counts_);
 }
 
 }  // namespace etdem
