@@ -1,6 +1,7 @@
 #include "etdem/solvers/resting.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <parallel/algorithm>
@@ -590,6 +591,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
           },
           s.contact_start, s.contacts_of, s.fill);
       s.in_round.assign(n, 0);
+      s.looked.assign(static_cast<std::size_t>(b.count), 0);
       s.stirred.assign(static_cast<std::size_t>(b.count), 0.0);
       s.stir_limit.assign(static_cast<std::size_t>(b.count),
                           std::numeric_limits<double>::infinity());
@@ -603,9 +605,9 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     };
     // Contact i enters the round's set: its booking starts from the velocities at the round's
     // start (v0, w0) and its impulses then.
+    // (Its mark in in_round is set by the caller.)
     auto join = [&](int i) {
       const IslandBodies before{b.count, s.v0.data(), s.w0.data(), b.inv_mass, b.inv_inertia};
-      s.in_round[i] = 1;
       s.u0[i] = impulse::relative_velocity(cs[i], before);
       s.pn_base[i] = s.pn[i];
       s.pt_base[i] = s.pt[i];
@@ -617,23 +619,77 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     // The contacts of the bodies the last sweeps stirred (kStirShare) that would now close by
     // more than kJoinShare join the set (kept ascending, the order run_subset sweeps in);
     // returns whether any did.
+    //
+    // The set that joins does not depend on the order the bodies are looked at in (nothing is
+    // pushed while looking: the velocities are read only), so on several threads, when the
+    // island is swept by blocks, each thread takes a share of the set: it claims the stirred
+    // bodies of its share that no thread has claimed (`looked`, exchanged atomically), then
+    // looks at its bodies' contacts and claims those that join (`in_round`). The joined
+    // contacts are sorted and merged into the set: the same set, the same bits, on any thread
+    // count (docs/design.md "A round's joins decided on every thread").
     auto grow = [&]() {
       const std::size_t count = s.left.size();
-      for (std::size_t k = 0; k < count; ++k) {
-        const Contact& c = cs[s.left[k]];
-        for (const int body : {c.a, c.b}) {
-          if (body < 0 || !(s.stirred[body] > s.stir_limit[body])) continue;
+      const int team = parallel && runs_parallel(count, kParallelPairs) ? omp_get_max_threads() : 1;
+      if (s.bodies_of_thread.size() < static_cast<std::size_t>(team)) {
+        s.bodies_of_thread.resize(team);
+        s.joined_of_thread.resize(team);
+      }
+      // With `atomic`, marks other threads may set at once are read atomically and claimed by
+      // exchange.
+      auto is_set = [](char& mark, bool atomic) {
+        return atomic ? std::atomic_ref<char>(mark).load(std::memory_order_relaxed) != 0
+                      : mark != 0;
+      };
+      auto claim = [](char& mark, bool atomic) {
+        if (atomic) return std::atomic_ref<char>(mark).exchange(1, std::memory_order_relaxed) == 0;
+        if (mark) return false;
+        mark = 1;
+        return true;
+      };
+      auto claim_bodies = [&](std::size_t lo, std::size_t hi, std::vector<int>& bodies,
+                              bool atomic) {
+        bodies.clear();
+        for (std::size_t k = lo; k < hi; ++k) {
+          const Contact& c = cs[s.left[k]];
+          for (const int body : {c.a, c.b})
+            if (body >= 0 && s.stirred[body] > s.stir_limit[body] && claim(s.looked[body], atomic))
+              bodies.push_back(body);
+        }
+      };
+      auto join_contacts = [&](const std::vector<int>& bodies, std::vector<int>& joined,
+                               bool atomic) {
+        joined.clear();
+        for (const int body : bodies) {
           s.stirred[body] = 0.0;
+          s.looked[body] = 0;
           for (int j = s.contact_start[body]; j < s.contact_start[body + 1]; ++j) {
             const int i = s.contacts_of[j];
-            if (s.in_round[i] || !closes_beyond(static_cast<std::size_t>(i), kJoinShare)) continue;
+            if (is_set(s.in_round[i], atomic)) continue;
+            if (!closes_beyond(static_cast<std::size_t>(i), kJoinShare)) continue;
+            if (!claim(s.in_round[i], atomic)) continue;
             join(i);
-            s.left.push_back(i);
+            joined.push_back(i);
           }
         }
+      };
+      if (team == 1) {
+        claim_bodies(0, count, s.bodies_of_thread[0], false);
+        join_contacts(s.bodies_of_thread[0], s.joined_of_thread[0], false);
+      } else {
+#pragma omp parallel num_threads(team)
+        {
+          const int th = omp_get_thread_num(), threads = omp_get_num_threads();
+          claim_bodies(count * th / threads, count * (th + 1) / threads, s.bodies_of_thread[th],
+                       true);
+#pragma omp barrier
+          join_contacts(s.bodies_of_thread[th], s.joined_of_thread[th], true);
+        }
       }
+      for (int th = 0; th < team; ++th)
+        s.left.insert(s.left.end(), s.joined_of_thread[th].begin(), s.joined_of_thread[th].end());
       if (s.left.size() == count) return false;
-      std::sort(s.left.begin(), s.left.end());
+      std::sort(s.left.begin() + count, s.left.end());
+      std::inplace_merge(s.left.begin(), s.left.begin() + count, s.left.end());
       return true;
     };
     // Sweeps of the round's set until converged with none joining, at most `bound`; reaching
@@ -663,7 +719,10 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       build_lists();
       s.v0.assign(b.v, b.v + b.count);
       s.w0.assign(b.w, b.w + b.count);
-      parallel_for(s.left.size(), [&](std::size_t k) { join(s.left[k]); });
+      parallel_for(s.left.size(), [&](std::size_t k) {
+        s.in_round[s.left[k]] = 1;
+        join(s.left[k]);
+      });
       follow(settings_.iterations);
       // A round the guard takes back whole leaves every velocity and impulse as it found them:
       // the next round would mark the same contacts, sweep them alike and be taken back alike
@@ -881,8 +940,14 @@ void RestingSolver::shock_propagation(std::span<Contact> cs, IslandBodies& b, Sc
   auto fetch_ahead = [&](int far, int near) {
     if (far >= 0) {
       const int body = s.order[far].second;
-      for (int j = s.support_start[body]; j < s.support_start[body + 1]; ++j)
-        prefetch_range(&cs[s.support[j]], sizeof(Contact));
+      for (int j = s.support_start[body]; j < s.support_start[body + 1]; ++j) {
+        const std::size_t i = static_cast<std::size_t>(s.support[j]);
+        prefetch_range(&cs[i], sizeof(Contact));
+        prefetch_range(&s.turns[3 * i], 3 * sizeof(Turn));
+        prefetch(&s.t1[i]);
+        prefetch(&s.t2[i]);
+        prefetch(&s.target[i]);
+      }
     }
     if (near < 0) return;
     const int body = s.order[near].second;
@@ -982,33 +1047,43 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
     const int lower = upper_a ? c.b : c.a;
     const Vec3 r_low = upper_a ? c.rb : c.ra;
     const Vec3 low = lower >= 0 ? Vec3(b.v[lower] + b.w[lower].cross(r_low)) : Vec3::Zero();
-    const double goal = std::min(d.dot(low) + target_speed(c), 0.0);
+    const double goal = std::min(d.dot(low) + s.target[s.support[j]], 0.0);
     const Vec3 v_up = b.v[body] + b.w[body].cross(r);
     approaching = !(goal - d.dot(v_up) <= 0.0);
   }
   if (!approaching) return out;
   // Per support contact: direction d from the lower to the upper body, lever arm, effective
   // mass of the upper body alone along d, and the goal of its point velocity along d.
+  //
+  // The sweeps' set-up already holds what the upper body's masses are made of: the rows' tangent
+  // basis and turns I^-1 (r x d) (the normal row's and the tangent rows'). Along d = -n (B the
+  // upper body) they are the same numbers negated, and negation is exact; the tangent basis is
+  // the one any_orthogonal(d) gives, t1 negated for d = -n (any_orthogonal(-n) = -any_orthogonal(n)
+  // and (-n) x (-t1) = n x t1). So reading them gives the bits of computing them again, and
+  // saves three 3x3 products and a normalisation per support (docs/design.md "The shock pass
+  // reads the sweeps' set-up").
   local.clear();
+  const double inv_mass = b.inv_mass[body];
   for (int j = first; j < last; ++j) {
     const int i = s.support[j];
     const Contact& c = cs[i];
     const bool upper_a = s.upper[i] == 1;
+    const Turn* turn = &s.turns[3 * static_cast<std::size_t>(i)];
     Support& sp = local.emplace_back();
     sp.d = upper_a ? c.normal : Vec3(-c.normal);
     sp.r = upper_a ? c.ra : c.rb;
     // The upper body's collision matrix along d (and the tangents below), from r x d as in
     // solve's set-up: d.K d = 1/m + (r x d).I^-1 (r x d).
-    const Mat3& inv_inertia = b.inv_inertia[body];
     const Vec3 rd = sp.r.cross(sp.d);
-    sp.mass = 1.0 / (b.inv_mass[body] + rd.dot(inv_inertia * rd));
+    const Vec3 turn_d = upper_a ? turn[0].ia : Vec3(-turn[0].ib);
+    sp.mass = 1.0 / (inv_mass + rd.dot(turn_d));
     // The lower body's point velocity along d, and the speed that closes the gap within the
     // step (a speculative contact): the upper body must not move along d slower than that.
     const int lower = upper_a ? c.b : c.a;
     const Vec3 r_low = upper_a ? c.rb : c.ra;
     const Vec3 low = lower >= 0 ? Vec3(b.v[lower] + b.w[lower].cross(r_low)) : Vec3::Zero();
     const double v_low = sp.d.dot(low);
-    const double target = target_speed(c);
+    const double target = s.target[i];
     // The pass treats the lower body as the ground. That is only energy-consistent while the
     // lower body's contact point does not move towards the upper one: an infinitely heavy
     // support that rises lifts whatever it carries with work nobody pays for (a tumbling
@@ -1025,17 +1100,18 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
     // against a tumbling support drags the grain into turns that bring other corners in (two
     // tumbling cubes went 5.6 % of a side deep with it, 4.2 % without).
     sp.mu = low.norm() <= settings_.slip_velocity ? c.friction : 0.0;
-    sp.t1 = any_orthogonal(sp.d);
-    sp.t2 = sp.d.cross(sp.t1);
+    sp.t1 = upper_a ? s.t1[i] : Vec3(-s.t1[i]);
+    sp.t2 = s.t2[i];
     sp.low_t = Eigen::Vector2d(sp.t1.dot(low), sp.t2.dot(low));
     // Only a support with friction uses its tangential mass (a tumbling support has none).
     sp.tangent_mass.setZero();
     if (sp.mu > 0.0) {
       const Vec3 r1 = sp.r.cross(sp.t1), r2 = sp.r.cross(sp.t2);
-      const Vec3 i1 = inv_inertia * r1, i2 = inv_inertia * r2;
+      const Vec3 i1 = upper_a ? turn[1].ia : Vec3(-turn[1].ib);  // B's t1 is -t1
+      const Vec3 i2 = upper_a ? turn[2].ia : turn[2].ib;
       const double k12 = r1.dot(i2);
       Eigen::Matrix2d kt;
-      kt << b.inv_mass[body] + r1.dot(i1), k12, k12, b.inv_mass[body] + r2.dot(i2);
+      kt << inv_mass + r1.dot(i1), k12, k12, inv_mass + r2.dot(i2);
       sp.tangent_mass = kt.inverse();
     }
     sp.p = 0.0;

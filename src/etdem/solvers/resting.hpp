@@ -189,6 +189,9 @@ class RestingSolver final : public Solver {
     std::vector<double> stirred;     // per body: speed its points gained in a round's sweeps [m/s]
     std::vector<double> stir_limit;  // per body: kStirShare of its slowest joining speed [m/s]
     std::vector<char> in_round;      // per contact: in the round's set (`left`)
+    std::vector<char> looked;        // per body: claimed while the set grows (0 outside)
+    // While the set grows on several threads: each thread's claimed bodies and joined contacts.
+    std::vector<std::vector<int>> bodies_of_thread, joined_of_thread;
     std::vector<int> contact_start, contacts_of;  // each body's contacts in the island (CSR)
     std::vector<double> pn_base;                  // impulses before a later pass [N s]
     std::vector<Eigen::Vector2d> pt_base;
