@@ -388,10 +388,22 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     if (dpn == 0.0) return;
     const double m = std::abs(dpn);
     const Turn& t = s.turns[3 * i];
-    if (c.a >= 0)
-      s.stirred[static_cast<std::size_t>(c.a)] += m * (b.inv_mass[c.a] + t.ia.norm() * c.ra.norm());
-    if (c.b >= 0)
-      s.stirred[static_cast<std::size_t>(c.b)] += m * (b.inv_mass[c.b] + t.ib.norm() * c.rb.norm());
+    // A body whose stir crosses its limit is listed, on the list of the thread that sweeps it
+    // (the contacts of a body in one colour lie in one block, so one thread crosses it): the
+    // bodies the next growth looks at (grow).
+    auto stir = [&](int body, double by) {
+      double& stirred = s.stirred[static_cast<std::size_t>(body)];
+      const double limit = s.stir_limit[static_cast<std::size_t>(body)];
+      const bool below = !(stirred > limit);
+      stirred += by;
+      if (!(below && stirred > limit)) return;
+      // (An island swept by blocks is solved outside any other parallel region: its threads are
+      // those of run_subset's region, and its leftovers are swept by thread 0 outside it.)
+      const int thread = parallel && omp_in_parallel() ? omp_get_thread_num() : 0;
+      s.stirred_of_thread[static_cast<std::size_t>(thread)].push_back(body);
+    };
+    if (c.a >= 0) stir(c.a, m * (b.inv_mass[c.a] + t.ia.norm() * c.ra.norm()));
+    if (c.b >= 0) stir(c.b, m * (b.inv_mass[c.b] + t.ib.norm() * c.rb.norm()));
   };
   // One projected Gauss-Seidel update of contact i: its normal impulse, then its friction.
   auto relax = [&](std::size_t i, Sweep& sw) {
@@ -591,7 +603,11 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
           },
           s.contact_start, s.contacts_of, s.fill);
       s.in_round.assign(n, 0);
-      s.looked.assign(static_cast<std::size_t>(b.count), 0);
+      // (Each list holds a body at most once: room for every body from the start, so a list
+      // never grows by reallocation.)
+      s.stirred_of_thread.resize(std::max(omp_get_max_threads(), 1));
+      for (std::vector<int>& list : s.stirred_of_thread) list.reserve(b.count);
+      s.stirred_bodies.reserve(b.count);
       s.stirred.assign(static_cast<std::size_t>(b.count), 0.0);
       s.stir_limit.assign(static_cast<std::size_t>(b.count),
                           std::numeric_limits<double>::infinity());
@@ -618,24 +634,30 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
     };
     // The contacts of the bodies the last sweeps stirred (kStirShare) that would now close by
     // more than kJoinShare join the set (kept ascending, the order run_subset sweeps in);
-    // returns whether any did.
+    // returns whether any did. The bodies are those listed by the sweeps as their stir crossed
+    // the limit (close): a growth costs what the stirred bodies' contacts cost, not a pass over
+    // the set.
     //
     // The set that joins does not depend on the order the bodies are looked at in (nothing is
-    // pushed while looking: the velocities are read only), so on several threads, when the
-    // island is swept by blocks, each thread takes a share of the set: it claims the stirred
-    // bodies of its share that no thread has claimed (`looked`, exchanged atomically), then
-    // looks at its bodies' contacts and claims those that join (`in_round`). The joined
-    // contacts are sorted and merged into the set: the same set, the same bits, on any thread
-    // count (docs/design.md "A round's joins decided on every thread").
+    // pushed while looking: the velocities are read only), so when the island is swept by blocks
+    // and many bodies were stirred, the threads share them and claim the contacts that join
+    // (`in_round`, exchanged atomically: a contact of two stirred bodies is found twice). The
+    // joined contacts are sorted and merged into the set: the same set, the same bits, on any
+    // thread count (docs/design.md "A round's joins: the stirred bodies listed").
     auto grow = [&]() {
       const std::size_t count = s.left.size();
-      const int team = parallel && runs_parallel(count, kParallelPairs) ? omp_get_max_threads() : 1;
-      if (s.bodies_of_thread.size() < static_cast<std::size_t>(team)) {
-        s.bodies_of_thread.resize(team);
-        s.joined_of_thread.resize(team);
+      s.stirred_bodies.clear();
+      for (std::vector<int>& list : s.stirred_of_thread) {
+        s.stirred_bodies.insert(s.stirred_bodies.end(), list.begin(), list.end());
+        list.clear();
       }
-      // With `atomic`, marks other threads may set at once are read atomically and claimed by
-      // exchange.
+      const std::size_t stirred = s.stirred_bodies.size();
+      const int team =
+          parallel && runs_parallel(stirred, kParallelStirred) ? omp_get_max_threads() : 1;
+      if (s.joined_of_thread.size() < static_cast<std::size_t>(team))
+        s.joined_of_thread.resize(team);
+      // With `atomic`, a contact another thread may claim at once is read atomically and
+      // claimed by exchange.
       auto is_set = [](char& mark, bool atomic) {
         return atomic ? std::atomic_ref<char>(mark).load(std::memory_order_relaxed) != 0
                       : mark != 0;
@@ -646,22 +668,12 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
         mark = 1;
         return true;
       };
-      auto claim_bodies = [&](std::size_t lo, std::size_t hi, std::vector<int>& bodies,
-                              bool atomic) {
-        bodies.clear();
-        for (std::size_t k = lo; k < hi; ++k) {
-          const Contact& c = cs[s.left[k]];
-          for (const int body : {c.a, c.b})
-            if (body >= 0 && s.stirred[body] > s.stir_limit[body] && claim(s.looked[body], atomic))
-              bodies.push_back(body);
-        }
-      };
-      auto join_contacts = [&](const std::vector<int>& bodies, std::vector<int>& joined,
+      auto join_contacts = [&](std::size_t lo, std::size_t hi, std::vector<int>& joined,
                                bool atomic) {
         joined.clear();
-        for (const int body : bodies) {
+        for (std::size_t k = lo; k < hi; ++k) {
+          const int body = s.stirred_bodies[k];
           s.stirred[body] = 0.0;
-          s.looked[body] = 0;
           for (int j = s.contact_start[body]; j < s.contact_start[body + 1]; ++j) {
             const int i = s.contacts_of[j];
             if (is_set(s.in_round[i], atomic)) continue;
@@ -673,16 +685,14 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
         }
       };
       if (team == 1) {
-        claim_bodies(0, count, s.bodies_of_thread[0], false);
-        join_contacts(s.bodies_of_thread[0], s.joined_of_thread[0], false);
+        join_contacts(0, stirred, s.joined_of_thread[0], false);
       } else {
 #pragma omp parallel num_threads(team)
         {
-          const int th = omp_get_thread_num(), threads = omp_get_num_threads();
-          claim_bodies(count * th / threads, count * (th + 1) / threads, s.bodies_of_thread[th],
-                       true);
-#pragma omp barrier
-          join_contacts(s.bodies_of_thread[th], s.joined_of_thread[th], true);
+          const std::size_t th = static_cast<std::size_t>(omp_get_thread_num());
+          const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
+          join_contacts(stirred * th / threads, stirred * (th + 1) / threads,
+                        s.joined_of_thread[th], true);
         }
       }
       for (int th = 0; th < team; ++th)
@@ -739,6 +749,7 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
           if (kept != 0.0) s.moved[body] = 1;
         }
       }
+      for (std::vector<int>& list : s.stirred_of_thread) list.clear();
       if (kept == 0.0) break;
     }
   }

@@ -93,6 +93,9 @@ class RestingSolver final : public Solver {
   /// the pour's solve 16.2 s with it, 18.8 s without), not a bound: a contact already near the
   /// joining speed can cross it by less.
   static constexpr double kStirShare = 0.5;
+  /// A growth of a round's set looks at the stirred bodies' contacts on every thread from this
+  /// many bodies on (an island swept by blocks only).
+  static constexpr std::size_t kParallelStirred = 128;
   /// A contact closing faster than its target by at most this is not approaching [m/s]
   /// (round-off of the sweeps' velocities). The rounds and the count in the statistics ask in
   /// addition for a depth (RestingSettings::approach_tolerance); the convergence probe counts
@@ -189,9 +192,11 @@ class RestingSolver final : public Solver {
     std::vector<double> stirred;     // per body: speed its points gained in a round's sweeps [m/s]
     std::vector<double> stir_limit;  // per body: kStirShare of its slowest joining speed [m/s]
     std::vector<char> in_round;      // per contact: in the round's set (`left`)
-    std::vector<char> looked;        // per body: claimed while the set grows (0 outside)
-    // While the set grows on several threads: each thread's claimed bodies and joined contacts.
-    std::vector<std::vector<int>> bodies_of_thread, joined_of_thread;
+    // Bodies whose stir crossed their limit since they were last looked at, listed by the thread
+    // that swept them; all of them, gathered for a growth of the set; the contacts each thread
+    // joined in it.
+    std::vector<std::vector<int>> stirred_of_thread, joined_of_thread;
+    std::vector<int> stirred_bodies;
     std::vector<int> contact_start, contacts_of;  // each body's contacts in the island (CSR)
     std::vector<double> pn_base;                  // impulses before a later pass [N s]
     std::vector<Eigen::Vector2d> pt_base;
