@@ -1043,58 +1043,22 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
                                                   std::vector<Support>& local) const {
   Settled out;
   const int first = s.support_start[body], last = s.support_start[body + 1];
-  // A body none of whose supports it approaches faster than their goal would be left exactly
-  // as it is: every impulse of the settle below starts at zero and stays zero (p = max(0,
-  // m (goal - u)) with goal - u <= 0, and a friction disc of radius mu p = 0), so nothing is
-  // pushed, no work is booked and no guard fires. The test repeats the settle's own arithmetic
-  // for d, r, the goal and the point velocity, so skipping is the same bits; it saves setting
-  // up the supports' masses of most bodies of a settled pile.
-  bool approaching = false;
-  for (int j = first; j < last && !approaching; ++j) {
-    const Contact& c = cs[s.support[j]];
-    const bool upper_a = s.upper[s.support[j]] == 1;
-    const Vec3 d = upper_a ? c.normal : Vec3(-c.normal);
-    const Vec3 r = upper_a ? c.ra : c.rb;
-    const int lower = upper_a ? c.b : c.a;
-    const Vec3 r_low = upper_a ? c.rb : c.ra;
-    const Vec3 low = lower >= 0 ? Vec3(b.v[lower] + b.w[lower].cross(r_low)) : Vec3::Zero();
-    const double goal = std::min(d.dot(low) + s.target[s.support[j]], 0.0);
-    const Vec3 v_up = b.v[body] + b.w[body].cross(r);
-    approaching = !(goal - d.dot(v_up) <= 0.0);
-  }
-  if (!approaching) return out;
-  // Per support contact: direction d from the lower to the upper body, lever arm, effective
-  // mass of the upper body alone along d, and the goal of its point velocity along d.
-  //
-  // The sweeps' set-up already holds what the upper body's masses are made of: the rows' tangent
-  // basis and turns I^-1 (r x d) (the normal row's and the tangent rows'). Along d = -n (B the
-  // upper body) they are the same numbers negated, and negation is exact; the tangent basis is
-  // the one any_orthogonal(d) gives, t1 negated for d = -n (any_orthogonal(-n) = -any_orthogonal(n)
-  // and (-n) x (-t1) = n x t1). So reading them gives the bits of computing them again, and
-  // saves three 3x3 products and a normalisation per support (docs/design.md "The shock pass
-  // reads the sweeps' set-up").
+  // Per support contact: direction d from the lower to the upper body, lever arm, the lower
+  // body's point velocity and the goal of the upper body's point velocity along d.
   local.clear();
-  const double inv_mass = b.inv_mass[body];
+  bool approaching = false;
   for (int j = first; j < last; ++j) {
     const int i = s.support[j];
     const Contact& c = cs[i];
     const bool upper_a = s.upper[i] == 1;
-    const Turn* turn = &s.turns[3 * static_cast<std::size_t>(i)];
     Support& sp = local.emplace_back();
     sp.d = upper_a ? c.normal : Vec3(-c.normal);
     sp.r = upper_a ? c.ra : c.rb;
-    // The upper body's collision matrix along d (and the tangents below), from r x d as in
-    // solve's set-up: d.K d = 1/m + (r x d).I^-1 (r x d).
-    const Vec3 rd = sp.r.cross(sp.d);
-    const Vec3 turn_d = upper_a ? turn[0].ia : Vec3(-turn[0].ib);
-    sp.mass = 1.0 / (inv_mass + rd.dot(turn_d));
     // The lower body's point velocity along d, and the speed that closes the gap within the
     // step (a speculative contact): the upper body must not move along d slower than that.
     const int lower = upper_a ? c.b : c.a;
     const Vec3 r_low = upper_a ? c.rb : c.ra;
-    const Vec3 low = lower >= 0 ? Vec3(b.v[lower] + b.w[lower].cross(r_low)) : Vec3::Zero();
-    const double v_low = sp.d.dot(low);
-    const double target = s.target[i];
+    sp.low = lower >= 0 ? Vec3(b.v[lower] + b.w[lower].cross(r_low)) : Vec3::Zero();
     // The pass treats the lower body as the ground. That is only energy-consistent while the
     // lower body's contact point does not move towards the upper one: an infinitely heavy
     // support that rises lifts whatever it carries with work nobody pays for (a tumbling
@@ -1103,17 +1067,45 @@ RestingSolver::Settled RestingSolver::settle_body(int body, std::span<Contact> c
     // its support, and its work on the upper body is never positive (docs/design.md). What
     // the lower body's rise leaves approaching gets sweeps of its own after this pass, which
     // conserve momentum (solve).
-    sp.goal = std::min(v_low + target, 0.0);
+    sp.goal = std::min(sp.d.dot(sp.low) + s.target[i], 0.0);
+    const Vec3 v_up = b.v[body] + b.w[body].cross(sp.r);
+    approaching = approaching || !(sp.goal - sp.d.dot(v_up) <= 0.0);
+  }
+  // A body none of whose supports it approaches faster than their goal is left exactly as it
+  // is: every impulse of the settle below would start at zero and stay zero (p = max(0,
+  // m (goal - u)) with goal - u <= 0, and a friction disc of radius mu p = 0), so nothing
+  // would be pushed, no work booked and no guard fired. Skipping it saves setting up the
+  // supports' masses of most bodies of a settled pile.
+  if (!approaching) return out;
+  // The upper body's masses along each support's normal and tangents, and its friction.
+  //
+  // The sweeps' set-up already holds what the masses are made of: the rows' tangent basis and
+  // turns I^-1 (r x d) (the normal row's and the tangent rows'). Along d = -n (B the upper body)
+  // they are the same numbers negated, and negation is exact; the tangent basis is the one
+  // any_orthogonal(d) gives, t1 negated for d = -n (any_orthogonal(-n) = -any_orthogonal(n) and
+  // (-n) x (-t1) = n x t1). So reading them gives the bits of computing them again, and saves
+  // three 3x3 products and a normalisation per support (docs/design.md "The shock pass reads the
+  // sweeps' set-up").
+  const double inv_mass = b.inv_mass[body];
+  for (int j = first; j < last; ++j) {
+    const int i = s.support[j];
+    const bool upper_a = s.upper[i] == 1;
+    const Turn* turn = &s.turns[3 * static_cast<std::size_t>(i)];
+    Support& sp = local[static_cast<std::size_t>(j - first)];
+    // d.K d = 1/m + (r x d).I^-1 (r x d), as in solve's set-up.
+    const Vec3 rd = sp.r.cross(sp.d);
+    const Vec3 turn_d = upper_a ? turn[0].ia : Vec3(-turn[0].ib);
+    sp.mass = 1.0 / (inv_mass + rd.dot(turn_d));
     // Friction: the upper body's slip over the held support, within the Coulomb disc. A
     // frictionless pass let a grain on a tilted support slide down its tangent plane every
     // step (the creep of a sphere heap, docs/design.md).
     // Only against a support at rest (its point slower than the resting velocity): friction
     // against a tumbling support drags the grain into turns that bring other corners in (two
     // tumbling cubes went 5.6 % of a side deep with it, 4.2 % without).
-    sp.mu = low.norm() <= settings_.slip_velocity ? c.friction : 0.0;
+    sp.mu = sp.low.norm() <= settings_.slip_velocity ? cs[i].friction : 0.0;
     sp.t1 = upper_a ? s.t1[i] : Vec3(-s.t1[i]);
     sp.t2 = s.t2[i];
-    sp.low_t = Eigen::Vector2d(sp.t1.dot(low), sp.t2.dot(low));
+    sp.low_t = Eigen::Vector2d(sp.t1.dot(sp.low), sp.t2.dot(sp.low));
     // Only a support with friction uses its tangential mass (a tumbling support has none).
     sp.tangent_mass.setZero();
     if (sp.mu > 0.0) {

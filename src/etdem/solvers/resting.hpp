@@ -141,6 +141,7 @@ class RestingSolver final : public Solver {
     Vec3 d;                        // unit direction from the lower to the upper body
     Vec3 r;                        // contact point from the upper body's centre [m]
     double mass = 0.0;             // 1 / d.K d [kg]
+    Vec3 low;                      // the lower body's velocity at the point [m/s]
     double goal = 0.0;             // least velocity of the point along d [m/s], <= 0
     double p = 0.0;                // accumulated normal impulse [N s]
     double mu = 0.0;               // Coulomb coefficient
