@@ -6,8 +6,10 @@
 // of straight paths: d = c dt - g for a pair at gap g closing at c after the solve.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "test_world_fixture.hpp"
 
@@ -133,6 +135,38 @@ TEST(MissedPairs, AStruckGrainFindsANeighbourBeyondItsBox) {
     } else {
       EXPECT_NEAR(overlap, 2.0 * kDt - gap, 1e-9);
     }
+  }
+}
+
+TEST(MissedPairs, ManyStruckGrainsFindTheirNeighboursAlike) {
+  // The row of the test above, repeated side by side: the struck grains are the bodies whose
+  // speed grew in the solve. Few of them are each looked at against every box, many of them
+  // through a broad phase of all the boxes (World::missed_substeps, kFewGrown = 32); both
+  // must find every row's pair and split the step alike.
+  for (const int rows : {1, 8, 40}) {
+    TestWorld t(1.0, 0.0);
+    t.world.settings.gravity = Vec3::Zero();
+    t.world.settings.dt = kDt;
+    t.world.settings.projection = 0.0;
+    const double gap = 1.5e-3, pitch = 3.0 * kR;  // rows 5 mm apart: no row reaches another
+    std::vector<int> struck, third;
+    for (int r = 0; r < rows; ++r) {
+      const double y = r * pitch;
+      t.add_sphere(kR, Vec3(0, y, 0), Vec3(2.0, 0, 0));
+      struck.push_back(t.add_sphere(kR, Vec3(2.0 * kR, y, 0)));
+      third.push_back(t.add_sphere(kR, Vec3(4.0 * kR + gap, y, 0)));
+    }
+    t.world.initialize();
+    t.world.step();
+    const World& w = t.world;
+    EXPECT_EQ(w.totals().substeps, 2) << rows << " rows";  // ceil(2 dt / 1.5 mm)
+    double deepest = -1.0;
+    for (int r = 0; r < rows; ++r)
+      deepest = std::max(deepest, 2.0 * kR - (w.bodies.position[third[r]] -
+                                              w.bodies.position[struck[r]]).norm());
+    std::printf("%d rows struck at once: sub-steps %ld, deepest overlap %.4e m\n", rows,
+                w.totals().substeps, deepest);
+    EXPECT_LT(deepest, kHeld) << rows << " rows";
   }
 }
 

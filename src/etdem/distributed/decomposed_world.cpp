@@ -361,9 +361,11 @@ bool DecomposedWorld::advance(long* needed) {
   if (needed) {  // the spin after the solve, and the pairs it closes unreported, every rank's
     long missed = 1;
     if (w.settings.substep_missed) {  // a pair's two grains at their velocities after the solve
-      share_ghost_velocities();
-      missed = w.missed_substeps(w.step_bodies_, w.step_contacts_);
-      restore_ghost_velocities();
+      timed(p, P::Checks, [&] {
+        share_ghost_velocities();
+        missed = w.missed_substeps(w.step_bodies_, w.step_contacts_);
+        restore_ghost_velocities();
+      });
     }
     const long n = static_cast<long>(t_.max(static_cast<double>(
         std::max(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity), missed))));
