@@ -139,10 +139,11 @@ TEST(MissedPairs, AStruckGrainFindsANeighbourBeyondItsBox) {
 }
 
 TEST(MissedPairs, ManyStruckGrainsFindTheirNeighboursAlike) {
-  // The row of the test above, repeated side by side: the struck grains are the bodies whose
-  // speed grew in the solve. Few of them are each looked at against every box, many of them
-  // through a broad phase of all the boxes (World::missed_substeps, kFewGrown = 32); both
-  // must find every row's pair and split the step alike.
+  // The row of the test above, repeated side by side, beside 100 grains at rest far away: the
+  // struck grains are the bodies whose speed grew in the solve. While they are at most an
+  // eighth of the boxes each box is looked at against them (World::missed_substeps,
+  // kFewGrown), otherwise through a broad phase of all the boxes; both must find every row's
+  // pair and split the step alike. 1 and 8 rows take the first way, 40 the second.
   for (const int rows : {1, 8, 40}) {
     TestWorld t(1.0, 0.0);
     t.world.settings.gravity = Vec3::Zero();
@@ -151,11 +152,14 @@ TEST(MissedPairs, ManyStruckGrainsFindTheirNeighboursAlike) {
     const double gap = 1.5e-3, pitch = 3.0 * kR;  // rows 5 mm apart: no row reaches another
     std::vector<int> struck, third;
     for (int r = 0; r < rows; ++r) {
-      const double y = r * pitch;
-      t.add_sphere(kR, Vec3(0, y, 0), Vec3(2.0, 0, 0));
-      struck.push_back(t.add_sphere(kR, Vec3(2.0 * kR, y, 0)));
-      third.push_back(t.add_sphere(kR, Vec3(4.0 * kR + gap, y, 0)));
+      // Every other row shifted along x, so the grown boxes' x ranges differ.
+      const double x = (r % 2) * 7.0 * kR, y = r * pitch;
+      t.add_sphere(kR, Vec3(x, y, 0), Vec3(2.0, 0, 0));
+      struck.push_back(t.add_sphere(kR, Vec3(x + 2.0 * kR, y, 0)));
+      third.push_back(t.add_sphere(kR, Vec3(x + 4.0 * kR + gap, y, 0)));
     }
+    for (int k = 0; k < 100; ++k)
+      t.add_sphere(kR, Vec3((k % 10) * pitch - 0.05, (k / 10) * pitch, 1.0));
     t.world.initialize();
     t.world.step();
     const World& w = t.world;

@@ -42,9 +42,9 @@ long World::substep_count_unbounded(double dt, const std::vector<Vec3>& spin) co
 }
 
 namespace {
-/// At most this many bodies whose speed grew are looked for against every box (missed_substeps);
-/// more, and a broad phase of all the boxes is cheaper.
-constexpr std::size_t kFewGrown = 32;
+/// Bodies whose speed grew are looked for box by box (missed_substeps) while they are at most
+/// this share of the boxes (1 / kFewGrown); more, and a broad phase of all the boxes is cheaper.
+constexpr std::size_t kFewGrown = 8;
 }  // namespace
 
 long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
@@ -141,17 +141,28 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
     // old reach close within the step only if s'_a h - s_a h + s'_b h - s_b h exceeds
     // skin (R_a + R_b) >= 2 skin R_min, so one of the two grew by more than skin R_min. A pair
     // without such a body would be collided for nothing (1 sub-step), so only the pairs of the
-    // bodies that grew are looked for: when they are few (a landing's struck grains: 1 to 16
-    // of the 10,000-grain pour's bodies), each against every box, instead of a broad phase of
-    // all the boxes (8 ms a step there). The same pairs that can need sub-steps, so the same
-    // count.
+    // bodies that grew are looked for. The same pairs that can need sub-steps, so the same count.
     missed_grown_.clear();
     for (std::size_t k = 0; k < box_ids_.size(); ++k) {
       const int i = box_ids_[k];
       if (sb.dynamic[i] && (speed_bound(i) - sb.speed[i]) * h > skin * smallest)
         missed_grown_.push_back(static_cast<int>(k));
     }
-    if (missed_grown_.size() <= kFewGrown) {
+    if (missed_grown_.size() * kFewGrown <= box_ids_.size()) {
+      // Few (a landing's struck grains: 1 to 16 of the 10,000-grain pour's bodies, 80 on
+      // average of the 100,000-grain bed's when more than 32): every box against the grown
+      // ones whose x range can reach it, found by bisection in the grown boxes sorted by their
+      // lower x, instead of a broad phase of all the boxes (8 ms a step at 10^4 grains).
+      std::sort(missed_grown_.begin(), missed_grown_.end(), [&](int k, int l) {
+        return std::pair(missed_boxes_[k].min.x(), k) < std::pair(missed_boxes_[l].min.x(), l);
+      });
+      missed_grown_x_.resize(missed_grown_.size());
+      double widest = 0.0;  // the widest grown box along x
+      for (std::size_t j = 0; j < missed_grown_.size(); ++j) {
+        const Aabb& g = missed_boxes_[missed_grown_[j]];
+        missed_grown_x_[j] = g.min.x();
+        widest = std::max(widest, g.max.x() - g.min.x());
+      }
       missed_pairs_of_thread_.resize(static_cast<std::size_t>(std::max(omp_get_max_threads(), 1)));
       for (auto& v : missed_pairs_of_thread_) v.clear();
       const long nb = std::ssize(box_ids_);
@@ -159,12 +170,19 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
       {
         auto& found = missed_pairs_of_thread_[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(static)
-        for (long o = 0; o < nb; ++o)
-          for (const int k : missed_grown_) {
-            if (k == o || !missed_boxes_[k].overlaps(missed_boxes_[o])) continue;
-            const int a = box_ids_[k], b = box_ids_[o];
+        for (long o = 0; o < nb; ++o) {
+          const Aabb& box = missed_boxes_[static_cast<std::size_t>(o)];
+          // A grown box reaches this one along x only if its lower x lies in
+          // [box.min.x - widest, box.max.x] (a NaN box reaches none, as it overlaps none).
+          const auto first = std::lower_bound(missed_grown_x_.begin(), missed_grown_x_.end(),
+                                              box.min.x() - widest);
+          for (auto it = first; it != missed_grown_x_.end() && *it <= box.max.x(); ++it) {
+            const int k = missed_grown_[static_cast<std::size_t>(it - missed_grown_x_.begin())];
+            if (k == o || !missed_boxes_[k].overlaps(box)) continue;
+            const int a = box_ids_[k], b = box_ids_[static_cast<std::size_t>(o)];
             found.push_back({std::min(a, b), std::max(a, b)});
           }
+        }
       }
       missed_pairs_.clear();
       for (const auto& v : missed_pairs_of_thread_)
@@ -173,7 +191,14 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
       missed_pairs_.erase(std::unique(missed_pairs_.begin(), missed_pairs_.end()),
                           missed_pairs_.end());
     } else {
+      // Many: a broad phase of all the boxes, and of its pairs those of a body that grew.
       missed_broad_.find_pairs(missed_boxes_, box_ids_, missed_pairs_);
+      missed_is_grown_.assign(static_cast<std::size_t>(bodies.count()), 0);
+      for (const int k : missed_grown_) missed_is_grown_[static_cast<std::size_t>(box_ids_[k])] = 1;
+      std::erase_if(missed_pairs_, [&](const std::pair<int, int>& p) {
+        return !missed_is_grown_[static_cast<std::size_t>(p.first)] &&
+               !missed_is_grown_[static_cast<std::size_t>(p.second)];
+      });
     }
     const long nm = std::ssize(missed_pairs_);
     const bool many_pairs = runs_parallel(missed_pairs_.size(), kParallelPairs);

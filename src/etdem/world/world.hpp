@@ -430,6 +430,8 @@ class World {
   std::vector<double> missed_spin_;  // missed_substeps: each body's spin bound after the solve
   std::vector<std::pair<int, int>> missed_pairs_;
   std::vector<int> missed_grown_;  // slots of box_ids_ whose speed bound grew in the solve
+  std::vector<double> missed_grown_x_;  // their boxes' lower x, ascending
+  std::vector<char> missed_is_grown_;   // per body: one of those
   std::vector<std::vector<std::pair<int, int>>> missed_pairs_of_thread_;
   std::vector<Aabb> reach_;
   std::vector<Aabb> boxes_;
