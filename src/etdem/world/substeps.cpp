@@ -57,10 +57,20 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // reports it before it is reached.
   if (!settings.substep_missed) return 1;
   const double dt = settings.dt, h = h_;
-  // Each body's spin bound |w| R after the solve, once (the pairs read it many times).
+  auto sphere = [&](int i) { return shapes.type[bodies.shape[i]] == ShapeType::Sphere; };
+  auto plane = [&](int i) { return shapes.type[bodies.shape[i]] == ShapeType::Plane; };
+  // Each body's spin bound |w| R after the solve, once (the pairs read it many times), and a
+  // sphere's |v| + |w| R (infinite for other shapes): two spheres close at most at the sum of
+  // theirs, which bounds the pair's closing bound |v_a - v_b| + |w_a| R_a + |w_b| R_b.
   missed_spin_.resize(static_cast<std::size_t>(bodies.count()));
-  parallel_for(missed_spin_.size(),
-               [&](std::size_t i) { missed_spin_[i] = spin_bound(static_cast<int>(i)); });
+  missed_sphere_speed_.resize(missed_spin_.size());
+  parallel_for(missed_spin_.size(), [&](std::size_t k) {
+    const int i = static_cast<int>(k);
+    missed_spin_[k] = spin_bound(i);
+    missed_sphere_speed_[k] =
+        sphere(i) ? (sb.dynamic[k] ? bodies.velocity[k].norm() : 0.0) + missed_spin_[k]
+                  : std::numeric_limits<double>::infinity();
+  });
   // The sub-steps a manifold of a and b needs at the velocities now (1: none closes).
   auto needed = [&](int a, int b, const Manifold& m) {
     double most = 1.0;
@@ -86,8 +96,6 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // than `before` within the (sub-)step, the point is held open and collide would give 1; the
   // factor 2 keeps that decision clear of rounding. (In a settled bed this leaves out nearly
   // every pair the bound would collide again.)
-  auto sphere = [&](int i) { return shapes.type[bodies.shape[i]] == ShapeType::Sphere; };
-  auto plane = [&](int i) { return shapes.type[bodies.shape[i]] == ShapeType::Plane; };
   auto test_pair = [&](int a, int b, double before, Manifold& m) {
     const double closing = closing_speed_bound(sb.dynamic, a, b, missed_spin_[a], missed_spin_[b]);
     const double margin = pair_margin(a, b, closing);
@@ -108,6 +116,9 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
       const double before = sc.pair_margin[static_cast<std::size_t>(k)];
       if (before < 0.0) continue;  // reported (its points were solved) or not tested
       const auto [a, b] = sb.pairs[static_cast<std::size_t>(k)];
+      // Two spheres held open (as in test_pair) by the sum of their speeds, which needs neither
+      // body's velocity read again: most kept pairs of a sphere bed end here.
+      if (!(2.0 * (missed_sphere_speed_[a] + missed_sphere_speed_[b]) * h > before)) continue;
       most = std::max(most, test_pair(a, b, before, m));
     }
   }

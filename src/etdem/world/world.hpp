@@ -428,6 +428,7 @@ class World {
   BroadPhase missed_broad_;
   std::vector<Aabb> missed_boxes_;
   std::vector<double> missed_spin_;  // missed_substeps: each body's spin bound after the solve
+  std::vector<double> missed_sphere_speed_;  // and a sphere's |v| + |w| R (others: infinite)
   std::vector<std::pair<int, int>> missed_pairs_;
   std::vector<int> missed_grown_;  // slots of box_ids_ whose speed bound grew in the solve
   std::vector<double> missed_grown_x_;  // their boxes' lower x, ascending
