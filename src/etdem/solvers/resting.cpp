@@ -654,8 +654,11 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       const std::size_t stirred = s.stirred_bodies.size();
       const int team =
           parallel && runs_parallel(stirred, kParallelStirred) ? omp_get_max_threads() : 1;
+      // (Every list the merge below reads is emptied here: a region may run fewer threads than
+      // asked for, and a list no thread ran on must not hold an earlier growth's contacts.)
       if (s.joined_of_thread.size() < static_cast<std::size_t>(team))
         s.joined_of_thread.resize(team);
+      for (int th = 0; th < team; ++th) s.joined_of_thread[th].clear();
       // With `atomic`, a contact another thread may claim at once is read atomically and
       // claimed by exchange.
       auto is_set = [](char& mark, bool atomic) {
@@ -670,7 +673,6 @@ SolverStats RestingSolver::solve(std::span<Contact> cs, IslandBodies& b, Scratch
       };
       auto join_contacts = [&](std::size_t lo, std::size_t hi, std::vector<int>& joined,
                                bool atomic) {
-        joined.clear();
         for (std::size_t k = lo; k < hi; ++k) {
           const int body = s.stirred_bodies[k];
           s.stirred[body] = 0.0;
