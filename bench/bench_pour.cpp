@@ -153,7 +153,7 @@ int main(int argc, char** argv) try {
   // BENCH_POUR_SKIN=k: the speculative reach, a fraction of the radius
   // (WorldSettings::contact_skin).
   world.settings.contact_skin = env_value("BENCH_POUR_SKIN", 0.0, 1.0, world.settings.contact_skin);
-  etdem::RestingSettings& pgs = world.settings.resting_solver;
+  etdem::RestingSettings& pgs = world.settings.resting_pass;
   pgs.block_contacts = env_value("BENCH_POUR_BLOCK_CONTACTS", 0L, std::numeric_limits<long>::max(),
                                  pgs.block_contacts);
   pgs.iterations = env_value("BENCH_POUR_ITERATIONS", 1, 1000000, pgs.iterations);

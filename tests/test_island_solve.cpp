@@ -93,7 +93,7 @@ TEST(IslandSolve, ImpulsesReturnToTheirOwnContactsWhateverTheSerialOrder) {
     rs.dt = h;
     rs.gravity = Vec3(0, 0, -g);
     rs.slip_velocity = 0.1;
-    RestingSolver resting(rs);
+    RestingPass resting(rs);
     resting.prepare(1);
     IslandSolve unit;
     unit.prepare(1);

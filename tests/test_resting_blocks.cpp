@@ -211,7 +211,7 @@ TEST(BlockedSweeps, ResolveInOrderIsTheGatheredResolve) {
   rs.slip_velocity = 0.01;
   rs.block_contacts = 100;
   rs.block_size = 2.0 * d;
-  RestingSolver gathered_pass(rs), in_order_pass(rs);
+  RestingPass gathered_pass(rs), in_order_pass(rs);
   gathered_pass.prepare(1);
   in_order_pass.prepare(1);
   std::vector<Vec3> v2 = v, w2 = w;
@@ -272,7 +272,7 @@ PileRun pile(int threads, long block_contacts, int steps = 150, unsigned seed = 
   omp_set_num_threads(threads);
   TestWorld t(0.5, 0.5);
   t.world.settings.gravity = Vec3(0, 0, -9.81);
-  t.world.settings.resting_solver.block_contacts = block_contacts;
+  t.world.settings.resting_pass.block_contacts = block_contacts;
   t.add_container(Vec3(0, 0, 0), Vec3(0.144, 0.144, 1));
   fill_spheres(t, 12, 12, 8, 0.005, 0.012, Vec3(0, 0, 0), 0.0, seed, 0.3);
   t.world.initialize();

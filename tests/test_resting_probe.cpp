@@ -70,7 +70,7 @@ PourRun pour(bool probed) {
   PourRun r;
   r.hash = t.state_hash();
   r.sweeps = t.world.totals().resting.rounds;
-  r.iterations = t.world.settings.resting_solver.iterations;
+  r.iterations = t.world.settings.resting_pass.iterations;
   return r;
 }
 
@@ -83,7 +83,7 @@ TEST(RestingProbe, ChangesNothingAndReportsEverySweep) {
   long sweeps = 0, shock = 0, rounds = 0, approaching_seen = 0;
   for (const RestingProbe& p : reports) {
     ASSERT_GE(p.set, 0);
-    ASSERT_LE(p.set, 1 + RestingSolver::kCloseRounds)
+    ASSERT_LE(p.set, 1 + RestingPass::kCloseRounds)
         << "the sweeps, the shock pass and at most kCloseRounds rounds after it";
     (p.set == 1 ? shock : sweeps) += 1;
     rounds += p.set >= 2;
@@ -119,7 +119,7 @@ struct LeftRun {
 };
 LeftRun left_approaching(double tolerance) {
   TestWorld t(0.5, 0.5);
-  t.world.settings.resting_solver.approach_tolerance = tolerance;
+  t.world.settings.resting_pass.approach_tolerance = tolerance;
   pour_spheres(t);
   reports.clear();
   resting_probe = &record;
@@ -132,7 +132,7 @@ LeftRun left_approaching(double tolerance) {
     long beyond = 0, within = 0;  // beyond 1.01 tol |r|, and beyond 0.99 tol |r|
     for (const Contact& c : t.world.contacts()) {
       const Closing x = closing(c, view, t.world.bodies, dt);
-      if (!(x.depth > RestingSolver::kApproachSlack * dt)) continue;
+      if (!(x.depth > RestingPass::kApproachSlack * dt)) continue;
       beyond += x.depth > 1.01 * tolerance * x.lever;
       within += x.depth > 0.99 * tolerance * x.lever;
     }
@@ -187,13 +187,13 @@ TEST(RestingProbe, RoundsFollowTheirFront) {
       const Closing x = closing(c, view, t.world.bodies, dt);
       const double share = x.depth / x.lever;
       deepest = std::max(deepest, share);
-      beyond += share > RestingSolver::kJoinShare;
+      beyond += share > RestingPass::kJoinShare;
     }
   }
   std::printf("%ld steps checked; deepest closing %.3g of the lever, %ld contact-steps beyond %g\n",
-              checked, deepest, beyond, RestingSolver::kJoinShare);
+              checked, deepest, beyond, RestingPass::kJoinShare);
   EXPECT_GT(checked, 100);
-  EXPECT_LT(deepest, 2.0 * RestingSolver::kJoinShare);
+  EXPECT_LT(deepest, 2.0 * RestingPass::kJoinShare);
 }
 
 // The rounds after the shock pass: a round that the energy guard takes back whole (scale 0)
@@ -242,7 +242,7 @@ TEST(RestingProbe, NoRoundReplaysATakenBackRound) {
     // taken back. Of the early ends, a round taken back leaves its last sweep's approaching
     // contacts; with none left, a round's last sweep shows none unless the guard scaled it part
     // way.
-    if (!round.empty() && round.size() < RestingSolver::kCloseRounds &&
+    if (!round.empty() && round.size() < RestingPass::kCloseRounds &&
         reports[round.back().second - 1].approaching > 0)
       ++ended_early;
     k = end;

@@ -119,7 +119,7 @@ TEST(SettingsSchema, OverridesReachTheirFields) {
   EXPECT_EQ(sc.settings.etm.lambda, 50);
   EXPECT_EQ(sc.settings.etm_priority.ordering, EtmPrioritySettings::Ordering::Velocity);
   EXPECT_EQ(sc.settings.lzb.model, LzbSettings::Model::Bi);
-  EXPECT_EQ(sc.settings.resting_solver.iterations, 7);
+  EXPECT_EQ(sc.settings.resting_pass.iterations, 7);
   EXPECT_EQ(sc.materials[0].friction, 0.25);
   EXPECT_EQ(sc.output.every, 3);
 }

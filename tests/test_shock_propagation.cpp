@@ -43,7 +43,7 @@ struct Grain {
     s.iterations = 0;  // the sweeps are not under test
     s.dt = kDt;
     s.gravity = kGravity;
-    RestingSolver solver(s);
+    RestingPass solver(s);
     solver.prepare(1);
     IslandBodies b;
     b.count = 1;
@@ -123,7 +123,7 @@ TEST(ShockPropagation, NeverLiftsAGrainOffARisingSupport) {
   s.iterations = 0;
   s.dt = kDt;
   s.gravity = kGravity;
-  RestingSolver solver(s);
+  RestingPass solver(s);
   solver.prepare(1);
   IslandBodies b{2, v.data(), w.data(), im.data(), ii.data()};
   const SolverStats st = solver.resolve(g.contacts, b, 0);

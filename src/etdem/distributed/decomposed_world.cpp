@@ -807,7 +807,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
   }
   if (solve) {
     IslandSolution r =
-        w.island_solve_.solve(set, *w.solver_, w.resting_pgs_, a.state(0, nb), serial, 0);
+        w.island_solve_.solve(set, *w.solver_, w.resting_pass_, a.state(0, nb), serial, 0);
     if (!full_.nets.empty()) {  // the island's share of the nets' kick (World::book_net_contacts)
       NetShare share;
       bool any = false;

@@ -241,7 +241,7 @@ std::vector<Sim> simulation_keys() {
 }
 
 std::vector<Sim> pgs_keys() {
-  auto pgs = [](Scenario& s) -> RestingSettings& { return s.settings.resting_solver; };
+  auto pgs = [](Scenario& s) -> RestingSettings& { return s.settings.resting_pass; };
   std::vector<Sim> v;
   v.push_back(field<Scenario>(
       "iterations", "", closed(1, 1e6),

@@ -14,10 +14,11 @@
 #pragma once
 
 #include <array>
+#include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
-#include "etdem/solvers/resting_blocks.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -63,7 +64,7 @@ struct RestingProbe {
   int sweep = 0;    // sweep within the set (0 for the shock pass)
   long island = 0;  // contacts of the island
   long swept = 0;   // contacts the sweep visited
-  long approaching = 0;    // closing faster than their gap allows (RestingSolver::kApproachSlack)
+  long approaching = 0;    // closing faster than their gap allows (RestingPass::kApproachSlack)
   long faster_1mm = 0;     // of them, by more than 1 mm/s
   double fastest = 0.0;    // the largest excess [m/s]
   bool converged = false;  // the sweep met the pass's stopping test
@@ -72,36 +73,52 @@ struct RestingProbe {
 using RestingProbeHook = void (*)(const RestingProbe&);
 inline RestingProbeHook resting_probe = nullptr;
 
-class RestingSolver final : public Solver {
+struct RestingWork;
+struct RestingSettled;
+struct RestingSupport;
+struct RestingSweep;
+
+/// The resting pass, in stages (each a method; the large ones in files of their own):
+///   prepare_rows   the island's contacts as rows (resting.cpp): read once here;
+///   warm_start     last step's impulses applied (resting.cpp);
+///   sweep_all      projected Gauss-Seidel sweeps over every row (resting_sweeps.cpp);
+///   book_and_guard each row's work booked, the pass scaled back where it would create energy
+///                  (resting_booking.cpp);
+///   shock_pass     bottom-up settle of each body on its held supports (resting_shock.cpp);
+///   close_rounds   sweeps of the rows left approaching, following their front
+///                  (resting_rounds.cpp);
+///   store          impulses written back to the contacts (resting.cpp): written once here.
+/// docs/design.md "The resting pass" states what each stage guarantees.
+class RestingPass final : public Solver {
  public:
-  /// Rounds of sweeps after the shock pass, each from the contacts still left approaching (those
+  /// Rounds of sweeps after the shock pass, each from the rows still left approaching (those
   /// that answer them join as the round moves their bodies, kJoinShare); they end early when
-  /// none is left, or when the energy guard takes a round back whole. Two: since
-  /// the rounds follow their front (kJoinShare), a third to fifth round no longer changes the
-  /// deepest contact of a landing and costs 8 % of the pour (docs/design.md "Rounds that follow
-  /// their front"; five before, "Five closing rounds").
+  /// none is left, or when the energy guard takes a round back whole.
   static constexpr int kCloseRounds = 2;
-  /// A round follows its front: a contact of a body its sweeps moved joins the round when within
+  /// A round follows its front: a row of a body its sweeps moved joins the round when within
   /// the step it would close by more than this share of its shorter lever (1e-3: 5 um, 3 mm/s
-  /// in a step of 1/600 s, for a grain of 1 cm; docs/design.md "Rounds that follow their
-  /// front"). Slower contacts wait for the next round or the next step.
+  /// in a step of 1/600 s, for a grain of 1 cm). Slower rows wait for the next round or step.
   static constexpr double kJoinShare = 1e-3;
-  /// A body's contacts are looked at for joining once the speed its points gained from the
-  /// round's impulses since they were last looked at exceeds this share of the slowest joining
-  /// speed of its contacts (the speed that closes kJoinShare of the lever in a step). A filter
-  /// against looking at every neighbour of every body swept after every sweep (with five rounds,
-  /// the pour's solve 16.2 s with it, 18.8 s without), not a bound: a contact already near the
-  /// joining speed can cross it by less.
+  /// A body's rows are looked at for joining once the speed its points gained from the round's
+  /// impulses since they were last looked at exceeds this share of the slowest joining speed of
+  /// its rows (the speed that closes kJoinShare of the lever in a step): a filter against
+  /// looking at every neighbour of every body after every sweep, not a bound (a row already
+  /// near the joining speed can cross it by less).
   static constexpr double kStirShare = 0.5;
-  /// A growth of a round's set looks at the stirred bodies' contacts on every thread from this
-  /// many bodies on (an island swept by blocks only).
+  /// A growth of a round's set looks at the stirred bodies' rows on every thread from this many
+  /// bodies on (an island swept by blocks only).
   static constexpr std::size_t kParallelStirred = 128;
-  /// A contact closing faster than its target by at most this is not approaching [m/s]
-  /// (round-off of the sweeps' velocities). The rounds and the count in the statistics ask in
-  /// addition for a depth (RestingSettings::approach_tolerance); the convergence probe counts
-  /// every contact beyond round-off.
+  /// A row closing faster than its target by at most this is not approaching [m/s] (round-off
+  /// of the sweeps' velocities). The rounds and the count in the statistics ask in addition for
+  /// a depth (RestingSettings::approach_tolerance); the convergence probe counts every row
+  /// beyond round-off.
   static constexpr double kApproachSlack = 1e-9;
-  explicit RestingSolver(const RestingSettings& s) : settings_(s) {}
+  /// Sweeps over one body's supports in the shock pass (a small problem: a grain has a few
+  /// supports); reaching it is counted.
+  static constexpr int kShockIterations = 16;
+
+  explicit RestingPass(const RestingSettings& s);
+  ~RestingPass() override;
   const char* name() const override { return "resting"; }
   /// The step length the next resolve() works with (the world's sub-steps change it).
   void set_dt(double dt) { settings_.dt = dt; }
@@ -109,7 +126,7 @@ class RestingSolver final : public Solver {
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
   /// resolve() of the contacts serial[order[k]], k < order.size(), in that order, as if they
   /// were gathered into one array first: the same bits, without the array. Only for an island
-  /// swept by blocks (sweeps_by_blocks), whose pass gathers its contacts in its own order anyway.
+  /// swept by blocks (sweeps_by_blocks).
   SolverStats resolve_in_order(std::span<Contact> serial, std::span<const int> order,
                                IslandBodies& bodies, int thread);
   /// Whether resolve() sweeps these contacts of these bodies by blocks.
@@ -124,112 +141,43 @@ class RestingSolver final : public Solver {
   }
 
  private:
+  /// The pass over the contacts cs[order[k]] (order empty: cs[k]), blocked or in island order.
+  SolverStats run(std::span<Contact> cs, std::span<const int> order, IslandBodies& b,
+                  RestingWork& w, bool blocked);
+  // The stages, in the order run() calls them.
+  void prepare_rows(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const;
+  void warm_start(RestingWork& w) const;
+  void sweep_all(RestingWork& w) const;
+  double book_and_guard(RestingWork& w, std::span<const int> which) const;
+  void shock_pass(RestingWork& w) const;
+  void close_rounds(RestingWork& w) const;
+  void store(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const;
+  void count_left_approaching(RestingWork& w) const;
+
+  // Parts of the stages.
   /// The normal velocity a contact may end the step with: 0, or for a contact still apart by
   /// g > 0 the speed that closes the gap within the step, -g / dt (a speculative contact).
-  double target_speed(const Contact& c) const {
-    return c.gap > 0.0 && settings_.dt > 0.0 ? -c.gap / settings_.dt : 0.0;
+  double target_speed(double gap) const {
+    return gap > 0.0 && settings_.dt > 0.0 ? -gap / settings_.dt : 0.0;
   }
-  /// What an impulse m along one row of a contact turns its two bodies by: w_A += m ia,
-  /// w_B -= m ib. A linear row along d (the normal, t1 or t2; u.d = d.(v_A - v_B) +
-  /// (r_A x d).w_A - (r_B x d).w_B): ia = I_A^-1 (r_A x d), ib = I_B^-1 (r_B x d). An angular row
-  /// of rolling resistance about a tangent t (no linear part): ia = I_A^-1 t, ib = I_B^-1 t.
-  struct Turn {
-    Vec3 ia, ib;  // [1/(kg m)] for a linear row, [1/(kg m^2)] for an angular one
-  };
-  /// One support contact of a body in the shock-propagation pass (the lower body held fixed).
-  struct Support {
-    Vec3 d;                        // unit direction from the lower to the upper body
-    Vec3 r;                        // contact point from the upper body's centre [m]
-    double mass = 0.0;             // 1 / d.K d [kg]
-    Vec3 low;                      // the lower body's velocity at the point [m/s]
-    double goal = 0.0;             // least velocity of the point along d [m/s], <= 0
-    double p = 0.0;                // accumulated normal impulse [N s]
-    double mu = 0.0;               // Coulomb coefficient
-    Vec3 t1, t2;                   // tangent basis
-    Eigen::Vector2d low_t;         // the support's point velocity along t1, t2 [m/s]
-    Eigen::Matrix2d tangent_mass;  // (t.K t)^-1 [kg]
-    Eigen::Vector2d pt;            // accumulated tangential impulse [N s]
-    Vec3 u0;                       // the upper body's point velocity along d, t1, t2 before
-  };
-  /// Sweeps over one body's supports in the shock-propagation pass (a small problem: a grain
-  /// has a few supports); reaching it is counted.
-  static constexpr int kShockIterations = 16;
-  /// What a shock-propagation settle of one body adds to the island's statistics.
-  struct Settled {
-    double restitution = 0.0, friction = 0.0, integration = 0.0;  // [J], subtracted
-    long iterations = 0, bound_reached = 0, energy_guards = 0, friction_fallbacks = 0;
-  };
-  struct Scratch {
-    std::vector<double> normal_mass;                // 1 / n.K n [kg]
-    std::vector<double> target;                     // target_speed of each contact [m/s]
-    std::vector<Vec3> t1, t2;                       // tangent basis
-    std::vector<Eigen::Matrix2d> tangent_mass;      // its inverse [kg]
-    std::vector<double> pn;                         // accumulated normal impulse [N s]
-    std::vector<Eigen::Vector2d> pt;                // accumulated tangential impulse [N s]
-    std::vector<std::pair<double, int>> order;      // (height, body), bottom of the pile first
-    std::vector<signed char> upper;                 // per contact: 1 = A is upper, 0 = B, -1 none
-    std::vector<double> height;                     // per body: its centre's height [m]
-    std::vector<int> upper_body, lower_body;        // per contact: its upper and lower body (-1)
-    std::vector<double> upper_height;               // per contact: its upper body's height [m]
-    std::vector<int> support_start, support, fill;  // each body's support contacts (CSR)
-    std::vector<Support> local;                     // the supports of the body being settled
-    std::vector<Turn> turns;                        // 3 per contact: n, t1, t2
-    std::vector<Vec3> u0;                           // relative velocity before the pass [m/s]
-    std::vector<Vec3> v0, w0;                       // body velocities before the pass
-    // Blocked sweeps: the order, the island's contacts and bodies gathered into it.
-    BlockOrder blocks;
-    std::vector<Contact> sorted;
-    std::vector<Vec3> v, w;
-    std::vector<double> inv_mass;
-    std::vector<Mat3> inv_inertia;
-    // Shock propagation on several threads: bodies by level (no two bodies of a level share a
-    // support contact), the supports of the body each thread settles, per body its result.
-    std::vector<int> level, position, level_start, by_level;
-    std::vector<std::vector<Support>> local_of_thread;
-    std::vector<Settled> settled;
-    std::vector<int> all;            // 0 .. n-1: the sweeps' contacts
-    std::vector<int> left;           // a closing round's contacts, ascending
-    std::vector<char> moved;         // per body: moved since the contacts were last marked
-    std::vector<double> stirred;     // per body: speed its points gained in a round's sweeps [m/s]
-    std::vector<double> stir_limit;  // per body: kStirShare of its slowest joining speed [m/s]
-    std::vector<char> in_round;      // per contact: in the round's set (`left`)
-    // Bodies whose stir crossed their limit since they were last looked at, listed by the thread
-    // that swept them; all of them, gathered for a growth of the set; the contacts each thread
-    // joined in it.
-    std::vector<std::vector<int>> stirred_of_thread, joined_of_thread;
-    std::vector<int> stirred_bodies;
-    std::vector<int> contact_start, contacts_of;  // each body's contacts in the island (CSR)
-    std::vector<double> pn_base;                  // impulses before a later pass [N s]
-    std::vector<Eigen::Vector2d> pt_base;
-    std::vector<std::array<double, 4>> work;  // book_and_guard's terms per contact [J]
-    // Rolling resistance (only sized when a contact of the island has it): two angular rows
-    // per contact (about t1, t2), their 2x2 mass [kg m^2], the accumulated
-    // angular impulse [N m s] and before a later pass, the relative spin before the pass.
-    bool rolling = false;
-    std::vector<Turn> roll_rows;
-    std::vector<Eigen::Matrix2d> roll_mass;
-    std::vector<Eigen::Vector2d> pr, pr_base;
-    std::vector<Vec3> wr0;  // [rad/s]
-  };
-  /// The pass on one island; with `blocks`, contacts and bodies are in its order and the
-  /// sweeps run block by block (in parallel), otherwise in contact order on this thread.
-  SolverStats solve(std::span<Contact> cs, IslandBodies& b, Scratch& s, const BlockOrder* blocks);
-  /// The blocked pass over contacts cs[order[k]] (order empty: cs[k]): gathered in the blocked
-  /// order, solved, scattered back.
-  SolverStats resolve_blocked(std::span<Contact> cs, std::span<const int> order, IslandBodies& b,
-                              Scratch& s);
-  void shock_propagation(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
-                         bool parallel);
-  /// Settles one body on its supports (shock propagation), `local` its support scratch.
-  Settled settle_body(int body, std::span<Contact> cs, IslandBodies& b, const Scratch& s,
-                      std::vector<Support>& local) const;
-  /// Books each contact's work from its total impulse and scales the pass back where it would
-  /// do positive net work (energy guard); returns the scale the pass kept (1: all of it, 0: none,
-  /// every velocity and impulse back to what it was before the pass).
-  double book_and_guard(std::span<Contact> cs, IslandBodies& b, Scratch& s, SolverStats& st,
-                        std::span<const int> which);
+  /// One sweep's convergence test and the probe (RestingProbe) after it; `swept` rows.
+  bool finish_sweep(RestingWork& w, const RestingSweep& sw, int k, long swept) const;
+  /// The probe's report of the island's rows after a sweep.
+  void probe(const RestingWork& w, int sweep, long swept, bool converged) const;
+  /// Marks (RestingWork::marks) the rows left approaching: closing within the step by more than
+  /// approach_tolerance of their shorter lever.
+  void mark_approaching(RestingWork& w) const;
+  /// Settles one body on its supports (shock pass), `local` its support scratch.
+  RestingSettled settle_body(int body, RestingWork& w, std::vector<RestingSupport>& local) const;
+  // The closing rounds' parts (resting_rounds.cpp).
+  void build_lists(RestingWork& w) const;
+  void join(RestingWork& w, int i) const;
+  bool grow(RestingWork& w) const;
+  bool sweep_round(RestingWork& w, int k) const;
+  void follow(RestingWork& w, int bound) const;
+
   RestingSettings settings_;
-  std::vector<Scratch> scratch_;
+  std::vector<std::unique_ptr<RestingWork>> work_;
 };
 
 }  // namespace etdem

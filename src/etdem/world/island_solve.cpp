@@ -84,7 +84,7 @@ void IslandSolve::prepare(int threads) {
 }
 
 IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver,
-                                  RestingSolver* resting, IslandState state,
+                                  RestingPass* resting, IslandState state,
                                   std::span<Contact> contacts, int thread) {
   IslandSolution out;
   IslandBodies& view = state.bodies;
@@ -115,7 +115,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   const std::size_t slot = sc.source.size();
   // An island the resting pass sweeps by blocks (the largest) is not copied whole: only its
   // collisions are, for the collision solver, and the pass reads the rest where it lies, in
-  // the solve order (RestingSolver::resolve_in_order; the pass reads no restitution).
+  // the solve order (RestingPass::resolve_in_order; the pass reads no restitution).
   const bool in_place = resting && resting->sweeps_by_blocks(slot, view);
   const std::size_t copied = in_place ? static_cast<std::size_t>(out.collisions) : slot;
   sc.contacts.resize(copied);

@@ -16,7 +16,7 @@
 
 namespace etdem {
 
-class RestingSolver;
+class RestingPass;
 
 /// What the island's solve needs of the world's settings.
 struct IslandSolveSettings {
@@ -84,7 +84,7 @@ class IslandSolve {
   /// Solves one island. `contacts` are in the serial order with island-local ids; their
   /// impulses are written (the warm start's impulses are read). `resting` is null when the
   /// collision solver also holds resting contacts. `thread` indexes the solvers' scratch.
-  IslandSolution solve(const IslandSolveSettings& s, Solver& solver, RestingSolver* resting,
+  IslandSolution solve(const IslandSolveSettings& s, Solver& solver, RestingPass* resting,
                        IslandState state, std::span<Contact> contacts, int thread);
 
  private:

@@ -62,7 +62,7 @@ struct WorldSettings {
   std::string resting = "pgs";
   /// resting = "wall-correction": rounds of predict, detect and correct per step (2024 §4.1).
   int wall_iterations = 10;
-  RestingSettings resting_solver;
+  RestingSettings resting_pass;
   /// Contacts are reported up to this fraction of the smaller bounding radius apart, beyond the
   /// distance the pair can close in one step, so the resting pass sees near neighbours that the
   /// solve may push a grain into (speculative contacts). Only with resting = "pgs".

@@ -128,9 +128,9 @@ void World::configure() {
   }
   solver_->prepare(omp_get_max_threads());
   resting_.reset();
-  resting_pgs_ = nullptr;
+  resting_pass_ = nullptr;
   if (settings.resting == "pgs" && settings.effective_resting_velocity() > 0.0) {
-    RestingSettings rs = settings.resting_solver;
+    RestingSettings rs = settings.resting_pass;
     rs.slip_velocity = settings.effective_resting_velocity();
     rs.dt = settings.dt;
     rs.gravity = settings.gravity;
@@ -145,8 +145,8 @@ void World::configure() {
           largest = std::max(largest, shapes.bounding_radius[bodies.shape[i]]);
     }
     rs.block_size = std::isfinite(largest) ? 4.0 * largest : 0.0;
-    auto pgs = std::make_unique<RestingSolver>(rs);
-    resting_pgs_ = pgs.get();
+    auto pgs = std::make_unique<RestingPass>(rs);
+    resting_pass_ = pgs.get();
     resting_ = std::move(pgs);
     resting_->prepare(omp_get_max_threads());
   } else if (std::find(resting_names().begin(), resting_names().end(), settings.resting) ==
@@ -187,7 +187,7 @@ void World::step_frame(const std::function<void()>& events,
   StepStats step_stats;
   for (int k = 0; k < n; ++k) {
     h_ = settings.dt / n;
-    if (resting_pgs_) resting_pgs_->set_dt(h_);
+    if (resting_pass_) resting_pass_->set_dt(h_);
     last_ = StepStats{};
     // Only a step that may split saves its start (velocities, ledger, nets: O(bodies) copies).
     // (A grain turning, or the check for missed pairs, may ask for more after the solve.)
@@ -415,7 +415,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     const int c0 = islands.contact_start[k];
     const std::span<Contact> serial(isl_.contacts.data() + c0, islands.contact_start[k + 1] - c0);
     isl_.solution[k] =
-        island_solve_.solve(set, *solver_, resting_pgs_, state, serial, omp_get_thread_num());
+        island_solve_.solve(set, *solver_, resting_pass_, state, serial, omp_get_thread_num());
   };
   // Islands the resting pass sweeps by blocks (the largest) are resolved first, one at a time,
   // each with every thread inside the pass; then the others in parallel, one thread each.
@@ -425,7 +425,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     return static_cast<std::size_t>(islands.contact_start[k + 1] - islands.contact_start[k]);
   };
   int first_small = 0;
-  while (first_small < ni && resting_pgs_ && resting_pgs_->blocked(contacts_of(first_small)))
+  while (first_small < ni && resting_pass_ && resting_pass_->blocked(contacts_of(first_small)))
     solve_island(first_small++);
   // (Not a region with an if clause: one that is false is still a region, and every loop of
   // an island's pass would then open a nested one, whose threads libgomp starts afresh; a

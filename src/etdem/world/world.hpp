@@ -371,7 +371,7 @@ class World {
   bool counted(int i) const { return !owned_ || (*owned_)[i]; }
   // Per body, asleep at this narrow phase / at the one that found previous_ (reuse_sleeping).
   std::vector<char> asleep_at_narrow_, asleep_at_previous_;
-  RestingSolver* resting_pgs_ = nullptr;  // resting_ when it is the pgs pass (its dt is set)
+  RestingPass* resting_pass_ = nullptr;  // resting_ when it is the pgs pass (its dt is set)
   struct StepStart {                      // a step taken again split (World::step)
     std::vector<Vec3> velocity, angular_velocity;
     std::vector<std::uint8_t> flags;

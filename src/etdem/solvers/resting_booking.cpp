@@ -1,0 +1,108 @@
+// The resting pass's booking (RestingPass::book_and_guard): each row's work from its total
+// impulse, split into normal work (restitution, e = 0) and tangential work (friction), and the
+// energy guard that scales the pass back where it would raise the kinetic energy.
+#include <algorithm>
+#include <cmath>
+
+#include "etdem/core/parallel.hpp"
+#include "etdem/solvers/resting.hpp"
+#include "etdem/solvers/resting_work.hpp"
+
+namespace etdem {
+
+double RestingPass::book_and_guard(RestingWork& w, std::span<const int> which) const {
+  // The accumulated impulses P_c of the pass (warm start and sweeps) changed the velocities
+  // exactly by M^-1 sum J_c^T P_c, so the kinetic energy changed by
+  //   dK = sum_c P_c . (u_c,before + u_c,after) / 2,
+  // one term per row, whatever the order of the updates. Each row's work is booked once, its
+  // normal part as restitution and its tangential part as friction.
+  //
+  // A rigid contact force does no work, yet projected Gauss-Seidel stopped after a few sweeps
+  // can leave an impulse on a contact its neighbours have set separating, and that impulse does
+  // positive work. Where the pass as a whole would raise the kinetic energy, its impulses are
+  // scaled by the one factor s in [0, 1] at which they do no net work: dK(s) = s B + s^2 A with
+  // B = sum P.u_before, A = sum P.(u_after - u_before) / 2 >= 0, so s = -B / A. Every impulse is
+  // scaled alike, so each pair stays equal and opposite; counted as an energy guard.
+  //
+  // The same holds for the impulses a later stage adds to some rows (`which`, from the
+  // accumulated impulses pn_base, pt_base and the velocities u0, v0, w0 before it): their
+  // increments are booked and guarded alike.
+  // The terms per row on every thread, summed below in the order of `which` (the bits of one
+  // loop).
+  RestingRows& r = w.rows;
+  IslandBodies& b = w.bodies;
+  SolverStats& st = w.stats;
+  w.work.resize(which.size());
+  parallel_for(which.size(), [&](std::size_t k) {
+    const std::size_t i = static_cast<std::size_t>(which[k]);
+    const Vec3 pn = (r.pn[i] - w.pn_base[i]) * r.normal[i];
+    const Eigen::Vector2d dp = r.pt[i] - w.pt_base[i];
+    const Vec3 pt = dp.x() * r.t1[i] + dp.y() * r.t2[i];
+    const Vec3 du = w.relative_velocity(i) - w.u0[i];
+    w.work[k] = {pn.dot(w.u0[i]), pt.dot(w.u0[i]), 0.5 * pn.dot(du), 0.5 * pt.dot(du)};
+  });
+  double b_normal = 0.0, b_tangent = 0.0, a_normal = 0.0, a_tangent = 0.0;
+  for (const std::array<double, 4>& t : w.work) {
+    b_normal += t[0];
+    b_tangent += t[1];
+    a_normal += t[2];
+    a_tangent += t[3];
+  }
+  // Rolling resistance: the angular impulse L on A (-L on B) changes the kinetic energy by
+  // L.(w_rel,before + w_rel,after) / 2; booked with friction (it is the moment of the contact's
+  // tangential traction). Summed apart, and added only when the island has such rows.
+  if (r.any_rolling) {
+    double b_rolling = 0.0, a_rolling = 0.0;
+    for (const int k : which) {
+      const std::size_t i = static_cast<std::size_t>(k);
+      if (r.rolling[i] <= 0.0) continue;
+      const Eigen::Vector2d dp = r.pr[i] - w.pr_base[i];
+      const Vec3 l = dp.x() * r.t1[i] + dp.y() * r.t2[i];
+      b_rolling += l.dot(w.wr0[i]);
+      a_rolling += 0.5 * l.dot(w.relative_spin(i, b) - w.wr0[i]);
+    }
+    b_tangent += b_rolling;
+    a_tangent += a_rolling;
+  }
+  const double bb = b_normal + b_tangent, aa = a_normal + a_tangent;
+  double scale = 1.0;
+  if (bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0) {
+    scale = std::clamp(-bb / aa, 0.0, 1.0);
+    parallel_for(static_cast<std::size_t>(b.count), [&](std::size_t k) {
+      b.v[k] = w.v0[k] + scale * (b.v[k] - w.v0[k]);
+      b.w[k] = w.w0[k] + scale * (b.w[k] - w.w0[k]);
+    });
+    for (const int i : which) {
+      r.pn[i] = w.pn_base[i] + scale * (r.pn[i] - w.pn_base[i]);
+      r.pt[i] = w.pt_base[i] + scale * (r.pt[i] - w.pt_base[i]);
+      if (r.any_rolling) r.pr[i] = w.pr_base[i] + scale * (r.pr[i] - w.pr_base[i]);
+    }
+    ++st.energy_guards;
+  }
+  // dK(s) split: the A term couples normal and tangential impulses; each part of P is booked
+  // with the same velocities, so the split is P_n.(u_b + u_a)/2 and P_t.(u_b + u_a)/2.
+  //
+  // Which velocity "before": these impulses stand for contact forces acting through the step
+  // alongside gravity, so their work is P.(u_start + u_after)/2 with u_start the velocity at
+  // the start of the step, before the gravity kick g dt that every dynamic body got first (the
+  // two forces together change the kinetic energy by exactly (P + m g dt).(v_start + v_after)/2).
+  // The kick changes the relative velocity only at contacts with a static body (both bodies of
+  // a grain pair get the same kick), by k = g dt: the shift sum P.k / 2 goes from the
+  // dissipation to the time discretisation's `integration`.
+  const Vec3 kick = settings_.dt * settings_.gravity;
+  double shift_normal = 0.0, shift_tangent = 0.0;
+  for (const int k : which) {
+    const std::size_t i = static_cast<std::size_t>(k);
+    if ((r.a[i] >= 0) == (r.b[i] >= 0)) continue;  // a grain pair: both kicked alike
+    const Vec3 kk = r.a[i] >= 0 ? kick : Vec3(-kick);
+    const Eigen::Vector2d dp = r.pt[i] - w.pt_base[i];
+    shift_normal += 0.5 * (r.pn[i] - w.pn_base[i]) * r.normal[i].dot(kk);
+    shift_tangent += 0.5 * (dp.x() * r.t1[i] + dp.y() * r.t2[i]).dot(kk);
+  }
+  st.dissipated_restitution -= scale * b_normal + scale * scale * a_normal - shift_normal;
+  st.dissipated_friction -= scale * b_tangent + scale * scale * a_tangent - shift_tangent;
+  st.integration -= shift_normal + shift_tangent;
+  return scale;
+}
+
+}  // namespace etdem

@@ -1,0 +1,316 @@
+// The resting pass's working state for one island (solvers/resting.hpp): the island's contacts as
+// rows, built once at the prepare stage, and the scratch of each later stage. Internal to the
+// pass's files (resting*.cpp): the world sees only RestingPass.
+//
+// Rows are structure-of-arrays: entry i of every array is the i-th contact in the pass's order
+// (the island's order, or the blocked order of resting_blocks.hpp). The stages read rows and the
+// bodies' velocities only; the Contact records are read at prepare and written at store.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <omp.h>
+
+#include "etdem/solvers/resting.hpp"
+#include "etdem/solvers/resting_blocks.hpp"
+#include "etdem/solvers/solver.hpp"
+
+namespace etdem {
+
+/// What an impulse m along one row of a contact turns its two bodies by: w_A += m ia,
+/// w_B -= m ib. A linear row along d (the normal, t1 or t2; u.d = d.(v_A - v_B) +
+/// (r_A x d).w_A - (r_B x d).w_B): ia = I_A^-1 (r_A x d), ib = I_B^-1 (r_B x d). An angular row
+/// of rolling resistance about a tangent t (no linear part): ia = I_A^-1 t, ib = I_B^-1 t.
+struct RestingTurn {
+  Vec3 ia, ib;  // [1/(kg m)] for a linear row, [1/(kg m^2)] for an angular one
+};
+
+/// The island's contacts as the stages read them.
+struct RestingRows {
+  // Copied from the contact.
+  std::vector<int> a, b;             // island-local bodies (slots when blocked), -1 static
+  std::vector<Vec3> normal, ra, rb;  // unit normal (from B to A), levers [m]
+  std::vector<double> friction;      // Coulomb coefficient
+  std::vector<double> rolling;       // rolling coefficient mu_r R_eff [m], 0 none
+  // Built at prepare.
+  std::vector<Vec3> t1, t2;                   // tangent basis
+  std::vector<RestingTurn> turns;             // 3 per row: n, t1, t2
+  std::vector<double> normal_mass;            // 1 / n.K n [kg]
+  std::vector<Eigen::Matrix2d> tangent_mass;  // (t.K t)^-1 [kg]
+  std::vector<double> target;                 // least normal velocity at the end [m/s], <= 0
+  std::vector<char> warm;                     // whether the contact had a normal impulse
+  // Accumulated impulses: the warm start's at prepare, then each stage's.
+  std::vector<double> pn;           // normal [N s]
+  std::vector<Eigen::Vector2d> pt;  // tangential along t1, t2 [N s]
+  // Rolling resistance (sized only when some row has it): two angular rows about t1 and t2.
+  bool any_rolling = false;
+  std::vector<RestingTurn> roll_rows;      // 2 per row
+  std::vector<Eigen::Matrix2d> roll_mass;  // [kg m^2]
+  std::vector<Eigen::Vector2d> pr;         // accumulated angular impulse [N m s]
+  // Shock pass (built only when it runs): which body is upper (1 = A, 0 = B, -1 none), the
+  // upper and lower bodies, and the height of the upper body's centre [m].
+  std::vector<signed char> upper;
+  std::vector<int> upper_body, lower_body;
+  std::vector<double> upper_height;
+
+  std::size_t size() const { return a.size(); }
+};
+
+/// What a run over the contacts gathers: updates applied, the largest impulse change and the
+/// largest accumulated normal impulse. A sum of integers and maxima: the same values whatever
+/// order the contacts' partial results are merged in.
+struct RestingSweep {
+  long updates = 0;
+  double change = 0.0, impulse = 0.0;
+  double change_squared = 0.0;  // the largest squared change of a 2-vector impulse
+  void merge(const RestingSweep& o) {
+    updates += o.updates;
+    change = std::max(change, o.change);
+    impulse = std::max(impulse, o.impulse);
+    change_squared = std::max(change_squared, o.change_squared);
+  }
+  /// The largest change of any impulse: a norm's square root taken once, of the largest square
+  /// (the rounded square root is monotonic, so the same bits as the largest root).
+  double largest_change() const { return std::max(change, std::sqrt(change_squared)); }
+};
+
+/// One support contact of a body in the shock pass (the lower body held fixed).
+struct RestingSupport {
+  Vec3 d;                        // unit direction from the lower to the upper body
+  Vec3 r;                        // contact point from the upper body's centre [m]
+  double mass = 0.0;             // 1 / d.K d [kg]
+  Vec3 low;                      // the lower body's velocity at the point [m/s]
+  double goal = 0.0;             // least velocity of the point along d [m/s], <= 0
+  double p = 0.0;                // accumulated normal impulse [N s]
+  double mu = 0.0;               // Coulomb coefficient
+  Vec3 t1, t2;                   // tangent basis
+  Eigen::Vector2d low_t;         // the support's point velocity along t1, t2 [m/s]
+  Eigen::Matrix2d tangent_mass;  // (t.K t)^-1 [kg]
+  Eigen::Vector2d pt;            // accumulated tangential impulse [N s]
+  Vec3 u0;                       // the upper body's point velocity along d, t1, t2 before
+};
+
+/// What the shock pass's settle of one body adds to the island's statistics.
+struct RestingSettled {
+  double restitution = 0.0, friction = 0.0, integration = 0.0;  // [J], subtracted
+  long iterations = 0, bound_reached = 0, energy_guards = 0, friction_fallbacks = 0;
+};
+
+/// A tangential impulse whose square is below this share of the disc's squared radius lies
+/// inside the disc whatever the rounding of the square and its root (margin 1e-9 against
+/// round-off of about 1e-16).
+inline constexpr double kInsideDisc = 1.0 - 1e-9;
+
+/// An accumulated impulse moved onto the disc of radius `radius` (as it is when inside).
+inline Eigen::Vector2d onto_disc(const Eigen::Vector2d& p, double radius) {
+  const double norm = p.norm();
+  return norm > radius ? Eigen::Vector2d(p * (radius / norm)) : p;
+}
+
+struct RestingWork {
+  RestingRows rows;
+  IslandBodies bodies;             // the island's bodies (gathered in the blocked order when blocked)
+  const BlockOrder* blocks = nullptr;  // the blocked order, null: island order on this thread
+  bool parallel = false;               // blocked: the stages run on every thread
+  SolverStats stats;
+  int probe_set = 0;  // RestingProbe::set of the next probe
+
+  // Velocities at the start of the pass, or of the closing round that runs [m/s], [rad/s].
+  std::vector<Vec3> v0, w0;
+  // Each row's relative velocity and spin at that start (a row that joins a round later: at the
+  // round's start), and its impulses then: the booking's base.
+  std::vector<Vec3> u0, wr0;
+  std::vector<double> pn_base;
+  std::vector<Eigen::Vector2d> pt_base, pr_base;
+  std::vector<std::array<double, 4>> work;  // the booking's terms per row [J]
+
+  // Blocked islands: the order and the bodies gathered into it.
+  BlockOrder order;
+  std::vector<Vec3> v, w;
+  std::vector<double> inv_mass;
+  std::vector<Mat3> inv_inertia;
+
+  // Shock pass: bodies in height order, each body's support rows (CSR), levels for threads.
+  std::vector<std::pair<double, int>> by_height;  // (height, body), bottom of the pile first
+  std::vector<double> height;                     // per body [m]
+  std::vector<int> support_start, support, fill;
+  std::vector<RestingSupport> local;  // the supports of the body being settled (one thread)
+  std::vector<int> level, position, level_start, by_level;
+  std::vector<std::vector<RestingSupport>> local_of_thread;
+  std::vector<RestingSettled> settled;
+
+  // Marks of the rows left approaching (mark_approaching), and per body whether a later stage
+  // moved it since they were taken.
+  std::vector<char> marks;
+  std::vector<char> moved;
+  bool marked = false;
+
+  // Closing rounds: the round's set (ascending rows), each body's rows (CSR), the stir of each
+  // body and its limit, the bodies whose stir crossed it listed per thread, the rows each
+  // thread joined.
+  std::vector<int> all;
+  std::vector<int> left;
+  std::vector<char> in_round;
+  bool lists = false;
+  std::vector<int> contact_start, contacts_of;
+  std::vector<double> stirred, stir_limit;
+  std::vector<std::vector<int>> stirred_of_thread, joined_of_thread;
+  std::vector<int> stirred_bodies;
+
+  // ---- What the stages compute per row (the same arithmetic in every stage) ----
+
+  /// Relative velocity of row i's bodies at the point, (v_A + w_A x r_A) - (v_B + w_B x r_B)
+  /// (ETM 2014 Eqs. 1-2), for bodies `bs`.
+  Vec3 relative_velocity(std::size_t i, const IslandBodies& bs) const {
+    Vec3 u = Vec3::Zero();
+    const int a = rows.a[i], b = rows.b[i];
+    if (a >= 0) u += bs.v[a] + bs.w[a].cross(rows.ra[i]);
+    if (b >= 0) u -= bs.v[b] + bs.w[b].cross(rows.rb[i]);
+    return u;
+  }
+  Vec3 relative_velocity(std::size_t i) const { return relative_velocity(i, bodies); }
+  /// Relative angular velocity w_A - w_B.
+  Vec3 relative_spin(std::size_t i, const IslandBodies& bs) const {
+    Vec3 w = Vec3::Zero();
+    if (rows.a[i] >= 0) w += bs.w[rows.a[i]];
+    if (rows.b[i] >= 0) w -= bs.w[rows.b[i]];
+    return w;
+  }
+  /// Row i's normal relative speed now.
+  double closing_speed(std::size_t i) const { return rows.normal[i].dot(relative_velocity(i)); }
+  /// Relative velocity of row i along the unit direction d (the hot loop's; r x d is computed
+  /// here rather than kept per row).
+  double speed(std::size_t i, const Vec3& d) const {
+    double u = 0.0;
+    const int a = rows.a[i], b = rows.b[i];
+    if (a >= 0) u += d.dot(bodies.v[a]) + rows.ra[i].cross(d).dot(bodies.w[a]);
+    if (b >= 0) u -= d.dot(bodies.v[b]) + rows.rb[i].cross(d).dot(bodies.w[b]);
+    return u;
+  }
+  /// An impulse m along d of row i, with the row's turn t.
+  void push(std::size_t i, const RestingTurn& t, const Vec3& d, double m) {
+    const int a = rows.a[i], b = rows.b[i];
+    if (a >= 0) {
+      bodies.v[a] += (bodies.inv_mass[a] * m) * d;
+      bodies.w[a] += m * t.ia;
+    }
+    if (b >= 0) {
+      bodies.v[b] -= (bodies.inv_mass[b] * m) * d;
+      bodies.w[b] -= m * t.ib;
+    }
+  }
+  // An update is a normal or a tangential (or rolling) impulse; its work is booked later, per
+  // row from its total impulse (RestingPass::book_and_guard).
+  void apply_normal(std::size_t i, double dpn, RestingSweep& sw) {
+    push(i, rows.turns[3 * i], rows.normal[i], dpn);
+    ++sw.updates;
+  }
+  void apply_tangent(std::size_t i, const Eigen::Vector2d& dpt, RestingSweep& sw) {
+    push(i, rows.turns[3 * i + 1], rows.t1[i], dpt.x());
+    push(i, rows.turns[3 * i + 2], rows.t2[i], dpt.y());
+    ++sw.updates;
+  }
+  void apply_rolling(std::size_t i, const Eigen::Vector2d& dpr, RestingSweep& sw) {
+    const int a = rows.a[i], b = rows.b[i];
+    for (int d = 0; d < 2; ++d) {
+      const RestingTurn& row = rows.roll_rows[2 * i + d];
+      if (a >= 0) bodies.w[a] += dpr[d] * row.ia;
+      if (b >= 0) bodies.w[b] -= dpr[d] * row.ib;
+    }
+    ++sw.updates;
+  }
+  /// One projected Gauss-Seidel update of row i's normal impulse towards its target, accumulated
+  /// impulse >= 0; returns its change.
+  double relax_normal(std::size_t i, RestingSweep& sw) {
+    const double un = speed(i, rows.normal[i]);
+    const double pn_new = std::max(0.0, rows.pn[i] - rows.normal_mass[i] * (un - rows.target[i]));
+    const double dpn = pn_new - rows.pn[i];
+    if (dpn != 0.0) {
+      apply_normal(i, dpn, sw);
+      rows.pn[i] = pn_new;
+    }
+    sw.change = std::max(sw.change, std::abs(dpn));
+    sw.impulse = std::max(sw.impulse, rows.pn[i]);
+    return dpn;
+  }
+  /// Row i's tangential (and rolling) impulses scaled back onto discs that a fallen normal
+  /// impulse shrank, so that Coulomb's law still holds.
+  void onto_discs(std::size_t i, RestingSweep& sw) {
+    const Eigen::Vector2d pt_new = onto_disc(rows.pt[i], rows.friction[i] * rows.pn[i]);
+    const Eigen::Vector2d dpt = pt_new - rows.pt[i];
+    if (dpt.x() != 0.0 || dpt.y() != 0.0) {
+      apply_tangent(i, dpt, sw);
+      rows.pt[i] = pt_new;
+      sw.change_squared = std::max(sw.change_squared, dpt.squaredNorm());
+    }
+    if (rows.rolling[i] <= 0.0) return;
+    const Eigen::Vector2d pr_new = onto_disc(rows.pr[i], rows.rolling[i] * rows.pn[i]);
+    if (pr_new != rows.pr[i]) {
+      apply_rolling(i, pr_new - rows.pr[i], sw);
+      rows.pr[i] = pr_new;
+    }
+  }
+  /// The square of row i's shorter lever |r| (over the island's bodies).
+  double lever2(std::size_t i) const {
+    double r2 = std::numeric_limits<double>::infinity();
+    if (rows.a[i] >= 0) r2 = rows.ra[i].squaredNorm();
+    if (rows.b[i] >= 0) r2 = std::min(r2, rows.rb[i].squaredNorm());
+    return r2;
+  }
+  /// Whether row i, closing faster than its target by more than round-off, would close within a
+  /// step dt by more than `share` of its shorter lever.
+  bool closes_beyond(std::size_t i, double share, double dt) const {
+    const double excess = rows.target[i] - closing_speed(i);
+    if (!(excess > RestingPass::kApproachSlack)) return false;
+    const double depth = excess * dt;
+    return depth * depth > share * share * lever2(i);
+  }
+};
+
+/// Calls f(i, sweep) for every row i < n: in row order on this thread, or with `blocks` colour by
+/// colour, the blocks of a colour in parallel (each block's rows in order), then the leftovers
+/// in order. Blocks of one colour share no body, so the result does not depend on the number of
+/// threads.
+template <class F>
+RestingSweep run_rows(const BlockOrder* blocks, std::size_t n, F&& f) {
+  RestingSweep total;
+  if (!blocks) {
+    for (std::size_t i = 0; i < n; ++i) f(i, total);
+    return total;
+  }
+  const BlockOrder& o = *blocks;
+#pragma omp parallel
+  {
+    RestingSweep mine;
+    for (int colour = 0; colour < BlockOrder::kColours; ++colour) {
+#pragma omp for schedule(dynamic, 4)
+      for (int k = o.colour_start[colour]; k < o.colour_start[colour + 1]; ++k)
+        for (int i = o.block_start[k]; i < o.block_start[k + 1]; ++i)
+          f(static_cast<std::size_t>(i), mine);
+    }
+#pragma omp critical(etdem_resting_sweep)
+    total.merge(mine);
+  }
+  for (std::size_t i = o.leftover_start; i < n; ++i) f(i, total);
+  return total;
+}
+
+/// Calls f(i) for i < n, on every thread when `parallel` (f independent per i).
+template <class F>
+void for_each_row(bool parallel, std::size_t n, F&& f) {
+  if (!parallel) {
+    for (std::size_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  const long count = static_cast<long>(n);
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < count; ++i) f(static_cast<std::size_t>(i));
+}
+
+}  // namespace etdem
