@@ -273,6 +273,15 @@ std::vector<Sim> pgs_keys() {
       "diameters, coloured 8 ways, a colour's blocks in parallel: the same results on any "
       "number of threads; smaller islands keep contact order. 0 = never",
       [pgs](Scenario & s) -> auto& { return pgs(s).block_contacts; }));
+  v.push_back(named<Scenario>(
+      "colouring",
+      std::vector<std::pair<std::string, BlockOrder::Colouring>>{
+          {"blocks", BlockOrder::Colouring::kBlocks}, {"graph", BlockOrder::Colouring::kGraph}},
+      "how an island swept in parallel is split into colours whose contacts share no grain: "
+      "`blocks` = spatial blocks coloured 8 ways by parity, `graph` = contacts coloured greedily "
+      "in the blocks' order (at most 24 colours, the rest swept after them); either gives the same "
+      "results on any number of threads",
+      [pgs](Scenario & s) -> auto& { return pgs(s).colouring; }));
   return v;
 }
 

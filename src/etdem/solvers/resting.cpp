@@ -45,7 +45,7 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   if (blocked) {
     // A block's rows and bodies lie together in memory: the bodies are gathered in the blocked
     // order (and scattered back below), the rows built in it.
-    w.order.build(cs, b.x, b.count, settings_.block_size, order);
+    w.order.build(cs, b.x, b.count, settings_.block_size, order, settings_.colouring);
     w.blocks = &w.order;
     const int nb = b.count;
     w.v.resize(nb);

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "etdem/solvers/resting_blocks.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -47,6 +48,8 @@ struct RestingSettings {
   /// islands keep the island's contact order. 0 = never.
   long block_contacts = 8192;
   double block_size = 0.0;  // [m] edge of the blocks; set by the world (0: no blocked sweeps)
+  /// How a blocked island's rows are split into colours (resting_blocks.hpp).
+  BlockOrder::Colouring colouring = BlockOrder::Colouring::kBlocks;
 
   /// Unit direction of gravity (zero without gravity: no shock propagation).
   Vec3 down() const {

@@ -1,6 +1,7 @@
 #include "etdem/solvers/resting_blocks.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <tuple>
@@ -23,7 +24,7 @@ std::int64_t block_coordinate(double x, double cell) {
 }  // namespace
 
 void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int body_count,
-                       double cell, std::span<const int> order) {
+                       double cell, std::span<const int> order, Colouring colouring) {
   auto contact = [&](int c) -> const Contact& {
     return order.empty() ? contacts[c] : contacts[order[c]];
   };
@@ -69,14 +70,19 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
     colour_of_[c] = colour;
     keys_[c] = {at[2], at[1], at[0], c};
   });
-  // By colour (leftovers last), then block (k, j, i), then island order.
   contact_order.resize(n);
+  if (colouring == Colouring::kGraph) {
+    colour_graph(n, [&](int c) -> std::pair<int, int> { return {contact(c).a, contact(c).b}; },
+                 body_count);
+    return;
+  }
+  // By colour (leftovers last), then block (k, j, i), then island order.
   coloured_.clear();
   for (int c = 0; c < n; ++c)
     if (colour_of_[c] >= 0) coloured_.push_back(keys_[c]);
   const int placed = static_cast<int>(coloured_.size());
   std::span<int> by_colour(contact_order.data(), static_cast<std::size_t>(placed));
-  if (!counting_sort(coloured_, kColours, by_colour)) {
+  if (!counting_sort(coloured_, kBlockColours, by_colour)) {
     std::sort(coloured_.begin(), coloured_.end(), [&](const Key& p, const Key& q) {
       return std::tie(colour_of_[p.index], p.k, p.j, p.i, p.index) <
              std::tie(colour_of_[q.index], q.k, q.j, q.i, q.index);
@@ -84,7 +90,7 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
     for (int s = 0; s < placed; ++s) by_colour[s] = coloured_[s].index;
   }
   block_start.clear();
-  colour_start.fill(0);
+  colour_start.assign(kBlockColours + 1, 0);
   auto same_block = [&](int p, int q) {
     return keys_[p].k == keys_[q].k && keys_[p].j == keys_[q].j && keys_[p].i == keys_[q].i;
   };
@@ -96,13 +102,63 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
         !same_block(contact_order[slot - 1], c))
       block_start.push_back(slot);
   }
-  while (colour < kColours - 1) colour_start[++colour] = static_cast<int>(block_start.size());
+  while (colour < kBlockColours - 1) colour_start[++colour] = static_cast<int>(block_start.size());
   leftover_start = placed;
   int slot = placed;
   for (int c = 0; c < n; ++c)
     if (colour_of_[c] < 0) contact_order[slot++] = c;
-  colour_start[kColours] = static_cast<int>(block_start.size());
+  colour_start[kBlockColours] = static_cast<int>(block_start.size());
   block_start.push_back(leftover_start);
+}
+
+template <class Bodies>
+void BlockOrder::colour_graph(int n, Bodies&& bodies_of, int body_count) {
+  // Every contact in block order (k, j, i), then island order: the keys built above.
+  spatial_.resize(static_cast<std::size_t>(n));
+  if (!counting_sort(keys_, 1, spatial_)) {
+    coloured_.assign(keys_.begin(), keys_.end());
+    std::sort(coloured_.begin(), coloured_.end(), [](const Key& p, const Key& q) {
+      return std::tie(p.k, p.j, p.i, p.index) < std::tie(q.k, q.j, q.i, q.index);
+    });
+    for (int s = 0; s < n; ++s) spatial_[s] = coloured_[s].index;
+  }
+  // Greedy: each contact takes the first colour neither of its dynamic bodies has yet; one with
+  // none left (or no dynamic body) is a leftover. The order is the contacts', so the colours do
+  // not depend on the number of threads.
+  used_.assign(static_cast<std::size_t>(body_count), 0);
+  constexpr std::uint32_t kAll = (std::uint32_t{1} << kGraphColours) - 1;
+  int colours = 0;
+  for (const int c : spatial_) {
+    const auto [a, b] = bodies_of(c);
+    int colour = -1;
+    if (a >= 0 || b >= 0) {
+      const std::uint32_t taken = (a >= 0 ? used_[a] : 0u) | (b >= 0 ? used_[b] : 0u);
+      const std::uint32_t free = ~taken & kAll;
+      if (free != 0) {
+        colour = std::countr_zero(free);
+        if (a >= 0) used_[a] |= std::uint32_t{1} << colour;
+        if (b >= 0) used_[b] |= std::uint32_t{1} << colour;
+        colours = std::max(colours, colour + 1);
+      }
+    }
+    colour_of_[c] = colour;
+  }
+  // By colour in block order, each colour cut into chunks of kChunk contacts; leftovers last.
+  count_.assign(static_cast<std::size_t>(colours) + 2, 0);
+  for (const int c : spatial_) ++count_[static_cast<std::size_t>(colour_of_[c] < 0 ? colours : colour_of_[c]) + 1];
+  for (std::size_t k = 1; k < count_.size(); ++k) count_[k] += count_[k - 1];
+  leftover_start = count_[static_cast<std::size_t>(colours)];
+  block_start.clear();
+  colour_start.assign(static_cast<std::size_t>(colours) + 1, 0);
+  for (int colour = 0; colour < colours; ++colour) {
+    colour_start[colour] = static_cast<int>(block_start.size());
+    for (int slot = count_[colour]; slot < count_[colour + 1]; slot += kChunk)
+      block_start.push_back(slot);
+  }
+  colour_start[colours] = static_cast<int>(block_start.size());
+  block_start.push_back(leftover_start);
+  for (const int c : spatial_)
+    contact_order[static_cast<std::size_t>(count_[colour_of_[c] < 0 ? colours : colour_of_[c]]++)] = c;
 }
 
 bool BlockOrder::counting_sort(std::span<const Key> keys, int colours, std::span<int> out) {

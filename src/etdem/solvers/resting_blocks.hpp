@@ -1,13 +1,20 @@
-// The blocked order of a large island's resting contacts (docs/design.md, "Blocked sweeps of a
-// large island"). The island's dynamic bodies are binned into the cubes of a grid anchored at
-// the origin, whose edge is at least the largest centre distance of a contact; each contact
+// The order in which a large island's resting rows are swept on several threads: colours whose
+// rows share no dynamic body, each colour cut into blocks the threads take, the colours in a
+// fixed order, the leftovers last, one by one. The order depends on the island's contacts and
+// the bodies' positions only, so the sweeps give the same bits on any number of threads (and
+// ranks). docs/design.md "Blocked sweeps of a large island".
+//
+// Blocks (the default): the island's dynamic bodies are binned into the cubes of a grid anchored
+// at the origin, whose edge is at least the largest centre distance of a contact; each contact
 // belongs to the block at the component-wise minimum of its bodies' block coordinates, and the
 // blocks are coloured 8 ways by the parity of their (i, j, k). A contact of block X moves only
 // bodies of the blocks X + {0, 1}^3, and two blocks of one colour differ by at least 2 along
-// some axis: the contacts of one colour's blocks share no body, so the blocks of a colour can be
-// relaxed in any order, on any thread, with the same bits. A contact whose bodies lie farther
-// apart than one block (a speculative contact wider than the grid assumed) is a leftover,
-// relaxed after the coloured phases, one by one in island order.
+// some axis: the contacts of one colour's blocks share no body. A contact whose bodies lie
+// farther apart than one block is a leftover.
+//
+// Graph colours: the contacts, in the blocks' spatial order, each take the first of 24 colours
+// neither of its dynamic bodies has yet (Box2D v3's constraint graph); a contact with none left
+// is a leftover. Each colour is cut into chunks of kChunk contacts.
 #pragma once
 
 #include <array>
@@ -21,24 +28,32 @@
 namespace etdem {
 
 struct BlockOrder {
-  static constexpr int kColours = 8;
+  /// How the rows are split into colours whose rows share no dynamic body: spatial blocks
+  /// coloured 8 ways by parity (kBlocks), or the rows coloured greedily in the blocks' spatial
+  /// order with at most kGraphColours colours and an overflow (kGraph, as Box2D v3's constraint
+  /// graph), each colour cut into chunks of kChunk rows for the threads.
+  enum class Colouring { kBlocks, kGraph };
+  static constexpr int kBlockColours = 8;
+  static constexpr int kGraphColours = 24;
+  static constexpr int kChunk = 32;
   /// Body slots: island bodies by block (k, j, i lexicographic), then by index.
   std::vector<int> body_order;  // slot -> island body
   std::vector<int> body_slot;   // island body -> slot
   /// Contact slots: by colour, then block (k, j, i), then island order; the leftovers last.
   std::vector<int> contact_order;  // slot -> island contact
   /// Block b holds contact slots [block_start[b], block_start[b + 1]); the blocks of colour c
-  /// are [colour_start[c], colour_start[c + 1]).
+  /// are [colour_start[c], colour_start[c + 1]), c < colours().
   std::vector<int> block_start;
-  std::array<int, kColours + 1> colour_start{};
+  std::vector<int> colour_start;
   int leftover_start = 0;  // contact slots [leftover_start, n) are the leftovers
   long leftovers() const { return static_cast<long>(contact_order.size()) - leftover_start; }
+  int colours() const { return static_cast<int>(colour_start.size()) - 1; }
 
   /// The order of `contacts` (island-local bodies, -1 static) of bodies centred at `x`
   /// (`body_count` of them) on a grid of edge `cell` [m] (> 0). With `order`, the contacts are
   /// contacts[order[k]], k < order.size(), numbered k (as if gathered into one array).
   void build(std::span<const Contact> contacts, const Vec3* x, int body_count, double cell,
-             std::span<const int> order = {});
+             std::span<const int> order = {}, Colouring colouring = Colouring::kBlocks);
 
  private:
   struct Key {
@@ -49,12 +64,17 @@ struct BlockOrder {
   /// > 1, k, j, i, index) with a counting sort over the keys' box of blocks; false when the
   /// box is too large for one (the caller sorts by comparison, to the same order).
   bool counting_sort(std::span<const Key> keys, int colours, std::span<int> out);
+  /// The kGraph order of the n contacts (keys_ and body slots built), bodies_of(c) their bodies.
+  template <class Bodies>
+  void colour_graph(int n, Bodies&& bodies_of, int body_count);
 
   std::vector<std::array<std::int64_t, 3>> cell_of_;  // per body
   std::vector<Key> keys_;                             // per body, then per contact
   std::vector<Key> coloured_;                         // the contacts that are not leftovers
   std::vector<int> colour_of_;                        // per contact, -1 a leftover
   std::vector<int> count_;                            // the counting sort's table
+  std::vector<int> spatial_;                          // kGraph: the contacts in block order
+  std::vector<std::uint32_t> used_;                   // kGraph: per body slot, its colours
 };
 
 }  // namespace etdem

@@ -49,7 +49,7 @@ RestingSweep run_subset(const BlockOrder* blocks, std::span<const int> which, F&
 #pragma omp parallel
   {
     RestingSweep mine;
-    for (int colour = 0; colour < BlockOrder::kColours; ++colour) {
+    for (int colour = 0; colour < o.colours(); ++colour) {
 #pragma omp for schedule(dynamic, 4)
       for (int k = o.colour_start[colour]; k < o.colour_start[colour + 1]; ++k)
         for (std::size_t p = first_at(o.block_start[k]);

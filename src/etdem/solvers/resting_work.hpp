@@ -288,7 +288,7 @@ RestingSweep run_rows(const BlockOrder* blocks, std::size_t n, F&& f) {
 #pragma omp parallel
   {
     RestingSweep mine;
-    for (int colour = 0; colour < BlockOrder::kColours; ++colour) {
+    for (int colour = 0; colour < o.colours(); ++colour) {
 #pragma omp for schedule(dynamic, 4)
       for (int k = o.colour_start[colour]; k < o.colour_start[colour + 1]; ++k)
         for (int i = o.block_start[k]; i < o.block_start[k + 1]; ++i)
