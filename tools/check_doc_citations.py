@@ -3,7 +3,7 @@
 
 A citation is a Markdown file's path followed by a quoted title, in code comments or documents:
     docs/design.md "The resting pass"        (docs/notes/sleep.md, "Sleeping islands")
-    bench/README.md "Threads"                docs/design.md "Collision groups" and "Sub-steps"
+    bench/README.md "Current figures"        docs/design.md "Collision groups" and "Sub-steps"
 Titles may be wrapped across comment lines. A title matches when it is part of a heading of the
 cited file (headings compared with their markup and backticks removed, whitespace collapsed).
 Checked: citations of docs/design.md, docs/notes/*.md, bench/README.md and bench/results/log.md
