@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """What keeps a settled bed awake: the fastest grain of each step of the pour scenario after it
-has settled, followed while it is faster than a threshold (docs/design.md, "Sleeping islands",
-"What keeps the pour's bed awake"). Runs bench/scenarios/pour_10000.toml through the Python
+has settled, followed while it is faster than a threshold (docs/notes/sleep.md, "What keeps the
+10,000-sphere pour's bed awake"). Runs bench/scenarios/pour_10000.toml through the Python
 module, one thread, and prints one line per episode: the grain, when it moved, its top speed and
 mean acceleration, its height and the number of grains above it, the distance to the nearest side
 wall, and its contacts (within the contact margin: touching or speculative).

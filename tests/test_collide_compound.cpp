@@ -217,7 +217,7 @@ TEST(ContactCollector, NormalsApartKeepAPointWhoseDirectionNoKeptPointHolds) {
   // is dropped; counted apart by normals it is kept, second after the deepest. In a pile of
   // crosses, a pair's 16 points held the end of one arm pressing along z next to the corner of
   // another pressing along x, the x corner was dropped as a duplicate, and the arm approaching
-  // along x at 0.2 m/s went 6.8 % of a bar deep in one step (docs/design.md).
+  // along x at 0.2 m/s went 6.8 % of a bar deep in one step (docs/notes/deep-contacts.md).
   ContactCollector c;
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 4; ++j) c.add(Vec3(1e-3 * i, 1e-3 * j, 0), 1e-5 * (i + j), Vec3::UnitZ());

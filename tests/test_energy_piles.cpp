@@ -119,7 +119,8 @@ TEST(EnergyPile, CubesExampleNoLongerShootsCubesOut) {
   EXPECT_LT(watch.fastest_rise, 0.5);  // measured 0.07 m/s at the end, 8 m/s before the fix
   // Deepest contact: 1.7 mm (17 % of the side) with the closest-feature completion of box
   // manifolds and the impact-time position update, 2.0 mm without the completion, 5.8 mm before
-  // the shock-propagation fix. (The 5 % goal is open: docs/design.md.)
+  // the shock-propagation fix (docs/notes/deep-contacts.md "Energy created by shock
+  // propagation").
   EXPECT_LT(watch.deepest, 0.002);
 }
 

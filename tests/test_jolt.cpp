@@ -329,7 +329,7 @@ TEST(JoltWorld, PositionProjectionSplitsTheOverlapByReducedMass) {
 }
 
 // A body with several penetrating contacts takes the mean of their corrections weighted by the
-// square of their depths (docs/design.md, "Deep contacts in a settling pile"): a sphere 1 mm into
+// square of their depths (docs/design.md, "Position projection"): a sphere 1 mm into
 // the floor and 0.1 mm into a side wall moves by (1^2 k_p 1 mm up + 0.1^2 k_p 0.1 mm sideways) /
 // (1^2 + 0.1^2); a plain mean would have halved the floor's correction. Equal depths in two
 // walls give the plain mean: k_p d along each normal, halved.

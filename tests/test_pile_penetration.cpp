@@ -3,8 +3,8 @@
 // thinnest extent. Grains landing at 2.5 m/s tumble at up to 200 rad/s; turned by |w| dt within
 // one step, a corner that was not among the closest features when the contacts were found went
 // 10-30 % deep before the step was split when a grain's rotation sweeps more than 5 % of its
-// thickness (substep_sweep, docs/design.md "Deep contacts come from grains turning within a
-// step"; level-set rocks need the same criterion, "Tried and rejected").
+// thickness (substep_sweep, docs/design.md "Sub-steps"; level-set rocks need the same
+// criterion, docs/notes/level-sets.md "A looser sub-step criterion").
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -66,17 +66,18 @@ TEST_P(PilePenetration, DeepestContactOfThePourStaysBelowFivePercent) {
   const Case c = GetParam();
   const Pour p = pour(c.grain, c.seed, 0.05, 1, c.skin);
   // Measured: cubes 4.0 and 2.3 %, crosses 3.33 and 3.69 % (2.98 and 2.91 % before compound
-  // manifolds kept their touching points first, 3.0 and 3.2 % before they were cut by position
-  // and normal; 5.0 and 3.5 % before the contacts the shock pass leaves approaching got sweeps
-  // of their own; 14 and 42 % unsplit, seed 1; docs/design.md), rocks 3.1 and 1.1 %, level-set
+  // manifolds kept their touching points first, 3.0 and 3.2 % before they were cut by position and
+  // normal; 5.0 and 3.5 % before the contacts the shock pass leaves approaching got sweeps of their
+  // own; 14 and 42 % unsplit, seed 1; docs/notes/deep-contacts.md), rocks 3.1 and 1.1 %, level-set
   // rocks 1.3 and 1.5 % (15 % unsplit). Since the rounds after the shock pass close contacts
-  // without friction and the impact times are held (docs/design.md): cubes 0.75 and 0.57 %,
-  // crosses 3.30 and 2.38 %, rocks 3.12 and 0.73 %, level-set rocks 0.92 and 0.92 % (4.2 %
-  // unsplit). Level-set rocks at the contact skin of their examples, 0.02 (docs/design.md "The
-  // contact skin of level-set grains"): 0.74 and 1.17 %. Since a round after the shock pass
-  // starts from the contacts left approaching alone, the rest joining as it moves their bodies
-  // (docs/design.md "Rounds that follow their front"): cubes 0.63 and 0.63 %, crosses 1.86 and
-  // 2.01 %, rocks 3.12 and 0.45 %, level-set rocks 0.77 and 0.92 % (0.72 and 1.27 % at 0.02).
+  // without friction and the impact times are held (docs/notes/resting-pass.md "Closing rounds
+  // without friction"): cubes 0.75 and 0.57 %, crosses 3.30 and 2.38 %, rocks 3.12 and 0.73 %,
+  // level-set rocks 0.92 and 0.92 % (4.2 % unsplit). Level-set rocks at the contact skin of their
+  // examples, 0.02 (docs/design.md "The contact skin of level-set grains"): 0.74 and 1.17 %. Since
+  // a round after the shock pass starts from the contacts left approaching alone, the rest joining
+  // as it moves their bodies (docs/notes/resting-pass.md "Rounds that follow their front"): cubes
+  // 0.63 and 0.63 %, crosses 1.86 and 2.01 %, rocks 3.12 and 0.45 %, level-set rocks 0.77 and
+  // 0.92 % (0.72 and 1.27 % at 0.02).
   EXPECT_LT(p.deepest, 0.05);
   EXPECT_GT(p.split_steps, 0);  // the grains do turn fast enough to split steps
   // Rocks landing on a sharp corner spin faster than 16 sub-steps cover (11 and 22 steps of the
@@ -103,8 +104,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(PilePenetration, WithoutSubStepsTheSamePourGoesDeeper) {
   // The bound above is not met by chance: unsplit, the cubes' and crosses' pours go deeper than
   // 5 %. The level-set rocks' unsplit pour went 15 % deep until the rounds after the shock pass
-  // closed contacts without friction (docs/design.md); it now stays at 4.2 %, still three times
-  // the split pour's depth, which is asserted.
+  // closed contacts without friction (docs/notes/resting-pass.md); it now stays at 4.2 %, still
+  // three times the split pour's depth, which is asserted.
   EXPECT_GT(pour(Grain::Cube, 1, 0.0, 1).deepest, 0.05);
   EXPECT_GT(pour(Grain::Cross, 1, 0.0, 1).deepest, 0.05);
   EXPECT_GT(pour(Grain::LevelSetRock, 1, 0.0, 1).deepest,

@@ -404,7 +404,8 @@ TEST(BlockedSweeps, BelowTheThresholdTheContactOrderIsKept) {
 // ledger must close to round-off and no contact may be left approaching at the end. At rest
 // after 0.5 s: the mean speed below 1 mm/s and at most 1 % of the grains faster than 5 cm/s.
 // (Not the fastest grain: without rolling resistance a few spheres on the top roll on, and the
-// fastest of them at one instant is 0.02-0.2 m/s in either order, step to step; docs/design.md.
+// fastest of them at one instant is 0.02-0.2 m/s in either order, step to step;
+// docs/notes/resting-pass.md "Neighbour rounds only where a contact can turn a body".
 // Inside the pile (below the highest tenth) a grain is kicked faster than 5 cm/s now and then:
 // over steps 250-299 such a grain is seen after 0 to 48 of the 50 steps, depending on the fill
 // seed, the order and round-off (one seed's count moved from 17 to 35 when the pass's masses
@@ -415,7 +416,7 @@ TEST(BlockedSweeps, BelowTheThresholdTheContactOrderIsKept) {
 // (RestingSettings::approach_tolerance), 14.3 (9.4 with the tolerance 0 on the same build, 25.5
 // with 1e-4); with two rounds that follow their front, 13.0. Measured on one seed, a variant with
 // the friction of the sweeps projected instead of set against the slip saw one in 41 and 45 of
-// them; docs/design.md.)
+// them; docs/notes/resting-pass.md "Projected friction on contacts".)
 TEST(BlockedSweeps, PileSettlesAsInContactOrderAndTheLedgerCloses) {
   const PileRun contact_order = pile(2, 0, 300);
   const PileRun blocked = pile(2, 1000, 300);

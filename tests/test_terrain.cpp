@@ -51,7 +51,7 @@ TEST(TerrainDistance, CurvedRasterWithinTheInterpolationBoundAndSignRight) {
   // with curvature kappa (Hessian <= kappa / (1 - kappa |phi|) <= 2 kappa within |phi| < 1 /
   // (2 kappa)) errs by at most 3/8 h^2 2 kappa; the creases of the triangles add at most their
   // dihedral angle (<= kappa dx) times h / 4. With h = dx: |phi - exact| <= h^2 kappa
-  // (docs/design.md). The sign is right wherever |exact| exceeds that bound.
+  // (docs/design.md "Terrain"). The sign is right wherever |exact| exceeds that bound.
   const double A = 0.2, a = M_PI, d = 0.05, h = 0.05, kappa = A * a * a;
   HeightMap map = height_map(81, 81, d, -2.0, -2.0, [&](double x, double y) {
     return A * std::sin(a * x) * std::cos(a * y);
@@ -128,7 +128,7 @@ TEST(TerrainDistance, BeyondTheRasterTheEdgeHeightsGoOnAndTheDistanceIsContinuou
   // 0.3 m). Beyond its edges the surface goes on at the edge heights (terrain.hpp), so the
   // ground is the profile continued_incline_distance measures, for every y. Away from the two
   // breaks in slope (0.5 m) the blend is exact to float precision; across a break it errs by at
-  // most the dihedral angle times h / 4 (docs/design.md, "Interpolation error").
+  // most the dihedral angle times h / 4 (docs/design.md, "Terrain").
   const double h = 0.04;
   const auto t = make_terrain(inclined_map(30.0, -1.0, 3.0, -1.0, 1.0, 0.05), h, 0.3);
   std::mt19937_64 rng(5);

@@ -35,7 +35,7 @@ TEST(WallCorrection, PenetratingGrainEndsOnTheWallSurface) {
 // 1 % of its size of the floor at every step, and the ledger closes. It does not come fully to
 // rest: after 2 s it still rocks at about 1e-2 m/s (grain contacts go to ETM with e = 0 and the
 // wall correction acts on positions only), where the default resting pass (pgs) brings the same
-// rock to 3e-5 m/s; docs/design.md compares the two.
+// rock to 3e-5 m/s; docs/notes/solvers.md "Wall correction" compares the two.
 TEST(WallCorrection, LevelSetRockSettlesOnTheFloor) {
   TestWorld t(0.65, 0.55);
   t.world.settings.gravity = Vec3(0, 0, -9.81);

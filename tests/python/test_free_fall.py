@@ -19,7 +19,8 @@ def test_free_fall_matches_the_closed_form():
     t = w.time
     assert t == pytest.approx(0.75, rel=1e-12)
     x, y, z = w.positions[0]
-    # Velocity Verlet is exact for a constant force (docs/design.md): round-off only.
+    # Velocity Verlet is exact for a constant force (docs/design.md "The position update"):
+    # round-off only.
     assert x == pytest.approx(0.1 + 0.5 * t, rel=1e-13)
     assert y == -0.2
     assert z == pytest.approx(10.0 + 2.0 * t - 0.5 * 9.81 * t * t, rel=1e-13)

@@ -9,7 +9,8 @@
 // face leaves no point, because the closest features are a corner and an edge beside the face.
 // The SAT separation is then only a lower bound of the distance and the manifold was empty: a
 // cube falling at 2.3 m/s onto a corner of a spinning cube 0.15 mm away was not reported and went
-// 2 mm (20 % of its side) deep within the step (docs/design.md, resting piles of cubes).
+// 2 mm (20 % of its side) deep within the step (docs/notes/deep-contacts.md "Energy created by
+// shock propagation, and cubes going deep").
 //
 // Brute force over O(V F + E^2) pairs: about 250 tests for two cubes. It runs only on those
 // pairs, not on every pair; a GJK distance would be the faster general tool if it had to.

@@ -120,8 +120,9 @@ void face_contact(const ConvexPolyhedron& ref, int ref_face, const Vec3& n_ref, 
   // faces the incident body's deepest vertex along the normal (the one the separating axis test
   // measured) need not lie on it: a rock's corner under the reference face went unreported while
   // the face beside it was clipped, and was found 13 % of the thickness deep a step later
-  // (docs/design.md). That vertex joins the points when it lies under the reference face (inside
-  // its side planes, where clipping would have kept it) and deeper than every clipped point.
+  // (docs/notes/deep-contacts.md "Rocks: the deepest vertex"). That vertex joins the points when it
+  // lies under the reference face (inside its side planes, where clipping would have kept it) and
+  // deeper than every clipped point.
   const Vec3 x = inc_at(inc.support_index(inc_dir));
   const double gap = n_ref.dot(x) - o_ref;
   if (!(gap < margin) || !(gap < least)) return;
@@ -298,7 +299,7 @@ void collide_hull_hull(const ConvexPolyhedron& A, const Pose& pa, const ConvexPo
   // the axis choice by its bias over an edge pair that separates the bodies better, or the
   // incident body's deepest vertex lies beside the reference face, and the overlap is where
   // neither the clipped face nor that vertex test looks (two rocks of a pile reported 7 % of
-  // the thickness apart while 5 % deep; docs/design.md, "A face manifold that missed the
+  // the thickness apart while 5 % deep; docs/notes/shapes.md "A face manifold that missed the
   // overlap"). The witness of the separation leads the manifold with its own normal, so the cut
   // to kMaxPoints keeps it: the edge point when the edge axis is the better one, else that
   // vertex.

@@ -50,7 +50,8 @@ class ContactCollector {
   /// `touching_first` the candidates that touch or overlap (gap <= 0) are all sampled before any
   /// speculative one (gap > 0): a pair of compounds within the contact skin brings dozens of
   /// speculative points from parts far apart, and sampled by distance alone they took the room of
-  /// overlapping points of the same direction (docs/design.md, "The crosses' last deep contacts").
+  /// overlapping points of the same direction (docs/design.md "Contacts"; measured in
+  /// docs/notes/deep-contacts.md "The crosses' last deep contacts").
   /// At most `limit` points (at most kMaxPoints) are kept in all (a level-set grain's
   /// contact_points). A limit below kMaxPoints samples the candidates within kReducedBand times
   /// the candidates' extent of the deepest first, starting from the one farthest from their

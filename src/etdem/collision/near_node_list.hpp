@@ -27,11 +27,11 @@
 namespace etdem {
 
 /// A pair's lists hold the nodes within the margin plus this fraction of the smaller bounding
-/// radius, whatever the contact skin: wider lists test more nodes at every step, narrower ones
-/// are built again more often, and the results are the same bits either way. Measured on V9
-/// (docs/design.md "Near-node lists"): at the contact skin of 0.1, 0.05 against 0.02, the flow
-/// 10 % faster, the settled mound the same; at the level-set examples' 0.02, list skins of 0.01
-/// to 0.1 within the machine's scatter.
+/// radius, whatever the contact skin: wider lists test more nodes at every step, narrower ones are
+/// built again more often, and the results are the same bits either way. Measured on V9
+/// (docs/notes/level-sets.md "Near-node lists"): at the contact skin of 0.1, 0.05 against 0.02, the
+/// flow 10 % faster, the settled mound the same; at the level-set examples' 0.02, list skins of
+/// 0.01 to 0.1 within the machine's scatter.
 inline constexpr double kNodeListSkin = 0.05;
 
 /// One grain's nodes against the other grain's grid (see above).

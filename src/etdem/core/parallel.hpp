@@ -16,7 +16,7 @@ inline constexpr std::size_t kParallelLength = 1024;
 /// Whether the caller is inside a parallel construct, active or not (omp_in_parallel() answers
 /// for active ones only). A region opened there would be nested: libgomp reuses its pool of
 /// threads only for the outermost level and starts each nested region's team afresh, tens of
-/// microseconds where a region of the outermost level takes about one (docs/design.md,
+/// microseconds where a region of the outermost level takes about one (docs/notes/threads.md,
 /// "Regions inside an inactive region"). Loops inside any construct therefore run on the
 /// calling thread.
 inline bool inside_parallel() {

@@ -32,7 +32,8 @@ constexpr double kTouch = 1e-9;
 constexpr std::size_t kMaxPairsPerBody = 200;
 
 /// Kept pairs (World::reach_box): steps of free flight a reach box holds, and its padding
-/// relative to the bounding radius. Measured on the pour (docs/design.md, "Broad phase").
+/// relative to the bounding radius (docs/design.md "Kept candidate pairs"; chosen on the pour,
+/// docs/notes/broad-phase.md "Kept candidate pairs").
 constexpr double kReachSteps = 8.0;
 constexpr double kReachSkin = 0.2;
 

@@ -73,7 +73,7 @@ struct WorldSettings {
   /// its bounding radius R sweeps more than this fraction of its thinnest extent t within the
   /// step (|w| dt R > f t, with w at the start of the step): a corner that was not among the
   /// closest features when the contacts were found would otherwise go that deep before the
-  /// next narrow phase (docs/design.md). 0 never splits.
+  /// next narrow phase (docs/design.md "Sub-steps"). 0 never splits.
   double substep_sweep = 0.05;
   int max_substeps = 16;  // upper bound of the split (counted when it binds)
   /// A step is also taken again split when the velocities its solve left would close, within

@@ -1,7 +1,7 @@
 // Sub-steps (World::step): a step is split when a grain other than a sphere turns so fast that
 // its bounding radius sweeps more than settings.substep_sweep of its thinnest extent within the
 // step, and taken again split when the first solve makes one turn that fast (docs/design.md,
-// "Deep contacts come from grains turning within a step").
+// "Sub-steps").
 #include <algorithm>
 #include <cmath>
 #include <limits>

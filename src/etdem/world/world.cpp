@@ -482,8 +482,8 @@ void World::correct_positions(const std::vector<Contact>& contacts) {
   // their depths: the four equal corners of a resting face do not push it four times (the mean
   // of equal corrections is one of them), and a deep contact among a body's many shallow ones is
   // not diluted by them (a plain mean moved a cross with ten contacts by a tenth of k_p of its
-  // deepest one, and interlocked pairs crept deeper step after step; docs/design.md, "Deep
-  // contacts in a settling pile"). No contact's correction depends on another's (a Jacobi
+  // deepest one, and interlocked pairs crept deeper step after step; docs/notes/deep-contacts.md,
+  // "Deep contacts in a settling pile"). No contact's correction depends on another's (a Jacobi
   // projection, as before). Velocities are untouched: no kinetic energy is added; the potential
   // energy it changes is booked as `correction` in the ledger.
   const double kp = settings.projection;
