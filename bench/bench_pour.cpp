@@ -157,6 +157,10 @@ int main(int argc, char** argv) try {
   pgs.block_contacts = env_value("BENCH_POUR_BLOCK_CONTACTS", 0L, std::numeric_limits<long>::max(),
                                  pgs.block_contacts);
   pgs.iterations = env_value("BENCH_POUR_ITERATIONS", 1, 1000000, pgs.iterations);
+  // BENCH_POUR_GRAPH=1: a large island swept in graph colours instead of blocks
+  // (RestingSettings::colouring).
+  if (env_value("BENCH_POUR_GRAPH", 0, 1, 0) != 0)
+    pgs.colouring = etdem::BlockOrder::Colouring::kGraph;
   const std::vector<int> grains = build_pour(world, n, layers);
   using etdem::Vec3;
   world.initialize();

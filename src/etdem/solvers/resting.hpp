@@ -38,7 +38,7 @@ struct RestingSettings {
   /// (swept again by the rounds after it, and counted) when within the step it would close by
   /// more than this fraction of its shorter lever, the distance from a dynamic body's centre to
   /// the point (1e-5: 0.05 um, 3e-5 m/s in a step of 1/600 s, for a grain of 1 cm). 0: any
-  /// excess beyond round-off (docs/design.md "Left approaching: a depth, not round-off").
+  /// excess beyond round-off (docs/notes/resting-pass.md "Left approaching: a depth, not round-off").
   double approach_tolerance = 1e-5;
   double warm_start = 1.0;     // fraction of last step's impulses applied first (0 = cold)
   double slip_velocity = 0.0;  // [m/s] above it a saturated friction impulse opposes the slip;
