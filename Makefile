@@ -8,7 +8,7 @@ DEMO_OUT ?= demo-output
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = scenario set_override stl obj msh vtk
 
-.PHONY: deps build test test-long fuzz fuzz-build demo bench format clean
+.PHONY: deps build build-cli test test-long fuzz fuzz-build demo bench format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -16,6 +16,11 @@ deps:
 build: deps
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS)
+
+# The command line alone (the library and etdem_cli): what the demo needs, no tests or benchmarks.
+build-cli: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS) --target etdem_cli
 
 test: deps
 	cmake --preset ci >/dev/null
@@ -41,7 +46,7 @@ test-long:
 	cmake --build --preset ci -j $(JOBS)
 	ctest --test-dir build/ci -L long --output-on-failure
 
-demo: build
+demo: build-cli
 	./build/release/bin/etdem run examples/repose/spheres.toml -o $(DEMO_OUT)
 	./build/release/bin/etdem analyze repose $(DEMO_OUT)
 	@echo "results: $(DEMO_OUT)/ (energy.csv, state.csv, summary.json, repose.json, particles.pvd; ParaView: ./build/release/bin/etdem view $(DEMO_OUT))"
