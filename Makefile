@@ -3,12 +3,14 @@
 #              then build the fuzz targets (clang, build/fuzz) and run each for a few seconds
 # make fuzz  - build the fuzz targets and run each for FUZZ_SECONDS (crashes: build/fuzz/artifacts/)
 # make test-long - the long validations and the ParaView pictures (installs paraview and xvfb)
+# make install - build and install into PREFIX (default /usr/local; docs/install.md)
 JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
 DEMO_OUT ?= demo-output
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = scenario set_override stl obj msh vtk
 
-.PHONY: deps build build-cli test test-long fuzz fuzz-build demo bench format clean
+.PHONY: deps build build-cli test test-long fuzz fuzz-build demo bench install check-prefix format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -53,6 +55,17 @@ demo: build-cli
 
 bench: build
 	bash bench/run_pour.sh
+
+# The prefix is checked before anything is built: one line naming it when it cannot be written
+# (make's own "*** ... Stop." around it).
+check-prefix:
+	$(if $(PREFIX_PROBLEM),$(error make install: $(PREFIX_PROBLEM)))
+
+PREFIX_PROBLEM = $(shell bash scripts/check-prefix.sh "$(PREFIX)")
+
+install: check-prefix
+	@$(MAKE) --no-print-directory build
+	cmake --install build/release --prefix "$(PREFIX)"
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')

@@ -12,6 +12,7 @@ PACKAGES=(
   python3 python3-numpy python3-meshio python3-matplotlib
   python3-dev pybind11-dev python3-pybind11 python3-pytest
   libopenmpi-dev openmpi-bin
+  help2man
 )
 for arg in "$@"; do
   case "$arg" in
