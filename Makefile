@@ -4,13 +4,14 @@
 # make fuzz  - build the fuzz targets and run each for FUZZ_SECONDS (crashes: build/fuzz/artifacts/)
 # make test-long - the long validations and the ParaView pictures (installs paraview and xvfb)
 # make install - build and install into PREFIX (default /usr/local; docs/install.md)
+# make package - build the Debian package etdem_<version>_amd64.deb (CPack; then apt install ./etdem_*.deb)
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
 DEMO_OUT ?= demo-output
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = scenario set_override stl obj msh vtk
 
-.PHONY: deps build build-cli test test-long fuzz fuzz-build demo bench install check-prefix format clean
+.PHONY: deps build build-cli test test-long fuzz fuzz-build demo bench install package check-prefix format clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -67,8 +68,15 @@ install: check-prefix
 	@$(MAKE) --no-print-directory build
 	cmake --install build/release --prefix "$(PREFIX)"
 
+package:
+	@bash scripts/install-deps.sh --with-packaging
+	@$(MAKE) --no-print-directory build
+	cd build/release && cpack -G DEB
+	cp build/release/etdem_*_amd64.deb .
+	@ls -l etdem_*_amd64.deb
+
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
 
 clean:
-	rm -rf build $(DEMO_OUT)
+	rm -rf build $(DEMO_OUT) etdem_*_amd64.deb

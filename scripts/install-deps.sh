@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package that the build, the tests, the demo and the benchmarks need.
 # Idempotent: packages already present are skipped without touching the package lists.
-#   scripts/install-deps.sh [--with-paraview] [--with-peers]
+#   scripts/install-deps.sh [--with-paraview] [--with-peers] [--with-packaging]
 set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
@@ -19,7 +19,10 @@ for arg in "$@"; do
     --with-peers) PACKAGES+=(liggghts) ;;  # the LIGGGHTS comparison of bench/
     # ParaView for the long tests (make test-long) and `etdem view`: large, so not by default.
     --with-paraview) PACKAGES+=(paraview python3-paraview xvfb xauth) ;;
-    *) echo "install-deps.sh: unknown option $arg (--with-peers, --with-paraview)" >&2; exit 2 ;;
+    # The Debian package (make package): dpkg-deb, dpkg-shlibdeps, file (CPack's DEB generator).
+    --with-packaging) PACKAGES+=(dpkg-dev file) ;;
+    *) echo "install-deps.sh: unknown option $arg (--with-peers, --with-paraview, --with-packaging)" >&2
+       exit 2 ;;
   esac
 done
 missing=()
