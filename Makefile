@@ -44,7 +44,7 @@ fuzz: fuzz-build
 	done
 
 test-long:
-	@bash scripts/install-deps.sh --with-paraview
+	@bash scripts/install-deps.sh --with-paraview --with-packaging
 	cmake --preset ci >/dev/null
 	cmake --build --preset ci -j $(JOBS)
 	ctest --test-dir build/ci -L long --output-on-failure
