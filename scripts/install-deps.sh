@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package that the build, the tests, the demo and the benchmarks need.
 # Idempotent: packages already present are skipped without touching the package lists.
-#   scripts/install-deps.sh [--with-paraview] [--with-peers]
+#   scripts/install-deps.sh [--with-paraview] [--with-peers] [--with-packaging]
 set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
@@ -12,13 +12,17 @@ PACKAGES=(
   python3 python3-numpy python3-meshio python3-matplotlib
   python3-dev pybind11-dev python3-pybind11 python3-pytest
   libopenmpi-dev openmpi-bin
+  help2man
 )
 for arg in "$@"; do
   case "$arg" in
     --with-peers) PACKAGES+=(liggghts) ;;  # the LIGGGHTS comparison of bench/
     # ParaView for the long tests (make test-long) and `etdem view`: large, so not by default.
     --with-paraview) PACKAGES+=(paraview python3-paraview xvfb xauth) ;;
-    *) echo "install-deps.sh: unknown option $arg (--with-peers, --with-paraview)" >&2; exit 2 ;;
+    # The Debian package (make package): dpkg-deb, dpkg-shlibdeps, file (CPack's DEB generator).
+    --with-packaging) PACKAGES+=(dpkg-dev file) ;;
+    *) echo "install-deps.sh: unknown option $arg (--with-peers, --with-paraview, --with-packaging)" >&2
+       exit 2 ;;
   esac
 done
 missing=()

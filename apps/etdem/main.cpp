@@ -35,6 +35,7 @@
 
 #include "commands.hpp"
 #include "etdem/analysis/repose.hpp"
+#include "etdem/core/version.hpp"
 #include "etdem/distributed/transport.hpp"
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/run.hpp"
@@ -477,6 +478,8 @@ int run_mpi(int& argc, char**& argv, const std::string& file, const std::vector<
 int main(int argc, char** argv) {
   CLI::App app{"etdem: impulse-based discrete element engine"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", fmt::format("etdem {}", etdem::version_string()),
+                       "print the version and the commit it was built from, and exit");
   std::string file, dir, analyze_dir;
   std::vector<std::string> sets;
   int threads = -1;

@@ -15,12 +15,9 @@
 #include <fmt/format.h>
 
 #include "etdem/core/byte_stream.hpp"
+#include "etdem/core/version.hpp"
 #include "etdem/io/scenario_error.hpp"
 #include "etdem/world/world_checkpoint.hpp"
-
-#ifndef ETDEM_VERSION
-#define ETDEM_VERSION "unknown"
-#endif
 
 namespace etdem {
 namespace fs = std::filesystem;
@@ -42,7 +39,7 @@ long checkpoint_step(const std::string& name) {
 }  // namespace
 
 const char* etdem_version() {
-  return ETDEM_VERSION;
+  return version_string();
 }
 
 std::uint32_t crc32_of(const char* bytes, std::size_t n, std::uint32_t crc) {

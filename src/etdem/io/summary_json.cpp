@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 
+#include "etdem/core/version.hpp"
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/scenario.hpp"
 #include "etdem/world/world.hpp"
@@ -37,6 +38,7 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
 
   const EnergyLedger& l = world.ledger();
   json j;
+  j["etdem_version"] = version_string();  // the build that wrote it (etdem --version)
   j["scenario"] = sc.file;
   j["status"] = info.status;
   j["steps"] = steps;
