@@ -128,6 +128,18 @@ PATH=/nonexistent "$CLI" view "$TMP/chute" --png-last "$TMP/x.png" > "$TMP/view_
 [ "$rc" -eq 1 ] && grep -q "pvpython (ParaView's Python) is not installed" "$TMP/view_nopv.log" \
   || fail "view without pvpython: exit $rc"
 
+# A --png-last name ParaView would write nothing to is refused before anything runs (2); a view
+# whose ParaView exits 0 without writing the picture fails (1): a stand-in pvpython that writes
+# nothing, with a display set so no xvfb-run is needed.
+"$CLI" view "$TMP/chute" --png-last "$TMP/last.jpg" > "$TMP/view_ext.log" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "must end in .png" "$TMP/view_ext.log" || fail "view --png-last x.jpg: exit $rc"
+[ "$(grep -c . "$TMP/view_ext.log")" -eq 1 ] || fail "view --png-last x.jpg: not one line"
+mkdir -p "$TMP/fakepv" && printf '#!/bin/sh\nexit 0\n' > "$TMP/fakepv/pvpython" && chmod +x "$TMP/fakepv/pvpython"
+DISPLAY=:0 PATH="$TMP/fakepv:$PATH" "$CLI" view "$TMP/chute" --png-last "$TMP/none.png" > "$TMP/view_fake.log" 2>&1; rc=$?
+[ "$rc" -eq 1 ] && grep -q "ParaView wrote no picture" "$TMP/view_fake.log" || fail "view that wrote no picture: exit $rc"
+DISPLAY=:0 PATH="$TMP/fakepv:$PATH" "$CLI" view "$TMP/chute" --png "$TMP/none_dir" > "$TMP/view_fake2.log" 2>&1; rc=$?
+[ "$rc" -eq 1 ] && grep -q "ParaView wrote no picture" "$TMP/view_fake2.log" || fail "view --png that wrote no picture: exit $rc"
+
 # 4. check: exit 0 and a one-line summary.
 "$CLI" check "$TMP/tiny.toml" > "$TMP/check.log" 2>&1 || fail "etdem check exited with $?"
 grep -q "50 bodies" "$TMP/check.log" || fail "check summary does not count the bodies"

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -46,6 +47,21 @@ std::optional<std::string> find_script() {
   return std::nullopt;
 }
 
+/// Whether the pictures asked for exist and are not empty: the --png-last file, or at least one
+/// frame_*.png in the --png directory.
+bool wrote_pictures(const ViewOptions& o) {
+  std::error_code ec;
+  if (!o.png_last.empty())
+    return fs::is_regular_file(o.png_last, ec) && fs::file_size(o.png_last, ec) > 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(o.png, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("frame_") && e.path().extension() == ".png" &&
+        e.is_regular_file(ec) && e.file_size(ec) > 0)
+      return true;
+  }
+  return false;
+}
+
 /// Runs argv[0] with the arguments, waits for it and returns its exit code (1 when it could not
 /// run or was killed).
 int run_program(const std::vector<std::string>& args) {
@@ -83,6 +99,14 @@ int view_run(const ViewOptions& o) {
     throw InputError(
         fmt::format("{}: no particles.pvd: the run wrote no frames (run it with output.every > 0)",
                     o.directory));
+  // ParaView picks the writer by the file's ending: any other ending writes nothing.
+  if (!o.png_last.empty()) {
+    std::string ext = fs::path(o.png_last).extension().string();
+    for (char& ch : ext) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ext != ".png")
+      throw InputError(fmt::format("--png-last: {}: the picture's name must end in .png",
+                                   o.png_last));
+  }
   const auto script = find_script();
   if (!script) return missing("tools/paraview_view.py not found next to the executable");
   const auto pvpython = on_path("pvpython");
@@ -120,7 +144,19 @@ int view_run(const ViewOptions& o) {
                              fmt::format("{}", o.speed_range[1])});
   const std::string state = (dir / "view.pvsm").string();
   if (!png) args.insert(args.end(), {"--state", state});
-  if (const int rc = run_program(args); rc != 0 || png) return rc == 0 ? 0 : 1;
+  const int rc = run_program(args);
+  if (png) {
+    // A view that wrote no picture has failed, whatever ParaView's exit code said.
+    if (rc != 0) return 1;
+    if (!wrote_pictures(o)) {
+      fmt::print(stderr, "etdem view: ParaView wrote no picture ({})\n",
+                 o.png_last.empty() ? fs::absolute(o.png).string() + "/frame_*.png"
+                                    : fs::absolute(o.png_last).string());
+      return 1;
+    }
+    return 0;
+  }
+  if (rc != 0) return 1;
   // The window: ParaView itself, on the state just written.
   const auto paraview = on_path("paraview");
   if (!paraview)
