@@ -12,6 +12,18 @@
 
 namespace etdem {
 
+namespace {
+
+/// Row j's contact: the j-th of the pass's order, cs[order[k]] (order empty: cs[k]) with k = j,
+/// or with the blocked order the contact it maps row j to.
+Contact& contact_of_row(std::span<Contact> cs, std::span<const int> order, const RestingWork& w,
+                        std::size_t j) {
+  const std::size_t k = w.blocks ? static_cast<std::size_t>(w.order.contact_order[j]) : j;
+  return order.empty() ? cs[k] : cs[static_cast<std::size_t>(order[k])];
+}
+
+}  // namespace
+
 RestingPass::RestingPass(const RestingSettings& s) : settings_(s) {}
 RestingPass::~RestingPass() = default;
 
@@ -100,51 +112,19 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
   RestingRows& r = w.rows;
   const IslandBodies& b = w.bodies;
   const std::size_t n = order.empty() ? cs.size() : order.size();
-  // Row j's contact: the j-th of the pass's order (the blocked order maps rows to the island's
-  // contacts, and the island's bodies to their slots).
-  auto contact = [&](std::size_t j) -> const Contact& {
-    const std::size_t k = w.blocks ? static_cast<std::size_t>(w.order.contact_order[j]) : j;
-    return order.empty() ? cs[k] : cs[static_cast<std::size_t>(order[k])];
-  };
+  auto contact = [&](std::size_t j) -> const Contact& { return contact_of_row(cs, order, w, j); };
   auto body = [&](int i) { return w.blocks && i >= 0 ? w.order.body_slot[i] : i; };
-  r.a.resize(n);
-  r.b.resize(n);
-  r.normal.resize(n);
-  r.ra.resize(n);
-  r.rb.resize(n);
-  r.friction.resize(n);
-  r.rolling.resize(n);
-  r.t1.resize(n);
-  r.t2.resize(n);
-  r.turns.resize(3 * n);
-  r.normal_mass.resize(n);
-  r.tangent_mass.resize(n);
-  r.target.resize(n);
-  r.warm.resize(n);
-  r.pn.resize(n);
-  r.pt.resize(n);
-  w.u0.resize(n);
   // Rolling resistance (docs/design.md "Rolling resistance"): two angular rows per contact with
   // rolling > 0, about t1 and t2, on the relative angular velocity w_A - w_B; no linear part.
-  // Sized only when some contact of the island has them.
-  r.any_rolling =
-      parallel_any(n, [&](std::size_t j) { return contact(j).rolling > 0.0; });
-  if (r.any_rolling) {
-    r.roll_rows.resize(2 * n);
-    r.roll_mass.resize(n);
-    r.pr.resize(n);
-    w.wr0.resize(n);
-  }
-  // The shock pass's view of each contact: which body is upper (its centre higher; a static body
-  // never is) and that centre's height.
+  // Sized only when some contact of the island has them. The shock pass's view of each contact
+  // (which body is upper: its centre higher, a static body never; that centre's height) only
+  // when the pass runs.
+  const bool rolling = parallel_any(n, [&](std::size_t j) { return contact(j).rolling > 0.0; });
   const bool shock = settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0;
+  r.resize(n, rolling, shock);
+  w.u0.resize(n);
+  if (rolling) w.wr0.resize(n);
   const Vec3 down = settings_.down();
-  if (shock) {
-    r.upper.resize(n);
-    r.upper_body.resize(n);
-    r.lower_body.resize(n);
-    r.upper_height.resize(n);
-  }
   const double warm = settings_.warm_start;
   for_each_row(w.parallel, n, [&](std::size_t i) {
     const Contact& c = contact(i);
@@ -250,12 +230,8 @@ void RestingPass::warm_start(RestingWork& w) const {
 void RestingPass::store(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const {
   const RestingRows& r = w.rows;
   const std::size_t n = r.size();
-  auto contact = [&](std::size_t j) -> Contact& {
-    const std::size_t k = w.blocks ? static_cast<std::size_t>(w.order.contact_order[j]) : j;
-    return order.empty() ? cs[k] : cs[static_cast<std::size_t>(order[k])];
-  };
   for_each_row(w.parallel, n, [&](std::size_t i) {
-    Contact& c = contact(i);
+    Contact& c = contact_of_row(cs, order, w, i);
     c.normal_impulse = r.pn[i];
     c.tangent_impulse = r.pt[i].x() * r.t1[i] + r.pt[i].y() * r.t2[i];
     if (r.rolling[i] > 0.0) c.rolling_impulse = r.pr[i].x() * r.t1[i] + r.pr[i].y() * r.t2[i];

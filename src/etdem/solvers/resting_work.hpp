@@ -60,6 +60,30 @@ struct RestingRows {
   std::vector<double> upper_height;
 
   std::size_t size() const { return a.size(); }
+  /// n rows: the arrays every island has; those of rolling resistance and of the shock pass
+  /// only when asked for.
+  void resize(std::size_t n, bool rolling_rows, bool shock_rows) {
+    for (auto* v : {&a, &b}) v->resize(n);
+    for (auto* v : {&normal, &ra, &rb, &t1, &t2}) v->resize(n);
+    for (auto* v : {&friction, &rolling, &normal_mass, &target}) v->resize(n);
+    turns.resize(3 * n);
+    tangent_mass.resize(n);
+    warm.resize(n);
+    pn.resize(n);
+    pt.resize(n);
+    any_rolling = rolling_rows;
+    if (rolling_rows) {
+      roll_rows.resize(2 * n);
+      roll_mass.resize(n);
+      pr.resize(n);
+    }
+    if (shock_rows) {
+      upper.resize(n);
+      upper_body.resize(n);
+      lower_body.resize(n);
+      upper_height.resize(n);
+    }
+  }
 };
 
 /// What a run over the contacts gathers: updates applied, the largest impulse change and the
