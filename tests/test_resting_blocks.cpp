@@ -144,10 +144,12 @@ TEST(BlockOrder, GraphColoursShareNoBodyAndEveryContactIsPlacedOnce) {
       EXPECT_GT(o.block_start[k + 1], o.block_start[k]);
       for (int s = o.block_start[k]; s < o.block_start[k + 1]; ++s) {
         const Contact& c = cs[o.contact_order[s]];
-        for (int body : {c.a, c.b})
-          if (body >= 0)
+        for (int body : {c.a, c.b}) {
+          if (body >= 0) {
             EXPECT_TRUE(bodies_of_colour.insert(body).second)
                 << "body " << body << " twice in colour " << colour;
+          }
+        }
       }
     }
   }
