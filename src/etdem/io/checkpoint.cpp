@@ -38,10 +38,6 @@ long checkpoint_step(const std::string& name) {
 
 }  // namespace
 
-const char* etdem_version() {
-  return version_string();
-}
-
 std::uint32_t crc32_of(const char* bytes, std::size_t n, std::uint32_t crc) {
   uLong c = crc;
   while (n > 0) {  // zlib takes a uInt length
@@ -79,7 +75,7 @@ void write_checkpoint(const std::string& path, std::uint64_t scenario_hash, long
   ByteWriter w;
   for (char c : kMagic) w.put(c);
   w.put(kCheckpointFormat);
-  w.put(etdem_version());
+  w.put(version_string());
   w.put(scenario_hash);
   w.put(static_cast<std::uint64_t>(step));
   w.put(static_cast<std::uint32_t>(sections.size()));
@@ -152,8 +148,8 @@ Checkpoint read_checkpoint(const std::string& path, std::uint64_t scenario_hash,
                             kCheckpointFormat));
     std::string version;
     r.get(version);
-    if (version != etdem_version())
-      throw bad(fmt::format("written by etdem {}, this is etdem {}", version, etdem_version()));
+    if (version != version_string())
+      throw bad(fmt::format("written by etdem {}, this is etdem {}", version, version_string()));
     const auto hash = r.get<std::uint64_t>();
     if (hash != scenario_hash)
       throw bad(fmt::format(

@@ -68,10 +68,6 @@ std::string checkpoint_path(const std::string& run_directory, long step);
 /// files of an interrupted write).
 void prune_checkpoints(const std::string& checkpoint_directory, long keep);
 
-/// The etdem version checkpoints carry: version_string() of core/version.hpp,
-/// "0.9.0 (commit 035176d)"; a checkpoint carrying another is refused.
-const char* etdem_version();
-
 /// zlib's CRC-32 of `bytes`, continuing `crc`.
 std::uint32_t crc32_of(const char* bytes, std::size_t n, std::uint32_t crc = 0);
 

@@ -4,7 +4,6 @@
 #include "etdem/solvers/resting.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "etdem/core/parallel.hpp"
 #include "etdem/solvers/impulse.hpp"
@@ -38,9 +37,7 @@ SolverStats RestingPass::resolve(std::span<Contact> cs, IslandBodies& b, int thr
 
 SolverStats RestingPass::resolve_in_order(std::span<Contact> serial, std::span<const int> order,
                                           IslandBodies& b, int thread) {
-  if (!sweeps_by_blocks(order.size(), b))
-    throw std::logic_error("RestingPass::resolve_in_order: an island not swept by blocks");
-  return run(serial, order, b, *work_[thread], true);
+  return run(serial, order, b, *work_[thread], sweeps_by_blocks(order.size(), b));
 }
 
 SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, IslandBodies& b,
@@ -77,12 +74,12 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   prepare_rows(cs, order, w);
   warm_start(w);
   sweep_all(w);
-  w.all.resize(n);
-  for (std::size_t i = 0; i < n; ++i) w.all[i] = static_cast<int>(i);
+  // 0, 1, ..., n - 1: every row (kept from island to island, extended when an island is larger).
+  for (std::size_t i = w.all.size(); i < n; ++i) w.all.push_back(static_cast<int>(i));
   w.pn_base.assign(n, 0.0);
   w.pt_base.assign(n, Eigen::Vector2d::Zero());
   if (w.rows.any_rolling) w.pr_base.assign(n, Eigen::Vector2d::Zero());
-  book_and_guard(w, w.all);
+  book_and_guard(w, std::span<const int>(w.all).first(n));
   if (settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0) {
     shock_pass(w);
     close_rounds(w);
@@ -205,7 +202,6 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
       else
         upper_a = (c.point - c.ra).dot(down) < (c.point - c.rb).dot(down);
       const int up = upper_a ? a : bb;
-      r.upper[i] = up < 0 ? -1 : upper_a ? 1 : 0;
       r.upper_body[i] = up;
       r.lower_body[i] = upper_a ? bb : a;
       r.upper_height[i] = up < 0 ? 0.0 : -(c.point - (upper_a ? c.ra : c.rb)).dot(down);

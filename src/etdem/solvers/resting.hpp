@@ -128,8 +128,8 @@ class RestingPass final : public Solver {
   void prepare(int threads) override;
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
   /// resolve() of the contacts serial[order[k]], k < order.size(), in that order, as if they
-  /// were gathered into one array first: the same bits, without the array. Only for an island
-  /// swept by blocks (sweeps_by_blocks).
+  /// were gathered into one array first: the same bits, without the array (the rows are built
+  /// from the contacts where they lie).
   SolverStats resolve_in_order(std::span<Contact> serial, std::span<const int> order,
                                IslandBodies& bodies, int thread);
   /// Whether resolve() sweeps these contacts of these bodies by blocks.

@@ -170,7 +170,7 @@ RestingSettled RestingPass::settle_body(int body, RestingWork& w,
   bool approaching = false;
   for (int j = first; j < last; ++j) {
     const std::size_t i = static_cast<std::size_t>(w.support[j]);
-    const bool upper_a = r.upper[i] == 1;
+    const bool upper_a = r.upper_body[i] == r.a[i];
     RestingSupport& sp = local.emplace_back();
     sp.d = upper_a ? r.normal[i] : Vec3(-r.normal[i]);
     sp.r = upper_a ? r.ra[i] : r.rb[i];
@@ -201,7 +201,7 @@ RestingSettled RestingPass::settle_body(int body, RestingWork& w,
   const double inv_mass = b.inv_mass[body];
   for (int j = first; j < last; ++j) {
     const std::size_t i = static_cast<std::size_t>(w.support[j]);
-    const bool upper_a = r.upper[i] == 1;
+    const bool upper_a = r.upper_body[i] == r.a[i];
     const RestingTurn* turn = &r.turns[3 * i];
     RestingSupport& sp = local[static_cast<std::size_t>(j - first)];
     // d.K d = 1/m + (r x d).I^-1 (r x d).

@@ -53,9 +53,8 @@ struct RestingRows {
   std::vector<RestingTurn> roll_rows;      // 2 per row
   std::vector<Eigen::Matrix2d> roll_mass;  // [kg m^2]
   std::vector<Eigen::Vector2d> pr;         // accumulated angular impulse [N m s]
-  // Shock pass (built only when it runs): which body is upper (1 = A, 0 = B, -1 none), the
-  // upper and lower bodies, and the height of the upper body's centre [m].
-  std::vector<signed char> upper;
+  // Shock pass (built only when it runs): the upper body (-1: none, both static; A is upper
+  // when upper_body == a) and the lower one, and the height of the upper body's centre [m].
   std::vector<int> upper_body, lower_body;
   std::vector<double> upper_height;
 
@@ -78,7 +77,6 @@ struct RestingRows {
       pr.resize(n);
     }
     if (shock_rows) {
-      upper.resize(n);
       upper_body.resize(n);
       lower_body.resize(n);
       upper_height.resize(n);

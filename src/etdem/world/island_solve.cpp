@@ -113,11 +113,10 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   out.collisions = static_cast<int>(sc.source.size());
   if (resting) parallel_select(n, slow, sc.source);
   const std::size_t slot = sc.source.size();
-  // An island the resting pass sweeps by blocks (the largest) is not copied whole: only its
-  // collisions are, for the collision solver, and the pass reads the rest where it lies, in
-  // the solve order (RestingPass::resolve_in_order; the pass reads no restitution).
-  const bool in_place = resting && resting->sweeps_by_blocks(slot, view);
-  const std::size_t copied = in_place ? static_cast<std::size_t>(out.collisions) : slot;
+  // With the resting pass only the collisions are copied, for the collision solver; the pass
+  // reads the island's contacts where they lie, in the solve order
+  // (RestingPass::resolve_in_order builds its rows from them and reads no restitution).
+  const std::size_t copied = resting ? static_cast<std::size_t>(out.collisions) : slot;
   sc.contacts.resize(copied);
   parallel_for(copied, [&](std::size_t k) {
     const std::size_t s = static_cast<std::size_t>(sc.source[k]);
@@ -178,14 +177,13 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
       if (state.toi[s] > 0.0) shift_velocity(s, h - state.toi[s]);
     out.kick = kick;
   }
-  if (in_place) {
+  if (resting) {
     // The collisions as the collision solver left them, back where they lie; then the pass.
     parallel_for(copied, [&](std::size_t k) { contacts[sc.source[k]] = sc.contacts[k]; });
     out.resting_stats = resting->resolve_in_order(
         contacts, std::span<const int>(sc.source.data(), slot), view, thread);
   } else {
-    if (resting) out.resting_stats = resting->resolve(all, view, thread);
-    // Impulses back to the serial order (every contact went to one of the two groups).
+    // Impulses back to the serial order.
     parallel_for(slot, [&](std::size_t k) {
       Contact& c = contacts[sc.source[k]];
       c.normal_impulse = sc.contacts[k].normal_impulse;
