@@ -4,7 +4,7 @@
 //
 //   bench_pour N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]
 //
-// BENCH_POUR_SLEEP=v in the environment lets islands slower than v [m/s] sleep;
+// BENCH_POUR_SLEEP=v in the environment lets regions slower than v [m/s] sleep;
 // BENCH_POUR_ITERATIONS=k sets the resting pass's sweeps per step (simulation.pgs.iterations);
 // BENCH_POUR_LAYERS=k puts the grains in k layers on a footprint that grows with N (the same bed
 // depth at every N) instead of the cubic lattice.
@@ -143,9 +143,12 @@ int main(int argc, char** argv) try {
   etdem::World world;
   world.settings.dt = dt;
   world.settings.threads = threads;
-  // BENCH_POUR_SLEEP=v [m/s]: islands slower than v for 0.5 s sleep (WorldSettings).
+  // BENCH_POUR_SLEEP=v [m/s]: regions slower than v for 0.5 s sleep (WorldSettings);
+  // BENCH_POUR_SLEEP_ISLANDS=1: whole islands instead.
   world.settings.sleep_velocity =
       env_value("BENCH_POUR_SLEEP", 0.0, 1e3, world.settings.sleep_velocity);
+  if (env_value("BENCH_POUR_SLEEP_ISLANDS", 0, 1, 0) != 0)
+    world.settings.sleep_unit = etdem::SleepUnit::kIsland;
   // BENCH_POUR_MISSED=1: steps taken again split when the solve closes a pair the narrow phase
   // did not report (WorldSettings::substep_missed).
   world.settings.substep_missed =
@@ -236,12 +239,12 @@ int main(int argc, char** argv) try {
       stderr,
       " resting_iterations=%ld resting_bound=%ld approaching_left=%ld "
       "pair_list_builds=%ld pair_list_updates=%ld"
-      " sleeping_island_steps=%ld islands_fell_asleep=%ld islands_woken=%ld speed_max=%.3g"
+      " asleep_steps=%ld fell_asleep=%ld woken=%ld speed_max=%.3g"
       " speed_mean=%.3g deepest_m=%.3g approaching_last_step=%ld peak_rss_mb=%.1f"
       " split_steps=%ld redone_steps=%ld layers=%d cpu_s=%.3f\n",
       tot.resting.iterations, tot.resting.guards_fired, tot.resting.approaching_left,
-      tot.pair_list_builds, tot.pair_list_updates, tot.sleeping_islands, tot.islands_fell_asleep,
-      tot.islands_woken, speed_max, speed_sum / static_cast<double>(grains.size()), deepest,
+      tot.pair_list_builds, tot.pair_list_updates, tot.asleep_steps, tot.fell_asleep,
+      tot.woken, speed_max, speed_sum / static_cast<double>(grains.size()), deepest,
       world.last_step().resting.approaching_left, peak_rss_mb(), tot.split_steps, tot.redone_steps,
       layers, cpu);
   resting_probe_bench::report();

@@ -179,6 +179,10 @@ double DecomposedWorld::halo_for(double speed) const {
 }
 
 void DecomposedWorld::check_supported(const World& full) const {
+  if (full.settings.sleep_velocity > 0.0 && full.settings.sleep_unit != SleepUnit::kIsland)
+    throw std::invalid_argument(
+        "a run over several ranks sleeps by islands only: set simulation.sleep_unit = "
+        "\"island\" (or simulation.sleep_velocity = 0)");
   if (full.custom_solver_)
     throw std::invalid_argument(
         "a run over several ranks does not carry a solver of the user's own yet; run it on one "
@@ -803,7 +807,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
       v[k] += dv;
       woken.push_back(island[k].gid);
     }
-    ++w.last_.islands_woken;
+    ++w.last_.woken;
   }
   if (solve) {
     IslandSolution r =
@@ -841,7 +845,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
     hosted.owners.erase(std::unique(hosted.owners.begin(), hosted.owners.end()),
                         hosted.owners.end());
   } else {
-    ++w.last_.sleeping_islands;
+    ++w.last_.asleep_steps;
   }
   if (contributions_hosted_ && solve)  // an island left asleep is held where it fell asleep
     project_hosted(w.settings, island, serial, t_.rank(), to_correction, hosted_sums_, h.sum,
@@ -971,7 +975,7 @@ void DecomposedWorld::update_sleep() {
   std::map<int, ByteWriter> asleep;
   for (const Hosted& hosted : hosted_) {
     if (std::binary_search(busy.begin(), busy.end(), hosted.root)) continue;
-    ++w.last_.islands_fell_asleep;
+    ++w.last_.fell_asleep;
     for (const int owner : hosted.owners) asleep[owner].put(hosted.root);
   }
   outgoing.clear();
@@ -1031,7 +1035,7 @@ void DecomposedWorld::book_ledger() {
   StepStats& st = w.last_;
   for (long v :
        {st.contacts, st.candidates, st.islands, st.collisions, penetrating_, solved_,
-        st.sleeping_islands, st.islands_woken, st.islands_fell_asleep, st.wall_corrections})
+        st.asleep_steps, st.woken, st.fell_asleep, st.wall_corrections})
     buffer.push_back(v);
   put_counts(solver_sums_.counts, buffer);
   put_counts(resting_sums_.counts, buffer);
@@ -1046,7 +1050,7 @@ void DecomposedWorld::book_ledger() {
   }
   st.contacts = at[0], st.candidates = at[1], st.islands = at[2], st.collisions = at[3];
   const long penetrating = at[4], solved = at[5];
-  st.sleeping_islands = at[6], st.islands_woken = at[7], st.islands_fell_asleep = at[8];
+  st.asleep_steps = at[6], st.woken = at[7], st.fell_asleep = at[8];
   st.wall_corrections = at[9];
   at += 10;
   get_counts(at, solver_sums_.counts);

@@ -205,14 +205,30 @@ std::vector<Sim> simulation_keys() {
       [](Scenario & s) -> auto& { return s.settings.max_substeps; }));
   v.push_back(field<Scenario>(
       "sleep_velocity", "m/s", at_least(0),
-      "an island whose every grain moved slower than this (fastest surface point |v| + |ω| R) for "
-      "`sleep_time` sleeps: its velocities are set to zero (booked as damping) and it skips the "
-      "kick, the solve and the motion until a moving grain joins it (summary.json `sleep`); 0 "
-      "never sleeps",
+      "a region (or island, `sleep_unit`) whose every grain moved slower than this (a sphere's "
+      "centre, any other grain's fastest surface point |v| + |ω| R) for `sleep_time` sleeps: its "
+      "velocities are set to zero (booked as damping) and it skips the kick, the solve and the "
+      "motion until it wakes (summary.json `sleep`); 0 never sleeps",
       [](Scenario & s) -> auto& { return s.settings.sleep_velocity; }));
   v.push_back(field<Scenario>(
-      "sleep_time", "s", at_least(0), "how long an island must stay slower than `sleep_velocity`",
+      "sleep_time", "s", at_least(0), "how long a region must stay slower than `sleep_velocity`",
       [](Scenario & s) -> auto& { return s.settings.sleep_time; }));
+  v.push_back(named<Scenario>(
+      "sleep_unit",
+      std::vector<std::pair<std::string, SleepUnit>>{{"region", SleepUnit::kRegion},
+                                                     {"island", SleepUnit::kIsland}},
+      "what falls asleep and wakes as one: `region` = the grains in a cube of four largest "
+      "bounding radii (a sleeping region next to moving grains holds them as a support; it wakes "
+      "when a grain closes on it faster than `sleep_velocity` or its load changes), `island` = a "
+      "whole island, woken when a moving grain joins it (a run over several ranks needs "
+      "`island`)",
+      [](Scenario & s) -> auto& { return s.settings.sleep_unit; }));
+  v.push_back(field<Scenario>(
+      "sleep_wake_load", "", at_least(0),
+      "a sleeping grain next to moving ones wakes its region when the resting contacts' force on "
+      "it changed by more than this many times its weight since it fell asleep (a load added, a "
+      "support taken away)",
+      [](Scenario & s) -> auto& { return s.settings.sleep_wake_load; }));
   v.push_back(field<Scenario>(
       "penetration_slop", "m", at_least(0), "penetration left uncorrected by the projection",
       [](Scenario & s) -> auto& { return s.settings.penetration_slop; }));

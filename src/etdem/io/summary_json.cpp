@@ -91,15 +91,18 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
                    {"substeps", t.substeps},
                    {"redone_steps", t.redone_steps},
                    {"bound_reached", t.substep_bound_reached}};
-  // Sleeping islands (WorldSettings::sleep_velocity): what slept, what woke, what was skipped.
+  // Sleep (WorldSettings::sleep_velocity, sleep_unit): what slept, what woke, what was held.
   long asleep = 0;
   for (int i = 0; i < world.bodies.count(); ++i) asleep += world.bodies.is_asleep(i) ? 1 : 0;
+  const bool regions = world.settings.sleep_unit == SleepUnit::kRegion;
   j["sleep"] = {{"sleep_velocity", world.settings.sleep_velocity},
                 {"sleep_time", world.settings.sleep_time},
+                {"unit", regions ? "region" : "island"},
                 {"asleep_bodies_at_end", asleep},
-                {"islands_fell_asleep", t.islands_fell_asleep},
-                {"islands_woken", t.islands_woken},
-                {"sleeping_island_steps", t.sleeping_islands},
+                {"fell_asleep", t.fell_asleep},
+                {"woken", t.woken},
+                {regions ? "held_body_steps" : "asleep_island_steps", t.asleep_steps},
+                {"wake_bound_reached", t.sleep_wake_bound_reached},
                 {"energy_set_to_zero", t.sleep_energy}};
   j["solver"] = {{"name", world.settings.solver},
                  {"iterations", t.solver.iterations},

@@ -516,7 +516,8 @@ void World::restore_warm_start(std::vector<Contact> contacts, double h) {
 }
 
 void World::build_islands(const StepBodies& sb, const StepContacts& sc, Islands& out) {
-  island_builder_.build(sc.contacts, sc.candidates, sb.dynamic, out);
+  // Held sleepers (sleeping regions) join no island: their contacts are with a support.
+  island_builder_.build(sc.contacts, sc.candidates, holding_ ? moving_ : sb.dynamic, out);
   last_.islands = out.count();
 }
 

@@ -16,6 +16,9 @@
 
 namespace etdem {
 
+/// What falls asleep and wakes as one (WorldSettings::sleep_unit).
+enum class SleepUnit { kRegion, kIsland };
+
 struct Material {
   std::string name;
   double density = 2650.0;        // [kg/m^3]
@@ -82,12 +85,20 @@ struct WorldSettings {
   /// the grain behind it). n = ceil(c dt / g) for a point at gap g closing at c, so that the
   /// next sub-step's narrow phase reports it (docs/design.md, "Pairs the narrow phase missed").
   bool substep_missed = true;
-  /// Sleeping islands (as Box2D and Jolt): an island whose every body's fastest surface point
-  /// (|v| + |w| R) stayed below sleep_velocity for sleep_time is put to sleep (velocities set to
-  /// zero, their kinetic energy booked as damping) and skips the kick, the solve and the motion
-  /// until a moving body joins its island. 0 never sleeps (docs/design.md "Sleeping islands").
+  /// Sleep (docs/design.md "Sleep"): a unit whose every body stayed slower than sleep_velocity
+  /// (a sphere's centre; any other shape's fastest surface point |v| + |w| R) for sleep_time is
+  /// put to sleep (velocities set to zero, their kinetic energy booked as damping) and skips the
+  /// kick, the solve and the motion until it wakes. 0 never sleeps.
   double sleep_velocity = 0.0;  // [m/s]
   double sleep_time = 0.5;      // [s]
+  /// What falls asleep and wakes as one: a region (a cube of the resting pass's block edge, four
+  /// largest bounding radii, anchored at the origin; a sleeping region inside a moving island is
+  /// held as a support) or a whole island (as Box2D and Jolt).
+  SleepUnit sleep_unit = SleepUnit::kRegion;
+  /// A held body wakes its region when the resting contacts' force on it differs from the one
+  /// it carried when it fell asleep by more than this many times its weight (or the torque by as
+  /// much at its bounding radius): a load added or a support taken away.
+  double sleep_wake_load = 0.5;
   double damping = 0.0;         // [1/s] global damping xi, 2024 Eqs. 47-49
   int threads = 0;              // OpenMP threads, 0 = OpenMP's default
   /// A run split over MPI ranks draws its rank boxes again (recursive bisection of the grains'

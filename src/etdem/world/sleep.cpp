@@ -1,4 +1,5 @@
-// Sleeping islands (as Box2D and Jolt do; docs/design.md "Sleeping islands"). An island whose
+// Sleeping islands (sleep_unit = island, as Box2D and Jolt do; docs/design.md "Sleep"; the
+// regions are world/sleep_regions.cpp). An island whose
 // every body's fastest surface point stayed below settings.sleep_velocity for settings.sleep_time
 // falls asleep at the end of a step: its velocities are set to zero (the kinetic energy they
 // held, at most half m v_sleep^2 per body, is booked as damping) and its bodies carry
@@ -16,9 +17,8 @@
 namespace etdem {
 
 void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
-  sleeping_contacts_.clear();
-  sleeping_impulses_.clear();
-  if (!(settings.sleep_velocity > 0.0)) return;
+  // (The kept contacts were emptied by wake_regions, the step's first call of sleep.)
+  if (!(settings.sleep_velocity > 0.0) || settings.sleep_unit != SleepUnit::kIsland) return;
   const int ni = islands.count();
   const Vec3 dv = h_ * settings.gravity;
   ExactSum kick;  // the same bits in any island order (a split run wakes islands on their hosts)
@@ -38,12 +38,12 @@ void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
         kick += kick_energy(bodies.mass[i], bodies.velocity[i], dv);
         bodies.velocity[i] += dv;
       }
-      ++last_.islands_woken;
+      ++last_.woken;
       continue;
     }
     keep[k] = 0;
     skipped = true;
-    ++last_.sleeping_islands;
+    ++last_.asleep_steps;
     for (int s = islands.contact_start[k]; s < islands.contact_start[k + 1]; ++s) {
       const int c = islands.contact_order[s];
       sleeping_contacts_.push_back(c);
@@ -89,8 +89,12 @@ double World::sleep_speed(int i) const {
   return speed_bound(i);
 }
 
-void World::update_sleep(const Islands& islands) {
+void World::update_sleep(const Islands& islands, const std::vector<Contact>& contacts) {
   if (!(settings.sleep_velocity > 0.0)) return;
+  if (settings.sleep_unit == SleepUnit::kRegion) {
+    update_region_sleep(contacts, islands);
+    return;
+  }
   update_rest_times();
   ExactSum energy;  // the same bits in any order of the islands
   for (int k = 0; k < islands.count(); ++k) {
@@ -102,7 +106,7 @@ void World::update_sleep(const Islands& islands) {
     });
     if (!ready) continue;
     for (auto it = first; it != last; ++it) energy += put_to_sleep(*it);
-    ++last_.islands_fell_asleep;
+    ++last_.fell_asleep;
   }
   ledger_.damping += energy.value();
   totals_.sleep_energy += energy.value();
@@ -160,6 +164,8 @@ void World::wake_all() {
   for (int i = 0; i < bodies.count(); ++i)
     bodies.flags[i] &= static_cast<std::uint8_t>(~kBodyAsleep);
   rest_time_.assign(bodies.count(), 0.0);
+  sleep_force_.assign(bodies.count(), Vec3::Zero());
+  sleep_torque_.assign(bodies.count(), Vec3::Zero());
 }
 
 }  // namespace etdem

@@ -113,6 +113,9 @@ void World::configure() {
   // configuring again rather than ignored. Ledger and warm-start impulses carry on.
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
   if (!(settings.sleep_velocity > 0.0)) wake_all();  // sleeping turned off: nothing stays held
+  // Regions of sleep: the resting pass's blocks (four largest bounding radii), or 1 m without
+  // dynamic bodies.
+  sleep_region_ = block_edge() > 0.0 ? block_edge() : 1.0;
   asleep_at_previous_.clear();  // margins may have changed (contact_skin): collide afresh
   if (!custom_solver_) solver_ = make_solver(settings);
   if (!custom_solver_) {  // the shapes the solver can handle (jolt: particles, spheres)
@@ -134,17 +137,7 @@ void World::configure() {
     rs.slip_velocity = settings.effective_resting_velocity();
     rs.dt = settings.dt;
     rs.gravity = settings.gravity;
-    // Blocks of large islands: two of the largest grain's bounding diameters, so a contact's
-    // two grains (centres at most two bounding radii plus its gap apart) lie in the same or
-    // adjacent blocks unless the gap exceeds a diameter (then the contact is a leftover).
-    double largest = largest_radius_;  // set from outside on a rank of a split run
-    if (largest < 0.0) {
-      largest = 0.0;
-      for (int i = 0; i < bodies.count(); ++i)
-        if (bodies.is_dynamic(i))
-          largest = std::max(largest, shapes.bounding_radius[bodies.shape[i]]);
-    }
-    rs.block_size = std::isfinite(largest) ? 4.0 * largest : 0.0;
+    rs.block_size = block_edge();  // blocks of large islands
     auto pgs = std::make_unique<RestingPass>(rs);
     resting_pass_ = pgs.get();
     resting_ = std::move(pgs);
@@ -154,6 +147,19 @@ void World::configure() {
     throw std::invalid_argument(fmt::format("unknown resting treatment '{}'", settings.resting));
   }
   applied_ = settings;
+}
+
+double World::block_edge() const {
+  // Two of the largest grain's bounding diameters, so a contact's two grains (centres at most
+  // two bounding radii plus its gap apart) lie in the same or adjacent blocks unless the gap
+  // exceeds a diameter.
+  double largest = largest_radius_;  // set from outside on a rank of a split run
+  if (largest < 0.0) {
+    largest = 0.0;
+    for (int i = 0; i < bodies.count(); ++i)
+      if (bodies.is_dynamic(i)) largest = std::max(largest, shapes.bounding_radius[bodies.shape[i]]);
+  }
+  return std::isfinite(largest) ? 4.0 * largest : 0.0;
 }
 
 void World::step() {
@@ -237,16 +243,22 @@ bool World::advance(StepProfile& p, long* needed) {
     find_contacts(sb, sc);
     warm_start(sc.contacts);
   });
-  // 4. contacts -> islands (union-find over dynamic bodies)
-  //    (a sleeping island a moving body joined wakes; one that stays asleep is left out)
+  // 4. contacts -> islands (union-find over the bodies that move)
+  //    (sleeping regions a moving body closes on wake, the others are held as supports;
+  //    or a sleeping island a moving body joined wakes, one that stays asleep is left out)
   timed(P::Islands, [&] {
+    wake_regions(sb, sc);
     build_islands(sb, sc, islands_);
     wake_or_skip(sc, islands_);
   });
   // 5. islands -> velocities (collision solver, resting pass), impulses, each body's motion
   timed(P::Solve, [&] {
-    resolve_islands(sb, islands_, sc.contacts, motion_);
-    keep_sleeping_impulses(sc.contacts);
+    if (holding_) {
+      solve_holding(sb, sc);
+    } else {
+      resolve_islands(sb, islands_, sc.contacts, motion_);
+      keep_sleeping_impulses(sc.contacts);
+    }
   });
   if (needed) {  // the spin after the solve, over the whole step: more sub-steps needed?
     // (and the pairs its velocities close that the narrow phase did not report; a pass over
@@ -266,10 +278,11 @@ bool World::advance(StepProfile& p, long* needed) {
     correct_wall_velocities(sb, wall_);
     correct_positions(sc.contacts);
   });
-  // 7. damping, positions from the motion, rotation; islands at rest long enough fall asleep
+  // 7. damping, positions from the motion, rotation; regions or islands at rest long enough
+  //    fall asleep, held regions whose load changed wake
   timed(P::Integrate, [&] {
     damp_and_integrate(motion_, wall_);
-    update_sleep(islands_);
+    update_sleep(islands_, sc.contacts);
   });
   // 8. energy ledger; this sub-step's contacts kept for the next warm start
   timed(P::Ledger, [&] {
@@ -632,9 +645,10 @@ void World::update_totals() {
   }
   totals_.redone_steps += last_.redone;
   totals_.substep_bound_reached += last_.substep_bound_reached;
-  totals_.sleeping_islands += last_.sleeping_islands;
-  totals_.islands_fell_asleep += last_.islands_fell_asleep;
-  totals_.islands_woken += last_.islands_woken;
+  totals_.asleep_steps += last_.asleep_steps;
+  totals_.fell_asleep += last_.fell_asleep;
+  totals_.woken += last_.woken;
+  totals_.sleep_wake_bound_reached += last_.sleep_wake_bound_reached;
 }
 
 void World::check_finite() const {

@@ -24,6 +24,7 @@
 #include "etdem/world/islands.hpp"
 #include "etdem/world/net.hpp"
 #include "etdem/world/settings.hpp"
+#include "etdem/world/sleep_regions.hpp"
 #include "etdem/world/solver_registry.hpp"
 #include "etdem/world/step_context.hpp"
 
@@ -73,9 +74,12 @@ struct StepStats {
   int substeps = 1;                // sub-steps the step was split into (World::step)
   long redone = 0;                 // 1 when the spin after the first solve split it again
   long substep_bound_reached = 0;  // 1 when the split was capped at max_substeps
-  long sleeping_islands = 0;       // islands left asleep (not solved) this step
-  long islands_fell_asleep = 0;    // islands put to sleep at the end of this step
-  long islands_woken = 0;          // sleeping islands a moving body joined this step
+  // Sleep, by the unit of WorldSettings::sleep_unit: units left asleep this step (islands not
+  // solved, or with regions the bodies held), put to sleep at its end, woken.
+  long asleep_steps = 0;
+  long fell_asleep = 0;
+  long woken = 0;
+  long sleep_wake_bound_reached = 0;  // solves that woke regions kWakeRounds times and stopped
 
   /// Adds the statistics of one sub-step of the same step: counts summed, maxima kept.
   void merge(const StepStats& o) {
@@ -90,9 +94,10 @@ struct StepStats {
     wall_corrections += o.wall_corrections;
     wall_rounds += o.wall_rounds;
     wall_bound_reached += o.wall_bound_reached;
-    sleeping_islands += o.sleeping_islands;
-    islands_fell_asleep += o.islands_fell_asleep;
-    islands_woken += o.islands_woken;
+    asleep_steps += o.asleep_steps;
+    fell_asleep += o.fell_asleep;
+    woken += o.woken;
+    sleep_wake_bound_reached += o.sleep_wake_bound_reached;
   }
 };
 
@@ -112,9 +117,10 @@ struct RunTotals {
   long substeps = 0;               // sub-steps taken by those steps
   long substep_bound_reached = 0;  // steps whose split was capped at max_substeps
   long redone_steps = 0;           // steps taken again split after the first solve
-  long sleeping_islands = 0;       // island-steps skipped because the island slept
-  long islands_fell_asleep = 0;    // islands put to sleep
-  long islands_woken = 0;          // sleeping islands woken by a moving body
+  long asleep_steps = 0;           // island-steps not solved, or body-steps held (regions)
+  long fell_asleep = 0;            // islands or regions put to sleep
+  long woken = 0;                  // islands or regions woken
+  long sleep_wake_bound_reached = 0;  // steps whose solve woke regions kWakeRounds times
   double sleep_energy = 0.0;       // [J] kinetic energy set to zero by falling asleep (damping)
 };
 
@@ -277,8 +283,35 @@ class World {
   /// keeping their contacts' impulses for the warm start.
   void wake_or_skip(const StepContacts& sc, Islands& islands);
   void keep_sleeping_impulses(std::vector<Contact>& contacts) const;  // after the solve
-  /// After the motion: each island's rest time, and the islands that fall asleep.
-  void update_sleep(const Islands& islands);
+  /// After the motion: rest times, and the units (regions or islands) that fall asleep or, for
+  /// regions, wake because their load changed (`contacts` carry the solve's impulses).
+  void update_sleep(const Islands& islands, const std::vector<Contact>& contacts);
+  /// Sleeping regions (world/sleep_regions.cpp). Before the islands: wakes the regions a moving
+  /// body closes on (with the kick they missed), then holds the sleepers left: out of the
+  /// islands (moving_), their contacts with each other and with walls out of the candidates,
+  /// keeping their impulses.
+  void wake_regions(const StepBodies& sb, StepContacts& sc);
+  /// Holds the sleepers (moving_, the candidates without their contacts); returns how many.
+  long hold_sleepers(const StepBodies& sb, StepContacts& sc);
+  /// After a solve with sleepers held: the regions of held bodies whose load changed
+  /// (sleep_wake_load) into regions_to_wake_; true when there are any.
+  bool find_loaded_regions(const std::vector<Contact>& contacts);
+  /// Wakes the regions in regions_to_wake_, with the step's kick when `kick_them`.
+  void wake_listed_regions(bool kick_them);
+  void add_contact_loads(const std::vector<Contact>& contacts);  // load_force_, load_torque_
+  /// The solve taken again with more regions awake starts from what it started from.
+  void save_solve_start();
+  void restore_solve_start();
+  /// The solve with held sleepers, taken again while held bodies' loads wake their regions
+  /// (at most kWakeRounds times, then they wake for the next step).
+  void solve_holding(const StepBodies& sb, StepContacts& sc);
+  static constexpr int kWakeRounds = 8;
+  void update_region_sleep(const std::vector<Contact>& contacts, const Islands& islands);
+  bool sleeps_by_regions() const;
+  /// [m] Edge of the resting pass's blocks and of the regions of sleep: four largest bounding
+  /// radii of the dynamic bodies (0 without any).
+  double block_edge() const;
+  std::int64_t region_of(int i) const;  // the key of the region body i's centre lies in
   double sleep_speed(int i) const;  // [m/s] what must stay below settings.sleep_velocity
   void update_rest_times();         // of the awake bodies counted here (ghosts move elsewhere)
   void wake_body(int i);            // awake, its rest time from zero
@@ -354,7 +387,25 @@ class World {
   };
   std::vector<KeptImpulses> sleeping_impulses_;
   Islands awake_scratch_;
-  std::vector<char> sleep_keep_;  // per island of the step: solved (not asleep)
+  std::vector<char> sleep_keep_;  // per island of the step: solved (not asleep); scratch
+  // Sleeping regions: the region edge [m]; per body, the resting contacts' force [N] and torque
+  // [N m] on it when it fell asleep (carried by checkpoints) and this step's; the bodies that
+  // move this step (awake dynamic) when some are held; scratch.
+  double sleep_region_ = 0.0;
+  std::vector<Vec3> sleep_force_, sleep_torque_;
+  std::vector<Vec3> load_force_, load_torque_;
+  std::vector<char> moving_;
+  bool holding_ = false;  // some sleepers are held this step: islands are built over moving_
+  std::vector<std::int64_t> regions_to_wake_;
+  RegionTable region_table_;
+  std::vector<int> all_candidates_;  // the step's candidates before the held ones left
+  struct SolveStart {
+    std::vector<Vec3> velocity, angular_velocity;
+    EnergyLedger ledger;
+    double net_elastic = 0.0;
+    std::vector<Net> nets;
+  } solve_start_;
+  StepStats solve_start_stats_;
   // A rank's world of a decomposed run (distributed/decomposed_world): per body, owned by this
   // rank (its kick and motion are booked here, it is integrated here; ghosts are not). Null:
   // every body (a serial run).

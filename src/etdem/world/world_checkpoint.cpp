@@ -109,15 +109,16 @@ struct WorldCheckpoint {
     out.put(t.wall_bound_reached);
     out.put(t.split_steps), out.put(t.substeps), out.put(t.substep_bound_reached);
     out.put(t.redone_steps);
-    out.put(t.sleeping_islands), out.put(t.islands_fell_asleep), out.put(t.islands_woken);
-    out.put(t.sleep_energy);
+    out.put(t.asleep_steps), out.put(t.fell_asleep), out.put(t.woken);
+    out.put(t.sleep_wake_bound_reached), out.put(t.sleep_energy);
     const StepStats& s = w.last_;
     out.put(s.contacts), out.put(s.candidates), out.put(s.islands), out.put(s.largest_island);
     put_stats(out, s.solver), put_stats(out, s.resting);
     out.put(s.collisions), out.put(s.max_penetration), out.put(s.wall_corrections);
     out.put(s.wall_rounds), out.put(s.wall_bound_reached);
     out.put(s.substeps), out.put(s.redone), out.put(s.substep_bound_reached);
-    out.put(s.sleeping_islands), out.put(s.islands_fell_asleep), out.put(s.islands_woken);
+    out.put(s.asleep_steps), out.put(s.fell_asleep), out.put(s.woken);
+    out.put(s.sleep_wake_bound_reached);
     for (const StepProfile* p : {&w.profile_, &w.last_profile_}) {
       for (int k = 0; k < StepProfile::kPhases; ++k) out.put(p->seconds[k]), out.put(p->calls[k]);
       out.put(p->steps);
@@ -132,15 +133,16 @@ struct WorldCheckpoint {
     in.get(t.wall_bound_reached);
     in.get(t.split_steps), in.get(t.substeps), in.get(t.substep_bound_reached);
     in.get(t.redone_steps);
-    in.get(t.sleeping_islands), in.get(t.islands_fell_asleep), in.get(t.islands_woken);
-    in.get(t.sleep_energy);
+    in.get(t.asleep_steps), in.get(t.fell_asleep), in.get(t.woken);
+    in.get(t.sleep_wake_bound_reached), in.get(t.sleep_energy);
     StepStats& s = w.last_;
     in.get(s.contacts), in.get(s.candidates), in.get(s.islands), in.get(s.largest_island);
     get_stats(in, s.solver), get_stats(in, s.resting);
     in.get(s.collisions), in.get(s.max_penetration), in.get(s.wall_corrections);
     in.get(s.wall_rounds), in.get(s.wall_bound_reached);
     in.get(s.substeps), in.get(s.redone), in.get(s.substep_bound_reached);
-    in.get(s.sleeping_islands), in.get(s.islands_fell_asleep), in.get(s.islands_woken);
+    in.get(s.asleep_steps), in.get(s.fell_asleep), in.get(s.woken);
+    in.get(s.sleep_wake_bound_reached);
     for (StepProfile* p : {&w.profile_, &w.last_profile_}) {
       for (int k = 0; k < StepProfile::kPhases; ++k) in.get(p->seconds[k]), in.get(p->calls[k]);
       in.get(p->steps);
@@ -199,14 +201,23 @@ struct WorldCheckpoint {
     }
   }
 
-  // Sleeping islands: how long each body has been slow (the asleep flags are the bodies').
-  static void save_sleep(const World& w, ByteWriter& out) { out.put(w.rest_time_); }
+  // Sleep: how long each body has been slow, and the load each sleeper fell asleep under (the
+  // asleep flags are the bodies').
+  static void save_sleep(const World& w, ByteWriter& out) {
+    out.put(w.rest_time_), out.put(w.sleep_force_), out.put(w.sleep_torque_);
+  }
   static void load_sleep(World& w, ByteReader& in) {
     in.get(w.rest_time_, sizeof(double));
     mismatch("sleep rest times", static_cast<long>(w.rest_time_.size()), w.bodies.count());
     for (double t : w.rest_time_)
       if (!(t >= 0.0) || !std::isfinite(t))
         throw std::invalid_argument(fmt::format("sleep: rest time {}", t));
+    for (std::vector<Vec3>* loads : {&w.sleep_force_, &w.sleep_torque_}) {
+      in.get(*loads, 3 * sizeof(double));
+      mismatch("sleep loads", static_cast<long>(loads->size()), w.bodies.count());
+      for (const Vec3& f : *loads)
+        if (!f.allFinite()) throw std::invalid_argument("sleep: a load is not finite");
+    }
   }
 
   static std::span<const WorldSection> sections() {

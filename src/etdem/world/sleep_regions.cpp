@@ -1,0 +1,288 @@
+// Sleeping regions (WorldSettings::sleep_unit = region; docs/design.md "Sleep"). A region is
+// the set of dynamic bodies whose centres lie in one cube of edge sleep_region_ (the resting
+// pass's block edge, four largest bounding radii) on a grid anchored at the origin: it depends
+// on the positions only, never on the thread or rank count.
+//
+// - A region all of whose awake bodies stayed slower than sleep_velocity for sleep_time falls
+//   asleep at the end of a step: velocities set to zero (booked as damping), and each body keeps
+//   the resting contacts' force and torque on it of that step as its reference load.
+// - A sleeping body is held: it leaves the islands (a moving body's contact with it is one with
+//   a support, as with a wall), gets no kick, no projection and no motion. Contacts between held
+//   bodies or a held body and a wall are not solved; they keep their impulses.
+// - A region wakes whole (1) before the solve, when a moving body's contact closes on one of its
+//   bodies, beyond the gravity kick of the step, faster than sleep_velocity or with more
+//   momentum than sleep_wake_load times the body's weight over the step, with the kick its
+//   bodies missed; (2) after the solve, when the resting contacts' force on one of its bodies
+//   differs from its reference by more than sleep_wake_load times its weight, or the torque by
+//   as much at its bounding radius (a load added, a support taken away); (3) on an event.
+//   A woken region does not wake its neighbours: they wake by the same rules when its bodies
+//   move into them or stop holding them.
+//
+// Every decision is taken in body and contact order on one thread: the same bits on any number
+// of threads.
+#include <algorithm>
+#include <bit>
+
+#include "etdem/core/exact_sum.hpp"
+#include "etdem/world/world.hpp"
+
+namespace etdem {
+
+namespace {
+
+/// One coordinate of a region on the grid of edge `cell`, clamped to 21 bits either side of 0
+/// (a body a million regions away shares the last region with those beyond it).
+std::int64_t region_coordinate(double x, double cell) {
+  const double q = std::floor(x / cell);
+  constexpr double kLimit = (1 << 20) - 1;
+  return static_cast<std::int64_t>(std::clamp(q, -kLimit, kLimit)) + (1 << 20);
+}
+
+}  // namespace
+
+std::int64_t World::region_of(int i) const {
+  const Vec3& x = bodies.position[i];
+  return region_coordinate(x[0], sleep_region_) | (region_coordinate(x[1], sleep_region_) << 21) |
+         (region_coordinate(x[2], sleep_region_) << 42);
+}
+
+bool World::sleeps_by_regions() const {
+  return settings.sleep_velocity > 0.0 && settings.sleep_unit == SleepUnit::kRegion;
+}
+
+void RegionTable::reset(std::size_t expected) {
+  const std::size_t size = std::bit_ceil(std::max<std::size_t>(16, 2 * expected));
+  if (keys_.size() != size) {
+    keys_.assign(size, 0);
+    values_.assign(size, 0);
+    used_.assign(size, 0);
+  } else {
+    std::fill(used_.begin(), used_.end(), 0);
+  }
+}
+
+std::uint8_t& RegionTable::at(std::int64_t key, std::uint8_t initial) {
+  const std::size_t mask = keys_.size() - 1;
+  // Fibonacci hashing of the key; linear probing (the table is at most half full).
+  std::size_t s = static_cast<std::size_t>(static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull >>
+                                           (64 - std::countr_zero(keys_.size())));
+  for (std::size_t probe = 0; probe <= mask; ++probe, s = (s + 1) & mask) {
+    if (!used_[s]) {
+      used_[s] = 1;
+      keys_[s] = key;
+      values_[s] = initial;
+      return values_[s];
+    }
+    if (keys_[s] == key) return values_[s];
+  }
+  throw std::logic_error("region table full");  // reset() sizes it to twice the bodies
+}
+
+void World::wake_regions(const StepBodies& sb, StepContacts& sc) {
+  sleeping_contacts_.clear();  // the contacts kept this step, by regions or islands
+  sleeping_impulses_.clear();
+  holding_ = false;
+  if (!sleeps_by_regions()) return;
+  bool any_asleep = false;
+  for (int i : sb.dynamic_ids) any_asleep = any_asleep || bodies.is_asleep(i);
+  if (!any_asleep) return;
+  // (1) A moving body closing on a sleeper, beyond the step's kick, faster than sleep_velocity
+  //     or with more momentum than sleep_wake_load times the sleeper's weight over the step
+  //     (the impulse a support would need to stop it).
+  const double kick_speed = h_ * settings.gravity.norm();
+  regions_to_wake_.clear();
+  for (const Contact& c : sc.contacts) {
+    const bool sa = sb.dynamic[c.a] && bodies.is_asleep(c.a);
+    const bool sb_ = sb.dynamic[c.b] && bodies.is_asleep(c.b);
+    if (sa == sb_) continue;  // both held, or neither
+    const int sleeper = sa ? c.a : c.b, other = sa ? c.b : c.a;
+    if (!sb.dynamic[other]) continue;  // a sleeper against a wall
+    const double beyond = -c.normal.dot(contact_velocity(c, sb.dynamic)) - kick_speed;
+    if (!(beyond > 0.0)) continue;
+    if (beyond > settings.sleep_velocity ||
+        bodies.mass[other] * beyond > settings.sleep_wake_load * bodies.mass[sleeper] * kick_speed)
+      regions_to_wake_.push_back(region_of(sleeper));
+  }
+  if (!regions_to_wake_.empty()) wake_listed_regions(true);
+  all_candidates_ = sc.candidates;
+  last_.asleep_steps += hold_sleepers(sb, sc);
+}
+
+long World::hold_sleepers(const StepBodies& sb, StepContacts& sc) {
+  // The sleepers are held: out of the islands, and their contacts with each other and with
+  // walls out of the solve (they keep their impulses, World::keep_sleeping_impulses).
+  sleeping_contacts_.clear();
+  sleeping_impulses_.clear();
+  moving_.assign(bodies.count(), 0);
+  long held = 0;
+  for (int i : sb.dynamic_ids) {
+    moving_[i] = !bodies.is_asleep(i);
+    held += moving_[i] ? 0 : 1;
+  }
+  holding_ = held > 0;
+  sc.candidates.clear();
+  for (const int ci : all_candidates_) {
+    const Contact& c = sc.contacts[ci];
+    if (!holding_ || moving_[c.a] || moving_[c.b]) {
+      sc.candidates.push_back(ci);
+      continue;
+    }
+    sleeping_contacts_.push_back(ci);
+    sleeping_impulses_.push_back({c.normal_impulse, c.tangent_impulse, c.rolling_impulse});
+  }
+  return held;
+}
+
+void World::add_contact_loads(const std::vector<Contact>& contacts) {
+  // The resting contacts' force and torque on every dynamic body [N], [N m].
+  const int n = bodies.count();
+  load_force_.assign(n, Vec3::Zero());
+  load_torque_.assign(n, Vec3::Zero());
+  for (const Contact& c : contacts) {
+    const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
+    if (bodies.is_dynamic(c.a)) {
+      load_force_[c.a] += p;
+      load_torque_[c.a] += c.ra.cross(p) + c.rolling_impulse;
+    }
+    if (bodies.is_dynamic(c.b)) {
+      load_force_[c.b] -= p;
+      load_torque_[c.b] -= c.rb.cross(p) + c.rolling_impulse;
+    }
+  }
+  const double per_step = 1.0 / h_;
+  for (int i = 0; i < n; ++i) {
+    load_force_[i] *= per_step;
+    load_torque_[i] *= per_step;
+  }
+}
+
+bool World::find_loaded_regions(const std::vector<Contact>& contacts) {
+  // (2) The regions of held bodies whose load changed (into regions_to_wake_).
+  add_contact_loads(contacts);
+  const double g = settings.gravity.norm() > 0.0 ? settings.gravity.norm()
+                                                  : settings.sleep_velocity / settings.sleep_time;
+  regions_to_wake_.clear();
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_dynamic(i) || !bodies.is_asleep(i)) continue;
+    const double allowed = settings.sleep_wake_load * bodies.mass[i] * g;
+    const double lever = shapes.bounding_radius[bodies.shape[i]];
+    if ((load_force_[i] - sleep_force_[i]).norm() > allowed ||
+        (load_torque_[i] - sleep_torque_[i]).norm() > allowed * lever)
+      regions_to_wake_.push_back(region_of(i));
+  }
+  return !regions_to_wake_.empty();
+}
+
+void World::wake_listed_regions(bool kick_them) {
+  std::sort(regions_to_wake_.begin(), regions_to_wake_.end());
+  regions_to_wake_.erase(std::unique(regions_to_wake_.begin(), regions_to_wake_.end()),
+                         regions_to_wake_.end());
+  last_.woken += std::ssize(regions_to_wake_);
+  const Vec3 dv = h_ * settings.gravity;
+  ExactSum kick;
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!bodies.is_dynamic(i) || !bodies.is_asleep(i) ||
+        !std::binary_search(regions_to_wake_.begin(), regions_to_wake_.end(), region_of(i)))
+      continue;
+    wake_body(i);
+    if (!kick_them) continue;
+    kick += kick_energy(bodies.mass[i], bodies.velocity[i], dv);  // as the others were
+    bodies.velocity[i] += dv;
+  }
+  ledger_.integration -= kick.value();  // as World::apply_external_forces books the kick
+}
+
+void World::save_solve_start() {
+  solve_start_.velocity = bodies.velocity;
+  solve_start_.angular_velocity = bodies.angular_velocity;
+  solve_start_.ledger = ledger_;
+  solve_start_.net_elastic = net_elastic_;
+  if (!nets.empty()) solve_start_.nets = nets;
+  solve_start_stats_ = last_;
+}
+
+void World::restore_solve_start() {
+  // What the solve changed: velocities, the ledger, the nets' bookings and the statistics (the
+  // regions woken since are woken after this, by wake_listed_regions).
+  bodies.velocity = solve_start_.velocity;
+  bodies.angular_velocity = solve_start_.angular_velocity;
+  ledger_ = solve_start_.ledger;
+  net_elastic_ = solve_start_.net_elastic;
+  if (!nets.empty()) nets = solve_start_.nets;
+  last_ = solve_start_stats_;
+}
+
+void World::solve_holding(const StepBodies& sb, StepContacts& sc) {
+  // A held region is a support as rigid as a wall. Where the solve asked it for a force it did
+  // not carry when it fell asleep (an impact passed on through woken grains, a push, a support
+  // gone), it wakes and the solve is taken again from the same start, so the woken grains take
+  // part in it: a heavy ball rolled into a held bed pushes it on rather than stopping dead.
+  for (int round = 0;; ++round) {
+    save_solve_start();
+    resolve_islands(sb, islands_, sc.contacts, motion_);
+    keep_sleeping_impulses(sc.contacts);
+    if (!find_loaded_regions(sc.contacts)) return;
+    if (round == kWakeRounds) {  // awake from the next step on (kicked by it)
+      ++last_.sleep_wake_bound_reached;
+      wake_listed_regions(false);
+      return;
+    }
+    restore_solve_start();
+    wake_listed_regions(true);
+    for (Contact& c : sc.contacts) {  // the impulses the solve started from
+      c.normal_impulse = 0.0;
+      c.tangent_impulse = Vec3::Zero();
+      c.rolling_impulse = Vec3::Zero();
+    }
+    warm_start(sc.contacts);
+    hold_sleepers(sb, sc);
+    build_islands(sb, sc, islands_);
+  }
+}
+
+void World::update_region_sleep(const std::vector<Contact>& contacts, const Islands& islands) {
+  update_rest_times();
+  bool any_ready = false;  // an awake body ready to sleep
+  for (int i = 0; i < bodies.count(); ++i)
+    any_ready = any_ready || (bodies.is_awake(i) && rest_time_[i] >= settings.sleep_time);
+  if (!any_ready) return;
+  add_contact_loads(contacts);
+  // Falling asleep: a region sleeps when every awake body in it is ready. The nets' nodes never
+  // sleep (their links pull on them), nor does an island holding one.
+  const int n = bodies.count();
+  std::vector<char>& blocked = sleep_keep_;
+  blocked.assign(n, 0);
+  if (!nets.empty()) {
+    for (int k = 0; k < islands.count(); ++k) {
+      const auto first = islands.body_order.begin() + islands.body_start[k];
+      const auto last = islands.body_order.begin() + islands.body_start[k + 1];
+      if (std::any_of(first, last, [&](int i) { return is_net_node(i); }))
+        for (auto it = first; it != last; ++it) blocked[*it] = 1;
+    }
+    for (int i = 0; i < n; ++i) blocked[i] = blocked[i] || is_net_node(i);
+  }
+  enum : std::uint8_t { kReady = 1, kNotReady = 0, kAsleep = 2 };
+  region_table_.reset(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (!bodies.is_awake(i) || !counted(i)) continue;
+    std::uint8_t& state = region_table_.at(region_of(i), kReady);
+    if (rest_time_[i] < settings.sleep_time || blocked[i]) state = kNotReady;
+  }
+  ExactSum energy;  // the same bits in any order
+  for (int i = 0; i < n; ++i) {
+    if (!bodies.is_awake(i) || !counted(i)) continue;
+    std::uint8_t& state = region_table_.at(region_of(i), kNotReady);
+    if (state == kNotReady) continue;
+    if (state == kReady) {
+      state = kAsleep;
+      ++last_.fell_asleep;
+    }
+    sleep_force_[i] = load_force_[i];
+    sleep_torque_[i] = load_torque_[i];
+    energy += put_to_sleep(i);
+  }
+  ledger_.damping += energy.value();
+  totals_.sleep_energy += energy.value();
+}
+
+}  // namespace etdem
