@@ -149,6 +149,11 @@ int main(int argc, char** argv) try {
       env_value("BENCH_POUR_SLEEP", 0.0, 1e3, world.settings.sleep_velocity);
   if (env_value("BENCH_POUR_SLEEP_ISLANDS", 0, 1, 0) != 0)
     world.settings.sleep_unit = etdem::SleepUnit::kIsland;
+  // BENCH_POUR_WAKE_LOAD=f, BENCH_POUR_WAKE_ROUNDS=k: WorldSettings::sleep_wake_load, _rounds.
+  world.settings.sleep_wake_load =
+      env_value("BENCH_POUR_WAKE_LOAD", 0.0, 1e12, world.settings.sleep_wake_load);
+  world.settings.sleep_wake_rounds =
+      env_value("BENCH_POUR_WAKE_ROUNDS", 0, 100, world.settings.sleep_wake_rounds);
   // BENCH_POUR_MISSED=1: steps taken again split when the solve closes a pair the narrow phase
   // did not report (WorldSettings::substep_missed).
   world.settings.substep_missed =

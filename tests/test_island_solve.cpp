@@ -58,7 +58,7 @@ TEST(IslandSolve, ElasticHeadOnImpactOfEqualSpheresSwapsVelocities) {
   unit.prepare(1);
   const double h = 1e-3;
   const IslandSolution r =
-      unit.solve(IslandSolveSettings{h, Vec3::Zero(), 0.0}, etm, nullptr, s.state(), contacts, 0);
+      unit.solve(IslandSolveSettings{{h, Vec3::Zero()}, 0.0}, etm, nullptr, s.state(), contacts, 0);
   EXPECT_EQ(r.collisions, 1);
   EXPECT_NEAR(s.v[0].z(), 0.25, 1e-6);
   EXPECT_NEAR(s.v[1].z(), -1.0, 1e-6);
@@ -90,14 +90,13 @@ TEST(IslandSolve, ImpulsesReturnToTheirOwnContactsWhateverTheSerialOrder) {
     EtmSolver etm(EtmSettings{});
     etm.prepare(1);
     RestingSettings rs;
-    rs.dt = h;
-    rs.gravity = Vec3(0, 0, -g);
     rs.slip_velocity = 0.1;
     RestingPass resting(rs);
+    resting.set_step({h, Vec3(0, 0, -g)});
     resting.prepare(1);
     IslandSolve unit;
     unit.prepare(1);
-    return unit.solve(IslandSolveSettings{h, Vec3(0, 0, -g), 0.1}, etm, &resting, s.state(), out,
+    return unit.solve(IslandSolveSettings{{h, Vec3(0, 0, -g)}, 0.1}, etm, &resting, s.state(), out,
                       0);
   };
   TwoSpheres a(2), b(2);
@@ -152,7 +151,7 @@ TEST(IslandSolve, EachCollisionGroupGivesTheBitsOfItsPairSolvedAloneOnAnyNumberO
     IslandSolve unit;
     unit.prepare(threads);
     const IslandSolution r =
-        unit.solve(IslandSolveSettings{h, Vec3::Zero(), 0.0}, etm, nullptr, p.state(), cs, 0);
+        unit.solve(IslandSolveSettings{{h, Vec3::Zero()}, 0.0}, etm, nullptr, p.state(), cs, 0);
     omp_set_num_threads(1);
     return r;
   };
@@ -215,7 +214,7 @@ TEST(IslandSolve, ASlowImpactBesideAFastOneIsResolvedToItsOwnTolerance) {
   etm.prepare(1);
   IslandSolve unit;
   unit.prepare(1);
-  const IslandSolution r = unit.solve(IslandSolveSettings{1e-3, Vec3::Zero(), 0.0}, etm, nullptr,
+  const IslandSolution r = unit.solve(IslandSolveSettings{{1e-3, Vec3::Zero()}, 0.0}, etm, nullptr,
                                       p.state(), p.contacts, 0);
   EXPECT_EQ(r.groups, 2);
   EXPECT_NEAR(p.v[0].z(), 0.0, 1e-4 * 100.0);

@@ -262,12 +262,12 @@ TEST(BlockedSweeps, ResolveInOrderIsTheGatheredResolve) {
   for (int k = 0; k < n; ++k) order[k] = k;
   std::shuffle(order.begin(), order.end(), rng);
   RestingSettings rs;
-  rs.dt = 1e-3;
-  rs.gravity = Vec3(0, 0, -9.81);
   rs.slip_velocity = 0.01;
   rs.block_contacts = 100;
   rs.block_size = 2.0 * d;
   RestingPass gathered_pass(rs), in_order_pass(rs);
+  gathered_pass.set_step({1e-3, Vec3(0, 0, -9.81)});
+  in_order_pass.set_step({1e-3, Vec3(0, 0, -9.81)});
   gathered_pass.prepare(1);
   in_order_pass.prepare(1);
   std::vector<Vec3> v2 = v, w2 = w;

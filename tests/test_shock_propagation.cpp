@@ -41,9 +41,8 @@ struct Grain {
   SolverStats settle() {
     RestingSettings s;
     s.iterations = 0;  // the sweeps are not under test
-    s.dt = kDt;
-    s.gravity = kGravity;
     RestingPass solver(s);
+    solver.set_step({kDt, kGravity});
     solver.prepare(1);
     IslandBodies b;
     b.count = 1;
@@ -121,9 +120,8 @@ TEST(ShockPropagation, NeverLiftsAGrainOffARisingSupport) {
   std::vector<Mat3> ii = {g.inv_inertia, g.inv_inertia};
   RestingSettings s;
   s.iterations = 0;
-  s.dt = kDt;
-  s.gravity = kGravity;
   RestingPass solver(s);
+  solver.set_step({kDt, kGravity});
   solver.prepare(1);
   IslandBodies b{2, v.data(), w.data(), im.data(), ii.data()};
   const SolverStats st = solver.resolve(g.contacts, b, 0);

@@ -731,7 +731,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, std::map<int, ByteWr
   std::vector<int>& place = h.place;
   IslandArrays& a = h.bodies;
   std::vector<Vec3>& v = a.v;
-  const IslandSolveSettings set{w.h_, w.settings.gravity, w.settings.effective_resting_velocity()};
+  const IslandSolveSettings set{{w.h_, w.settings.gravity},
+                                w.settings.effective_resting_velocity()};
   island.clear();
   contacts.clear();
   origin.clear();

@@ -230,6 +230,12 @@ std::vector<Sim> simulation_keys() {
       "support taken away)",
       [](Scenario & s) -> auto& { return s.settings.sleep_wake_load; }));
   v.push_back(field<Scenario>(
+      "sleep_wake_rounds", "", closed(0, 100),
+      "how many times a step's solve is taken again with the regions its loads woke free; "
+      "regions still loaded after that wake for the next step (summary.json "
+      "`sleep.wake_bound_reached`); 0 = always the next step",
+      [](Scenario & s) -> auto& { return s.settings.sleep_wake_rounds; }));
+  v.push_back(field<Scenario>(
       "penetration_slop", "m", at_least(0), "penetration left uncorrected by the projection",
       [](Scenario & s) -> auto& { return s.settings.penetration_slop; }));
   v.push_back(field<Scenario>(

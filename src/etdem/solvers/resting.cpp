@@ -80,7 +80,7 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   w.pt_base.assign(n, Eigen::Vector2d::Zero());
   if (w.rows.any_rolling) w.pr_base.assign(n, Eigen::Vector2d::Zero());
   book_and_guard(w, std::span<const int>(w.all).first(n));
-  if (settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0) {
+  if (settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0) {
     shock_pass(w);
     close_rounds(w);
   }
@@ -117,11 +117,11 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
   // (which body is upper: its centre higher, a static body never; that centre's height) only
   // when the pass runs.
   const bool rolling = parallel_any(n, [&](std::size_t j) { return contact(j).rolling > 0.0; });
-  const bool shock = settings_.shock_propagation && settings_.gravity.squaredNorm() > 0.0;
+  const bool shock = settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0;
   r.resize(n, rolling, shock);
   w.u0.resize(n);
   if (rolling) w.wr0.resize(n);
-  const Vec3 down = settings_.down();
+  const Vec3 down = step_.down();
   const double warm = settings_.warm_start;
   for_each_row(w.parallel, n, [&](std::size_t i) {
     const Contact& c = contact(i);

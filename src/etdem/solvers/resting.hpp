@@ -21,6 +21,7 @@
 
 #include "etdem/solvers/resting_blocks.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/step_time.hpp"
 
 namespace etdem {
 
@@ -28,11 +29,6 @@ struct RestingSettings {
   int iterations = 12;            // Gauss-Seidel sweeps per island and step (upper bound)
   double tolerance = 1e-3;        // stop when no impulse changed by more than this fraction of the
                                   // largest accumulated normal impulse in a sweep
-  double dt = 0.0;                // [s] time step: a contact with gap g > 0 may close at g / dt
-                                  // (speculative contact); set by the world
-  Vec3 gravity{0, 0, 0};          // [m/s^2] the step's acceleration of every dynamic body, whose
-                                  // kick g dt the pass's impulses cancel on resting grains (their
-                                  // work is booked from the velocity before it); set by the world
   bool shock_propagation = true;  // final bottom-up pass with the lower body fixed (with gravity)
   /// A contact still closing faster than its target after the shock pass is left approaching
   /// (swept again by the rounds after it, and counted) when within the step it would close by
@@ -50,11 +46,6 @@ struct RestingSettings {
   double block_size = 0.0;  // [m] edge of the blocks; set by the world (0: no blocked sweeps)
   /// How a blocked island's rows are split into colours (resting_blocks.hpp).
   BlockOrder::Colouring colouring = BlockOrder::Colouring::kBlocks;
-
-  /// Unit direction of gravity (zero without gravity: no shock propagation).
-  Vec3 down() const {
-    return gravity.squaredNorm() > 0.0 ? Vec3(gravity.normalized()) : Vec3::Zero();
-  }
 
   bool operator==(const RestingSettings&) const = default;
 };
@@ -123,8 +114,12 @@ class RestingPass final : public Solver {
   explicit RestingPass(const RestingSettings& s);
   ~RestingPass() override;
   const char* name() const override { return "resting"; }
-  /// The step length the next resolve() works with (the world's sub-steps change it).
-  void set_dt(double dt) { settings_.dt = dt; }
+  /// The step the next resolve() works in (the world's sub-steps change its length): a contact
+  /// with gap g > 0 may close at g / h (speculative contact); the impulses cancel the kick g h
+  /// on resting grains (their work is booked from the velocity before it), and gravity's
+  /// direction orders the shock pass (none without gravity).
+  void set_step(const StepTime& step) { step_ = step; }
+  const StepTime& step() const { return step_; }
   void prepare(int threads) override;
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
   /// resolve() of the contacts serial[order[k]], k < order.size(), in that order, as if they
@@ -161,7 +156,7 @@ class RestingPass final : public Solver {
   /// The normal velocity a contact may end the step with: 0, or for a contact still apart by
   /// g > 0 the speed that closes the gap within the step, -g / dt (a speculative contact).
   double target_speed(double gap) const {
-    return gap > 0.0 && settings_.dt > 0.0 ? -gap / settings_.dt : 0.0;
+    return gap > 0.0 && step_.h > 0.0 ? -gap / step_.h : 0.0;
   }
   /// One sweep's convergence test and the probe (RestingProbe) after it; `swept` rows.
   bool finish_sweep(RestingWork& w, const RestingSweep& sw, int k, long swept) const;
@@ -180,6 +175,7 @@ class RestingPass final : public Solver {
   void follow(RestingWork& w, int bound) const;
 
   RestingSettings settings_;
+  StepTime step_;  // the step being solved (set_step)
   std::vector<std::unique_ptr<RestingWork>> work_;
 };
 

@@ -89,7 +89,7 @@ double RestingPass::book_and_guard(RestingWork& w, std::span<const int> which) c
   // The kick changes the relative velocity only at contacts with a static body (both bodies of
   // a grain pair get the same kick), by k = g dt: the shift sum P.k / 2 goes from the
   // dissipation to the time discretisation's `integration`.
-  const Vec3 kick = settings_.dt * settings_.gravity;
+  const Vec3 kick = step_.h * step_.gravity;
   double shift_normal = 0.0, shift_tangent = 0.0;
   for (const int k : which) {
     const std::size_t i = static_cast<std::size_t>(k);

@@ -123,7 +123,7 @@ void RestingPass::mark_approaching(RestingWork& w) const {
   // Once marked, only the rows of bodies a later stage may have moved (moved) are looked at
   // again: the others' velocities are the same bits, so are their marks.
   const std::size_t n = w.rows.size();
-  const double share = settings_.approach_tolerance, dt = settings_.dt;
+  const double share = settings_.approach_tolerance, dt = step_.h;
   if (!w.marked) {
     w.marks.assign(n, 0);
     for_each_row(w.parallel, n, [&](std::size_t i) {
@@ -165,7 +165,7 @@ void RestingPass::build_lists(RestingWork& w) const {
   w.stir_limit.assign(static_cast<std::size_t>(nb), std::numeric_limits<double>::infinity());
   for (std::size_t i = 0; i < n; ++i) {
     // (The root of the least square is the least root: the same bits as min |r|.)
-    const double limit = kStirShare * (kJoinShare * std::sqrt(w.lever2(i)) / settings_.dt);
+    const double limit = kStirShare * (kJoinShare * std::sqrt(w.lever2(i)) / step_.h);
     for (const int body : {w.rows.a[i], w.rows.b[i]})
       if (body >= 0) w.stir_limit[body] = std::min(w.stir_limit[body], limit);
   }
@@ -220,7 +220,7 @@ bool RestingPass::grow(RestingWork& w) const {
     mark = 1;
     return true;
   };
-  const double dt = settings_.dt;
+  const double dt = step_.h;
   auto join_rows = [&](std::size_t lo, std::size_t hi, std::vector<int>& joined, bool atomic) {
     for (std::size_t k = lo; k < hi; ++k) {
       const int body = w.stirred_bodies[k];

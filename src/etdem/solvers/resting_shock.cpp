@@ -240,7 +240,7 @@ RestingSettled RestingPass::settle_body(int body, RestingWork& w,
   // Accumulated impulses: normal p >= 0 with u.d >= goal, tangential within mu p towards no
   // slip. At most kShockIterations sweeps over the body's supports; a body that needs them all
   // is counted (shock_bound_reached).
-  const double tol = settings_.tolerance * settings_.gravity.norm() * settings_.dt;
+  const double tol = settings_.tolerance * step_.gravity.norm() * step_.h;
   auto settle = [&](bool friction) {
     bool converged = false;
     for (int it = 0; it < kShockIterations && !converged; ++it) {
@@ -327,9 +327,9 @@ RestingSettled RestingPass::settle_body(int body, RestingWork& w,
   // (book_and_guard): the shift P.(g dt)/2 is the integration's.
   double shift_n = 0.0, shift_t = 0.0;
   for (const RestingSupport& sp : local) {
-    shift_n += 0.5 * settings_.dt * scale * sp.p * sp.d.dot(settings_.gravity);
+    shift_n += 0.5 * step_.h * scale * sp.p * sp.d.dot(step_.gravity);
     shift_t +=
-        0.5 * settings_.dt * scale * (sp.pt.x() * sp.t1 + sp.pt.y() * sp.t2).dot(settings_.gravity);
+        0.5 * step_.h * scale * (sp.pt.x() * sp.t1 + sp.pt.y() * sp.t2).dot(step_.gravity);
   }
   out.restitution = scale * bn + scale * scale * an - shift_n;
   out.friction = scale * bt + scale * scale * at - shift_t;

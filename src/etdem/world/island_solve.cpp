@@ -26,7 +26,7 @@ void book_resting_kick(const IslandSolveSettings& set, const Vec3& momentum_chan
   // internal impulses cancelling. The solver booked it as dissipation (a grain at rest showed
   // m |g dt|^2 / 2 of restitution every step); it is the time discretisation's: taken from
   // restitution first, then friction, never below zero, and booked as integration.
-  const double shift = 0.5 * set.h * set.gravity.dot(momentum_change);
+  const double shift = 0.5 * set.step.h * set.step.gravity.dot(momentum_change);
   st.integration -= shift;
   st.dissipated_restitution += shift;
   st.net_dissipation();
@@ -88,7 +88,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
                                   std::span<Contact> contacts, int thread) {
   IslandSolution out;
   IslandBodies& view = state.bodies;
-  const double h = set.h, v_rest = set.resting_velocity;
+  const double h = set.step.h, v_rest = set.resting_velocity;
   // Solve order. With the hybrid resting treatment, the island's collisions (faster approach
   // than v_rest) come first and go to the collision solver; the resting pass then sees the
   // whole island. Otherwise every contact goes to the collision solver, slow ones with e = 0
@@ -153,7 +153,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     double kick = 0.0;
     auto shift_velocity = [&](int s, double tau) {
       const double before = view.v[s].squaredNorm();
-      view.v[s] += tau * set.gravity;
+      view.v[s] += tau * set.step.gravity;
       kick += 0.5 * (view.v[s].squaredNorm() - before) / view.inv_mass[s];
     };
     for (int s = 0; s < view.count; ++s)
@@ -193,7 +193,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   }
   if (out.collisions > 0)
     hold_impact_times(contacts, std::span<const int>(sc.source.data(), slot), view, state, h,
-                      set.gravity, sc.clear, sc.asks);
+                      set.step.gravity, sc.clear, sc.asks);
   return out;
 }
 

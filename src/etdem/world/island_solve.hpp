@@ -12,16 +12,16 @@
 #include "etdem/collision/contact.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/step_time.hpp"
 #include "etdem/world/collision_groups.hpp"
 
 namespace etdem {
 
 class RestingPass;
 
-/// What the island's solve needs of the world's settings.
+/// What the island's solve needs of the step and of the world's settings.
 struct IslandSolveSettings {
-  double h = 0.0;                 // [s] the (sub-)step
-  Vec3 gravity{0, 0, 0};          // [m/s^2]
+  StepTime step;                  // the (sub-)step's length and gravity
   double resting_velocity = 0.0;  // [m/s] WorldSettings::effective_resting_velocity
 };
 

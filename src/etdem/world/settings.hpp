@@ -99,6 +99,9 @@ struct WorldSettings {
   /// it carried when it fell asleep by more than this many times its weight (or the torque by as
   /// much at its bounding radius): a load added or a support taken away.
   double sleep_wake_load = 0.5;
+  /// A solve that woke regions by their load is taken again with them free at most this many
+  /// times in a (sub-)step; regions loaded beyond that wake for the next one (counted).
+  int sleep_wake_rounds = 8;
   double damping = 0.0;         // [1/s] global damping xi, 2024 Eqs. 47-49
   int threads = 0;              // OpenMP threads, 0 = OpenMP's default
   /// A run split over MPI ranks draws its rank boxes again (recursive bisection of the grains'

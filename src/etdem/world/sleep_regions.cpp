@@ -222,7 +222,7 @@ void World::solve_holding(const StepBodies& sb, StepContacts& sc) {
     resolve_islands(sb, islands_, sc.contacts, motion_);
     keep_sleeping_impulses(sc.contacts);
     if (!find_loaded_regions(sc.contacts)) return;
-    if (round == kWakeRounds) {  // awake from the next step on (kicked by it)
+    if (round == settings.sleep_wake_rounds) {  // awake from the next step on (kicked by it)
       ++last_.sleep_wake_bound_reached;
       wake_listed_regions(false);
       return;

@@ -135,8 +135,6 @@ void World::configure() {
   if (settings.resting == "pgs" && settings.effective_resting_velocity() > 0.0) {
     RestingSettings rs = settings.resting_pass;
     rs.slip_velocity = settings.effective_resting_velocity();
-    rs.dt = settings.dt;
-    rs.gravity = settings.gravity;
     rs.block_size = block_edge();  // blocks of large islands
     auto pgs = std::make_unique<RestingPass>(rs);
     resting_pass_ = pgs.get();
@@ -193,7 +191,7 @@ void World::step_frame(const std::function<void()>& events,
   StepStats step_stats;
   for (int k = 0; k < n; ++k) {
     h_ = settings.dt / n;
-    if (resting_pass_) resting_pass_->set_dt(h_);
+    if (resting_pass_) resting_pass_->set_step({h_, settings.gravity});
     last_ = StepStats{};
     // Only a step that may split saves its start (velocities, ledger, nets: O(bodies) copies).
     // (A grain turning, or the check for missed pairs, may ask for more after the solve.)
@@ -419,7 +417,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
            islands.contact_start[y + 1] - islands.contact_start[y];
   });
   isl_.solution.assign(ni, IslandSolution{});
-  const IslandSolveSettings set{h_, settings.gravity, settings.effective_resting_velocity()};
+  const IslandSolveSettings set{{h_, settings.gravity}, settings.effective_resting_velocity()};
   island_solve_.prepare(omp_get_max_threads());
   auto solve_island = [&](int o) {
     const int k = isl_.order[o];

@@ -79,7 +79,7 @@ struct StepStats {
   long asleep_steps = 0;
   long fell_asleep = 0;
   long woken = 0;
-  long sleep_wake_bound_reached = 0;  // solves that woke regions kWakeRounds times and stopped
+  long sleep_wake_bound_reached = 0;  // solves that woke regions sleep_wake_rounds times
 
   /// Adds the statistics of one sub-step of the same step: counts summed, maxima kept.
   void merge(const StepStats& o) {
@@ -120,7 +120,7 @@ struct RunTotals {
   long asleep_steps = 0;           // island-steps not solved, or body-steps held (regions)
   long fell_asleep = 0;            // islands or regions put to sleep
   long woken = 0;                  // islands or regions woken
-  long sleep_wake_bound_reached = 0;  // steps whose solve woke regions kWakeRounds times
+  long sleep_wake_bound_reached = 0;  // solves that woke regions sleep_wake_rounds times
   double sleep_energy = 0.0;       // [J] kinetic energy set to zero by falling asleep (damping)
 };
 
@@ -303,9 +303,8 @@ class World {
   void save_solve_start();
   void restore_solve_start();
   /// The solve with held sleepers, taken again while held bodies' loads wake their regions
-  /// (at most kWakeRounds times, then they wake for the next step).
+  /// (at most settings.sleep_wake_rounds times, then they wake for the next step).
   void solve_holding(const StepBodies& sb, StepContacts& sc);
-  static constexpr int kWakeRounds = 8;
   void update_region_sleep(const std::vector<Contact>& contacts, const Islands& islands);
   bool sleeps_by_regions() const;
   /// [m] Edge of the resting pass's blocks and of the regions of sleep: four largest bounding
@@ -422,7 +421,7 @@ class World {
   bool counted(int i) const { return !owned_ || (*owned_)[i]; }
   // Per body, asleep at this narrow phase / at the one that found previous_ (reuse_sleeping).
   std::vector<char> asleep_at_narrow_, asleep_at_previous_;
-  RestingPass* resting_pass_ = nullptr;  // resting_ when it is the pgs pass (its dt is set)
+  RestingPass* resting_pass_ = nullptr;  // resting_ when it is the pgs pass (its step is set)
   struct StepStart {                      // a step taken again split (World::step)
     std::vector<Vec3> velocity, angular_velocity;
     std::vector<std::uint8_t> flags;
