@@ -7,15 +7,24 @@
 # 1. The demo's fill for each seed: `etdem run examples/repose/spheres.toml --set
 #    'fill[0].seed=S' --set simulation.duration=1e-9` (one step), OUT_ROOT/fill-sS/state.csv.
 # 2. One LIGGGHTS run per (E, mu_r, seed) into OUT_ROOT/E<E>_mu<MU_R>_s<S>/, the time step from
-#    liggghts_repose.sh's rule (0.092 of the Hertz time at the pour's impact speed), under
-#    `nice -n 19`, JOBS at once; a run whose state.csv exists is not run again. The run's
-#    CPU seconds (user + system) go to time.txt, its last line to run.txt.
+#    liggghts_repose.sh's rule (0.092 of the Hertz time at the pour's impact speed) or DT_<E>
+#    (DT_1e10 = 4e-6 s: the rule's 5.05e-6 s would be 37 % of the Rayleigh time, above
+#    LIGGGHTS' warning at 30 %; 4e-6 s is 29 %), under `nice -n 19`, JOBS at once; a run whose
+#    state.csv exists is not run again. The run's CPU seconds (user + system) go to time.txt,
+#    its last line to run.txt. DT_CHECK="E:DT ..." adds a run of seed 1, mu_r 0.05 at each E
+#    with that step (OUT_ROOT/E<E>_mu0.05_s1_dt<DT>/): the angle's dependence on the step.
 # 3. `etdem analyze repose` on the heap at 4 s and on the grains at 3 s (a copy in at3s/), and
 #    one row per run to CSV (default OUT_ROOT/liggghts_repose_rigid_limit.csv).
+# 4. For each mu_r: the mean angle per E (at its most-run step), and the rigid limit two ways:
+#    a least-squares line angle = a - b (E / 1e7 Pa)^-p over the runs (p = 2/3: a Hertz
+#    contact's overlap under a given load; p = 0.4: its contact time), a the limit, its error
+#    from the residual scatter; and the mean of the runs at the two stiffest E.
 #
 # Environment: YOUNGS (default "1e8 1e9 1e7"), MU_RS ("0.05 0"), SEEDS ("1 2 3"), JOBS (2),
-# ETDEM (build/release/bin/etdem), CSV. Runs are ordered E first, then mu_r, then seed, as given.
-# Results: bench/results/liggghts_repose_rigid_limit.csv, docs/notes/validation.md.
+# DT_CHECK (none), ETDEM (build/release/bin/etdem), CSV. Runs go E first, then mu_r, then seed.
+# Results: bench/results/liggghts_repose_rigid_limit.csv, docs/notes/validation.md, made with
+#   YOUNGS="1e8 1e9 1e7" SEEDS="1 2 3", then YOUNGS="1e8 1e9 1e7 1e10" MU_RS=0.05 SEEDS="4 5 6",
+#   DT_CHECK="1e9:6.35e-6 1e8:1.59e-5", YOUNGS=1e10 SEEDS="1 2 3".
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -27,26 +36,31 @@ MU_RS=${MU_RS:-0.05 0}
 SEEDS=${SEEDS:-1 2 3}
 JOBS=${JOBS:-2}
 CSV=${CSV:-$OUT/liggghts_repose_rigid_limit.csv}
+DT_CHECK=${DT_CHECK:-}
+export DT_1e10=${DT_1e10:-4e-6}
 
-for s in $SEEDS; do
+for s in $SEEDS 1; do
   [ -r "$OUT/fill-s$s/state.csv" ] && continue
   nice -n 19 "$ETDEM" run "$ROOT_DIR/examples/repose/spheres.toml" --threads 1 \
     --set "fill[0].seed=$s" --set simulation.duration=1e-9 -o "$OUT/fill-s$s" > /dev/null
 done
 
-run_one() {  # E MU_R SEED
-  local dir="$OUT/E$1_mu$2_s$3"
+run_one() {  # E MU_R SEED [DT]: DT given names the run directory
+  local dir="$OUT/E$1_mu$2_s$3${4:+_dt$4}" dtvar="DT_$1" dt=${4:-}
+  dt=${dt:-${!dtvar:-}}
   [ -r "$dir/state.csv" ] && return 0
   mkdir -p "$dir"
-  YOUNG=$1 nice -n 19 /usr/bin/time -f "%U %S" -o "$dir/time.txt" \
+  YOUNG=$1 DT=$dt nice -n 19 /usr/bin/time -f "%U %S" -o "$dir/time.txt" \
     "$HERE/liggghts_repose.sh" "$OUT/fill-s$3/state.csv" "$dir" "$2" > "$dir/run.txt" 2>&1 ||
     { echo "E=$1 mu_r=$2 seed=$3 failed: $(tail -n 1 "$dir/run.txt")" >&2; return 0; }
   tail -n 1 "$dir/run.txt"
 }
 export -f run_one
 export OUT HERE
-for e in $YOUNGS; do for m in $MU_RS; do for s in $SEEDS; do echo "$e $m $s"; done; done; done |
-  xargs -P "$JOBS" -n 3 bash -c 'run_one "$@"' _
+{
+  for e in $YOUNGS; do for m in $MU_RS; do for s in $SEEDS; do echo "$e $m $s"; done; done; done
+  for c in $DT_CHECK; do echo "${c%%:*} 0.05 1 ${c#*:}"; done
+} | xargs -P "$JOBS" -L 1 bash -c 'run_one "$@"' _
 
 for dir in "$OUT"/E*_mu*_s*/; do
   dir=${dir%/}
@@ -89,4 +103,50 @@ with open(csv_path, "w") as f:
     for r in rows:
         f.write(",".join(r[3]) + "\n")
 print(f"{len(rows)} runs -> {csv_path}")
+PY
+
+python3 - "$CSV" <<'PY'
+# The mean angle per E and the rigid limit (step 4 of the header).
+import csv, math, sys
+from collections import defaultdict
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+for mu in sorted({r["mu_r"] for r in rows}, key=float, reverse=True):
+    by = defaultdict(list)  # (E, dt) -> angles
+    for r in rows:
+        if r["mu_r"] == mu:
+            by[(float(r["young_pa"]), r["dt_s"])].append(float(r["angle_deg"]))
+    main = {}
+    for (e, dt), a in by.items():
+        if e not in main or len(a) > len(main[e][1]):
+            main[e] = (dt, a)
+    print(f"mu_r = {mu}: E, dt, runs, mean angle, sample sd, sd / sqrt(n)")
+    for e in sorted(main):
+        dt, a = main[e]
+        m = sum(a) / len(a)
+        sd = math.sqrt(sum((x - m) ** 2 for x in a) / (len(a) - 1)) if len(a) > 1 else float("nan")
+        print(f"  {e:g}  {dt}  {len(a)}  {m:.2f}  {sd:.2f}  {sd / math.sqrt(len(a)):.2f}")
+    for (e, dt), a in sorted(by.items()):
+        if main[e][0] != dt:
+            print(f"  {e:g}  {dt}  {len(a)}  {sum(a) / len(a):.2f}  (step check)")
+    pts = [(e, x) for e in main for x in main[e][1]]
+    if len(main) < 3:
+        continue
+    for p in (2 / 3, 0.4):
+        xs = [(e / 1e7) ** -p for e, _ in pts]
+        ys = [y for _, y in pts]
+        n = len(xs)
+        mx, my = sum(xs) / n, sum(ys) / n
+        sxx = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+        a = my - slope * mx
+        s2 = sum((y - a - slope * x) ** 2 for x, y in zip(xs, ys)) / (n - 2)
+        sa = math.sqrt(s2 * (1 / n + mx * mx / sxx))
+        print(f"  fit p = {p:.3g}: limit a = {a:.2f} +- {sa:.2f} deg, b = {-slope:.2f} +- "
+              f"{math.sqrt(s2 / sxx):.2f} deg ({n} runs, residual sd {math.sqrt(s2):.2f})")
+    stiff = sorted(main)[-2:]
+    a = [x for e in stiff for x in main[e][1]]
+    m = sum(a) / len(a)
+    sd = math.sqrt(sum((x - m) ** 2 for x in a) / (len(a) - 1))
+    print(f"  mean of E = {stiff[0]:g} and {stiff[1]:g}: {m:.2f} +- {sd / math.sqrt(len(a)):.2f} deg"
+          f" ({len(a)} runs, sd {sd:.2f})")
 PY
