@@ -22,7 +22,9 @@
 # 29 % of the Rayleigh time pi R sqrt(rho/G) / (0.1631 nu + 0.8766). LIGGGHTS checks the step
 # every 50 steps (`fix check/timestep/gran`, its own estimate of t_H from twice the fastest
 # grain's speed) and warns in the log above 30 % of the Rayleigh time or 10 % of the Hertz time;
-# the script prints how many such warnings the run wrote (0 expected). DT overrides the rule.
+# the script prints how many such warnings the run wrote (0 expected). DT overrides the rule
+# (at 1e10 Pa the rule's 5.05e-6 s is 37 % of the Rayleigh time: give DT=4e-6, 29 %). Above
+# 1e9 Pa LIGGGHTS asks for `hard_particles yes`, which the script then sets.
 #
 # OUT_DIR receives state.csv (etdem's columns, the grains LIGGGHTS still holds) and summary.json
 # (the container), so `etdem analyze repose OUT_DIR` measures the LIGGGHTS heap as it does
@@ -72,6 +74,7 @@ STEPS1=$(python3 -c "print(round(1.5 / $DT))")
 STEPS2=$(python3 -c "print(round(1.5 / $DT))")
 STEPS3=$(python3 -c "print(round(1.0 / $DT))")
 THERMO=$(python3 -c "print(50 * round(0.5 / $DT / 50))")  # about 0.5 s, a multiple of the check's 50
+HARD=$(python3 -c "print('hard_particles  yes' if $YOUNG > 1e9 else '')")  # LIGGGHTS refuses E > 1e9 Pa without it
 cat > "$WORK/in.repose" <<IN
 atom_style      granular
 atom_modify     map array
@@ -79,6 +82,7 @@ boundary        f f f
 newton          off
 communicate     single vel yes
 units           si
+${HARD}
 read_data       data.repose
 neighbor        0.002 bin
 neigh_modify    delay 0

@@ -11,8 +11,9 @@
 #    (DT_1e10 = 4e-6 s: the rule's 5.05e-6 s would be 37 % of the Rayleigh time, above
 #    LIGGGHTS' warning at 30 %; 4e-6 s is 29 %), under `nice -n 19`, JOBS at once; a run whose
 #    state.csv exists is not run again. The run's CPU seconds (user + system) go to time.txt,
-#    its last line to run.txt. DT_CHECK="E:DT ..." adds a run of seed 1, mu_r 0.05 at each E
-#    with that step (OUT_ROOT/E<E>_mu0.05_s1_dt<DT>/): the angle's dependence on the step.
+#    its last line to run.txt. DT_CHECK="E:DT ..." adds runs of the seeds DT_CHECK_SEEDS
+#    (default 1), mu_r 0.05, at each E with that step (OUT_ROOT/E<E>_mu0.05_s<S>_dt<DT>/): the
+#    angle's dependence on the step, seed by seed against the same fills at the rule's step.
 # 3. `etdem analyze repose` on the heap at 4 s and on the grains at 3 s (a copy in at3s/), and
 #    one row per run to CSV (default OUT_ROOT/liggghts_repose_rigid_limit.csv).
 # 4. For each mu_r: the mean angle per E (at its most-run step), and the rigid limit two ways:
@@ -21,10 +22,11 @@
 #    from the residual scatter; and the mean of the runs at the two stiffest E.
 #
 # Environment: YOUNGS (default "1e8 1e9 1e7"), MU_RS ("0.05 0"), SEEDS ("1 2 3"), JOBS (2),
-# DT_CHECK (none), ETDEM (build/release/bin/etdem), CSV. Runs go E first, then mu_r, then seed.
+# DT_CHECK (none), DT_CHECK_SEEDS ("1"), ETDEM (build/release/bin/etdem), CSV. Runs go E first, then mu_r, then seed.
 # Results: bench/results/liggghts_repose_rigid_limit.csv, docs/notes/validation.md, made with
 #   YOUNGS="1e8 1e9 1e7" SEEDS="1 2 3", then YOUNGS="1e8 1e9 1e7 1e10" MU_RS=0.05 SEEDS="4 5 6",
-#   DT_CHECK="1e9:6.35e-6 1e8:1.59e-5", YOUNGS=1e10 SEEDS="1 2 3".
+#   DT_CHECK="1e9:6.35e-6 1e8:1.59e-5", DT_CHECK="1e8:1.59e-5" DT_CHECK_SEEDS="2 3 4 5 6",
+#   YOUNGS=1e10 SEEDS="1 2 3" (each a further call with the same OUT_ROOT).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -37,9 +39,10 @@ SEEDS=${SEEDS:-1 2 3}
 JOBS=${JOBS:-2}
 CSV=${CSV:-$OUT/liggghts_repose_rigid_limit.csv}
 DT_CHECK=${DT_CHECK:-}
+DT_CHECK_SEEDS=${DT_CHECK_SEEDS:-1}
 export DT_1e10=${DT_1e10:-4e-6}
 
-for s in $SEEDS 1; do
+for s in $SEEDS $DT_CHECK_SEEDS; do
   [ -r "$OUT/fill-s$s/state.csv" ] && continue
   nice -n 19 "$ETDEM" run "$ROOT_DIR/examples/repose/spheres.toml" --threads 1 \
     --set "fill[0].seed=$s" --set simulation.duration=1e-9 -o "$OUT/fill-s$s" > /dev/null
@@ -59,7 +62,7 @@ export -f run_one
 export OUT HERE
 {
   for e in $YOUNGS; do for m in $MU_RS; do for s in $SEEDS; do echo "$e $m $s"; done; done; done
-  for c in $DT_CHECK; do echo "${c%%:*} 0.05 1 ${c#*:}"; done
+  for c in $DT_CHECK; do for s in $DT_CHECK_SEEDS; do echo "${c%%:*} 0.05 $s ${c#*:}"; done; done
 } | xargs -P "$JOBS" -L 1 bash -c 'run_one "$@"' _
 
 for dir in "$OUT"/E*_mu*_s*/; do
@@ -111,14 +114,14 @@ import csv, math, sys
 from collections import defaultdict
 rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
 for mu in sorted({r["mu_r"] for r in rows}, key=float, reverse=True):
-    by = defaultdict(list)  # (E, dt) -> angles
+    by = defaultdict(dict)  # (E, dt) -> {seed: angle}
     for r in rows:
         if r["mu_r"] == mu:
-            by[(float(r["young_pa"]), r["dt_s"])].append(float(r["angle_deg"]))
-    main = {}
+            by[(float(r["young_pa"]), r["dt_s"])][int(r["seed"])] = float(r["angle_deg"])
+    main, seeds = {}, {}
     for (e, dt), a in by.items():
         if e not in main or len(a) > len(main[e][1]):
-            main[e] = (dt, a)
+            main[e], seeds[e] = (dt, list(a.values())), a
     print(f"mu_r = {mu}: E, dt, runs, mean angle, sample sd, sd / sqrt(n)")
     for e in sorted(main):
         dt, a = main[e]
@@ -126,8 +129,12 @@ for mu in sorted({r["mu_r"] for r in rows}, key=float, reverse=True):
         sd = math.sqrt(sum((x - m) ** 2 for x in a) / (len(a) - 1)) if len(a) > 1 else float("nan")
         print(f"  {e:g}  {dt}  {len(a)}  {m:.2f}  {sd:.2f}  {sd / math.sqrt(len(a)):.2f}")
     for (e, dt), a in sorted(by.items()):
-        if main[e][0] != dt:
-            print(f"  {e:g}  {dt}  {len(a)}  {sum(a) / len(a):.2f}  (step check)")
+        if main[e][0] != dt:  # the same fills at the rule's step: differences seed by seed
+            d = [a[s] - seeds[e][s] for s in a if s in seeds[e]]
+            m = sum(d) / len(d)
+            sd = math.sqrt(sum((x - m) ** 2 for x in d) / (len(d) - 1)) if len(d) > 1 else float("nan")
+            print(f"  {e:g}  {dt}  {len(a)}  {sum(a.values()) / len(a):.2f}  (step check: "
+                  f"{m:+.2f} deg against {main[e][0]} over seeds {sorted(a)}, sd {sd:.2f})")
     pts = [(e, x) for e in main for x in main[e][1]]
     if len(main) < 3:
         continue
