@@ -73,8 +73,10 @@ PY
 STEPS1=$(python3 -c "print(round(1.5 / $DT))")
 STEPS2=$(python3 -c "print(round(1.5 / $DT))")
 STEPS3=$(python3 -c "print(round(1.0 / $DT))")
-THERMO=$(python3 -c "print(50 * round(0.5 / $DT / 50))")  # about 0.5 s, a multiple of the check's 50
-HARD=$(python3 -c "print('hard_particles  yes' if $YOUNG > 1e9 else '')")  # LIGGGHTS refuses E > 1e9 Pa without it
+# Thermo about every 0.5 s, a multiple of the step check's 50; LIGGGHTS refuses E > 1e9 Pa
+# without hard_particles.
+THERMO=$(python3 -c "print(50 * round(0.5 / $DT / 50))")
+HARD=$(python3 -c "print('hard_particles  yes' if $YOUNG > 1e9 else '')")
 cat > "$WORK/in.repose" <<IN
 atom_style      granular
 atom_modify     map array
