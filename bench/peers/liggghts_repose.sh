@@ -2,20 +2,37 @@
 # LIGGGHTS peer of the repose demo (examples/repose/spheres.toml).
 #
 #   bench/peers/liggghts_repose.sh START_STATE_CSV OUT_DIR [MU_R]
+#   YOUNG=1e8 bench/peers/liggghts_repose.sh START_STATE_CSV OUT_DIR [MU_R]
 #
-# Starts from the grains of an etdem state.csv (the demo's fill: `etdem run
-# examples/repose/spheres.toml --set simulation.duration=0 -o DIR` writes it), so both codes
-# pour the same lattice: d = 1 cm, 2500 kg/m^3, e = 0.3, mu = 0.5, rolling friction MU_R
-# (default 0.05; LIGGGHTS' `rolling_friction cdt`: a torque mu_r R_eff F_n against the
-# relative rolling) in the demo's box (0.15 x 0.1 m floor, planes); Hertz contacts E = 1e7 Pa,
-# nu = 0.3, dt = 8e-5 s. The x = 0.15 m wall is removed at t = 1.5 s and the run ends at 4 s.
+# Starts from the grains of an etdem state.csv (the demo's fill after its first step: `etdem run
+# examples/repose/spheres.toml --set 'fill[0].seed=1' --set simulation.duration=1e-9 -o DIR`
+# writes it; the seed is the fill's jitter), so both codes pour the same lattice: d = 1 cm,
+# 2500 kg/m^3, e = 0.3, mu = 0.5, rolling friction MU_R (default 0.05; LIGGGHTS'
+# `rolling_friction cdt`: a torque mu_r R_eff F_n against the relative rolling) in the demo's box
+# (0.15 x 0.1 m floor, planes); Hertz contacts of Young's modulus YOUNG (default 1e7 Pa),
+# nu = 0.3. The x = 0.15 m wall is removed at t = 1.5 s and the run ends at 4 s.
+#
+# Time step. The default follows the Hertz contact time of two grains meeting at the pour's
+# impact speed, t_H = 2.87 (m*^2 / (R* E*^2 v))^(1/5) with m* = m/2, R* = R/2,
+# E* = E / (2 (1 - nu^2)) and v = sqrt(2 g 0.25 m) = 2.2 m/s (a fall through the fill's height):
+#
+#   DT = 8e-5 s (YOUNG / 1e7 Pa)^-0.4 = 0.092 t_H   (3 significant digits)
+#
+# 8e-5 s at 1e7 Pa (t_H = 8.7e-4 s), 3.18e-5 s at 1e8, 1.27e-5 s at 1e9; these are 18, 23 and
+# 29 % of the Rayleigh time pi R sqrt(rho/G) / (0.1631 nu + 0.8766). LIGGGHTS checks the step
+# every 50 steps (`fix check/timestep/gran`, its own estimate of t_H from twice the fastest
+# grain's speed) and warns in the log above 30 % of the Rayleigh time or 10 % of the Hertz time;
+# the script prints how many such warnings the run wrote (0 expected). DT overrides the rule
+# (at 1e10 Pa the rule's 5.05e-6 s is 37 % of the Rayleigh time: give DT=4e-6, 29 %). Above
+# 1e9 Pa LIGGGHTS asks for `hard_particles yes`, which the script then sets.
 #
 # OUT_DIR receives state.csv (etdem's columns, the grains LIGGGHTS still holds) and summary.json
 # (the container), so `etdem analyze repose OUT_DIR` measures the LIGGGHTS heap as it does
 # etdem's, and state_3s.csv, the grains one second before the end (grains over the floor then
-# and at the end: whether the pile is still draining).
+# and at the end: whether the pile is still draining), and log.repose, LIGGGHTS' log.
 #
-# Environment: LIGGGHTS (binary, default liggghts on PATH), KEEP=1 keeps the run directory.
+# Environment: YOUNG (Pa, default 1e7), DT (s, default from YOUNG as above), LIGGGHTS (binary,
+# default liggghts on PATH), KEEP=1 keeps the run directory.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -26,7 +43,8 @@ START=$1
 OUT=$2
 MU_R=${3:-0.05}
 LIGGGHTS=${LIGGGHTS:-liggghts}
-DT=8e-5
+YOUNG=${YOUNG:-1e7}
+DT=${DT:-$(python3 -c "print(f'{8e-5 * ($YOUNG / 1e7) ** -0.4:.3g}')")}
 command -v "$LIGGGHTS" >/dev/null || { echo "liggghts not found (scripts/install-deps.sh --with-peers)" >&2; exit 1; }
 [ -r "$START" ] || { echo "$START: cannot read the start state" >&2; exit 2; }
 mkdir -p "$OUT"
@@ -55,6 +73,10 @@ PY
 STEPS1=$(python3 -c "print(round(1.5 / $DT))")
 STEPS2=$(python3 -c "print(round(1.5 / $DT))")
 STEPS3=$(python3 -c "print(round(1.0 / $DT))")
+# Thermo about every 0.5 s, a multiple of the step check's 50; LIGGGHTS refuses E > 1e9 Pa
+# without hard_particles.
+THERMO=$(python3 -c "print(50 * round(0.5 / $DT / 50))")
+HARD=$(python3 -c "print('hard_particles  yes' if $YOUNG > 1e9 else '')")
 cat > "$WORK/in.repose" <<IN
 atom_style      granular
 atom_modify     map array
@@ -62,11 +84,12 @@ boundary        f f f
 newton          off
 communicate     single vel yes
 units           si
+${HARD}
 read_data       data.repose
 neighbor        0.002 bin
 neigh_modify    delay 0
 
-fix m1 all property/global youngsModulus peratomtype 1.0e7
+fix m1 all property/global youngsModulus peratomtype ${YOUNG}
 fix m2 all property/global poissonsRatio peratomtype 0.3
 fix m3 all property/global coefficientRestitution peratomtypepair 1 0.3
 fix m4 all property/global coefficientFriction peratomtypepair 1 0.5
@@ -83,8 +106,10 @@ fix wx1 all wall/gran model hertz tangential history rolling_friction cdt primit
 fix wy0 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 yplane 0.0
 fix wy1 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 yplane 0.1
 fix integr all nve/sphere
+fix tscheck all check/timestep/gran 50 0.3 0.1
 
-thermo          6250
+thermo_style    custom step atoms ke f_tscheck[1] f_tscheck[2]
+thermo          ${THERMO}
 thermo_modify   lost ignore norm no
 run             ${STEPS1}
 unfix           wx1
@@ -124,5 +149,7 @@ container = {"name": "container", "min": [0.0, 0.0, 0.0], "max": [0.15, 0.1, 0.3
 json.dump({"container": container, "containers": [container], "peer": "LIGGGHTS",
            "grains_at_3s": n3, "grains_at_4s": n4}, open(f"{out}/summary.json", "w"), indent=1)
 PY
+cp "$WORK/log.repose" "$OUT/log.repose"
 LOOP=$(grep "^Loop time of" "$WORK/log.repose" | awk '{s += $4} END {print s}')
-echo "liggghts repose mu_r=$MU_R wall_s=$LOOP total_s=$((end - start)) out=$OUT"
+WARN=$(grep -c "^WARNING" "$WORK/log.repose" || true)
+echo "liggghts repose E=$YOUNG dt=$DT mu_r=$MU_R wall_s=$LOOP total_s=$((end - start)) warnings=$WARN out=$OUT"
