@@ -98,7 +98,7 @@ struct WorldSettings {
   /// A held body wakes its region when the resting contacts' force on it differs from the one
   /// it carried when it fell asleep by more than this many times its weight (or the torque by as
   /// much at its bounding radius): a load added or a support taken away.
-  double sleep_wake_load = 0.5;
+  double sleep_wake_load = 2.0;
   /// A solve that woke regions by their load is taken again with them free at most this many
   /// times in a (sub-)step; regions loaded beyond that wake for the next one (counted).
   int sleep_wake_rounds = 8;
