@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "../fuzz/fuzz_targets.hpp"
+#include "../../fuzz/fuzz_targets.hpp"
 
 namespace etdem {
 namespace {

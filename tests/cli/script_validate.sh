@@ -2,8 +2,8 @@
 # `etdem validate`: the quick cases all pass (exit 0) and the JSON lists every case with the
 # paper's number, ours, the tolerance and the verdict; a tolerance scaled down makes a case fail
 # (exit 1); an unknown case is bad input (exit 2). Run by ctest as
-#   bash tests/script_validate.sh ETDEM_CLI SOURCE_DIR
-. "$(dirname "$0")/cli_script_lib.sh"
+#   bash tests/cli/script_validate.sh ETDEM_CLI SOURCE_DIR
+. "$(dirname "$0")/../support/cli_script_lib.sh"
 
 "$CLI" validate --json > "$TMP/all.json" 2> "$TMP/all.log" || fail "validate: exit $?"
 $PY - "$TMP/all.json" <<'PYEOF' || fail "validate --json"

@@ -1,5 +1,5 @@
 // Random piles of cubes, convex rocks, crosses and level-set rocks poured into a box, as the
-// repose examples (tests/test_energy_piles.cpp, tests/test_pile_penetration.cpp).
+// repose examples (tests/world/test_energy_piles.cpp, tests/world/test_pile_penetration.cpp).
 #pragma once
 
 #include <random>

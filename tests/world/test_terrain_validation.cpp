@@ -137,10 +137,10 @@ TEST(TerrainRest, SphereOnFlatTerrainStaysAtRestWithBothRestingTreatments) {
 }
 
 TEST(TerrainRest, LevelSetRockSettlesOnTerrainAsOnAPlaneWithBothRestingTreatments) {
-  // The rock of tests/test_wall_correction.cpp (1 cm, e = 0.65, mu = 0.55) dropped 2 cm onto the
-  // flat terrain and, side by side, onto a plane: the two agree through the impact and the first
-  // bounces (0.25 s, to 1e-6 m), its deepest node stays within 1 % of its size of the surface at
-  // every step, the ledger closes, and after 2 s it has nearly stopped rocking (as on the plane:
+  // The rock of tests/world/test_wall_correction.cpp (1 cm, e = 0.65, mu = 0.55) dropped 2 cm onto
+  // the flat terrain and, side by side, onto a plane: the two agree through the impact and the
+  // first bounces (0.25 s, to 1e-6 m), its deepest node stays within 1 % of its size of the surface
+  // at every step, the ledger closes, and after 2 s it has nearly stopped rocking (as on the plane:
   // this rock rocks for seconds with e = 0.65).
   for (const char* resting : {"pgs", "wall-correction"}) {
     FlatTerrain f(resting, 0.65, 0.55);

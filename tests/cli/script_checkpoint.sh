@@ -3,8 +3,8 @@
 # checkpoint, summary.json status "interrupted" and exit code 130 / 143; `--resume` finishes it
 # with the bytes of a run that never stopped; bad checkpoints and directories are one-line errors
 # with exit code 2 that change nothing. Run by ctest as
-#   bash tests/script_checkpoint.sh ETDEM_CLI SOURCE_DIR
-. "$(dirname "$0")/cli_script_lib.sh"
+#   bash tests/cli/script_checkpoint.sh ETDEM_CLI SOURCE_DIR
+. "$(dirname "$0")/../support/cli_script_lib.sh"
 
 SC="$SRC/examples/repose/spheres.toml"
 # 200 spheres for 1 s (600 steps), a checkpoint every 150.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Drives the etdem CLI end to end and reads its output back with independent tools
-# (tests/read_output.py: meshio, xml, csv, json). Run by ctest as
-#   bash tests/script_cli_output.sh ETDEM_CLI SOURCE_DIR
+# (tests/support/read_output.py: meshio, xml, csv, json). Run by ctest as
+#   bash tests/cli/script_cli_output.sh ETDEM_CLI SOURCE_DIR
 # Exits non-zero on the first failure.
-. "$(dirname "$0")/cli_script_lib.sh"
+. "$(dirname "$0")/../support/cli_script_lib.sh"
 
 cat > "$TMP/tiny.toml" <<'TOML'
 # 50 spheres poured into an open-top box; 60 steps.
@@ -50,18 +50,18 @@ TOML
 "$CLI" run "$TMP/tiny.toml" -o "$TMP/out" --threads 2 --set output.every=10 > "$TMP/run.log" 2>&1 \
   || fail "etdem run exited with $?"
 grep -q "$TMP/out" "$TMP/run.log" || fail "run does not say where the outputs are"
-"$PY" "$SRC/tests/read_output.py" "$TMP/out" --spheres 50 --steps 60 --every 10 --container \
+"$PY" "$SRC/tests/support/read_output.py" "$TMP/out" --spheres 50 --steps 60 --every 10 --container \
   > "$TMP/read.log" 2>&1 || fail "read_output.py rejected the run's output"
 cat "$TMP/read.log"
 # 1b. The same run with zlib-compressed and with ASCII frames: meshio (and VTK, when importable)
 # read every encoding; zlib only compresses binary frames.
 "$CLI" run "$TMP/tiny.toml" -o "$TMP/zlib" --set output.every=10 --set output.vtk_compression=zlib \
   > "$TMP/zlib.log" 2>&1 || fail "etdem run with zlib frames exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/zlib" --spheres 50 --steps 60 --every 10 --container \
+"$PY" "$SRC/tests/support/read_output.py" "$TMP/zlib" --spheres 50 --steps 60 --every 10 --container \
   --format zlib > "$TMP/read_zlib.log" 2>&1 || fail "read_output.py rejected the zlib frames"
 "$CLI" run "$TMP/tiny.toml" -o "$TMP/ascii" --set output.every=10 --set output.vtk_format=ascii \
   > "$TMP/ascii.log" 2>&1 || fail "etdem run with ASCII frames exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/ascii" --spheres 50 --steps 60 --every 10 --container \
+"$PY" "$SRC/tests/support/read_output.py" "$TMP/ascii" --spheres 50 --steps 60 --every 10 --container \
   --format ascii > "$TMP/read_ascii.log" 2>&1 || fail "read_output.py rejected the ASCII frames"
 cmp -s "$TMP/out/state.csv" "$TMP/zlib/state.csv" && cmp -s "$TMP/out/state.csv" "$TMP/ascii/state.csv" \
   || fail "the frames' encoding changed the trajectory"
@@ -85,7 +85,7 @@ rc=$?
 # 3. A box scenario (the example) for the box frames, a few steps.
 "$CLI" run "$SRC/examples/drop_box.toml" -o "$TMP/box" --set simulation.duration=0.05 \
   --set output.every=10 --set output.state_every=15 > "$TMP/box.log" 2>&1 || fail "drop_box run exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/box" --boxes 1 --steps 30 --every 10 > "$TMP/read_box.log" 2>&1 \
+"$PY" "$SRC/tests/support/read_output.py" "$TMP/box" --boxes 1 --steps 30 --every 10 > "$TMP/read_box.log" 2>&1 \
   || fail "read_output.py rejected the box run's output"
 [ -f "$TMP/box/state_000015.csv" ] && [ -f "$TMP/box/state_000030.csv" ] || fail "state_every files missing"
 "$CLI" analyze repose "$TMP/box" --series > "$TMP/box_series.log" 2>&1; rc=$?
@@ -94,27 +94,27 @@ rc=$?
 # 3b. The two-tetrahedra example (V1) for the polyhedron frames.
 "$CLI" run "$SRC/examples/tetrahedra_v1.toml" -o "$TMP/tet" --set output.every=5 > "$TMP/tet.log" 2>&1 \
   || fail "tetrahedra_v1 run exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/tet" --polyhedra 2 --steps 30 --every 5 > "$TMP/read_tet.log" 2>&1 \
+"$PY" "$SRC/tests/support/read_output.py" "$TMP/tet" --polyhedra 2 --steps 30 --every 5 > "$TMP/read_tet.log" 2>&1 \
   || fail "read_output.py rejected the polyhedron run's output"
 
 # 3c. The crosses example (compound grains: each part's faces carry its body's id), 30 steps.
 "$CLI" run "$SRC/examples/repose/crosses.toml" -o "$TMP/cross" --set simulation.duration=0.05 \
   --set output.every=10 > "$TMP/cross.log" 2>&1 || fail "crosses run exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/cross" --compounds 1100 --steps 30 --every 10 \
+"$PY" "$SRC/tests/support/read_output.py" "$TMP/cross" --compounds 1100 --steps 30 --every 10 \
   > "$TMP/read_cross.log" 2>&1 || fail "read_output.py rejected the compound run's output"
 # 3c'. Crosses from a tetrahedral mesh (Gmsh), with snapshots: the loader's note, the outputs,
 # and the angle over time (one row per snapshot).
 "$CLI" run "$SRC/examples/tet_crosses.toml" -o "$TMP/tetx" --set simulation.duration=0.05 \
   --set output.every=10 --set output.state_every=10 > "$TMP/tetx.log" 2>&1 || fail "tet_crosses run exited with $?"
 grep -q "42 tetrahedra -> 5 convex parts" "$TMP/tetx.log" || fail "tet_crosses: no note of the merged parts"
-"$PY" "$SRC/tests/read_output.py" "$TMP/tetx" --compounds 60 --steps 30 --every 10 \
+"$PY" "$SRC/tests/support/read_output.py" "$TMP/tetx" --compounds 60 --steps 30 --every 10 \
   > "$TMP/read_tetx.log" 2>&1 || fail "read_output.py rejected the tetrahedral compound run's output"
 "$CLI" analyze repose "$TMP/tetx" --series > "$TMP/tetx_series.log" 2>&1 || fail "analyze repose --series exited with $?"
 [ "$(wc -l < "$TMP/tetx/repose_series.csv")" -eq 4 ] || fail "repose_series.csv: expected a header and 3 rows"
 # 3d. The mesh chute example: the mesh wall is written once, as triangles, and is in every frame.
 "$CLI" run "$SRC/examples/mesh_chute.toml" -o "$TMP/chute" --set simulation.duration=0.05 \
   --set output.every=10 > "$TMP/chute.log" 2>&1 || fail "mesh_chute run exited with $?"
-"$PY" "$SRC/tests/read_output.py" "$TMP/chute" --spheres 100 --steps 30 --every 10 --container --meshes \
+"$PY" "$SRC/tests/support/read_output.py" "$TMP/chute" --spheres 100 --steps 30 --every 10 --container --meshes \
   > "$TMP/read_chute.log" 2>&1 || fail "read_output.py rejected the mesh run's output"
 [ -f "$TMP/chute/frames/meshes_000000.vtu" ] || fail "the mesh wall frame is missing"
 

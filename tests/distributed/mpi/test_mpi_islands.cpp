@@ -1,7 +1,8 @@
 // Islands across MPI ranks (distributed/island_labels over the MPI transport) against the serial
 // union-find, on random contact graphs cut into slabs, one per rank. Run by ctest with 1-4
-// ranks (tests/mpi/run_mpi.sh). With --fail-on-rank R, rank R throws before the labelling: every
-// rank must end with exit code 2 and the failed rank's one-line message, none may hang.
+// ranks (tests/distributed/mpi/run_mpi.sh). With --fail-on-rank R, rank R throws before the
+// labelling: every rank must end with exit code 2 and the failed rank's one-line message, none may
+// hang.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -1,6 +1,6 @@
 """Checks the picture `etdem view` builds, in the real ParaView (pvpython under xvfb-run):
 
-    pvpython tests/paraview_check.py RUN_DIR --png FILE.png --docs docs/scenario.md [--mesh]
+    pvpython tests/support/paraview_check.py RUN_DIR --png FILE.png --docs docs/scenario.md [--mesh]
 
 Builds the viewer's pipeline (tools/paraview_view.py, build_view) for the run, renders its last
 frame to FILE.png and checks, at the last frame:

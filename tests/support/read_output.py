@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Reads an etdem run directory back with independent tools and checks it.
 
-    /usr/bin/python3 tests/read_output.py DIR --steps N [--spheres N] [--boxes N] [--polyhedra N]
+    /usr/bin/python3 tests/support/read_output.py DIR --steps N [--spheres N] [--boxes N] [--polyhedra N]
                                           [--compounds N] [--every N] [--container] [--meshes]
                                           [--format binary|zlib|ascii]
 

@@ -282,7 +282,7 @@ TEST(ContactCollector, FewPointsHoldAFlatFaceByTheSameNodesWhateverItsTilt) {
   // 8 whichever way it tilts. Started from the deepest node without the band, the sampling took
   // the rim's candidates after it and followed the deepest from one side to the other: two
   // stacked level-set cubes kept rocking at 1.6e-3 m/s with 8 points, and rest at 2e-8 with the
-  // rule (tests/test_level_set.cpp).
+  // rule (tests/shapes/test_level_set.cpp).
   auto face = [](double tilt, Manifold& m) {
     ContactCollector c;
     for (int i = -3; i <= 3; ++i)

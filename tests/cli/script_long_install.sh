@@ -5,8 +5,8 @@
 # with only the prefix's site directory on PYTHONPATH, the manual pages, and a program built with
 # find_package(etdem) that loads a scenario and steps it. Long (label "long", make test-long);
 # run by ctest as
-#   bash tests/script_long_install.sh ETDEM_CLI SOURCE_DIR
-. "$(dirname "$0")/cli_script_lib.sh"
+#   bash tests/cli/script_long_install.sh ETDEM_CLI SOURCE_DIR
+. "$(dirname "$0")/../support/cli_script_lib.sh"
 BUILD=$(cd "$(dirname "$CLI")/.." && pwd)
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$BUILD/CMakeCache.txt"; }
 SITE=$(cache ETDEM_PYTHON_INSTALL_DIR)
@@ -79,7 +79,7 @@ if command -v man > /dev/null; then
 fi
 
 # A program of its own, built with find_package(etdem) from the copy.
-timeout 900 cmake -S "$SRC/tests/install" -B "$TMP/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+timeout 900 cmake -S "$SRC/tests/support/install" -B "$TMP/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$Q" > "$TMP/consumer_configure.log" 2>&1 || fail "find_package(etdem): exit $?"
 timeout 900 nice -n 15 cmake --build "$TMP/consumer" > "$TMP/consumer_build.log" 2>&1 ||
   fail "building against etdem::etdem: exit $?"

@@ -7,7 +7,7 @@
 # fail (docs/validation.md, "etdem validate"). About an hour on the loaded 2-core machine;
 # label "long" (make test-long).
 #   script_long_validate.sh CLI SOURCE_DIR
-. "$(dirname "$0")/cli_script_lib.sh"
+. "$(dirname "$0")/../support/cli_script_lib.sh"
 
 "$CLI" validate --long --json > "$TMP/long.json" 2> "$TMP/long.log"
 rc=$?

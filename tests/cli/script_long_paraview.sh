@@ -3,10 +3,10 @@
 # xvfb-run; `make test-long` installs them with scripts/install-deps.sh --with-paraview): the
 # repose demo (1.7 s: the right wall goes at 1.5 s, the grains run out) and the mesh chute are
 # run, their last frames rendered headless by the viewer's own pipeline and checked by
-# tests/paraview_check.py (every grain glyphed and nothing else, glyph diameter = grain diameter,
-# blocks as docs/scenario.md lists them, the chute mesh drawn in the last frame, translucent walls,
-# a picture that is not blank); then `etdem view --png-last` and `--png` through the CLI, without a
-# display. 80 to 150 s on 2 cores; label "long".
+# tests/support/paraview_check.py (every grain glyphed and nothing else, glyph diameter = grain
+# diameter, blocks as docs/scenario.md lists them, the chute mesh drawn in the last frame,
+# translucent walls, a picture that is not blank); then `etdem view --png-last` and `--png` through
+# the CLI, without a display. 80 to 150 s on 2 cores; label "long".
 #   script_long_paraview.sh CLI SOURCE_DIR
 set -euo pipefail
 CLI=$1
@@ -25,9 +25,9 @@ XVFB=(xvfb-run -a -s "-screen 0 1920x1080x24")
   --set simulation.duration=1.7 --set output.every=60 > "$OUT/repose.log"
 "$CLI" run "$SRC/examples/mesh_chute.toml" -o "$OUT/chute" --threads 2 > "$OUT/chute.log"
 
-"${XVFB[@]}" pvpython "$SRC/tests/paraview_check.py" "$OUT/repose" --png "$OUT/repose.png" \
+"${XVFB[@]}" pvpython "$SRC/tests/support/paraview_check.py" "$OUT/repose" --png "$OUT/repose.png" \
   --docs "$SRC/docs/scenario.md"
-"${XVFB[@]}" pvpython "$SRC/tests/paraview_check.py" "$OUT/chute" --png "$OUT/chute.png" \
+"${XVFB[@]}" pvpython "$SRC/tests/support/paraview_check.py" "$OUT/chute" --png "$OUT/chute.png" \
   --docs "$SRC/docs/scenario.md" --mesh
 
 # The CLI without a display: it renders under xvfb-run by itself.

@@ -2,8 +2,8 @@
 # An install prefix that cannot be written is refused before anything is built or copied, with
 # one line naming it: `make install PREFIX=...` (Makefile, scripts/check-prefix.sh) and
 # `cmake --install BUILD --prefix ...` (the first install rule of CMakeLists.txt). Run by ctest as
-#   bash tests/script_install_prefix.sh ETDEM_CLI SOURCE_DIR
-. "$(dirname "$0")/cli_script_lib.sh"
+#   bash tests/cli/script_install_prefix.sh ETDEM_CLI SOURCE_DIR
+. "$(dirname "$0")/../support/cli_script_lib.sh"
 BUILD=$(cd "$(dirname "$CLI")/.." && pwd)
 
 # A prefix below a regular file: nothing can be created there, whoever runs it.

@@ -5,8 +5,8 @@
 # same deposit (the grains never reach the net), and the run with the net reports its 4 free
 # nodes left out (state.csv holds the moving bodies; the 12 clamped nodes are fixed); counted as
 # grains, the nodes would put the runout near 1 m. Run by ctest
-#   bash tests/script_net_runout.sh ETDEM_CLI SOURCE_DIR
-. "$(dirname "$0")/cli_script_lib.sh"
+#   bash tests/cli/script_net_runout.sh ETDEM_CLI SOURCE_DIR
+. "$(dirname "$0")/../support/cli_script_lib.sh"
 
 cat > "$TMP/plain.toml" <<'TOML'
 [simulation]

@@ -4,8 +4,8 @@
 # run from /usr, then the package is purged and none of its files may be left. Needs root (or
 # sudo) and installs nothing when etdem is already installed as a package (exit 77: skipped).
 # Long (label "long", make test-long); run by ctest as
-#   bash tests/script_long_package.sh ETDEM_CLI SOURCE_DIR
-. "$(dirname "$0")/cli_script_lib.sh"
+#   bash tests/cli/script_long_package.sh ETDEM_CLI SOURCE_DIR
+. "$(dirname "$0")/../support/cli_script_lib.sh"
 BUILD=$(cd "$(dirname "$CLI")/.." && pwd)
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then

@@ -1,4 +1,4 @@
-# Sourced by the tests/script_*.sh that drive the CLI: their two arguments (the etdem binary and
+# Sourced by the tests/cli/script_*.sh that drive the CLI: their two arguments (the etdem binary and
 # the source directory), Debian's python3 for reading outputs back, a temporary directory removed
 # on exit, and fail(), which prints the tail of every log there and exits 1.
 set -u

@@ -2,8 +2,8 @@
 # The deposit analyses and the plots through the CLI on a small real run: analyze mound and
 # runout write their JSON and CSV, each `etdem plot` writes a non-empty PNG, and bad input is a
 # one-line error (exit 2), a missing python3 or matplotlib a clear failure (exit 1). Run by ctest
-#   bash tests/script_plots.sh ETDEM_CLI SOURCE_DIR
-. "$(dirname "$0")/cli_script_lib.sh"
+#   bash tests/cli/script_plots.sh ETDEM_CLI SOURCE_DIR
+. "$(dirname "$0")/../support/cli_script_lib.sh"
 
 # The angle-of-repose example, small: 300 spheres (r = 5 mm) settle in its box (0.15 x 0.1 m),
 # whose right wall (x = 0.15 m) goes at 0.2 s; some spill out along +x.
