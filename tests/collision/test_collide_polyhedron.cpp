@@ -10,6 +10,7 @@
 
 #include "etdem/collision/collide.hpp"
 #include "etdem/collision/collide_convex.hpp"
+#include "manifold_checks.hpp"
 
 namespace etdem {
 namespace {
@@ -17,28 +18,10 @@ namespace {
 constexpr double kTol = 1e-12;
 const double kSqrt2 = std::sqrt(2.0);
 
-Quat axis_angle(double angle, const Vec3& axis) {
-  return Quat(Eigen::AngleAxisd(angle, axis.normalized()));
-}
-
-void expect_vec_near(const Vec3& a, const Vec3& b, double tol) {
-  EXPECT_NEAR(a.x(), b.x(), tol);
-  EXPECT_NEAR(a.y(), b.y(), tol);
-  EXPECT_NEAR(a.z(), b.z(), tol);
-}
-
-bool has_point(const Manifold& m, const Vec3& p, double g, double tol) {
-  for (int k = 0; k < m.count; ++k)
-    if ((m.point[k] - p).norm() < tol && std::abs(m.gap[k] - g) < tol) return true;
-  return false;
-}
-
-void expect_mirrored(const Manifold& ab, const Manifold& ba, double tol) {
-  ASSERT_EQ(ab.count, ba.count);
-  expect_vec_near(ab.normal, -ba.normal, tol);
-  for (int k = 0; k < ab.count; ++k)
-    EXPECT_TRUE(has_point(ba, ab.point[k], ab.gap[k], tol)) << "point " << k;
-}
+using test::axis_angle;
+using test::expect_mirrored;
+using test::expect_vec_near;
+using test::has_point;
 
 /// Same normal, same points and gaps in any order.
 void expect_same(const Manifold& a, const Manifold& b, double tol) {

@@ -11,13 +11,12 @@
 #include "etdem/core/polyhedron_mass.hpp"
 #include "etdem/shapes/polyhedron.hpp"
 #include "etdem/shapes/shape.hpp"
+#include "manifold_checks.hpp"
 
 namespace etdem {
 namespace {
 
-Quat axis_angle(double angle, const Vec3& axis) {
-  return Quat(Eigen::AngleAxisd(angle, axis.normalized()));
-}
+using test::axis_angle;
 
 std::vector<Vec3> box_corners(const Vec3& h, const Vec3& centre = Vec3::Zero(),
                               const Quat& q = Quat::Identity()) {
