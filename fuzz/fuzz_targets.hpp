@@ -2,7 +2,7 @@
 // text), the --set override parser, and each mesh reader (with the content sniffer in front).
 // Each returns normally for any input: errors of the input are exceptions that are caught here;
 // anything else (a crash, a sanitizer report, a hang) is a finding. Shared by the libFuzzer
-// targets (fuzz_*.cpp) and by tests/test_fuzz_regressions.cpp, which replays the seeds and the
+// targets (fuzz_*.cpp) and by tests/io/test_fuzz_regressions.cpp, which replays the seeds and the
 // inputs under tests/fuzz_regressions/.
 #pragma once
 

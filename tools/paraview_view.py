@@ -16,7 +16,7 @@ walls, z up.
   --png-last FILE   renders the last frame to FILE
 Rendering needs a display: headless, run under xvfb-run (`etdem view` does when DISPLAY is unset).
 
-The pipeline is built by build_view(), which tests/paraview_check.py inspects.
+The pipeline is built by build_view(), which tests/support/paraview_check.py inspects.
 """
 import argparse
 import math

@@ -9,8 +9,8 @@
 // refreshing at the first contact still approaching, and its next compression could then start
 // without a contact that the separation had set approaching. That breaks Algorithm 2's stage I
 // ("while any contact approaches"): the contact's compression slipped into a later round, after
-// the restitution of the others. tests/test_etm_rounds.cpp checks the contract (every u_n current
-// when a compression starts).
+// the restitution of the others. tests/solvers/test_etm_rounds.cpp checks the contract (every u_n
+// current when a compression starts).
 #pragma once
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The papers' validation cases as functions that return what they measure beside what the paper
 // says (docs/validation.md): `etdem validate` prints them as a table and the tests assert the
-// same numbers (tests/test_validation_v3_v8.cpp, test_lzb.cpp). A layer above io: it builds
+// same numbers (tests/world/test_validation_v3_v8.cpp, test_lzb.cpp). A layer above io: it builds
 // worlds and solver islands directly and is used by the apps and the tests only.
 #pragma once
 

@@ -1,5 +1,6 @@
 // The block on an incline of V6, on a one-sided plane or on a terrain height map (the validation
-// case of validation/cases.hpp and tests/test_validation_v3_v8.cpp, test_terrain_validation.cpp).
+// case of validation/cases.hpp and tests/world/test_validation_v3_v8.cpp,
+// test_terrain_validation.cpp).
 #pragma once
 
 #include <cmath>

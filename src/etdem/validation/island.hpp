@@ -1,6 +1,6 @@
 // A hand-built island: bodies with positions (for angular momentum), the IslandBodies view a
 // solver takes, and the conserved quantities, for cases that call a solver directly (V1, V2 in
-// validation/cases.cpp, the solver tests through tests/test_island_fixture.hpp).
+// validation/cases.cpp, the solver tests through tests/support/test_island_fixture.hpp).
 #pragma once
 
 #include <vector>

@@ -1,7 +1,7 @@
 // V7 on planar ball systems for `etdem validate` (cases.cpp lists them): Bernoulli's problem (LZB
 // 2009 §4a-b: Table 6, the closed form Eq. 4.2, the fully plastic and the mixed impacts) and the
 // four-ball systems of §4c (cases A and B). Unit masses, Hertz contacts (eta = 3/2), v = 1 m/s.
-// The same set-ups and readings as tests/test_lzb_planar.cpp; docs/validation.md gives the
+// The same set-ups and readings as tests/solvers/test_lzb_planar.cpp; docs/validation.md gives the
 // numbers and docs/errata.md the printed values we do not take as printed.
 #include <algorithm>
 #include <array>

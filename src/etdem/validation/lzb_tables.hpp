@@ -1,7 +1,7 @@
 // The LZB paper's tables (Liu, Zhao & Brogliato 2009) as data: the three-ball chains of Tables 2
 // and 3 and the five-ball chains of Tables 4 and 5, with the tolerance each printed number is
 // compared with (docs/validation.md). Shared by `etdem validate` (validation/cases.cpp) and
-// tests/test_lzb.cpp.
+// tests/solvers/test_lzb.cpp.
 #pragma once
 
 namespace etdem::validation {

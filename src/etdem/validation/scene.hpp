@@ -1,5 +1,6 @@
 // A world built in a few lines, stepped, its energies read: the set-up of the validation cases
-// (validation/cases.hpp, `etdem validate`) and of the physics tests (tests/test_world_fixture.hpp).
+// (validation/cases.hpp, `etdem validate`) and of the physics tests
+// (tests/support/test_world_fixture.hpp).
 #pragma once
 
 #include <cmath>

@@ -117,7 +117,7 @@ bool World::reuse_sleeping(int a, int b, std::vector<Contact>& out) const {
   // previous_ have the same poses and the same margin (their speeds are zero), so the narrow
   // phase would find the same points again: they are copied from previous_ instead (impulses
   // cleared, as a fresh contact's; the warm start then gives them back). A cache: the result is
-  // the same bit for bit with or without it (tests/test_sleep.cpp).
+  // the same bit for bit with or without it (tests/world/test_sleep.cpp).
   if (!reuse_sleeping_contacts || asleep_at_previous_.empty()) return false;
   for (const int i : {a, b})
     if (bodies.is_dynamic(i) && (!bodies.is_asleep(i) || !asleep_at_previous_[i])) return false;

@@ -5,7 +5,7 @@
 // Adding state that lives from one step to the next (a net's links, a persistent broad-phase
 // list, a sleeping island) means adding its section to the table in world_checkpoint.cpp: a
 // name, a save and a load function, nothing else. The test that resumes runs at several steps
-// (tests/test_checkpoint.cpp) fails when state is forgotten; a change of a section's layout
+// (tests/io/test_checkpoint.cpp) fails when state is forgotten; a change of a section's layout
 // raises kCheckpointFormat (io/checkpoint.hpp).
 #pragma once
 
