@@ -3,6 +3,7 @@
 // wall times), for every kind of grain, wall, solver and resting treatment; bad checkpoints are
 // refused with one line before anything is written.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -104,7 +105,9 @@ RunOptions quiet(const fs::path& dir) {
 /// run would leave it (the files written after the checkpoint removed; energy.csv left longer):
 /// every result must be the uninterrupted run's, byte for byte.
 void check_resume(const std::string& name, const Case& c) {
-  const fs::path root = fs::path(testing::TempDir()) / ("etdem_ckpt_" + name);
+  // (the process id in the name: two checkouts' test runs at once do not share the folder)
+  const fs::path root =
+      fs::path(testing::TempDir()) / ("etdem_ckpt_" + name + "_" + std::to_string(getpid()));
   fs::remove_all(root);
   const std::string file = std::string(ETDEM_SOURCE_DIR) + "/examples/" + c.example;
   std::vector<std::string> sets = c.sets;
