@@ -250,7 +250,7 @@ void World::update_region_sleep(const std::vector<Contact>& contacts, const Isla
   // Falling asleep: a region sleeps when every awake body in it is ready. The nets' nodes never
   // sleep (their links pull on them), nor does an island holding one.
   const int n = bodies.count();
-  std::vector<char>& blocked = sleep_keep_;
+  std::vector<char>& blocked = sleep_blocked_;
   blocked.assign(n, 0);
   if (!nets.empty()) {
     for (int k = 0; k < islands.count(); ++k) {

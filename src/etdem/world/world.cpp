@@ -107,15 +107,16 @@ void World::initialize() {
 }
 
 void World::configure() {
-  // The solvers copy what they need of the settings (the resting pass: dt, gravity's direction,
-  // the slip velocity). The copy the solvers were made from is kept, and step() compares the
+  // The solvers copy what they need of the settings (the resting pass: the slip velocity, its
+  // sweeps and blocks; the step's length and gravity it gets per (sub-)step, set_step). The copy the solvers were made from is kept, and step() compares the
   // live settings with it: a change (a new dt between steps, another lambda) is applied by
   // configuring again rather than ignored. Ledger and warm-start impulses carry on.
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
   if (!(settings.sleep_velocity > 0.0)) wake_all();  // sleeping turned off: nothing stays held
   // Regions of sleep: the resting pass's blocks (four largest bounding radii), or 1 m without
   // dynamic bodies.
-  sleep_region_ = block_edge() > 0.0 ? block_edge() : 1.0;
+  const double edge = block_edge();
+  sleep_region_ = edge > 0.0 ? edge : 1.0;
   asleep_at_previous_.clear();  // margins may have changed (contact_skin): collide afresh
   if (!custom_solver_) solver_ = make_solver(settings);
   if (!custom_solver_) {  // the shapes the solver can handle (jolt: particles, spheres)
@@ -135,7 +136,7 @@ void World::configure() {
   if (settings.resting == "pgs" && settings.effective_resting_velocity() > 0.0) {
     RestingSettings rs = settings.resting_pass;
     rs.slip_velocity = settings.effective_resting_velocity();
-    rs.block_size = block_edge();  // blocks of large islands
+    rs.block_size = edge;  // blocks of large islands
     auto pgs = std::make_unique<RestingPass>(rs);
     resting_pass_ = pgs.get();
     resting_ = std::move(pgs);

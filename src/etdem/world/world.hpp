@@ -386,7 +386,7 @@ class World {
   };
   std::vector<KeptImpulses> sleeping_impulses_;
   Islands awake_scratch_;
-  std::vector<char> sleep_keep_;  // per island of the step: solved (not asleep); scratch
+  std::vector<char> sleep_keep_;  // per island of the step: solved (not asleep)
   // Sleeping regions: the region edge [m]; per body, the resting contacts' force [N] and torque
   // [N m] on it when it fell asleep (carried by checkpoints) and this step's; the bodies that
   // move this step (awake dynamic) when some are held; scratch.
@@ -394,6 +394,7 @@ class World {
   std::vector<Vec3> sleep_force_, sleep_torque_;
   std::vector<Vec3> load_force_, load_torque_;
   std::vector<char> moving_;
+  std::vector<char> sleep_blocked_;  // per body: may not fall asleep this step (nets)
   bool holding_ = false;  // some sleepers are held this step: islands are built over moving_
   std::vector<std::int64_t> regions_to_wake_;
   RegionTable region_table_;
