@@ -23,7 +23,7 @@
 // unchanged.
 //
 // Every group's sums and the islands' shares are summed exactly (core/exact_sum): the same bits
-// in any order of nodes and islands, so a run split over ranks (distributed/decomposed_world)
+// in any order of nodes and islands, so a run split over ranks (world/domain.hpp)
 // books an island's share on the rank that solves it, the free nodes' on their owners, and
 // reduces them to the serial run's bits.
 #include <algorithm>
@@ -62,7 +62,7 @@ void World::add_net_node(int i, const Vec3& v_after, NetShare& share) const {
   const Vec3& v0 = net_before_[i];
   const Vec3 sp = net_springs_[i] - v0, dp = net_kicked_[i] - net_springs_[i];
   // (v_start + v2) / 2, v_start before gravity's kick (which the contacts take back too).
-  const Vec3 mean = 0.5 * (v0 - h_ * settings.gravity + v_after);
+  const Vec3 mean = 0.5 * (v0 - net_kick_h_ * settings.gravity + v_after);
   const double m = bodies.mass[i];
   share.spring += m * (sp.dot(v0 + 0.5 * sp) - sp.dot(mean));
   share.removed += -(m * dp.dot(net_springs_[i] + 0.5 * dp));
@@ -85,7 +85,7 @@ void World::book_net_island(const NetShare& share, IslandSolution& r, NetBooking
 }
 
 void World::book_net_contacts(const Islands& islands, const std::vector<Motion>& motion) {
-  NetBooking booking;
+  NetBooking& booking = sums_.nets;
   for (int k = 0; k < islands.count(); ++k) {
     NetShare share;
     bool any = false;
@@ -100,7 +100,6 @@ void World::book_net_contacts(const Islands& islands, const std::vector<Motion>&
   for (const Net& n : nets)
     for (int i : n.nodes)
       if (bodies.is_dynamic(i) && motion[i].free) add_net_node(i, bodies.velocity[i], booking.free);
-  book_nets(booking);
 }
 
 void World::book_nets(const NetBooking& booking) {

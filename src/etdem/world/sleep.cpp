@@ -51,7 +51,7 @@ void World::wake_or_skip(const StepContacts& sc, Islands& islands) {
                                     sc.contacts[c].rolling_impulse});
     }
   }
-  ledger_.integration -= kick.value();  // as World::apply_external_forces books the kick
+  sums_.wake_kick.add(kick);  // booked as gravity's kick is
   if (!skipped) return;
   // The islands that stay asleep leave the list; the others keep their order.
   Islands& out = awake_scratch_;
@@ -108,8 +108,7 @@ void World::update_sleep(const Islands& islands, const std::vector<Contact>& con
     for (auto it = first; it != last; ++it) energy += put_to_sleep(*it);
     ++last_.fell_asleep;
   }
-  ledger_.damping += energy.value();
-  totals_.sleep_energy += energy.value();
+  sums_.sleep_energy.add(energy);
 }
 
 bool World::reuse_sleeping(int a, int b, std::vector<Contact>& out) const {

@@ -64,8 +64,9 @@ void RegionTable::reset(std::size_t expected) {
 std::uint8_t& RegionTable::at(std::int64_t key, std::uint8_t initial) {
   const std::size_t mask = keys_.size() - 1;
   // Fibonacci hashing of the key; linear probing (the table is at most half full).
-  std::size_t s = static_cast<std::size_t>(static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull >>
-                                           (64 - std::countr_zero(keys_.size())));
+  std::size_t s =
+      static_cast<std::size_t>(static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull >>
+                               (64 - std::countr_zero(keys_.size())));
   for (std::size_t probe = 0; probe <= mask; ++probe, s = (s + 1) & mask) {
     if (!used_[s]) {
       used_[s] = 1;
@@ -160,7 +161,7 @@ bool World::find_loaded_regions(const std::vector<Contact>& contacts) {
   // (2) The regions of held bodies whose load changed (into regions_to_wake_).
   add_contact_loads(contacts);
   const double g = settings.gravity.norm() > 0.0 ? settings.gravity.norm()
-                                                  : settings.sleep_velocity / settings.sleep_time;
+                                                 : settings.sleep_velocity / settings.sleep_time;
   regions_to_wake_.clear();
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_dynamic(i) || !bodies.is_asleep(i)) continue;
@@ -189,25 +190,23 @@ void World::wake_listed_regions(bool kick_them) {
     kick += kick_energy(bodies.mass[i], bodies.velocity[i], dv);  // as the others were
     bodies.velocity[i] += dv;
   }
-  ledger_.integration -= kick.value();  // as World::apply_external_forces books the kick
+  sums_.wake_kick.add(kick);  // booked as gravity's kick is
 }
 
 void World::save_solve_start() {
   solve_start_.velocity = bodies.velocity;
   solve_start_.angular_velocity = bodies.angular_velocity;
-  solve_start_.ledger = ledger_;
-  solve_start_.net_elastic = net_elastic_;
+  solve_start_.sums = sums_;
   if (!nets.empty()) solve_start_.nets = nets;
   solve_start_stats_ = last_;
 }
 
 void World::restore_solve_start() {
-  // What the solve changed: velocities, the ledger, the nets' bookings and the statistics (the
-  // regions woken since are woken after this, by wake_listed_regions).
+  // What the solve changed: velocities, the sub-step's sums (the nets' bookings among them) and
+  // the statistics (the regions woken since are woken after this, by wake_listed_regions).
   bodies.velocity = solve_start_.velocity;
   bodies.angular_velocity = solve_start_.angular_velocity;
-  ledger_ = solve_start_.ledger;
-  net_elastic_ = solve_start_.net_elastic;
+  sums_ = solve_start_.sums;
   if (!nets.empty()) nets = solve_start_.nets;
   last_ = solve_start_stats_;
 }
@@ -281,8 +280,7 @@ void World::update_region_sleep(const std::vector<Contact>& contacts, const Isla
     sleep_torque_[i] = load_torque_[i];
     energy += put_to_sleep(i);
   }
-  ledger_.damping += energy.value();
-  totals_.sleep_energy += energy.value();
+  sums_.sleep_energy.add(energy);
 }
 
 }  // namespace etdem

@@ -262,22 +262,18 @@ void World::save_step_start() {
   start_.angular_velocity = bodies.angular_velocity;
   start_.flags = bodies.flags;
   start_.rest_time = rest_time_;
-  start_.ledger = ledger_;
-  start_.net_elastic = net_elastic_;
   start_.nets = nets;
 }
 
 void World::restore_step_start() {
-  // Only velocities, the ledger, the nets' links and the islands woken (their flags and rest
-  // times) have changed before the motion (apply_external_forces, wake_or_skip,
-  // resolve_islands); positions and orientations have not. The step taken again wakes them
-  // again, as the step it replaces would have.
+  // Only velocities, the nets' links and the islands woken (their flags and rest times) have
+  // changed before the motion (apply_external_forces, wake_or_skip, resolve_islands);
+  // positions and orientations have not, and the ledger is booked at the sub-step's end. The
+  // step taken again wakes them again, as the step it replaces would have.
   bodies.velocity = start_.velocity;
   bodies.angular_velocity = start_.angular_velocity;
   bodies.flags = start_.flags;
   rest_time_ = start_.rest_time;
-  ledger_ = start_.ledger;
-  net_elastic_ = start_.net_elastic;
   nets = start_.nets;
 }
 

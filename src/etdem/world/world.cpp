@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -108,9 +107,10 @@ void World::initialize() {
 
 void World::configure() {
   // The solvers copy what they need of the settings (the resting pass: the slip velocity, its
-  // sweeps and blocks; the step's length and gravity it gets per (sub-)step, set_step). The copy the solvers were made from is kept, and step() compares the
-  // live settings with it: a change (a new dt between steps, another lambda) is applied by
-  // configuring again rather than ignored. Ledger and warm-start impulses carry on.
+  // sweeps and blocks; the step's length and gravity it gets per (sub-)step, set_step). The copy
+  // the solvers were made from is kept, and step() compares the live settings with it: a change (a
+  // new dt between steps, another lambda) is applied by configuring again rather than ignored.
+  // Ledger and warm-start impulses carry on.
   if (settings.threads > 0) omp_set_num_threads(settings.threads);
   if (!(settings.sleep_velocity > 0.0)) wake_all();  // sleeping turned off: nothing stays held
   // Regions of sleep: the resting pass's blocks (four largest bounding radii), or 1 m without
@@ -151,26 +151,67 @@ void World::configure() {
 double World::block_edge() const {
   // Two of the largest grain's bounding diameters, so a contact's two grains (centres at most
   // two bounding radii plus its gap apart) lie in the same or adjacent blocks unless the gap
-  // exceeds a diameter.
-  double largest = largest_radius_;  // set from outside on a rank of a split run
-  if (largest < 0.0) {
-    largest = 0.0;
+  // exceeds a diameter. A rank of a split run holds some grains only: the domain knows all.
+  double largest = 0.0;
+  if (domain_) {
+    largest = domain_->largest_radius();
+  } else {
     for (int i = 0; i < bodies.count(); ++i)
-      if (bodies.is_dynamic(i)) largest = std::max(largest, shapes.bounding_radius[bodies.shape[i]]);
+      if (bodies.is_dynamic(i))
+        largest = std::max(largest, shapes.bounding_radius[bodies.shape[i]]);
   }
   return std::isfinite(largest) ? 4.0 * largest : 0.0;
 }
 
-void World::step() {
-  if (!solver_) initialize();
-  step_frame([&] { process_events(); },
-             [&](StepProfile& p, long* needed) { return advance(p, needed); },
-             [](long n) { return n; }, !turning_.empty());
+void World::set_domain(Domain* domain) {
+  domain_ = domain;
+  owned_ = domain ? &domain->owned() : nullptr;
 }
 
-void World::step_frame(const std::function<void()>& events,
-                       const std::function<bool(StepProfile&, long*)>& take_substep,
-                       const std::function<long(long)>& most, bool turning) {
+World::RunState World::run_state() const {
+  return {ledger_, net_elastic_, time_, steps_, totals_, last_, profile_, last_profile_};
+}
+
+void World::set_run_state(const RunState& s) {
+  ledger_ = s.ledger;
+  net_elastic_ = s.net_elastic;
+  time_ = s.time;
+  steps_ = s.steps;
+  totals_ = s.totals;
+  last_ = s.last;
+  profile_ = s.profile;
+  last_profile_ = s.last_profile;
+}
+
+void World::replace_bodies(Bodies b, std::vector<double> rest_time, bool renumbered) {
+  bodies = std::move(b);
+  bodies.update_world_inertia();
+  rest_time_ = std::move(rest_time);
+  rest_time_.resize(bodies.count(), 0.0);
+  // The kept pairs are a cache on body ids (find_pairs): kept while the ids mean the same
+  // bodies, the same bits either way.
+  if (renumbered) pair_list_ = PairList{};
+  asleep_at_previous_.clear();
+  prepare_substeps();  // the turning grains, on the new ids
+}
+
+void World::set_rest_time(int i, double t) {
+  if (rest_time_.size() < static_cast<std::size_t>(bodies.count()))
+    rest_time_.resize(bodies.count(), 0.0);
+  rest_time_[i] = t;
+}
+
+void World::prepare_island_solve() {
+  island_solve_.prepare(omp_get_max_threads());
+}
+
+IslandSolution World::solve_island(IslandState state, std::span<Contact> contacts) {
+  const IslandSolveSettings set{{h_, settings.gravity}, settings.effective_resting_velocity()};
+  return island_solve_.solve(set, *solver_, resting_pass_, state, contacts, omp_get_thread_num());
+}
+
+void World::step() {
+  if (!solver_) initialize();
   if (!(settings == applied_)) configure();  // settings changed since: apply, never ignore
   StepProfile& p = last_profile_;
   p = StepProfile{};
@@ -179,14 +220,20 @@ void World::step_frame(const std::function<void()>& events,
   // 0. scheduled changes (walls removed), once at the start of the step
   {
     Timer t(p, P::Events);
-    events();
+    if (domain_)
+      domain_->process_events(*this);
+    else
+      process_events();
   }
   // A grain turning fast splits the step into n equal sub-steps, each a whole step of length
   // dt / n (contacts found again at its start); n = 1 is the plain step, bit for bit. The spin
   // at the start of the step decides n; a spin the first sub-step's impacts create is checked
-  // after its solve, before anything moves: when it needs more sub-steps, the velocities and
-  // the ledger go back to the start of the step and the step is taken again split (once).
-  long wanted = most(substep_count_unbounded(settings.dt, bodies.angular_velocity));
+  // after its solve, before anything moves: when it needs more sub-steps, the velocities go
+  // back to the start of the step and the step is taken again split (once). On a rank of a
+  // split run the counts are the largest over the ranks.
+  const long count = substep_count_unbounded(settings.dt, bodies.angular_velocity);
+  long wanted = domain_ ? domain_->most(count) : count;
+  const bool turning = domain_ ? domain_->turning() : !turning_.empty();
   int n = static_cast<int>(std::min<long>(settings.max_substeps, wanted));
   bool redone = false;
   StepStats step_stats;
@@ -194,13 +241,13 @@ void World::step_frame(const std::function<void()>& events,
     h_ = settings.dt / n;
     if (resting_pass_) resting_pass_->set_step({h_, settings.gravity});
     last_ = StepStats{};
-    // Only a step that may split saves its start (velocities, ledger, nets: O(bodies) copies).
+    // Only a step that may split saves its start (velocities, nets: O(bodies) copies).
     // (A grain turning, or the check for missed pairs, may ask for more after the solve.)
     const bool may_redo =
         k == 0 && !redone && n < settings.max_substeps && (turning || settings.substep_missed);
     if (may_redo) save_step_start();
     long needed = 0;
-    if (!take_substep(p, may_redo ? &needed : nullptr)) {
+    if (!advance(p, may_redo ? &needed : nullptr)) {
       restore_step_start();
       wanted = std::max(wanted, needed);
       n = static_cast<int>(std::min<long>(settings.max_substeps, needed));
@@ -232,63 +279,106 @@ bool World::advance(StepProfile& p, long* needed) {
   };
   StepBodies& sb = step_bodies_;
   StepContacts& sc = step_contacts_;
-  // 1. v += h F/m
-  timed(P::Forces, [&] { apply_external_forces(); });
+  sums_ = SubstepSums{};
+  if (domain_) domain_->begin_substep(*this, needed != nullptr);
+  const SubstepLists lists{sb, sc, motion_, sums_, last_};
+  // 1. v += h F/m, the nets' links
+  timed(P::Forces, [&] {
+    apply_external_forces();
+    if (domain_) domain_->kick_nets(*this, sums_);
+  });
   // 2. swept boxes in a uniform grid -> candidate pairs (a step that sweeps everything stops)
-  timed(P::Broad, [&] { find_pairs(sb); });
+  timed(P::Broad, [&] {
+    find_pairs(sb);
+    keep_detected_pairs(sb);
+  });
   timed(P::Checks, [&] { check_pair_count(sb); });
   // 3. pairs -> contact points, last (sub-)step's impulses onto the same contacts
   timed(P::Narrow, [&] {
     find_contacts(sb, sc);
     warm_start(sc.contacts);
   });
-  // 4. contacts -> islands (union-find over the bodies that move)
-  //    (sleeping regions a moving body closes on wake, the others are held as supports;
-  //    or a sleeping island a moving body joined wakes, one that stays asleep is left out)
-  timed(P::Islands, [&] {
-    wake_regions(sb, sc);
-    build_islands(sb, sc, islands_);
-    wake_or_skip(sc, islands_);
-  });
-  // 5. islands -> velocities (collision solver, resting pass), impulses, each body's motion
-  timed(P::Solve, [&] {
-    if (holding_) {
-      solve_holding(sb, sc);
-    } else {
-      resolve_islands(sb, islands_, sc.contacts, motion_);
-      keep_sleeping_impulses(sc.contacts);
-    }
-  });
+  if (domain_) {
+    // 4-5. islands labelled across the ranks, each solved whole on its host
+    timed(P::Solve, [&] { domain_->solve_islands(*this, lists); });
+  } else {
+    // 4. contacts -> islands (union-find over the bodies that move)
+    //    (sleeping regions a moving body closes on wake, the others are held as supports;
+    //    or a sleeping island a moving body joined wakes, one that stays asleep is left out)
+    timed(P::Islands, [&] {
+      wake_regions(sb, sc);
+      build_islands(sb, sc, islands_);
+      wake_or_skip(sc, islands_);
+    });
+    // 5. islands -> velocities (collision solver, resting pass), impulses, each body's motion
+    timed(P::Solve, [&] {
+      if (holding_) {
+        solve_holding(sb, sc);
+      } else {
+        resolve_islands(sb, islands_, sc.contacts, motion_);
+        keep_sleeping_impulses(sc.contacts);
+      }
+    });
+  }
   if (needed) {  // the spin after the solve, over the whole step: more sub-steps needed?
     // (and the pairs its velocities close that the narrow phase did not report; a pass over
     // the unreported pairs, timed with the checks)
     long n = 0;
     timed(P::Checks, [&] {
-      n = std::max(substep_count_unbounded(settings.dt, bodies.angular_velocity),
-                   missed_substeps(sb, sc));
+      long missed = 1;
+      if (settings.substep_missed) {
+        if (domain_) domain_->share_velocities(*this);
+        missed = missed_substeps(sb, sc);
+        if (domain_) domain_->restore_velocities(*this);
+      }
+      n = std::max(substep_count_unbounded(settings.dt, bodies.angular_velocity), missed);
     });
+    if (domain_) n = domain_->most(n);
     if (n > std::lround(settings.dt / h_)) {
       *needed = n;
+      if (domain_) domain_->undo_substep(*this);
       return false;
     }
   }
   // 6. wall correction (pseudo-velocities), position projection of the contacts
   timed(P::Correct, [&] {
     correct_wall_velocities(sb, wall_);
-    correct_positions(sc.contacts);
+    if (domain_)
+      domain_->correct_positions(*this, lists);
+    else
+      correct_positions(sc.contacts);
   });
   // 7. damping, positions from the motion, rotation; regions or islands at rest long enough
   //    fall asleep, held regions whose load changed wake
   timed(P::Integrate, [&] {
     damp_and_integrate(motion_, wall_);
-    update_sleep(islands_, sc.contacts);
+    if (domain_)
+      domain_->update_sleep(*this, lists);
+    else
+      update_sleep(islands_, sc.contacts);
   });
-  // 8. energy ledger; this sub-step's contacts kept for the next warm start
+  // 8. energy ledger (the sums over the ranks first); this sub-step's contacts kept for the
+  //    next warm start
   timed(P::Ledger, [&] {
-    update_ledger();
+    EnergyLedger::measure_sums(bodies, settings.gravity, owned_, sums_.kinetic_translational,
+                               sums_.kinetic_rotational, sums_.potential);
+    if (domain_) domain_->reduce(*this, sums_, last_);
+    book_substep();
     remember_contacts(sc.contacts);
   });
+  // 9. a rank of a split run: grains to their owners, ghosts for the next (sub-)step
+  if (domain_) timed(P::Broad, [&] { domain_->exchange(*this); });
   return true;
+}
+
+void World::keep_detected_pairs(StepBodies& sb) const {
+  if (!owned_) return;
+  // Each pair is detected once, by the rank that owns its first grain and carries its warm
+  // start (a grain's contacts with the walls included).
+  std::erase_if(sb.pairs, [&](const std::pair<int, int>& q) {
+    return !counted(first_grain(q.first, q.second));
+  });
+  std::erase_if(sb.dynamic_ids, [&](int i) { return !counted(i); });
 }
 
 void World::book_external_change() {
@@ -317,23 +407,19 @@ void World::apply_external_forces() {
   // Per-body ledger terms are summed exactly (core/exact_sum): the same bits in any body order,
   // so a run split over ranks reduces them to the serial value.
   // (kinetic energy the kick adds: m g.v dt + m |g dt|^2 / 2)
-  const ExactSum kick =
+  sums_.kick.add(
       parallel_sums<1>(static_cast<std::size_t>(bodies.count()), [&](std::size_t k, auto& sum) {
         const int i = static_cast<int>(k);
         if (!bodies.is_awake(i)) return;  // a sleeper is held
         if (counted(i)) sum[0] += kick_energy(bodies.mass[i], bodies.velocity[i], dv);
         bodies.velocity[i] += dv;  // ghosts too: the narrow phase reads their velocities
-      })[0];
-  // Booked back as gravity's work over the displacement (damp_and_integrate).
-  if (body_sums_)
-    body_sums_->kick.add(kick);
-  else
-    ledger_.integration -= kick.value();
+      })[0]);
+  // (Booked back as gravity's work over the displacement, damp_and_integrate.)
   // The nets' links (2024 §4.2): spring and dashpot forces from the positions the last step
   // left, as a kick before the collisions. The spring kick is booked like gravity's (the change
-  // of elastic energy over the displacement gives it back, update_ledger); the dashpots'
+  // of elastic energy over the displacement gives it back, book_substep); the dashpots'
   // loss and the energy of links that break have their own column.
-  if (!nets.empty()) book_net_kicks(kick_nets());
+  if (!nets.empty()) sums_.net_kicks = kick_nets(h_);
   bodies.update_world_inertia();
 }
 
@@ -345,7 +431,8 @@ void World::mark_net_nodes() {
     for (int i : n.nodes) net_node_[i] = 1;
 }
 
-std::vector<NetKick> World::kick_nets() {
+std::vector<NetKick> World::kick_nets(double h) {
+  net_kick_h_ = h;
   // Sized once (a net's nodes never change); again only for nets added after initialize().
   if (net_node_.size() != static_cast<std::size_t>(bodies.count())) mark_net_nodes();
   net_before_.resize(bodies.count());
@@ -355,7 +442,7 @@ std::vector<NetKick> World::kick_nets() {
   kicks.reserve(nets.size());
   for (Net& n : nets) {
     for (int i : n.nodes) net_before_[i] = bodies.velocity[i];
-    kicks.push_back(apply_net_forces(n, bodies, h_, &net_springs_));
+    kicks.push_back(apply_net_forces(n, bodies, h, &net_springs_));
     for (int i : n.nodes) net_kicked_[i] = bodies.velocity[i];
   }
   return kicks;
@@ -469,22 +556,18 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     if (a.toi[s] > 0.0) motion[i] = {false, a.toi[s], a.v0[s]};
   });
   if (!nets.empty()) book_net_contacts(islands, motion);
-  // The islands' energies are summed exactly: the same bits in any island order (a distributed
-  // run resolves islands on several hosts).
-  ExactSum kick;
-  SolverSums solver_sum, resting_sum;
+  // The islands' energies are summed exactly: the same bits in any island order (a split run
+  // resolves islands on several hosts).
   for (int k = 0; k < ni; ++k) {
     const IslandSolution& r = isl_.solution[k];
-    kick += r.kick;
-    solver_sum.add(r.stats);
-    resting_sum.add(r.resting_stats);
+    sums_.island_kick += r.kick;
+    sums_.solver.add(r.stats);
+    sums_.resting.add(r.resting_stats);
     last_.collisions += r.collisions;
     last_.largest_island = std::max<long>(last_.largest_island,
                                           islands.contact_start[k + 1] - islands.contact_start[k]);
   }
-  ledger_.integration -= kick.value();
-  solver_sum.add_to(last_.solver);
-  resting_sum.add_to(last_.resting);
+  sums_.solved += ni;
 }
 
 void World::correct_positions(const std::vector<Contact>& contacts) {
@@ -502,7 +585,7 @@ void World::correct_positions(const std::vector<Contact>& contacts) {
   if (kp <= 0.0) return;
   correction_.assign(bodies.count(), Vec3::Zero());
   correction_weight_.assign(bodies.count(), 0.0);
-  bool any = false;
+  long penetrating = 0;
   for (const Contact& c : contacts) {
     // A sleeping body is held where it fell asleep (its island was not solved).
     const double ia = bodies.is_awake(c.a) ? bodies.inv_mass[c.a] : 0.0;
@@ -511,18 +594,18 @@ void World::correct_positions(const std::vector<Contact>& contacts) {
         projection_share(c.gap, c.normal, ia, ib, kp, settings.penetration_slop);
     if (!s.moves) continue;
     add_share(s, c.a, ia, c.b, ib, correction_, correction_weight_);
-    any = true;
+    ++penetrating;
   }
-  if (!any) return;
-  const ExactSum work =
+  if (penetrating == 0) return;
+  sums_.penetrating += penetrating;
+  sums_.correction_work.add(
       parallel_sums<1>(static_cast<std::size_t>(bodies.count()), [&](std::size_t i, auto& sum) {
         // A weight that underflowed (depths below 1e-154 m) moves nothing.
         if (!(correction_weight_[i] > 0.0)) return;
         const Vec3 dx = correction_[i] / correction_weight_[i];
         bodies.position[i] += dx;
         sum[0] += bodies.mass[i] * settings.gravity.dot(dx);  // = - change of potential energy
-      })[0];
-  ledger_.correction += work.value();
+      })[0]);
 }
 
 void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorrection& wall) {
@@ -531,54 +614,46 @@ void World::damp_and_integrate(const std::vector<Motion>& motion, const WallCorr
   // Summed exactly, as the kick (apply_external_forces); gravity's work and the rotation's gain
   // go to the same column and share one sum.
   // Each body moves on its own: on every thread, its terms in the thread's sums.
-  auto sums = parallel_sums<3>(static_cast<std::size_t>(bodies.count()), [&](std::size_t k,
-                                                                            auto& sum) {
-    const int i = static_cast<int>(k);
-    ExactSum &damped = sum[0], &integration = sum[1], &wall_work = sum[2];
-    if (!bodies.is_awake(i) || !counted(i)) return;  // ghosts move on their owner
-    Vec3& v = bodies.velocity[i];
-    Vec3& w = bodies.angular_velocity[i];
-    if (f != 1.0) {
-      const double before = bodies.kinetic_energy(i);
-      v *= f;
-      w *= f;
-      damped += before - bodies.kinetic_energy(i);
-    }
-    const Vec3 dx = motion.empty() ? Vec3(dt * v) : displacement(i, motion[i]);
-    bodies.position[i] += dx;
-    integration += bodies.mass[i] * settings.gravity.dot(dx);
-    const Quat q0 = bodies.orientation[i];
-    if (!wall.dv.empty()) {  // wall-correction: the pseudo-velocities move, then vanish
-      const Vec3 dx_wall = dt * wall.dv[i];
-      bodies.position[i] += dx_wall;
-      wall_work += bodies.mass[i] * settings.gravity.dot(dx_wall);
-      bodies.orientation[i] = integrate_orientation(q0, w + wall.dw[i], dt);
-    } else {
-      bodies.orientation[i] = integrate_orientation(q0, w, dt);
-    }
-    const Vec3& inertia = bodies.inertia[i];
-    const bool isotropic = inertia.x() == inertia.y() && inertia.y() == inertia.z();
-    if (settings.conserve_angular_momentum && !isotropic) {
-      // Torque-free rotation: hold the world angular momentum L = I(q) w fixed across the
-      // rotation and recover w from the new orientation, so |L| and its direction are kept to
-      // round-off for any inertia (F1).
-      const Vec3 l = world_inertia(q0, inertia) * w;
-      const double before = 0.5 * w.dot(l);
-      w = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]) * l;
-      integration += -(0.5 * w.dot(l) - before);
-    }
-  });
-  const ExactSum &damped = sums[0], &integration = sums[1], &wall_work = sums[2];
-  if (body_sums_) {
-    body_sums_->damped.add(damped);
-    body_sums_->integration.add(integration);
-    body_sums_->wall_work.add(wall_work);
-    return;
-  }
-  ledger_.damping += damped.value();
-  ledger_.integration += integration.value();
-  // As position projection: minus the potential energy added.
-  ledger_.correction += wall_work.value();
+  auto sums =
+      parallel_sums<3>(static_cast<std::size_t>(bodies.count()), [&](std::size_t k, auto& sum) {
+        const int i = static_cast<int>(k);
+        ExactSum &damped = sum[0], &integration = sum[1], &wall_work = sum[2];
+        if (!bodies.is_awake(i) || !counted(i)) return;  // ghosts move on their owner
+        Vec3& v = bodies.velocity[i];
+        Vec3& w = bodies.angular_velocity[i];
+        if (f != 1.0) {
+          const double before = bodies.kinetic_energy(i);
+          v *= f;
+          w *= f;
+          damped += before - bodies.kinetic_energy(i);
+        }
+        const Vec3 dx = motion.empty() ? Vec3(dt * v) : displacement(i, motion[i]);
+        bodies.position[i] += dx;
+        integration += bodies.mass[i] * settings.gravity.dot(dx);
+        const Quat q0 = bodies.orientation[i];
+        if (!wall.dv.empty()) {  // wall-correction: the pseudo-velocities move, then vanish
+          const Vec3 dx_wall = dt * wall.dv[i];
+          bodies.position[i] += dx_wall;
+          wall_work += bodies.mass[i] * settings.gravity.dot(dx_wall);
+          bodies.orientation[i] = integrate_orientation(q0, w + wall.dw[i], dt);
+        } else {
+          bodies.orientation[i] = integrate_orientation(q0, w, dt);
+        }
+        const Vec3& inertia = bodies.inertia[i];
+        const bool isotropic = inertia.x() == inertia.y() && inertia.y() == inertia.z();
+        if (settings.conserve_angular_momentum && !isotropic) {
+          // Torque-free rotation: hold the world angular momentum L = I(q) w fixed across the
+          // rotation and recover w from the new orientation, so |L| and its direction are kept to
+          // round-off for any inertia (F1).
+          const Vec3 l = world_inertia(q0, inertia) * w;
+          const double before = 0.5 * w.dot(l);
+          w = world_inverse_inertia(bodies.orientation[i], bodies.inv_inertia[i]) * l;
+          integration += -(0.5 * w.dot(l) - before);
+        }
+      });
+  sums_.damped.add(sums[0]);
+  sums_.integration.add(sums[1]);
+  sums_.wall_work.add(sums[2]);  // as the projection's: minus the potential energy added
 }
 
 Vec3 World::displacement(int i, const Motion& m) const {
@@ -612,13 +687,38 @@ void World::book_solvers() {
   }
 }
 
-void World::update_ledger() {
+void World::book_substep() {
+  // The order of the phases that formed the sums; each column is added to in this order on
+  // every run, serial or split, so its bits do not depend on the ranks.
+  const SubstepSums& s = sums_;
+  EnergyLedger& L = ledger_;
+  const bool nets_here = has_nets_in_run();
+  const bool sleeping = settings.sleep_velocity > 0.0;
+  L.integration -= s.kick.value();  // booked back as gravity's work over the motion
+  if (nets_here) book_net_kicks(s.net_kicks);
+  if (sleeping) L.integration -= s.wake_kick.value();
+  if (nets_here) book_nets(s.nets);
+  if (s.solved > 0) {
+    L.integration -= s.island_kick.value();
+    s.solver.add_to(last_.solver);
+    s.resting.add_to(last_.resting);
+  }
+  if (s.penetrating > 0) L.correction += s.correction_work.value();
+  L.damping += s.damped.value();
+  L.integration += s.integration.value();
+  L.correction += s.wall_work.value();
+  if (sleeping) {
+    L.damping += s.sleep_energy.value();
+    totals_.sleep_energy += s.sleep_energy.value();
+  }
   book_solvers();
-  ledger_.measure(bodies, settings.gravity);
-  if (!nets.empty()) {
-    const double elastic = net_elastic_energy();
-    ledger_.integration += net_elastic_ - elastic;  // the springs' work over the displacement
-    ledger_.elastic = net_elastic_ = elastic;
+  L.kinetic_translational = s.kinetic_translational.value();
+  L.kinetic_rotational = s.kinetic_rotational.value();
+  L.potential = s.potential.value();
+  if (nets_here) {  // the springs' work over the displacement
+    const double elastic = domain_ ? domain_->net_elastic_energy(*this) : net_elastic_energy();
+    L.integration += net_elastic_ - elastic;
+    L.elastic = net_elastic_ = elastic;
   }
 }
 

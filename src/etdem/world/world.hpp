@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,6 +18,7 @@
 #include "etdem/shapes/shape.hpp"
 #include "etdem/solvers/solver.hpp"
 #include "etdem/world/contact_order.hpp"
+#include "etdem/world/domain.hpp"
 #include "etdem/world/energy_ledger.hpp"
 #include "etdem/world/island_solve.hpp"
 #include "etdem/world/islands.hpp"
@@ -27,11 +27,9 @@
 #include "etdem/world/sleep_regions.hpp"
 #include "etdem/world/solver_registry.hpp"
 #include "etdem/world/step_context.hpp"
+#include "etdem/world/substep_sums.hpp"
 
 namespace etdem {
-namespace distributed {
-class DecomposedWorld;
-}
 
 /// Wall-clock seconds spent in each phase of World::step and how often it ran: for the last
 /// step (World::last_profile) and summed over the run (World::profile).
@@ -110,18 +108,18 @@ struct RunTotals {
   SolverStats resting;
   double max_penetration = 0.0;                                        // [m] over the run
   long wall_corrections = 0, wall_rounds = 0, wall_bound_reached = 0;  // wall-correction
-  long pair_list_builds = 0;       // steps whose broad phase rebuilt the kept pairs (PairList)
-  long pair_list_updates = 0;      // steps that found only some bodies' pairs again (PairList)
-  NearNodeCounts node_lists;       // level-set pairs' node tests, full or from lists (a cache)
-  long split_steps = 0;            // steps split into sub-steps (a grain turning fast)
-  long substeps = 0;               // sub-steps taken by those steps
-  long substep_bound_reached = 0;  // steps whose split was capped at max_substeps
-  long redone_steps = 0;           // steps taken again split after the first solve
-  long asleep_steps = 0;           // island-steps not solved, or body-steps held (regions)
-  long fell_asleep = 0;            // islands or regions put to sleep
-  long woken = 0;                  // islands or regions woken
+  long pair_list_builds = 0;          // steps whose broad phase rebuilt the kept pairs (PairList)
+  long pair_list_updates = 0;         // steps that found only some bodies' pairs again (PairList)
+  NearNodeCounts node_lists;          // level-set pairs' node tests, full or from lists (a cache)
+  long split_steps = 0;               // steps split into sub-steps (a grain turning fast)
+  long substeps = 0;                  // sub-steps taken by those steps
+  long substep_bound_reached = 0;     // steps whose split was capped at max_substeps
+  long redone_steps = 0;              // steps taken again split after the first solve
+  long asleep_steps = 0;              // island-steps not solved, or body-steps held (regions)
+  long fell_asleep = 0;               // islands or regions put to sleep
+  long woken = 0;                     // islands or regions woken
   long sleep_wake_bound_reached = 0;  // solves that woke regions sleep_wake_rounds times
-  double sleep_energy = 0.0;       // [J] kinetic energy set to zero by falling asleep (damping)
+  double sleep_energy = 0.0;          // [J] kinetic energy set to zero by falling asleep (damping)
 };
 
 /// A scheduled change: a body (typically a wall) is removed at a time.
@@ -133,9 +131,6 @@ struct Event {
 
 class World {
   friend struct WorldCheckpoint;  // world/world_checkpoint.cpp: the state a checkpoint carries
-  /// A rank's part of a run split over ranks (distributed/decomposed_world.cpp): steps this
-  /// world's phases on its owned grains and ghosts.
-  friend class distributed::DecomposedWorld;
 
  public:
   ShapeTable shapes;
@@ -218,6 +213,67 @@ class World {
     return ContactOrderKey{shapes.tested_apart(bodies.shape[c.b]), c.a, c.b};
   }
 
+  // --- A rank's part of a run split over ranks (world/domain.hpp) ---
+  /// Makes this world a rank's part of a split run: step() calls `domain` at its fixed points
+  /// (null: a serial world). Set it before initialize(); the domain outlives the world's steps.
+  void set_domain(Domain* domain);
+  /// What a run has done so far: the ledger, the clock, the statistics and the profiles (what a
+  /// rank's world and the world its output is gathered into share).
+  struct RunState {
+    EnergyLedger ledger;
+    double net_elastic = 0.0;  // [J] the nets' elastic energy the ledger last measured
+    double time = 0.0;         // [s]
+    long steps = 0;
+    RunTotals totals;
+    StepStats last;
+    StepProfile profile, last_profile;
+  };
+  RunState run_state() const;
+  void set_run_state(const RunState& s);
+  /// Replaces the bodies and their rest times (a rank's grains after an exchange). The caches
+  /// keyed by body ids (the kept pairs, the sleeping pairs' contacts) are dropped when
+  /// `renumbered`; the turning grains are found again. The warm start is not carried: give it
+  /// back with restore_warm_start.
+  void replace_bodies(Bodies b, std::vector<double> rest_time, bool renumbered);
+  /// [s] How long body i has been slow enough to sleep (0 for a body never counted).
+  double rest_time(int i) const {
+    return static_cast<std::size_t>(i) < rest_time_.size() ? rest_time_[i] : 0.0;
+  }
+  void set_rest_time(int i, double t);
+  /// Last step's contacts with their impulses (the warm start of the next), in the serial order.
+  std::span<const Contact> warm_start_contacts() const { return previous_; }
+  bool has_custom_solver() const { return custom_solver_; }
+  bool has_turning_grains() const { return !turning_.empty(); }
+  bool has_resting_pass() const { return resting_ != nullptr; }
+  /// [s] The length of the sub-step being taken.
+  double substep_length() const { return h_; }
+  /// Sub-steps a step of `dt` needs with angular velocities `spin` (before the max_substeps cap):
+  /// the largest rotation sweep |w| dt R of a non-spherical grain over settings.substep_sweep of
+  /// its thinnest extent, rounded up.
+  long substep_count_unbounded(double dt, const std::vector<Vec3>& spin) const;
+  /// Sizes the island solve's scratch for the threads (once per sub-step, before
+  /// solve_island).
+  void prepare_island_solve();
+  /// Solves one island as resolve_islands solves each of the world's own (world/island_solve):
+  /// `contacts` in the serial order with island-local ids; the sub-step's length and gravity.
+  IslandSolution solve_island(IslandState state, std::span<Contact> contacts);
+  /// Body i awake, its rest time from zero.
+  void wake_body(int i);
+  /// Body i stopped and asleep; returns the kinetic energy taken [J].
+  double put_to_sleep(int i);
+  /// The rest times of the awake bodies counted here after the motion.
+  void update_rest_times();
+  /// The nets' kick over a sub-step of h [s] on this world's bodies (world/net.hpp): per net,
+  /// what it booked; each node's velocities before, after the springs and after the dashpots
+  /// are kept for add_net_node.
+  std::vector<NetKick> kick_nets(double h);
+  bool is_net_node(int i) const { return !net_node_.empty() && net_node_[i]; }
+  /// Net node i's kick against its velocity after the solve, added to its group (net_ledger).
+  void add_net_node(int i, const Vec3& v_after, NetShare& share) const;
+  /// An island's share: its solution's dissipation corrected, the columns' parts into `out`.
+  static void book_net_island(const NetShare& share, IslandSolution& r, NetBooking& out);
+  double net_elastic_energy() const;  // [J] summed over the nets
+
   double time() const { return time_; }
   long step_count() const { return steps_; }
   const EnergyLedger& ledger() const { return ledger_; }
@@ -234,10 +290,6 @@ class World {
   // The phases of step(), in order. Each takes the lists it reads and fills as arguments
   // (world/step_context.hpp); members below are only the world's state and reused scratch.
   void configure();  // solvers and threads from the settings (initialize, or a change of them)
-  /// Sub-steps a step of `dt` needs with angular velocities `spin`: the largest rotation
-  /// sweep |w| dt R of a non-spherical grain over settings.substep_sweep of its thinnest
-  /// extent, rounded up (before the max_substeps cap).
-  long substep_count_unbounded(double dt, const std::vector<Vec3>& spin) const;
   /// Sub-steps the step needs so that no pair the narrow phase did not report is closed within
   /// the first of them by the velocities the solve left (settings.substep_missed): for each
   /// such point, gap g and closing speed c, ceil(c dt / g) when c h > g (1 if none, before the
@@ -248,29 +300,24 @@ class World {
   double pair_margin(int a, int b, double closing) const;
   double plane_margin(int a, double speed) const;
   void prepare_substeps();  // turning_ from the bodies' shapes (initialize)
-  /// One sub-step of length h_: forces, contacts, solve, correction, motion, ledger. With
-  /// `needed`, returns false (and the sub-steps the spin after the solve needs) before anything
-  /// moves when that is more than the step is split into.
+  /// One sub-step of length h_: forces, contacts, solve, correction, motion, ledger (and, on a
+  /// rank of a split run, the exchange of grains). With `needed`, returns false (and the
+  /// sub-steps the spin after the solve needs) before anything moves when that is more than
+  /// the step is split into.
   bool advance(StepProfile& p, long* needed);
-  /// The frame of a step around its sub-steps (World::step): the settings applied, `events`,
-  /// the sub-steps with their split and redo, the totals, the clock and the checks.
-  /// `take_substep` is advance (or a rank's share of it in a split run, which also passes `most`,
-  /// the largest of a count over the ranks, and whether any grain of the whole world turns).
-  void step_frame(const std::function<void()>& events,
-                  const std::function<bool(StepProfile&, long*)>& take_substep,
-                  const std::function<long(long)>& most, bool turning);
-  void save_step_start();     // what advance changes before the motion, into start_
+  /// The sub-step's sums (sums_) into the ledger, in the fixed order of the phases that formed
+  /// them, then the energies measured at its end.
+  void book_substep();
+  /// Keeps the pairs this world detects: on a rank of a split run, those whose first grain it
+  /// owns (and the owned grains' tests against planes).
+  void keep_detected_pairs(StepBodies& sb) const;
+  bool has_nets_in_run() const { return domain_ ? domain_->has_nets() : !nets.empty(); }
+  void save_step_start();     // what advance changes before the solve's check, into start_
   void restore_step_start();  // and back
   void process_events();
   void apply_external_forces();
-  /// The nets' links kick their nodes (net.hpp, apply_net_forces, over h_): each node's velocity
-  /// before, after the springs and after the dashpots kept for book_net_contacts; returns each
-  /// net's kick, in net order, for book_net_kicks.
-  std::vector<NetKick> kick_nets();
   void mark_net_nodes();  // net_node_ from the nets (empty without nets)
-  bool is_net_node(int i) const { return !net_node_.empty() && net_node_[i]; }
   void book_net_kicks(const std::vector<NetKick>& kicks);  // into the ledger
-  double net_elastic_energy() const;                       // [J] summed over the nets
   void find_pairs(StepBodies& out);
   void check_pair_count(const StepBodies& sb) const;  // throws when nearly every pair is swept
   void find_contacts(const StepBodies& sb, StepContacts& out);
@@ -311,10 +358,7 @@ class World {
   /// radii of the dynamic bodies (0 without any).
   double block_edge() const;
   std::int64_t region_of(int i) const;  // the key of the region body i's centre lies in
-  double sleep_speed(int i) const;  // [m/s] what must stay below settings.sleep_velocity
-  void update_rest_times();         // of the awake bodies counted here (ghosts move elsewhere)
-  void wake_body(int i);            // awake, its rest time from zero
-  double put_to_sleep(int i);       // stopped and asleep; returns the kinetic energy taken [J]
+  double sleep_speed(int i) const;      // [m/s] what must stay below settings.sleep_velocity
   /// The contacts of a pair of bodies that have not moved since the last narrow phase (asleep
   /// or static), copied from previous_ into `out`; false when the pair must be collided.
   bool reuse_sleeping(int a, int b, std::vector<Contact>& out) const;
@@ -327,13 +371,8 @@ class World {
   /// neither the links' work nor the contacts' dissipation (world/net_ledger.cpp); `motion`
   /// tells the nodes in no island.
   void book_net_contacts(const Islands& islands, const std::vector<Motion>& motion);
-  /// Node i's kick against its velocity after the solve, added to its group.
-  void add_net_node(int i, const Vec3& v_after, NetShare& share) const;
-  /// An island's share: its solution's dissipation corrected, the columns' parts into `out`.
-  static void book_net_island(const NetShare& share, IslandSolution& r, NetBooking& out);
   void book_nets(const NetBooking& booking);  // the islands' and the free nodes' into the ledger
   void book_solvers();   // the solvers' dissipation of the sub-step (last_) into the ledger
-  void update_ledger();  // per sub-step
   void update_totals();  // per step, from last_
   void remember_contacts(const std::vector<Contact>& contacts);  // for the next warm start
   /// Appends the narrow phase's lists of threads 1, 2, ... to `contacts` (thread 0's), in order.
@@ -401,34 +440,25 @@ class World {
   std::vector<int> all_candidates_;  // the step's candidates before the held ones left
   struct SolveStart {
     std::vector<Vec3> velocity, angular_velocity;
-    EnergyLedger ledger;
-    double net_elastic = 0.0;
+    SubstepSums sums;
     std::vector<Net> nets;
   } solve_start_;
   StepStats solve_start_stats_;
-  // A rank's world of a decomposed run (distributed/decomposed_world): per body, owned by this
-  // rank (its kick and motion are booked here, it is integrated here; ghosts are not). Null:
-  // every body (a serial run).
+  // A rank's part of a split run (set_domain); null in a serial world.
+  Domain* domain_ = nullptr;
+  // Per body, owned by this rank (its kick and motion are booked here, it is integrated here;
+  // ghosts are not): the domain's. Null: every body (a serial world).
   const std::vector<char>* owned_ = nullptr;
-  // Where the per-body ledger sums go instead of the ledger when set (a decomposed run reduces
-  // them over the ranks before booking them in the serial order).
-  struct BodySums {
-    ExactSum kick, damped, integration, wall_work;
-  };
-  BodySums* body_sums_ = nullptr;
-  // [m] The largest grain's bounding radius (the resting pass's block size), when it is set
-  // from outside: a rank's world holds some grains only. Negative: from the bodies.
-  double largest_radius_ = -1.0;
+  // What this sub-step books (book_substep).
+  SubstepSums sums_;
   bool counted(int i) const { return !owned_ || (*owned_)[i]; }
   // Per body, asleep at this narrow phase / at the one that found previous_ (reuse_sleeping).
   std::vector<char> asleep_at_narrow_, asleep_at_previous_;
   RestingPass* resting_pass_ = nullptr;  // resting_ when it is the pgs pass (its step is set)
-  struct StepStart {                      // a step taken again split (World::step)
+  struct StepStart {                     // a step taken again split (World::step)
     std::vector<Vec3> velocity, angular_velocity;
     std::vector<std::uint8_t> flags;
     std::vector<double> rest_time;
-    EnergyLedger ledger;
-    double net_elastic = 0.0;
     std::vector<Net> nets;
   } start_;
   std::unique_ptr<Solver> solver_;
@@ -441,6 +471,7 @@ class World {
   std::vector<Vec3> net_before_, net_springs_, net_kicked_;
   std::vector<char> net_node_;      // per body: a node of a net (mark_net_nodes; empty: no net)
   double net_damping_start_ = 0.0;  // [J] the net_damping column before this step's kick
+  double net_kick_h_ = 0.0;         // [s] the sub-step the last kick_nets was over
   StepProfile profile_, last_profile_;
   WorldSettings applied_;  // the settings initialize() configured the solvers with
   StepStats last_;
@@ -481,7 +512,7 @@ class World {
   std::vector<double> missed_spin_;  // missed_substeps: each body's spin bound after the solve
   std::vector<double> missed_sphere_speed_;  // and a sphere's |v| + |w| R (others: infinite)
   std::vector<std::pair<int, int>> missed_pairs_;
-  std::vector<int> missed_grown_;  // slots of box_ids_ whose speed bound grew in the solve
+  std::vector<int> missed_grown_;       // slots of box_ids_ whose speed bound grew in the solve
   std::vector<double> missed_grown_x_;  // their boxes' lower x, ascending
   std::vector<char> missed_is_grown_;   // per body: one of those
   std::vector<std::vector<std::pair<int, int>>> missed_pairs_of_thread_;

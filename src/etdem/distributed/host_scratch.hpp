@@ -1,0 +1,37 @@
+// What the host of an island keeps of it for its solve (distributed/rank_islands.cpp).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "etdem/collision/contact.hpp"
+#include "etdem/core/math.hpp"
+#include "etdem/distributed/decomposed_world.hpp"
+#include "etdem/world/island_solve.hpp"
+
+namespace etdem::distributed {
+
+/// A grain of an island part: what the host's solve reads of it.
+struct PartGrain {
+  std::int64_t gid = -1;
+  int owner = -1;
+  Vec3 v, w, x;
+  double inv_mass = 0.0;
+  Mat3 inv_inertia;
+  bool asleep = false;
+};
+
+/// The host's copies of one gathered island (solve_hosted), kept from island to island.
+struct DecomposedWorld::HostScratch {
+  std::vector<PartGrain> island;            // its grains, ascending by global id
+  std::vector<Contact> contacts, serial;    // as gathered; in the serial order, island-local ids
+  std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
+  std::vector<int> order, place;            // serial place -> gathered, and back
+  IslandArrays bodies;                      // the island's grains, ascending by global id
+  std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
+  std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
+  std::vector<double> weight;
+};
+
+}  // namespace etdem::distributed

@@ -1,0 +1,213 @@
+// A rank's grains and ghosts (distributed/decomposed_world.hpp): the local world rebuilt from
+// the records of the grains it holds, the exchange that ends each sub-step, the halo it is
+// drawn with, the rank boxes drawn again, and the ghosts' velocities after the solve.
+#include <algorithm>
+#include <cmath>
+
+#include "etdem/distributed/decomposed_world.hpp"
+#include "etdem/distributed/rank_records.hpp"
+
+namespace etdem::distributed {
+
+double DecomposedWorld::halo_for(double speed) const {
+  // Every pair that can touch in the next step: centres within two bounding radii with the
+  // contact skin, plus what both can move (World::find_contacts' margin), with 1 % to spare.
+  const WorldSettings& set = local_.settings;
+  return 1.01 * (2.0 * (1.0 + set.contact_skin) * largest_radius_ + 2.0 * speed * set.dt);
+}
+
+void DecomposedWorld::rebuild_local(double h) {
+  // The local bodies in ascending global id: the statics, the owned grains and the ghosts.
+  struct Entry {
+    std::int64_t gid;
+    int kind;  // 0 static, 1 owned, 2 ghost
+    int index;
+  };
+  std::vector<Entry> entries;
+  entries.reserve(statics_.size() + grains_.owned.size() + grains_.ghosts.size());
+  for (int s : statics_) entries.push_back({s, 0, s});
+  for (std::size_t k = 0; k < grains_.owned.size(); ++k)
+    entries.push_back({grains_.owned[k].gid, 1, static_cast<int>(k)});
+  for (std::size_t k = 0; k < grains_.ghosts.size(); ++k)
+    entries.push_back({grains_.ghosts[k].gid, 2, static_cast<int>(k)});
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& x, const Entry& y) { return x.gid < y.gid; });
+  Bodies bodies;
+  const int n = static_cast<int>(entries.size());
+  std::vector<std::int64_t> before;
+  before.swap(gid_);
+  gid_.resize(n);
+  owner_.resize(n);
+  owned_.assign(n, 0);
+  for (const std::int64_t g : before) local_of_[g] = -1;  // sized once (constructor)
+  std::vector<Contact> carried;                           // global ids
+  std::vector<double> rest(n, 0.0);
+  std::string body;
+  std::string contacts;
+  for (int l = 0; l < n; ++l) {
+    const Entry& e = entries[l];
+    gid_[l] = e.gid;
+    local_of_[e.gid] = l;
+    owner_[l] = t_.rank();
+    if (e.kind == 0) {
+      append_body_record(write_body_record(full_.bodies, e.index), bodies);
+      continue;
+    }
+    const GrainRecord& r = e.kind == 1 ? grains_.owned[e.index] : grains_.ghosts[e.index];
+    ByteReader reader(r.state);
+    reader.get(body);
+    reader.get(contacts);
+    reader.get(rest[l]);
+    append_body_record(body, bodies);
+    if (e.kind == 1) {
+      owned_[l] = 1;
+      read_contact_record(contacts, carried);
+    } else {
+      owner_[l] = grains_.ghost_owner[e.index];
+    }
+  }
+  local_.replace_bodies(std::move(bodies), std::move(rest), gid_ != before);
+  // The warm start: the contacts the owned grains detected last step, on local ids. A pair
+  // whose other body is no longer held here cannot touch this step (the halo holds every pair
+  // that can): its contacts are not needed.
+  std::vector<Contact> previous;
+  previous.reserve(carried.size());
+  for (Contact c : carried) {
+    c.a = local_of_[c.a];
+    c.b = local_of_[c.b];
+    if (c.a >= 0 && c.b >= 0) previous.push_back(c);
+  }
+  local_.restore_warm_start(std::move(previous), h);
+}
+
+void DecomposedWorld::exchange(World&) {
+  exchange_grains_now();
+}
+
+void DecomposedWorld::exchange_grains_now() {
+  // The warm start each owned grain carries: last step's contacts whose first grain it is.
+  World& w = local_;
+  World::CarriedContacts carried = w.carried_contacts();
+  for (GrainRecord& r : grains_.owned) {
+    const int l = local_of_[r.gid];
+    for (Contact& c : carried.of(l)) {
+      c.a = static_cast<int>(gid_[c.a]);
+      c.b = static_cast<int>(gid_[c.b]);
+    }
+    r.position = w.bodies.position[l];
+    r.state = grain_state(w.bodies, l, carried.of(l), w.rest_time(l));
+  }
+  const double h = halo();
+  last_halo_ = h;
+  GrainExchangeStats xs;
+  exchange_grains(decomposition_, h, grains_, t_, &xs);
+  stats_.migrated += xs.migrated_in;
+  const double substep = w.warm_start_substep();
+  rebuild_local(substep > 0.0 ? substep : w.settings.dt);
+}
+
+double DecomposedWorld::owned_next_speed() const {
+  const World& w = local_;
+  const double kick = w.settings.gravity.norm() * w.settings.dt;
+  double speed = 0.0;
+  for (int i = 0; i < w.bodies.count(); ++i)
+    if (owned_[i]) speed = std::max(speed, next_speed(w.bodies, w.shapes, i, kick));
+  return speed;
+}
+
+double DecomposedWorld::halo() {
+  const double speed = next_speed_ >= 0.0 ? next_speed_ : t_.max(owned_next_speed());
+  next_speed_ = -1.0;
+  return halo_for(speed);
+}
+
+void DecomposedWorld::rebalance() {
+  const int ranks = t_.size();
+  if (ranks < 2) return;
+  const long owned = static_cast<long>(grains_.owned.size());
+  const long total = t_.sum(owned);
+  const double most = t_.max(static_cast<double>(owned));
+  // Nothing to gain where the largest rank owns no more than a bisection would give it.
+  const double mean = static_cast<double>(total) / ranks;
+  if (total == 0 || most <= local_.settings.rebalance_imbalance * mean || most <= std::ceil(mean))
+    return;
+  // Every rank's owned grains (global id, centre) to every rank. The new boxes are a function of
+  // the grains alone, taken in the order of their ids, not of the ranks that held them: every
+  // rank draws the same boxes. (The exchange left each record's position current.)
+  ByteWriter mine;
+  for (const GrainRecord& r : grains_.owned) {
+    mine.put(r.gid);
+    mine.put(r.position);
+  }
+  const std::string bytes = mine.take();
+  std::vector<Message> out;
+  for (int peer = 0; peer < ranks; ++peer) out.push_back({peer, bytes});
+  std::vector<std::pair<std::int64_t, Vec3>> all;
+  all.reserve(static_cast<std::size_t>(total));
+  for (const Message& m : t_.exchange(std::move(out))) {
+    ByteReader r(m.bytes);
+    while (!r.done()) {
+      const std::int64_t gid = r.get<std::int64_t>();
+      Vec3 x;
+      r.get(x);
+      all.emplace_back(gid, x);
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Vec3> centres(all.size());
+  for (std::size_t k = 0; k < all.size(); ++k) centres[k] = all[k].second;
+  decomposition_ = Decomposition::bisect(centres, {}, ranks);
+  ++stats_.rebalances;
+  exchange_grains_now();  // the grains to their new owners, the ghosts of the new boxes
+}
+
+void DecomposedWorld::share_velocities(World& w) {
+  // A ghost keeps the velocity of the start of the step until the exchange that ends it; the
+  // owner sends its grain's velocities after the solve to the ranks the last exchange made it a
+  // ghost on (the grains have not moved since).
+  std::vector<ByteWriter> out(static_cast<std::size_t>(t_.size()));
+  std::vector<int> ranks;
+  for (const GrainRecord& r : grains_.owned) {
+    const int l = local_of_[r.gid];
+    ranks.clear();
+    decomposition_.ghost_ranks(r.position, last_halo_, t_.rank(), ranks);
+    for (const int q : ranks) {
+      ByteWriter& o = out[static_cast<std::size_t>(q)];
+      o.put(r.gid);
+      o.put(w.bodies.velocity[l]);
+      o.put(w.bodies.angular_velocity[l]);
+    }
+  }
+  std::vector<Message> outgoing;
+  for (int q = 0; q < t_.size(); ++q)
+    outgoing.push_back({q, out[static_cast<std::size_t>(q)].take()});
+  ghosts_before_.clear();
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) {
+      const auto gid = in.get<std::int64_t>();
+      const int l =
+          gid >= 0 && gid < static_cast<std::int64_t>(local_of_.size()) ? local_of_[gid] : -1;
+      Vec3 v, av;
+      in.get(v);
+      in.get(av);
+      if (l >= 0 && !owned_[l]) {
+        ghosts_before_.push_back({l, w.bodies.velocity[l], w.bodies.angular_velocity[l]});
+        w.bodies.velocity[l] = v;
+        w.bodies.angular_velocity[l] = av;
+      }
+    }
+  }
+}
+
+void DecomposedWorld::restore_velocities(World& w) {
+  // Only the ghosts share_velocities wrote, back to what they held (the last write first, so a
+  // ghost written twice ends with its first value).
+  for (auto g = ghosts_before_.rbegin(); g != ghosts_before_.rend(); ++g) {
+    w.bodies.velocity[g->local] = g->velocity;
+    w.bodies.angular_velocity[g->local] = g->angular_velocity;
+  }
+  ghosts_before_.clear();
+}
+
+}  // namespace etdem::distributed

@@ -1,0 +1,534 @@
+// Islands on the ranks of a split run (distributed/decomposed_world.hpp): labelled across
+// ranks without a gather (island_labels), each gathered whole on its host and solved there as
+// the serial step solves it (World::solve_island), the results sent back to the grains' owners
+// and to the ranks that detected its contacts; the position projection and the islands' sleep
+// across ranks.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "etdem/collision/contact_record.hpp"
+#include "etdem/distributed/decomposed_world.hpp"
+#include "etdem/distributed/host_scratch.hpp"
+#include "etdem/world/projection.hpp"
+
+namespace etdem::distributed {
+/// One contact's position correction of one grain (World::correct_positions), sent to the
+/// grain's owner, which sums them in the serial contact order: by the contact's order key, then
+/// by the point's place among its pair's points.
+struct DecomposedWorld::Contribution {
+  std::int64_t gid = -1;
+  ContactOrderKey key;
+  int point = 0;
+  Vec3 d = Vec3::Zero();  // weighted correction [m]
+  double weight = 0.0;
+  bool operator<(const Contribution& o) const {
+    return std::tie(gid, key, point) < std::tie(o.gid, o.key, o.point);
+  }
+};
+
+namespace {
+
+void put_contribution(ByteWriter& o, std::int64_t gid, const ContactOrderKey& key, int point,
+                      const Vec3& d, double weight) {
+  o.put(gid);
+  o.put(static_cast<std::int8_t>(key.against_unbounded));
+  o.put(key.a);
+  o.put(key.b);
+  o.put(static_cast<std::int32_t>(point));
+  o.put(d);
+  o.put(weight);
+}
+
+DecomposedWorld::Contribution read_contribution(ByteReader& in) {
+  DecomposedWorld::Contribution c;
+  in.get(c.gid);
+  c.key.against_unbounded = in.get<std::int8_t>() != 0;
+  in.get(c.key.a);
+  in.get(c.key.b);
+  c.point = in.get<std::int32_t>();
+  in.get(c.d);
+  in.get(c.weight);
+  return c;
+}
+
+}  // namespace
+
+void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
+  const StepBodies& sb = lists.bodies;
+  StepContacts& sc = lists.contacts;
+  std::vector<Motion>& motion = lists.motion;
+  const int n = w.bodies.count();
+  // 1. Islands across ranks: labelled by their smallest global id, hosted by its owner.
+  LocalContactGraph graph;
+  graph.gid = gid_;
+  graph.owner = owner_;
+  graph.touched.assign(n, 0);
+  for (int k : sc.candidates) {
+    const Contact& c = sc.contacts[k];
+    const bool da = sb.dynamic[c.a], db = sb.dynamic[c.b];
+    if (da) graph.touched[c.a] = 1;
+    if (db) graph.touched[c.b] = 1;
+    if (da && db) graph.edges.emplace_back(c.a, c.b);
+  }
+  IslandLabelStats label_stats;
+  labels_ = label_islands(graph, t_, &label_stats);
+  const std::vector<IslandLabel>& labels = labels_;
+  stats_.label_rounds += label_stats.rounds;
+
+  // 2. What this rank holds of each island to the island's host: the candidates it detected,
+  //    in their (serial) order, and the grains they touch, with global ids.
+  std::map<std::int64_t, std::vector<int>> part_contacts;  // root -> candidates here
+  for (int k : sc.candidates) {
+    const Contact& c = sc.contacts[k];
+    part_contacts[labels[w.first_grain(c)].root].push_back(k);
+  }
+  std::vector<IslandPart> parts;
+  std::vector<int> grains;
+  std::vector<Contact> global;
+  for (const auto& [root, list] : part_contacts) {
+    grains.clear();
+    global.clear();
+    for (int k : list) {
+      Contact c = sc.contacts[k];
+      if (sb.dynamic[c.a]) grains.push_back(c.a);
+      if (sb.dynamic[c.b]) grains.push_back(c.b);
+      c.a = static_cast<int>(gid_[c.a]);
+      c.b = static_cast<int>(gid_[c.b]);
+      global.push_back(c);
+    }
+    std::sort(grains.begin(), grains.end());
+    grains.erase(std::unique(grains.begin(), grains.end()), grains.end());
+    ByteWriter out;
+    out.put(static_cast<std::int32_t>(grains.size()));
+    for (int i : grains) {
+      out.put(gid_[i]);
+      out.put(static_cast<std::int32_t>(owner_[i]));
+      out.put(w.bodies.velocity[i]);
+      out.put(w.bodies.angular_velocity[i]);
+      out.put(w.bodies.position[i]);
+      out.put(w.bodies.inv_mass[i]);
+      for (int e = 0; e < 9; ++e) out.put(w.bodies.inv_inertia_world[i](e));
+      out.put(static_cast<std::int8_t>(w.bodies.is_asleep(i) ? 1 : 0));
+    }
+    out.put(write_contact_record(global));
+    parts.push_back({root, labels[w.first_grain(sc.contacts[list.front()])].host, out.take()});
+  }
+  const std::vector<GatheredIsland> hosted = gather_islands(std::move(parts), t_);
+
+  // 3. Each hosted island solved whole, as the serial step solves it; the results to the
+  //    grains' owners and to the ranks that detected the contacts.
+  //    With the resting pass every contact is in an island, so the hosts also compute the
+  //    position projection's contributions and send them with the velocities
+  //    (project_hosted); without it, a separating contact in no island may penetrate, and
+  //    correct_positions sends them from the detecting ranks in an exchange of its own.
+  std::map<int, ByteWriter> to_owner, to_source, to_correction;  // by destination rank
+  contributions_hosted_ = w.has_resting_pass() && w.settings.projection > 0.0;
+  hosted_penetrating_ = 0;
+  hosted_sums_.clear();
+  w.prepare_island_solve();
+  for (const GatheredIsland& g : hosted) solve_hosted(g, lists, to_owner, to_source, to_correction);
+  std::vector<Message> outgoing;
+  {
+    std::map<int, std::array<std::string, 3>> joined;
+    for (auto& [rank, out] : to_owner) joined[rank][0] = out.take();
+    for (auto& [rank, out] : to_source) joined[rank][1] = out.take();
+    for (auto& [rank, out] : to_correction) joined[rank][2] = out.take();
+    for (auto& [rank, texts] : joined) {
+      ByteWriter out;
+      for (const std::string& t : texts) out.put(t);
+      outgoing.push_back({rank, out.take()});
+    }
+  }
+  const std::vector<Message> received = t_.exchange(std::move(outgoing));
+
+  // 4. The results: the owned grains' velocities and motion, the impulses of the contacts
+  //    detected here (zero for contacts in no island, as in the serial step).
+  motion.assign(n, Motion{});
+  for (Contact& c : sc.contacts) {
+    c.normal_impulse = 0.0;
+    c.tangent_impulse = Vec3::Zero();
+    c.rolling_impulse = Vec3::Zero();
+  }
+  std::string grains_text, impulses_text, corrections_text;
+  for (const Message& m : received) {
+    ByteReader in(m.bytes);
+    in.get(grains_text);
+    in.get(impulses_text);
+    in.get(corrections_text);
+    ByteReader cr(corrections_text);  // project_hosted's sums of grains owned here
+    while (!cr.done()) {
+      GrainSum g;
+      cr.get(g.gid);
+      cr.get(g.sum);
+      cr.get(g.weight);
+      hosted_sums_.push_back(g);
+    }
+    ByteReader g(grains_text);
+    while (!g.done()) {
+      const auto gid = g.get<std::int64_t>();
+      const int l =
+          gid >= 0 && gid < static_cast<std::int64_t>(local_of_.size()) ? local_of_[gid] : -1;
+      if (l < 0 || !owned_[l])
+        throw std::logic_error(fmt::format(
+            "rank {}: an island's result for grain {} it does not own", t_.rank(), gid));
+      Motion& mo = motion[l];
+      g.get(w.bodies.velocity[l]);
+      g.get(w.bodies.angular_velocity[l]);
+      g.get(mo.impact_time);
+      g.get(mo.impact_velocity);
+      mo.free = false;
+      if (!(mo.impact_time > 0.0)) mo.impact_time = 0.0, mo.impact_velocity = Vec3::Zero();
+      if (g.get<std::int8_t>() != 0) w.wake_body(l);
+    }
+    ByteReader im(impulses_text);
+    while (!im.done()) {
+      const auto root = im.get<std::int64_t>();
+      const auto count = im.get<std::int32_t>();
+      const auto it = part_contacts.find(root);
+      if (it == part_contacts.end() || static_cast<int>(it->second.size()) != count)
+        throw std::logic_error(
+            fmt::format("rank {}: impulses for {} contacts of island {}", t_.rank(), count, root));
+      for (int k : it->second) {
+        Contact& c = sc.contacts[k];
+        im.get(c.normal_impulse);
+        im.get(c.tangent_impulse);
+        im.get(c.rolling_impulse);
+      }
+      // The island's sleepers a moving grain woke: awake here too before the projection,
+      // which holds a sleeper in place.
+      const auto woken = im.get<std::int32_t>();
+      for (int k = 0; k < woken; ++k) {
+        const auto gid = im.get<std::int64_t>();
+        if (local_of_[gid] >= 0) w.wake_body(local_of_[gid]);
+      }
+    }
+  }
+  // The nets' nodes in no island: their share of the kick's ledger, on their owners.
+  if (!full_.nets.empty())
+    for (int l = 0; l < n; ++l)
+      if (owned_[l] && full_.is_net_node(static_cast<int>(gid_[l])) && motion[l].free)
+        full_.add_net_node(static_cast<int>(gid_[l]), w.bodies.velocity[l], lists.sums.nets.free);
+}
+
+namespace {
+
+/// correct_positions' sums for the grains of a solved hosted island (all awake: one a moving
+/// grain joined woke whole). Every contact of a grain is in its island, so walking `serial` (the
+/// island's contacts in the serial order, island-local ids, -1 for a wall) adds each grain's
+/// shares in the order World::correct_positions adds them, from zero: its bits. Each grain's
+/// owner gets one record of its sums; the host keeps its own grains'. Counts the penetrating
+/// contacts into `penetrating`; `sum` and `weight` are scratch.
+void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& island,
+                    const std::vector<Contact>& serial, int me, std::map<int, ByteWriter>& to_owner,
+                    std::vector<DecomposedWorld::GrainSum>& mine, std::vector<Vec3>& sum,
+                    std::vector<double>& weight, long& penetrating) {
+  const double kp = set.projection;
+  sum.assign(island.size(), Vec3::Zero());
+  weight.assign(island.size(), 0.0);
+  for (const Contact& c : serial) {
+    const double ia = c.a >= 0 ? island[c.a].inv_mass : 0.0;
+    const double ib = c.b >= 0 ? island[c.b].inv_mass : 0.0;
+    const ProjectionShare s = projection_share(c.gap, c.normal, ia, ib, kp, set.penetration_slop);
+    if (!s.moves) continue;
+    ++penetrating;
+    add_share(s, c.a, ia, c.b, ib, sum, weight);
+  }
+  for (std::size_t k = 0; k < island.size(); ++k) {
+    if (!(weight[k] > 0.0)) continue;  // nothing, or a weight that underflowed: nothing moves
+    if (island[k].owner == me) {
+      mine.push_back({island[k].gid, sum[k], weight[k]});
+    } else {
+      ByteWriter& o = to_owner[island[k].owner];  // a grain's sums: no key, no point
+      o.put(island[k].gid);
+      o.put(sum[k]);
+      o.put(weight[k]);
+    }
+  }
+}
+
+}  // namespace
+
+void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
+                                   std::map<int, ByteWriter>& to_owner,
+                                   std::map<int, ByteWriter>& to_source,
+                                   std::map<int, ByteWriter>& to_correction) {
+  // The island's grains ascending by global id and its contacts in the serial order (a stable
+  // sort by the contact-order key: each pair's points came together, in order, from one rank),
+  // then world/island_solve, the function the serial step calls.
+  World& w = local_;
+  HostScratch& h = *host_;
+  // (References, not a structured binding: lambdas below use them, which clang 14 refuses.)
+  std::vector<PartGrain>& island = h.island;
+  std::vector<Contact>& contacts = h.contacts;
+  std::vector<Contact>& serial = h.serial;
+  std::vector<std::pair<int, int>>& origin = h.origin;
+  std::vector<int>& order = h.order;
+  std::vector<int>& place = h.place;
+  IslandArrays& a = h.bodies;
+  std::vector<Vec3>& v = a.v;
+  island.clear();
+  contacts.clear();
+  origin.clear();
+  for (std::size_t s = 0; s < g.parts.size(); ++s) {
+    ByteReader in(g.parts[s]);
+    const auto count = in.get<std::int32_t>();
+    for (int k = 0; k < count; ++k) {
+      PartGrain pg;
+      in.get(pg.gid);
+      pg.owner = in.get<std::int32_t>();
+      in.get(pg.v);
+      in.get(pg.w);
+      in.get(pg.x);
+      in.get(pg.inv_mass);
+      for (int e = 0; e < 9; ++e) in.get(pg.inv_inertia(e));
+      pg.asleep = in.get<std::int8_t>() != 0;
+      island.push_back(pg);
+    }
+    std::string record;
+    in.get(record);
+    const std::size_t before = contacts.size();
+    read_contact_record(record, contacts);
+    for (std::size_t k = before; k < contacts.size(); ++k)
+      origin.emplace_back(static_cast<int>(s), static_cast<int>(k - before));
+  }
+  // A grain held by several ranks came from each: the copies are the same bits.
+  std::stable_sort(island.begin(), island.end(),
+                   [](const PartGrain& a, const PartGrain& b) { return a.gid < b.gid; });
+  island.erase(std::unique(island.begin(), island.end(),
+                           [](const PartGrain& a, const PartGrain& b) { return a.gid == b.gid; }),
+               island.end());
+  const int nb = static_cast<int>(island.size());
+  auto local_index = [&](int gid) {
+    auto it = std::lower_bound(island.begin(), island.end(), gid,
+                               [](const PartGrain& pg, std::int64_t id) { return pg.gid < id; });
+    return it != island.end() && it->gid == gid ? static_cast<int>(it - island.begin()) : -1;
+  };
+  order.resize(contacts.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+  // The gathered contacts carry global ids: the whole world's key (its bodies are global ids).
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return full_.contact_order_key(contacts[x]) < full_.contact_order_key(contacts[y]);
+  });
+  serial.resize(contacts.size());
+  for (std::size_t s = 0; s < order.size(); ++s) {
+    Contact& c = serial[s];
+    c = contacts[order[s]];
+    c.a = local_index(c.a);
+    c.b = local_index(c.b);
+  }
+  a.resize(nb);
+  for (int k = 0; k < nb; ++k) {
+    v[k] = island[k].v, a.w[k] = island[k].w, a.x[k] = island[k].x;
+    a.inv_mass[k] = island[k].inv_mass, a.inv_inertia[k] = island[k].inv_inertia;
+  }
+  ++lists.stats.islands;
+  ++stats_.islands_hosted;
+  if (g.from.size() > 1) ++stats_.islands_spanning;
+  // Sleeping islands (World::wake_or_skip): an island of sleepers only is not solved (its
+  // contacts keep the impulses the warm start gave them, which came here with them); one a
+  // moving grain joined wakes whole, its sleepers kicked as the others were.
+  bool sleeper = false, moving = false;
+  if (w.settings.sleep_velocity > 0.0)
+    for (const PartGrain& pg : island) (pg.asleep ? sleeper : moving) = true;
+  const bool solve = !sleeper || moving;
+  std::vector<std::int64_t>& woken = h.woken;
+  woken.clear();
+  if (sleeper && moving) {
+    const Vec3 dv = w.substep_length() * w.settings.gravity;
+    for (int k = 0; k < nb; ++k) {
+      if (!island[k].asleep) continue;
+      lists.sums.wake_kick += kick_energy(full_.bodies.mass[island[k].gid], v[k], dv);
+      v[k] += dv;
+      woken.push_back(island[k].gid);
+    }
+    ++lists.stats.woken;
+  }
+  if (solve) {
+    IslandSolution r = w.solve_island(a.state(0, nb), serial);
+    if (!full_.nets.empty()) {  // the island's share of the nets' kick (World::book_net_contacts)
+      NetShare share;
+      bool any = false;
+      for (int k = 0; k < nb; ++k) {
+        if (!full_.is_net_node(static_cast<int>(island[k].gid))) continue;
+        any = true;
+        full_.add_net_node(static_cast<int>(island[k].gid), v[k], share);
+      }
+      if (any) World::book_net_island(share, r, lists.sums.nets);
+    }
+    lists.sums.island_kick += r.kick;
+    lists.sums.solver.add(r.stats);
+    lists.sums.resting.add(r.resting_stats);
+    lists.stats.collisions += r.collisions;
+    lists.stats.largest_island =
+        std::max<long>(lists.stats.largest_island, static_cast<long>(serial.size()));
+    ++lists.sums.solved;
+    // New velocities to the owners (and whether each woke).
+    Hosted& hosted = hosted_.emplace_back(Hosted{g.root, {}});
+    for (int k = 0; k < nb; ++k) {
+      ByteWriter& out = to_owner[island[k].owner];
+      out.put(island[k].gid);
+      out.put(v[k]);
+      out.put(a.w[k]);
+      out.put(a.toi[k]);
+      out.put(a.v0[k]);
+      out.put(static_cast<std::int8_t>(island[k].asleep ? 1 : 0));
+      hosted.owners.push_back(island[k].owner);
+    }
+    std::sort(hosted.owners.begin(), hosted.owners.end());
+    hosted.owners.erase(std::unique(hosted.owners.begin(), hosted.owners.end()),
+                        hosted.owners.end());
+  } else {
+    ++lists.stats.asleep_steps;
+  }
+  if (contributions_hosted_ && solve)  // an island left asleep is held where it fell asleep
+    project_hosted(w.settings, island, serial, t_.rank(), to_correction, hosted_sums_, h.sum,
+                   h.weight, hosted_penetrating_);
+  // Impulses to the ranks that detected the contacts, each part's in the order it came, and
+  // the sleepers woken (the projection holds a sleeper in place).
+  place.resize(serial.size());
+  for (std::size_t s = 0; s < order.size(); ++s) place[order[s]] = static_cast<int>(s);
+  std::size_t k = 0;
+  for (std::size_t s = 0; s < g.parts.size(); ++s) {
+    ByteWriter& out = to_source[g.from[s]];
+    out.put(g.root);
+    std::size_t end = k;
+    while (end < origin.size() && origin[end].first == static_cast<int>(s)) ++end;
+    out.put(static_cast<std::int32_t>(end - k));
+    for (; k < end; ++k) {
+      const Contact& c = serial[place[k]];
+      out.put(c.normal_impulse);
+      out.put(c.tangent_impulse);
+      out.put(c.rolling_impulse);
+    }
+    out.put(static_cast<std::int32_t>(woken.size()));
+    for (const std::int64_t gid : woken) out.put(gid);
+  }
+}
+
+void DecomposedWorld::collect_contributions(std::vector<Contribution>& mine, long& penetrating) {
+  // Every contact's contributions from the rank that detected it, after the results (its
+  // grains' sleep flags as the hosts left them); those of other ranks' grains to their owners.
+  World& w = local_;
+  const double kp = w.settings.projection;
+  const std::span<const Contact> contacts = w.contacts();  // the narrow phase's, this rank's
+  std::map<int, ByteWriter> out;
+  auto send = [&](int body, const Contribution& c) {
+    if (owned_[body])
+      mine.push_back(c);
+    else
+      put_contribution(out[owner_[body]], c.gid, c.key, c.point, c.d, c.weight);
+  };
+  int point = 0;
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const Contact& c = contacts[k];
+    point = k > 0 && contacts[k - 1].a == c.a && contacts[k - 1].b == c.b ? point + 1 : 0;
+    const double ia = w.bodies.is_awake(c.a) ? w.bodies.inv_mass[c.a] : 0.0;
+    const double ib = w.bodies.is_awake(c.b) ? w.bodies.inv_mass[c.b] : 0.0;
+    const ProjectionShare s =
+        projection_share(c.gap, c.normal, ia, ib, kp, w.settings.penetration_slop);
+    if (!s.moves) continue;
+    ++penetrating;
+    const ContactOrderKey key{w.shapes.tested_apart(w.bodies.shape[c.b]), gid_[c.a], gid_[c.b]};
+    // a - x and a + (-x) are the same bits: the owner only adds.
+    if (ia > 0.0) send(c.a, {gid_[c.a], key, point, s.to_a, s.weight});
+    if (ib > 0.0) send(c.b, {gid_[c.b], key, point, -s.to_b, s.weight});
+  }
+  std::vector<Message> outgoing;
+  for (auto& [rank, o] : out) outgoing.push_back({rank, o.take()});
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) mine.push_back(read_contribution(in));
+  }
+}
+
+void DecomposedWorld::correct_positions(World& w, SubstepLists lists) {
+  // World::correct_positions over ranks: a grain moves by its corrections' weighted mean, summed
+  // in the serial contact order (by the contact's order key, then by its place among its pair's
+  // points): the serial sums' bits.
+  if (w.settings.projection <= 0.0) return;
+  auto move = [&](std::int64_t gid, const Vec3& sum, double weight) {
+    if (!(weight > 0.0)) return;  // a weight that underflowed moves nothing
+    const int l = local_of_[gid];
+    const Vec3 dx = sum / weight;
+    w.bodies.position[l] += dx;
+    lists.sums.correction_work += w.bodies.mass[l] * w.settings.gravity.dot(dx);
+  };
+  // Whether any contact anywhere penetrated decides whether the serial step books the work.
+  if (contributions_hosted_) {  // the hosts summed them: one record per grain owned here
+    for (const GrainSum& g : hosted_sums_) move(g.gid, g.sum, g.weight);
+    lists.sums.penetrating = hosted_penetrating_;
+    return;
+  }
+  std::vector<Contribution> mine;
+  long penetrating = 0;
+  collect_contributions(mine, penetrating);
+  std::sort(mine.begin(), mine.end());
+  for (std::size_t k = 0; k < mine.size();) {
+    Vec3 sum = Vec3::Zero();
+    double weight = 0.0;
+    const std::int64_t gid = mine[k].gid;
+    for (; k < mine.size() && mine[k].gid == gid; ++k) {
+      sum += mine[k].d;
+      weight += mine[k].weight;
+    }
+    move(gid, sum, weight);
+  }
+  lists.sums.penetrating = penetrating;
+}
+
+void DecomposedWorld::update_sleep(World& w, SubstepLists lists) {
+  const WorldSettings& set = w.settings;
+  if (!(set.sleep_velocity > 0.0)) return;
+  const int n = w.bodies.count();
+  w.update_rest_times();  // on the owners
+  // The islands solved this step with a grain not ready (or a net's node), to their hosts.
+  std::map<int, std::vector<std::int64_t>> not_ready;  // host -> roots
+  for (int l = 0; l < n; ++l) {
+    if (!owned_[l] || lists.motion[l].free || labels_[l].root < 0) continue;  // in no solved island
+    if (w.rest_time(l) >= set.sleep_time && !full_.is_net_node(static_cast<int>(gid_[l]))) continue;
+    std::vector<std::int64_t>& roots = not_ready[labels_[l].host];
+    if (roots.empty() || roots.back() != labels_[l].root) roots.push_back(labels_[l].root);
+  }
+  std::vector<Message> outgoing;
+  for (const auto& [host, roots] : not_ready) {
+    ByteWriter out;
+    for (const std::int64_t r : roots) out.put(r);
+    outgoing.push_back({host, out.take()});
+  }
+  std::vector<std::int64_t> busy;
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) busy.push_back(in.get<std::int64_t>());
+  }
+  std::sort(busy.begin(), busy.end());
+  // Every other island hosted here falls asleep: the decision to its grains' owners.
+  std::map<int, ByteWriter> asleep;
+  for (const Hosted& hosted : hosted_) {
+    if (std::binary_search(busy.begin(), busy.end(), hosted.root)) continue;
+    ++lists.stats.fell_asleep;
+    for (const int owner : hosted.owners) asleep[owner].put(hosted.root);
+  }
+  outgoing.clear();
+  for (auto& [owner, out] : asleep) outgoing.push_back({owner, out.take()});
+  std::vector<std::int64_t> roots;
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) roots.push_back(in.get<std::int64_t>());
+  }
+  if (roots.empty()) return;
+  std::sort(roots.begin(), roots.end());
+  for (int l = 0; l < n; ++l) {
+    if (!owned_[l] || lists.motion[l].free || labels_[l].root < 0 ||
+        !std::binary_search(roots.begin(), roots.end(), labels_[l].root))
+      continue;
+    lists.sums.sleep_energy += w.put_to_sleep(l);
+  }
+}
+
+}  // namespace etdem::distributed

@@ -1,0 +1,155 @@
+// The ledger and the output of a split run (distributed/decomposed_world.hpp): the sub-step's
+// exact sums and counters reduced over the ranks before the world books them (one reduction,
+// with the stop flag; one of maxima), and every grain gathered to rank 0 for the writers.
+#include <algorithm>
+#include <array>
+
+#include "etdem/distributed/decomposed_world.hpp"
+#include "etdem/distributed/rank_records.hpp"
+
+namespace etdem::distributed {
+namespace {
+
+/// The counters of SolverStats, in one order, for a reduction over ranks.
+constexpr int kSolverCounts = 9;
+void put_counts(const SolverStats& s, std::vector<std::int64_t>& out) {
+  for (long v : {s.iterations, s.rounds, s.guards_fired, s.approaching_left, s.shock_bound_reached,
+                 s.friction_fallbacks, s.energy_guards, s.blocked_islands, s.block_leftovers})
+    out.push_back(v);
+}
+void get_counts(const std::int64_t* in, SolverStats& s) {
+  long* fields[kSolverCounts] = {&s.iterations,          &s.rounds,
+                                 &s.guards_fired,        &s.approaching_left,
+                                 &s.shock_bound_reached, &s.friction_fallbacks,
+                                 &s.energy_guards,       &s.blocked_islands,
+                                 &s.block_leftovers};
+  for (int k = 0; k < kSolverCounts; ++k) *fields[k] = in[k];
+}
+
+}  // namespace
+
+void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
+  // One reduction: the exact sums' limbs and the step's counters, over every rank.
+  ExactSum* sums[] = {&s.kick,
+                      &s.island_kick,
+                      &s.correction_work,
+                      &s.damped,
+                      &s.integration,
+                      &s.wall_work,
+                      &s.solver.restitution,
+                      &s.solver.friction,
+                      &s.solver.truncated,
+                      &s.solver.integration,
+                      &s.resting.restitution,
+                      &s.resting.friction,
+                      &s.resting.truncated,
+                      &s.resting.integration,
+                      &s.kinetic_translational,
+                      &s.kinetic_rotational,
+                      &s.potential,
+                      &s.nets.islands_integration,
+                      &s.nets.islands_damping,
+                      &s.nets.free.spring,
+                      &s.nets.free.removed,
+                      &s.nets.free.dashpot_w,
+                      &s.wake_kick,
+                      &s.sleep_energy};
+  constexpr int kSums = sizeof(sums) / sizeof(sums[0]);
+  std::vector<std::int64_t> buffer;
+  buffer.reserve(kSums * (ExactSum::kLimbs + 1) + 10 + 2 * kSolverCounts + 1);
+  for (ExactSum* x : sums) {
+    const auto limbs = x->limbs();
+    buffer.insert(buffer.end(), limbs.begin(), limbs.end());
+    buffer.push_back(x->nonfinite() ? 1 : 0);
+  }
+  for (long v : {st.contacts, st.candidates, st.islands, st.collisions, s.penetrating, s.solved,
+                 st.asleep_steps, st.woken, st.fell_asleep, st.wall_corrections})
+    buffer.push_back(v);
+  put_counts(s.solver.counts, buffer);
+  put_counts(s.resting.counts, buffer);
+  buffer.push_back(stop_flag_ && *stop_flag_ ? 1 : 0);
+  t_.sum(std::span<std::int64_t>(buffer));
+  const std::int64_t* at = buffer.data();
+  for (ExactSum* x : sums) {
+    std::array<std::int64_t, ExactSum::kLimbs> limbs;
+    std::copy(at, at + ExactSum::kLimbs, limbs.begin());
+    *x = ExactSum::from_limbs(limbs, at[ExactSum::kLimbs] != 0);
+    at += ExactSum::kLimbs + 1;
+  }
+  st.contacts = at[0], st.candidates = at[1], st.islands = at[2], st.collisions = at[3];
+  s.penetrating = at[4], s.solved = at[5];
+  st.asleep_steps = at[6], st.woken = at[7], st.fell_asleep = at[8];
+  st.wall_corrections = at[9];
+  at += 10;
+  get_counts(at, s.solver.counts);
+  get_counts(at + kSolverCounts, s.resting.counts);
+  if (at[2 * kSolverCounts] > 0) stop_seen_ = true;
+  // The step's maxima in one reduction: the deepest contact, the largest island, the wall
+  // correction's rounds (the serial rounds run until no grain anywhere was corrected: as many
+  // as the rank that needed most, a rank's grains stopping where the serial grains stop), the
+  // speed that sets the halo of the exchange ending the step (the motion is done) and the
+  // sub-steps the next step needs at the spins it leaves (the last sub-step's count is read).
+  std::array<double, 6> most{
+      st.max_penetration,
+      static_cast<double>(st.largest_island),
+      static_cast<double>(st.wall_rounds),
+      static_cast<double>(st.wall_bound_reached),
+      owned_next_speed(),
+      static_cast<double>(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity))};
+  t_.max(std::span<double>(most));
+  next_substeps_ = most[5];
+  next_substeps_dt_ = w.settings.dt;
+  next_substeps_sweep_ = w.settings.substep_sweep;
+  st.max_penetration = most[0];
+  st.largest_island = static_cast<long>(most[1]);
+  if (w.settings.resting == "wall-correction") {
+    st.wall_rounds = static_cast<long>(most[2]);
+    st.wall_bound_reached = static_cast<long>(most[3]);
+  }
+  next_speed_ = most[4];
+}
+
+void DecomposedWorld::gather(World& full, bool warm_start) {
+  ByteWriter out;
+  std::vector<Contact> contacts;
+  if (warm_start) {
+    const std::span<const Contact> previous = local_.warm_start_contacts();
+    contacts.assign(previous.begin(), previous.end());
+    for (Contact& c : contacts) {
+      c.a = static_cast<int>(gid_[c.a]);
+      c.b = static_cast<int>(gid_[c.b]);
+    }
+  }
+  out.put(write_contact_record(contacts));
+  for (const GrainRecord& r : grains_.owned) {
+    out.put(r.gid);
+    out.put(write_body_record(local_.bodies, local_of_[r.gid]));
+    out.put(local_.rest_time(local_of_[r.gid]));
+  }
+  std::vector<Message> outgoing;
+  outgoing.push_back({0, out.take()});
+  const std::vector<Message> received = t_.exchange(std::move(outgoing));
+  if (t_.rank() != 0) return;
+  std::string record;
+  contacts.clear();
+  for (const Message& m : received) {
+    ByteReader in(m.bytes);
+    in.get(record);
+    read_contact_record(record, contacts);
+    while (!in.done()) {
+      const auto gid = in.get<std::int64_t>();
+      in.get(record);
+      read_body_record(record, full.bodies, static_cast<int>(gid));
+      full.set_rest_time(static_cast<int>(gid), in.get<double>());
+    }
+  }
+  full.bodies.update_world_inertia();
+  full.set_run_state(local_.run_state());
+  // The serial warm start: every rank's contacts, put back in the serial order by their key.
+  if (warm_start) {
+    const double h = local_.warm_start_substep();
+    full.restore_warm_start(std::move(contacts), h > 0.0 ? h : local_.settings.dt);
+  }
+}
+
+}  // namespace etdem::distributed
