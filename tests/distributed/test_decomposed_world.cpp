@@ -4,11 +4,13 @@
 // spin splits steps into sub-steps (some steps taken again); with those boxes falling into a net
 // that tears; with the wall correction; with islands that fall asleep and wake, and a grain
 // removed by an event. Grains migrate and islands span ranks on the way; a solver of the user's
-// own, which a split run does not carry, is refused with its name.
+// own, which a split run does not carry, is refused with its name; an error on one rank in the
+// middle of a step ends every rank.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "etdem/distributed/decomposed_world.hpp"
@@ -309,6 +311,62 @@ TEST(DecomposedWorld, AStepOfThePourTakesThreeExchangesAndTwoReductionsBesidesIt
     EXPECT_LT(rounds, 2 * steps);
     EXPECT_EQ(exchanges, 2 * rounds + 3 * steps);
     EXPECT_EQ(reductions, rounds + 2 * steps + 1);
+  }
+}
+
+/// A rank's transport that fails on rank `rank` at its `at`-th exchange: an error on one rank in
+/// the middle of a step, while the others are inside its collectives.
+class FailingTransport final : public Transport {
+ public:
+  FailingTransport(Transport& inner, int rank, long at) : inner_(inner), rank_(rank), at_(at) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+
+ protected:
+  std::vector<distributed::Message> do_exchange(std::vector<distributed::Message> out) override {
+    if (inner_.rank() == rank_ && ++count_ == at_)
+      throw std::runtime_error("non-finite state of body 7 on rank " + std::to_string(rank_));
+    return inner_.exchange(std::move(out));
+  }
+  long do_sum(long v) override { return inner_.sum(v); }
+  void do_sum(std::span<std::int64_t> v) override { inner_.sum(v); }
+  double do_max(double v) override { return inner_.max(v); }
+  void do_max(std::span<double> v) override { inner_.max(v); }
+
+ private:
+  Transport& inner_;
+  int rank_;
+  long at_, count_ = 0;
+};
+
+TEST(DecomposedWorld, AnErrorOnOneRankMidStepEndsEveryRankWithThatError) {
+  // Three ranks; rank 1 fails at its 40th exchange (the pour's sixth step or so, inside the
+  // step). Every other rank leaves its collective instead of waiting, and the run ends with
+  // rank 1's error, once.
+  std::vector<long> steps(3, -1);
+  std::string message;
+  int errors = 0;
+  try {
+    distributed::run_local_ranks(3, [&](Transport& inner) {
+      FailingTransport t(inner, 1, 40);
+      TestWorld full(0.5, 0.5);
+      pour(full, {});
+      DecomposedWorld split(full.world, t);
+      for (long s = 0; s < 60; ++s) {
+        split.step();
+        steps[inner.rank()] = s + 1;
+      }
+    });
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+    ++errors;
+  }
+  EXPECT_EQ(errors, 1);
+  EXPECT_EQ(message, "non-finite state of body 7 on rank 1");
+  // Mid-run: some steps were taken, and no rank finished the run.
+  for (long s : steps) {
+    EXPECT_GE(s, 1);
+    EXPECT_LT(s, 60);
   }
 }
 
