@@ -125,6 +125,7 @@ struct SplitRun {
   long spanning = 0, migrated = 0, ghosts = 0;
   long rebalances = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
+  long most_work = 0, all_work = 0;    // the same of the ranks' work (DecomposedWorld::work)
   std::vector<Net> nets;
 };
 
@@ -142,6 +143,8 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
                ghosts = t.sum(st.ghosts);
     const long most_owned = static_cast<long>(t.max(split.owned_count())),
                all_owned = t.sum(static_cast<long>(split.owned_count()));
+    const long most_work = static_cast<long>(t.max(static_cast<double>(split.work()))),
+               all_work = t.sum(split.work());
     if (t.rank() != 0) return;
     std::lock_guard lock(m);
     out.hash = full.state_hash();
@@ -151,6 +154,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.spanning = spanning, out.migrated = migrated, out.ghosts = ghosts;
     out.rebalances = st.rebalances;
     out.most_owned = most_owned, out.all_owned = all_owned;
+    out.most_work = most_work, out.all_work = all_work;
   });
   return out;
 }
@@ -235,12 +239,14 @@ void expect_serial(const Options& o, long steps) {
       EXPECT_GT(r.ghosts, 0);
     }
     if (o.rebalance && ranks > 1) {
-      // Boxes drawn again, and at the end (a check falls on the last step) no rank owns more
-      // than 1.05 times the mean: a bisection of unit weights splits to within a grain per cut.
+      // Boxes drawn again, and at the end (a check falls on the last step) no rank has more
+      // than 1.05 times the mean work: a weighted bisection splits to within a grain per cut.
       EXPECT_GT(r.rebalances, 0);
-      EXPECT_LE(static_cast<double>(r.most_owned), 1.05 * static_cast<double>(r.all_owned) / ranks);
-      std::printf("%d ranks: %ld rebalances, %ld migrations, largest rank %ld of %ld grains\n",
-                  ranks, r.rebalances, r.migrated, r.most_owned, r.all_owned);
+      EXPECT_LE(static_cast<double>(r.most_work), 1.05 * static_cast<double>(r.all_work) / ranks);
+      std::printf("%d ranks: %ld rebalances, %ld migrations, largest rank %ld of %ld grains, "
+                  "work %ld of %ld\n",
+                  ranks, r.rebalances, r.migrated, r.most_owned, r.all_owned, r.most_work,
+                  r.all_work);
     }
     if (!o.rebalance) {
       EXPECT_EQ(r.rebalances, 0);

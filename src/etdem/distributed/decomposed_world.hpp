@@ -43,6 +43,7 @@ struct DecomposedStats {
   long label_rounds = 0;       // island label rounds
   long migrated = 0;           // grains that arrived from another rank
   long rebalances = 0;         // times the rank boxes were drawn again (the same on every rank)
+  long contacts = 0;           // contact points detected here, summed over the sub-steps
 };
 
 class DecomposedWorld final : public Domain {
@@ -72,8 +73,12 @@ class DecomposedWorld final : public Domain {
   const EnergyLedger& ledger() const { return local_.ledger(); }
   const RunTotals& totals() const { return local_.totals(); }
   const DecomposedStats& stats() const { return stats_; }
+  /// This rank's world's phases, summed over the run (wall time, waits in collectives included).
+  const StepProfile& profile() const { return local_.profile(); }
   int owned_count() const { return static_cast<int>(grains_.owned.size()); }
   int ghost_count() const { return static_cast<int>(grains_.ghosts.size()); }
+  /// This rank's work now, as rebalancing weighs it: its owned grains' work (owned_work).
+  long work() const;
   struct Contribution;  // a contact's position correction of one grain (correct_positions)
   /// A grain's projection sums as an island's host formed them (project_hosted).
   struct GrainSum {
@@ -121,9 +126,12 @@ class DecomposedWorld final : public Domain {
   /// to their owners, ghosts within the halo (rank_halo.cpp).
   void exchange_grains_now();
   /// Collective: every settings.rebalance_every steps, the rank boxes drawn again from every
-  /// grain's centre when the largest rank owns more than rebalance_imbalance times the mean,
-  /// and the grains moved to their new owners.
+  /// grain's centre, weighted by its work, when the largest rank's work exceeds
+  /// rebalance_imbalance times the mean, and the grains moved to their new owners.
   void rebalance();
+  /// Per owned grain (in grains_.owned's order), its work: 1 + the contacts it detects (its
+  /// warm start: last step's contacts whose first grain it is).
+  std::vector<double> owned_work() const;
   /// [m] for the next step: collective, unless the step's ledger reduction carried the speed
   /// (next_speed_), which it consumes.
   double halo();

@@ -121,42 +121,69 @@ double DecomposedWorld::halo() {
   return halo_for(speed);
 }
 
+std::vector<double> DecomposedWorld::owned_work() const {
+  // The exchange that ended the step rebuilt the local world: its warm start is the owned
+  // grains' carried contacts, on local ids.
+  std::vector<double> per_body(local_.bodies.count(), 1.0);
+  for (const Contact& c : local_.warm_start_contacts()) per_body[local_.first_grain(c)] += 1.0;
+  std::vector<double> work;
+  work.reserve(grains_.owned.size());
+  for (const GrainRecord& r : grains_.owned) work.push_back(per_body[local_of_[r.gid]]);
+  return work;
+}
+
+long DecomposedWorld::work() const {
+  long total = 0;
+  for (double x : owned_work()) total += static_cast<long>(x);
+  return total;
+}
+
 void DecomposedWorld::rebalance() {
   const int ranks = t_.size();
   if (ranks < 2) return;
-  const long owned = static_cast<long>(grains_.owned.size());
-  const long total = t_.sum(owned);
-  const double most = t_.max(static_cast<double>(owned));
-  // Nothing to gain where the largest rank owns no more than a bisection would give it.
+  // A grain's work is what its owner does for it each step: its narrow phase, warm start and
+  // records grow with the contacts it detects. Integers: the sums are exact in any order.
+  const std::vector<double> work = owned_work();
+  const long mine_work = this->work();
+  const long total = t_.sum(mine_work);
+  const double most = t_.max(static_cast<double>(mine_work));
+  // Nothing to gain where the largest rank has no more than a bisection would give it.
   const double mean = static_cast<double>(total) / ranks;
   if (total == 0 || most <= local_.settings.rebalance_imbalance * mean || most <= std::ceil(mean))
     return;
-  // Every rank's owned grains (global id, centre) to every rank. The new boxes are a function of
-  // the grains alone, taken in the order of their ids, not of the ranks that held them: every
-  // rank draws the same boxes. (The exchange left each record's position current.)
+  // Every rank's owned grains (global id, centre, work) to every rank. The new boxes are a
+  // function of the grains alone, taken in the order of their ids, not of the ranks that held
+  // them: every rank draws the same boxes. (The exchange left each record's position current.)
   ByteWriter mine;
-  for (const GrainRecord& r : grains_.owned) {
-    mine.put(r.gid);
-    mine.put(r.position);
+  for (std::size_t k = 0; k < grains_.owned.size(); ++k) {
+    mine.put(grains_.owned[k].gid);
+    mine.put(grains_.owned[k].position);
+    mine.put(work[k]);
   }
   const std::string bytes = mine.take();
   std::vector<Message> out;
   for (int peer = 0; peer < ranks; ++peer) out.push_back({peer, bytes});
-  std::vector<std::pair<std::int64_t, Vec3>> all;
-  all.reserve(static_cast<std::size_t>(total));
+  struct Grain {
+    std::int64_t gid;
+    Vec3 x;
+    double work;
+  };
+  std::vector<Grain> all;
   for (const Message& m : t_.exchange(std::move(out))) {
     ByteReader r(m.bytes);
     while (!r.done()) {
-      const std::int64_t gid = r.get<std::int64_t>();
-      Vec3 x;
-      r.get(x);
-      all.emplace_back(gid, x);
+      Grain g;
+      r.get(g.gid);
+      r.get(g.x);
+      r.get(g.work);
+      all.push_back(g);
     }
   }
-  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(all.begin(), all.end(), [](const Grain& a, const Grain& b) { return a.gid < b.gid; });
   std::vector<Vec3> centres(all.size());
-  for (std::size_t k = 0; k < all.size(); ++k) centres[k] = all[k].second;
-  decomposition_ = Decomposition::bisect(centres, {}, ranks);
+  std::vector<double> weights(all.size());
+  for (std::size_t k = 0; k < all.size(); ++k) centres[k] = all[k].x, weights[k] = all[k].work;
+  decomposition_ = Decomposition::bisect(centres, weights, ranks);
   ++stats_.rebalances;
   exchange_grains_now();  // the grains to their new owners, the ghosts of the new boxes
 }

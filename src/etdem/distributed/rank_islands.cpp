@@ -63,6 +63,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   const StepBodies& sb = lists.bodies;
   StepContacts& sc = lists.contacts;
   std::vector<Motion>& motion = lists.motion;
+  stats_.contacts += static_cast<long>(sc.contacts.size());
   const int n = w.bodies.count();
   // 1. Islands across ranks: labelled by their smallest global id, hosted by its owner.
   LocalContactGraph graph;

@@ -4,6 +4,7 @@
 // the same calls in the same order.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -25,7 +26,8 @@ struct TransportCounters {
   long exchanges = 0;   // calls of exchange()
   long messages = 0;    // messages sent
   long bytes = 0;       // payload bytes sent
-  long reductions = 0;  // calls of sum()
+  long reductions = 0;  // calls of sum() and max()
+  double seconds = 0.0;  // [s] wall time inside exchanges and reductions, waiting included
 };
 
 class Transport {
@@ -39,6 +41,7 @@ class Transport {
   /// source, in the order they were sent. A rank that sends nothing and expects nothing still
   /// calls it: no rank needs to know in advance who will write to it.
   std::vector<Message> exchange(std::vector<Message> outgoing) {
+    const Clock clock(counters_);
     ++counters_.exchanges;
     for (const Message& m : outgoing) {
       ++counters_.messages;
@@ -48,22 +51,26 @@ class Transport {
   }
   /// The sum of `value` over all ranks, the same on every rank.
   long sum(long value) {
+    const Clock clock(counters_);
     ++counters_.reductions;
     return do_sum(value);
   }
   /// Element-wise sums of integers over all ranks, in place (the same on every rank).
   void sum(std::span<std::int64_t> values) {
+    const Clock clock(counters_);
     ++counters_.reductions;
     do_sum(values);
   }
   /// The largest `value` over all ranks.
   double max(double value) {
+    const Clock clock(counters_);
     ++counters_.reductions;
     return do_max(value);
   }
   /// Element-wise maxima over all ranks, in place (the same on every rank): several maxima of a
   /// step in one reduction.
   void max(std::span<double> values) {
+    const Clock clock(counters_);
     ++counters_.reductions;
     do_max(values);
   }
@@ -87,6 +94,18 @@ class Transport {
   virtual void do_max(std::span<double> values) = 0;
 
  private:
+  /// Adds the wall time of one collective call to the counters.
+  class Clock {
+   public:
+    explicit Clock(TransportCounters& c) : c_(c), t0_(std::chrono::steady_clock::now()) {}
+    ~Clock() {
+      c_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    }
+
+   private:
+    TransportCounters& c_;
+    std::chrono::steady_clock::time_point t0_;
+  };
   TransportCounters counters_;
 };
 

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -187,6 +188,22 @@ class Stepper {
                            st.migrated,     tc.exchanges,  tc.messages,       tc.bytes,
                            st.label_rounds, st.rebalances, tc.reductions};
     t_->sum(std::span<std::int64_t>(sums));
+    // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
+    // owned, the contact points it detected, and its busy time (its phases' wall time less what
+    // it spent in collectives, waits included).
+    const double busy = std::max(split_->profile().total() - tc.seconds, 0.0);
+    std::array<double, 4> most{static_cast<double>(st.owned), static_cast<double>(st.contacts),
+                               busy, tc.seconds};
+    t_->max(std::span<double>(most));
+    const double contacts = static_cast<double>(t_->sum(st.contacts));
+    auto summed = [&](double x) {
+      ExactSum part;
+      part += x;
+      return t_->sum(part).value();
+    };
+    const double busy_sum = summed(busy), wait_sum = summed(tc.seconds);
+    const double ranks = t_->size();
+    auto ratio = [&](double top, double sum) { return sum > 0.0 ? top / (sum / ranks) : 1.0; };
     return {{"count", t_->size()},
             {"owned_grain_steps", sums[0]},
             {"ghost_grain_steps", sums[1]},
@@ -198,7 +215,16 @@ class Stepper {
             {"bytes", sums[7]},
             {"label_rounds_per_rank", sums[8] / t_->size()},
             {"rebalances", sums[9] / t_->size()},
-            {"reductions_per_rank", sums[10] / t_->size()}};
+            {"reductions_per_rank", sums[10] / t_->size()},
+            {"contacts_detected", static_cast<long>(contacts)},
+            {"busy_seconds_mean", busy_sum / ranks},
+            {"busy_seconds_max", most[2]},
+            {"collective_seconds_mean", wait_sum / ranks},
+            {"collective_seconds_max", most[3]},
+            {"imbalance",
+             {{"owned_grains", ratio(most[0], static_cast<double>(sums[0]))},
+              {"contacts", ratio(most[1], contacts)},
+              {"busy_seconds", ratio(most[2], busy_sum)}}}};
   }
 
  private:

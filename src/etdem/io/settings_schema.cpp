@@ -246,14 +246,15 @@ std::vector<Sim> simulation_keys() {
       [](Scenario & s) -> auto& { return s.settings.threads; }));
   v.push_back(field<Scenario>(
       "rebalance_every", "", closed(0, 1e9),
-      "a run split over MPI ranks checks every this many steps whether the rank owning most "
-      "grains owns more than `rebalance_imbalance` times the mean, and if so draws its rank boxes "
-      "again from the grains' centres (summary.json `ranks.rebalances`); 0 never; the results "
-      "do not depend on it",
+      "a run split over MPI ranks checks every this many steps whether the rank with the most "
+      "work (its grains, each 1 + the contacts it detects) has more than `rebalance_imbalance` "
+      "times the mean, and if so draws its rank boxes again from the grains' centres weighted by "
+      "their work (summary.json `ranks.rebalances`, `ranks.imbalance`); 0 never; the results do "
+      "not depend on it",
       [](Scenario & s) -> auto& { return s.settings.rebalance_every; }));
   v.push_back(field<Scenario>(
       "rebalance_imbalance", "1", at_least(1),
-      "the largest rank's owned grains over the mean above which a split run rebalances",
+      "the largest rank's work over the mean above which a split run rebalances",
       [](Scenario & s) -> auto& { return s.settings.rebalance_imbalance; }));
   v.push_back(field<Scenario>(
       "conserve_angular_momentum", "", any(),
