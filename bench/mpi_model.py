@@ -15,10 +15,19 @@ Three designs are modelled for a settled pile, which is one contact island:
   hosted  ours as built so far: islands labelled along shared grains (no gather), resolved
           whole on the owner of their smallest grain, velocities returned to owners and ghost
           holders only;
-  blocked ours with the large island swept by spatial blocks coloured 8 ways (planned): the
-          solve is shared by all ranks, at the price of one neighbour exchange per colour and
-          sweep.
-Usage: bench/mpi_model.py [--alpha S] [--beta BYTES_PER_S] [--sweeps N]
+  coloured the pile's island solved where its grains live (planned): every stage of the resting
+          pass over the fixed spatial blocks coloured 8 ways (docs/design.md, "Blocked sweeps of
+          a large island"), each rank updating the rows of its own blocks and sending the
+          velocities it changed to its neighbours after every colour. Its messages per step are
+          those of the stages as measured on the 10,000-sphere pour (results/stages_10000.csv):
+          the warm start and every main and closing-round sweep are 8 colour exchanges plus one
+          reduction (the stopping test), the shock pass one neighbour exchange per level, the
+          booking and the guard one reduction each. A rank holds every body of its blocks' rows:
+          its ghost shell is two blocks (four diameters) deep.
+The shock pass's levels grow with the pile's height: measured 5.5 levels per grain layer (72 on
+the pour's 13 layers); the model's piles are cubes of grains, N^(1/3) layers, the tallest a pile
+of N grains stands in practice.
+Usage: bench/mpi_model.py [--alpha S] [--beta BYTES_PER_S] [--terms]
        bench/mpi_model.py --check   the hosted design against the measured split runs
 
 The check (results/split.csv, bench/run_split.sh): on one machine the network costs nothing, but
@@ -64,7 +73,53 @@ def ghosts_per_rank(n, p, halo_d=2.1, volume_d3=0.873):
     return n * ((1 + 2 * halo_d / side) ** 3 - 1)
 
 
-def model(N, P, prof, alpha, beta, sweeps, contacts_per_grain, rounds, neighbours, giant):
+def read_stages(path):
+    with open(path) as f:
+        rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))]
+    return {k: float(v) for k, v in next(r for r in rows if r["statistic"] == "mean").items()
+            if k != "statistic"}
+
+
+def read_shock_share(path):
+    """The shock pass's share of a step's instructions (callgrind, results/blocks_10000.csv)."""
+    with open(path) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            if r["run"] == "callgrind":
+                return float(r["shock_instructions"]) / float(r["instructions"])
+    return 0.0
+
+
+def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, columns=False):
+    """Per-step time of the coloured design's parts for a pile of N grains on P ranks [s].
+
+    The shock pass settles the pile bottom-up: a rank whose box lies above another's waits for
+    the levels below it, so its share of the step runs once per rank stacked along the height
+    (P^(1/3) for boxes cut along every axis of a cube of grains; 1 when the boxes are columns).
+    """
+    n = N / P
+    local = sum(prof[k] for k in ("forces", "broad", "narrow", "islands", "correct", "integrate", "ledger", "checks"))
+    g = ghosts_per_rank(n, P)  # the detection's halo, as today
+    g_blocks = ghosts_per_rank(n, P, halo_d=4.2)  # every body of the rank's blocks' rows
+    red = math.log2(P) * alpha if P > 1 else 0.0
+    layers_pour = 13.0
+    levels = stages["levels"] / layers_pour * N ** (1 / 3)
+    colour_rounds = 1 + stages["sweeps"] + stages["round_sweeps"]  # warm start, main, closing
+    terms = {
+        "compute": local * n + (prof["broad"] + prof["narrow"]) * g + prof["solve"] * n,
+        "ghosts": (neighbours * alpha + g_blocks * GHOST_B / beta) if P > 1 else 0.0,
+        "colour latency": colour_rounds * 8 * neighbours * alpha if P > 1 else 0.0,
+        "colour bytes": colour_rounds * 8 * (g_blocks / 8 * VEL_B / beta) if P > 1 else 0.0,
+        "reductions": (colour_rounds + 2 + 2) * red,  # stopping tests, booking, guard, ledger
+        "shock levels": levels * (neighbours * alpha + g_blocks / max(levels, 1.0) * VEL_B / beta)
+        if P > 1 else 0.0,
+        "shock wavefront": shock_share * prof["step_total_us_per_grain_step"] * n
+        * ((1.0 if columns else P ** (1 / 3)) - 1.0),
+    }
+    return terms
+
+
+def model(N, P, prof, alpha, beta, stages, contacts_per_grain, rounds, neighbours, giant,
+          shock_share):
     n = N / P
     local = sum(prof[k] for k in ("forces", "broad", "narrow", "islands", "correct", "integrate", "ledger", "checks"))
     t_solve = prof["solve"]
@@ -96,10 +151,8 @@ def model(N, P, prof, alpha, beta, sweeps, contacts_per_grain, rounds, neighbour
     gather = (min(P - 1, 64) * alpha + moved * (contacts * CONTACT_B + N * BODY_B) * (P - 1) / P / beta) if P > 1 else 0.0
     ret = (min(P - 1, 64) * alpha + moved * (N + P * g) * VEL_B / beta) if P > 1 else 0.0
     out["hosted"] = t_local + t_ghost + t_label + gather + t_hosted_solve + ret + t_ledger
-    # blocked: every rank sweeps its own blocks; a neighbour exchange of boundary velocities per
-    # colour and sweep.
-    per_colour = (neighbours * alpha + g / 8 * VEL_B / beta) if P > 1 else 0.0
-    out["blocked"] = t_local + t_ghost + t_solve * n + sweeps * 8 * per_colour + t_ledger
+    out["coloured"] = sum(coloured_terms(N, P, prof, alpha, beta, stages, neighbours,
+                                         shock_share).values())
     return out
 
 
@@ -139,7 +192,8 @@ def main():
                     help="the hosted design against the measured split runs (results/split.csv)")
     ap.add_argument("--alpha", type=float, default=2e-6, help="latency per message [s] (2e-6)")
     ap.add_argument("--beta", type=float, default=10e9, help="bandwidth per rank [B/s] (10e9)")
-    ap.add_argument("--sweeps", type=int, default=20, help="sweeps of the blocked solve per step (20)")
+    ap.add_argument("--terms", action="store_true",
+                    help="the coloured design's parts for the 10^7-grain pile, 10^5 grains per rank")
     ap.add_argument("--flow-giant", type=float, default=0.001,
                     help="largest island's share of the contacts in a dilute flow (stated: 0.001)")
     a = ap.parse_args()
@@ -147,6 +201,8 @@ def main():
         check(os.path.join(HERE, "results", "split.csv"))
         return
     prof = read_profile(os.path.join(HERE, "results", "profile_10000.csv"))
+    stages = read_stages(os.path.join(HERE, "results", "stages_10000.csv"))
+    shock_share = read_shock_share(os.path.join(HERE, "results", "blocks_10000.csv"))
     part = read_partition(os.path.join(HERE, "results", "partition_10000.csv"))
     cpg = part[2]["contacts"] / part[2]["grains"]
     # Label rounds and neighbour counts: measured at 2-512 ranks (10,000 grains); beyond, the
@@ -156,25 +212,51 @@ def main():
 
     print(f"network: latency {a.alpha * 1e6:.1f} us, bandwidth {a.beta / 1e9:.1f} GB/s; "
           f"serial step {prof['step_total_us_per_grain_step'] * 1e6:.2f} us per grain "
-          f"(solve {prof['solve'] * 1e6:.2f}); {cpg:.2f} contacts per grain; {a.sweeps} sweeps\n")
+          f"(solve {prof['solve'] * 1e6:.2f}); {cpg:.2f} contacts per grain; per step "
+          f"{stages['sweeps']:.1f} sweeps, {stages['round_sweeps']:.1f} closing-round sweeps, "
+          f"{stages['levels'] / 13:.1f} shock levels per grain layer\n")
+    if a.terms:
+        print("coloured design, a pile of 10^5 grains per rank (weak scaling): per-step time of "
+              "each part [ms]\n")
+        names = list(coloured_terms(1e5, 1, prof, a.alpha, a.beta, stages, 0, 0.0).keys())
+        for columns in (False, True):
+            print("boxes cut along every axis" if not columns else
+                  "boxes cut along the horizontal axes only (columns)")
+            print()
+            print("| ranks | grains | " + " | ".join(names) + " | total | efficiency |")
+            print("|---" * (len(names) + 4) + "|")
+            base = None
+            for P, per_rank in ((1, 1e5), (8, 1e5), (64, 1e5), (64, 1e7 / 64), (512, 1e5)):
+                t = coloured_terms(per_rank * P, P, prof, a.alpha, a.beta, stages,
+                                   measured(P, "neighbours_mean", 0), shock_share, columns)
+                total = sum(t.values())
+                one = sum(coloured_terms(per_rank, 1, prof, a.alpha, a.beta, stages, 0,
+                                         shock_share).values())
+                print(f"| {P} | {per_rank * P:.3g} | " +
+                      " | ".join(f"{t[k] * 1e3:.3g}" for k in names) +
+                      f" | {total * 1e3:.4g} | {one / total:.2f} |")
+            print()
+        return
     pile = part[2]["largest_island_contacts"] / part[2]["contacts"]
     cases = []
     for regime, giant in ((f"settled pile (largest island {pile:.0%} of the contacts, measured)", pile),
                           (f"dilute flow (largest island {a.flow_giant:.1%}, stated)", a.flow_giant)):
         cases.append((f"{regime}, strong scaling, 1,000,000 grains", lambda p: 1e6, giant, "speed-up"))
-        cases.append((f"{regime}, weak scaling, 10,000 grains per rank", lambda p: 1e4 * p, giant, "efficiency"))
+        cases.append((f"{regime}, strong scaling, 10,000,000 grains", lambda p: 1e7, giant, "speed-up"))
+        cases.append((f"{regime}, weak scaling, 100,000 grains per rank", lambda p: 1e5 * p, giant, "efficiency"))
     for title, sizes, giant, what in cases:
         print(f"{title}: time per step [s] ({what} against 1 rank)\n")
-        print("| ranks | paper | hosted | blocked |")
+        print("| ranks | paper | hosted | coloured |")
         print("|---|---|---|---|")
         base = None
         for P in (1, 8, 64, 512):
             N = sizes(P)
-            r = model(N, P, prof, a.alpha, a.beta, a.sweeps, cpg,
-                      measured(P, "label_rounds", 1), measured(P, "neighbours_mean", 0), giant)
+            r = model(N, P, prof, a.alpha, a.beta, stages, cpg,
+                      measured(P, "label_rounds", 1), measured(P, "neighbours_mean", 0), giant,
+                      shock_share)
             if base is None:
                 base = r
-            cells = [f"{r[d]:.3g} ({base[d] / r[d]:.2f})" for d in ("paper", "hosted", "blocked")]
+            cells = [f"{r[d]:.3g} ({base[d] / r[d]:.2f})" for d in ("paper", "hosted", "coloured")]
             print(f"| {P} | " + " | ".join(cells) + " |")
         print()
 
