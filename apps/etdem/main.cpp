@@ -69,12 +69,12 @@ void print_ledger(const EnergyLedger& l) {
       "energy [J]: initial {:.6g}, final total {:.6g} (kinetic {:.6g} + {:.6g} rotational, "
       "potential {:.6g}, elastic {:.6g})\n",
       l.initial, l.total(), l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic);
-  fmt::print(
-      "dissipated [J]: restitution {:.6g}, friction {:.6g}, damping {:.6g}, net dashpots "
-      "{:.6g}, correction {:.6g}, truncation {:.6g}, integration {:.6g}; residual {:.3g} "
-      "(relative {:.3g})\n",
-      l.restitution, l.friction, l.damping, l.net_damping, l.correction, l.truncation,
-      l.integration, l.residual(), relative_residual(l));
+  std::string dissipated;
+  for (const LedgerColumn& c : kLedgerColumns)
+    if (c.kind == LedgerColumn::kDissipated)
+      dissipated += fmt::format("{}{} {:.6g}", dissipated.empty() ? "" : ", ", c.name, l.*c.member);
+  fmt::print("dissipated [J]: {}; residual {:.3g} (relative {:.3g})\n", dissipated, l.residual(),
+             relative_residual(l));
 }
 
 /// What the loader did with mesh files: mesh walls (dropped degenerate triangles, turned

@@ -53,20 +53,18 @@ def number(row, key, path):
         raise BadInput(f"{path}: column {key}: missing or not a number")
 
 
-# Stacked in this order, bottom up; dissipation after the stored energies.
-ENERGY_TERMS = [
-    ("kinetic", "kinetic"),
-    ("potential", "potential (above its lowest)"),
-    ("elastic", "elastic"),
-    ("restitution", "restitution"),
-    ("friction", "friction"),
-    ("damping", "damping"),
-    ("net_damping", "net dashpots"),
-    ("correction", "correction"),
-    ("truncation", "truncation"),
-    ("integration", "integration"),
-    ("residual", "residual"),
-]
+# Labels where a column's name is not its label.
+ENERGY_LABELS = {"potential": "potential (above its lowest)", "net_damping": "net dashpots"}
+
+
+def energy_terms(columns):
+    """Stacked in this order, bottom up: the stored energies, then energy.csv's dissipated
+    columns (those between `total` and `residual`, as the engine declares them), the residual."""
+    if "total" not in columns or "residual" not in columns:
+        raise BadInput("energy.csv: no total or residual column")
+    dissipated = columns[columns.index("total") + 1:columns.index("residual")]
+    return [(key, ENERGY_LABELS.get(key, key))
+            for key in ["kinetic", "potential", "elastic"] + dissipated + ["residual"]]
 
 
 def plot_energy(plt, d, out):
@@ -75,8 +73,9 @@ def plot_energy(plt, d, out):
     step = max(1, math.ceil(len(rows) / 4000))  # enough points for a figure
     rows = rows[::step] + ([rows[-1]] if (len(rows) - 1) % step else [])
     t = [number(r, "time", path) for r in rows]
+    terms = energy_terms(list(rows[0].keys()))
     series = {}
-    for key, _ in ENERGY_TERMS:
+    for key, _ in terms:
         if key == "kinetic":
             series[key] = [number(r, "kinetic_translational", path) + number(r, "kinetic_rotational", path)
                            for r in rows]
@@ -88,7 +87,7 @@ def plot_energy(plt, d, out):
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     pos_base = [0.0] * len(t)
     neg_base = [0.0] * len(t)
-    for k, (key, label) in enumerate(ENERGY_TERMS):
+    for k, (key, label) in enumerate(terms):
         v = series[key]
         if all(abs(x) == 0.0 for x in v):
             continue

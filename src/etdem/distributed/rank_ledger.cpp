@@ -30,31 +30,8 @@ void get_counts(const std::int64_t* in, SolverStats& s) {
 
 void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
   // One reduction: the exact sums' limbs and the step's counters, over every rank.
-  ExactSum* sums[] = {&s.kick,
-                      &s.island_kick,
-                      &s.correction_work,
-                      &s.damped,
-                      &s.integration,
-                      &s.wall_work,
-                      &s.solver.restitution,
-                      &s.solver.friction,
-                      &s.solver.truncated,
-                      &s.solver.integration,
-                      &s.resting.restitution,
-                      &s.resting.friction,
-                      &s.resting.truncated,
-                      &s.resting.integration,
-                      &s.kinetic_translational,
-                      &s.kinetic_rotational,
-                      &s.potential,
-                      &s.nets.islands_integration,
-                      &s.nets.islands_damping,
-                      &s.nets.free.spring,
-                      &s.nets.free.removed,
-                      &s.nets.free.dashpot_w,
-                      &s.wake_kick,
-                      &s.sleep_energy};
-  constexpr int kSums = sizeof(sums) / sizeof(sums[0]);
+  const auto sums = s.exact_sums();
+  constexpr int kSums = static_cast<int>(std::tuple_size_v<decltype(sums)>);
   std::vector<std::int64_t> buffer;
   buffer.reserve(kSums * (ExactSum::kLimbs + 1) + 10 + 2 * kSolverCounts + 1);
   for (ExactSum* x : sums) {

@@ -25,7 +25,7 @@ namespace etdem {
 class World;
 
 /// Raised whenever a section's layout changes or one is added or removed.
-inline constexpr std::uint32_t kCheckpointFormat = 2;
+inline constexpr std::uint32_t kCheckpointFormat = 3;
 
 struct CheckpointSection {
   std::string name;

@@ -11,9 +11,33 @@
 
 namespace etdem {
 
-const char* const kEnergyCsvHeader =
-    "time,kinetic_translational,kinetic_rotational,potential,elastic,total,restitution,friction,"
-    "damping,net_damping,correction,truncation,integration,residual";
+namespace {
+
+/// energy.csv's columns after time: the stored ones, `total`, the dissipated ones, `residual`.
+struct CsvColumns {
+  std::vector<const LedgerColumn*> stored, dissipated;
+};
+const CsvColumns& csv_columns() {
+  static const CsvColumns columns = [] {
+    CsvColumns c;
+    for (const LedgerColumn& l : kLedgerColumns) {
+      if (l.kind == LedgerColumn::kStored) c.stored.push_back(&l);
+      if (l.kind == LedgerColumn::kDissipated) c.dissipated.push_back(&l);
+    }
+    return c;
+  }();
+  return columns;
+}
+
+}  // namespace
+
+std::string energy_csv_header() {
+  std::string h = "time";
+  for (const LedgerColumn* c : csv_columns().stored) h += std::string(",") + c->name;
+  h += ",total";
+  for (const LedgerColumn* c : csv_columns().dissipated) h += std::string(",") + c->name;
+  return h + ",residual";
+}
 
 double relative_residual(const EnergyLedger& l) {
   const double scale = std::max({std::abs(l.initial), std::abs(l.total()), l.dissipated()});
@@ -23,7 +47,7 @@ double relative_residual(const EnergyLedger& l) {
 EnergyCsvWriter::EnergyCsvWriter(const std::string& path) : path_(path) {
   file_ = std::fopen(path.c_str(), "w");
   if (!file_) throw InputError(path + ": cannot open for writing");
-  fmt::format_to(std::back_inserter(buffer_), "{}\n", kEnergyCsvHeader);
+  fmt::format_to(std::back_inserter(buffer_), "{}\n", energy_csv_header());
 }
 
 std::uint32_t check_energy_csv_prefix(const std::string& path, std::uint64_t keep_bytes,
@@ -75,12 +99,13 @@ EnergyCsvWriter::~EnergyCsvWriter() {
 }
 
 void EnergyCsvWriter::write(double t, const EnergyLedger& l) {
-  fmt::format_to(std::back_inserter(buffer_),
-                 "{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},"
-                 "{:.17g},{:.17g},{:.17g},{:.17g}\n",
-                 t, l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic,
-                 l.total(), l.restitution, l.friction, l.damping, l.net_damping, l.correction,
-                 l.truncation, l.integration, l.residual());
+  auto out = std::back_inserter(buffer_);
+  fmt::format_to(out, "{:.17g}", t);
+  for (const LedgerColumn* c : csv_columns().stored) fmt::format_to(out, ",{:.17g}", l.*c->member);
+  fmt::format_to(out, ",{:.17g}", l.total());
+  for (const LedgerColumn* c : csv_columns().dissipated)
+    fmt::format_to(out, ",{:.17g}", l.*c->member);
+  fmt::format_to(out, ",{:.17g}\n", l.residual());
   if (buffer_.size() > (1u << 20)) flush();
 }
 
@@ -99,39 +124,37 @@ std::vector<EnergyRow> read_energy_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path + ": cannot open (is this a run directory?)");
   std::string line;
-  if (!std::getline(in, line) || line != kEnergyCsvHeader)
-    throw InputError(path + ":1: unexpected header (expected " + kEnergyCsvHeader + ")");
+  const std::string header = energy_csv_header();
+  if (!std::getline(in, line) || line != header)
+    throw InputError(path + ":1: unexpected header (expected " + header + ")");
+  const CsvColumns& columns = csv_columns();
+  const std::size_t count = 3 + columns.stored.size() + columns.dissipated.size();
   std::vector<EnergyRow> rows;
   int ln = 1;
   while (std::getline(in, line)) {
     ++ln;
     if (line.empty()) continue;
-    double v[14];
+    std::vector<double> v(count);
     std::istringstream ss(line);
     std::string cell;
-    int k = 0;
-    while (k < 14 && std::getline(ss, cell, ',')) {
+    std::size_t k = 0;
+    while (k < count && std::getline(ss, cell, ',')) {
       char* end = nullptr;
       v[k] = std::strtod(cell.c_str(), &end);
       if (end == cell.c_str()) break;
       ++k;
     }
-    if (k != 14) throw InputError(path + ":" + std::to_string(ln) + ": expected 14 numbers");
+    if (k != count)
+      throw InputError(path + ":" + std::to_string(ln) + ": expected " + std::to_string(count) +
+                       " numbers");
     EnergyRow r;
     r.time = v[0];
-    r.ledger.kinetic_translational = v[1];
-    r.ledger.kinetic_rotational = v[2];
-    r.ledger.potential = v[3];
-    r.ledger.elastic = v[4];
-    r.ledger.restitution = v[6];
-    r.ledger.friction = v[7];
-    r.ledger.damping = v[8];
-    r.ledger.net_damping = v[9];
-    r.ledger.correction = v[10];
-    r.ledger.truncation = v[11];
-    r.ledger.integration = v[12];
+    std::size_t at = 1;
+    for (const LedgerColumn* c : columns.stored) r.ledger.*c->member = v[at++];
+    const double total = v[at++];
+    for (const LedgerColumn* c : columns.dissipated) r.ledger.*c->member = v[at++];
     // initial = total + dissipated + residual, exactly as written.
-    r.ledger.initial = v[5] + r.ledger.dissipated() + v[13];
+    r.ledger.initial = total + r.ledger.dissipated() + v[at];
     rows.push_back(r);
   }
   if (rows.empty()) throw InputError(path + ": no rows");

@@ -16,7 +16,7 @@
 namespace etdem {
 
 /// The header line, without the newline.
-extern const char* const kEnergyCsvHeader;
+std::string energy_csv_header();
 
 /// Relative size of a ledger's residual: |residual| / max(|initial|, |total|, dissipated). The
 /// potential energy's zero is arbitrary, so no scale is perfect; this one is never smaller than

@@ -129,24 +129,13 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
       {"smallest_grain_diameter", std::isfinite(thinnest) ? thinnest : 0.0},
       {"fraction_of_smallest_diameter",
        std::isfinite(thinnest) && thinnest > 0.0 ? t.max_penetration / thinnest : 0.0}};
-  j["energy"] = {{"initial", l.initial},
-                 {"external", l.external},
-                 {"final_total", l.total()},
-                 {"kinetic_translational", l.kinetic_translational},
-                 {"kinetic_rotational", l.kinetic_rotational},
-                 {"potential", l.potential},
-                 {"elastic", l.elastic},
-                 {"restitution", l.restitution},
-                 {"friction", l.friction},
-                 {"damping", l.damping},
-                 {"net_damping", l.net_damping},
-                 {"correction", l.correction},
-                 {"truncation", l.truncation},
-                 {"integration", l.integration},
+  json energy = {{"final_total", l.total()},
                  {"dissipated", l.dissipated()},
                  {"residual", l.residual()},
                  {"relative_residual", relative_residual(l)},
                  {"max_relative_residual", info.max_relative_residual}};
+  for (const LedgerColumn& c : kLedgerColumns) energy[c.name] = l.*c.member;
+  j["energy"] = std::move(energy);
   json containers = json::array();
   for (const WallSpec& w : sc.walls)
     if (w.type == WallSpec::Type::Box)

@@ -7,8 +7,12 @@
 // is usually negative): symplectic Euler's gravity kick changes the kinetic energy by
 // m g.v dt + m |g|^2 dt^2 / 2 while gravity does the work m g.v' dt over the step's displacement,
 // and the rotation update that keeps L exact changes the rotational energy of a tumbling body.
+//
+// The columns are declared once, in kLedgerColumns below: energy.csv, summary.json, checkpoints,
+// the Python module and the command line's report iterate over it.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "etdem/core/bodies.hpp"
@@ -36,9 +40,8 @@ struct EnergyLedger {
 
   double kinetic() const { return kinetic_translational + kinetic_rotational; }
   double total() const { return kinetic() + potential + elastic; }
-  double dissipated() const {
-    return restitution + friction + damping + net_damping + correction + truncation + integration;
-  }
+  /// The dissipated columns summed in kLedgerColumns' order.
+  double dissipated() const;
   double residual() const { return initial + external - total() - dissipated(); }
 
   /// Recomputes the stored energies (kinetic, potential) from the bodies.
@@ -49,5 +52,46 @@ struct EnergyLedger {
                            const std::vector<char>* counted, ExactSum& translational,
                            ExactSum& rotational, ExactSum& potential);
 };
+
+/// One column of the ledger: its name (energy.csv, summary.json, the Python module), the member
+/// that holds it, and its kind: an energy the system holds (total() adds them), one a mechanism
+/// removed (dissipated() adds them), or a reference the balance starts from.
+struct LedgerColumn {
+  enum Kind { kStored, kDissipated, kReference };
+  const char* name;
+  double EnergyLedger::*member;
+  Kind kind;
+};
+
+/// Every column, in energy.csv's order within each kind (the file puts `total` after the stored
+/// ones and `residual` last; the references are not in it). A new column is one line here, one
+/// member above and the mechanism that books it.
+inline constexpr LedgerColumn kLedgerColumns[] = {
+    {"kinetic_translational", &EnergyLedger::kinetic_translational, LedgerColumn::kStored},
+    {"kinetic_rotational", &EnergyLedger::kinetic_rotational, LedgerColumn::kStored},
+    {"potential", &EnergyLedger::potential, LedgerColumn::kStored},
+    {"elastic", &EnergyLedger::elastic, LedgerColumn::kStored},
+    {"restitution", &EnergyLedger::restitution, LedgerColumn::kDissipated},
+    {"friction", &EnergyLedger::friction, LedgerColumn::kDissipated},
+    {"damping", &EnergyLedger::damping, LedgerColumn::kDissipated},
+    {"net_damping", &EnergyLedger::net_damping, LedgerColumn::kDissipated},
+    {"correction", &EnergyLedger::correction, LedgerColumn::kDissipated},
+    {"truncation", &EnergyLedger::truncation, LedgerColumn::kDissipated},
+    {"integration", &EnergyLedger::integration, LedgerColumn::kDissipated},
+    {"initial", &EnergyLedger::initial, LedgerColumn::kReference},
+    {"external", &EnergyLedger::external, LedgerColumn::kReference},
+};
+
+inline double EnergyLedger::dissipated() const {
+  // From the first dissipated column, not from 0: the same bits as the columns' sum written out.
+  bool first = true;
+  double sum = 0.0;
+  for (const LedgerColumn& c : kLedgerColumns) {
+    if (c.kind != LedgerColumn::kDissipated) continue;
+    sum = first ? this->*c.member : sum + this->*c.member;
+    first = false;
+  }
+  return sum;
+}
 
 }  // namespace etdem

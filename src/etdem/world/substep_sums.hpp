@@ -4,6 +4,7 @@
 // split over ranks reduces them (Domain::reduce) and books the serial run's bits.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "etdem/core/exact_sum.hpp"
@@ -25,6 +26,34 @@ struct SubstepSums {
   ExactSum damped, integration, wall_work;  // [J] damping, gravity over the motion, walls
   ExactSum sleep_energy;                    // [J] kinetic energy set to zero by falling asleep
   ExactSum kinetic_translational, kinetic_rotational, potential;  // [J] at the sub-step's end
+
+  /// Every exact sum above, in one fixed order: what a split run reduces over the ranks.
+  std::array<ExactSum*, 24> exact_sums() {
+    return {&kick,
+            &wake_kick,
+            &nets.islands_integration,
+            &nets.islands_damping,
+            &nets.free.spring,
+            &nets.free.removed,
+            &nets.free.dashpot_w,
+            &island_kick,
+            &solver.restitution,
+            &solver.friction,
+            &solver.truncated,
+            &solver.integration,
+            &resting.restitution,
+            &resting.friction,
+            &resting.truncated,
+            &resting.integration,
+            &correction_work,
+            &damped,
+            &integration,
+            &wall_work,
+            &sleep_energy,
+            &kinetic_translational,
+            &kinetic_rotational,
+            &potential};
+  }
 };
 
 }  // namespace etdem

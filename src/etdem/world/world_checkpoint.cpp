@@ -85,18 +85,10 @@ struct WorldCheckpoint {
   }
 
   static void save_ledger(const World& w, ByteWriter& out) {
-    const EnergyLedger& l = w.ledger_;
-    for (double x : {l.kinetic_translational, l.kinetic_rotational, l.potential, l.elastic,
-                     l.restitution, l.friction, l.damping, l.correction, l.truncation,
-                     l.integration, l.initial, l.external, l.net_damping})
-      out.put(x);
+    for (const LedgerColumn& c : kLedgerColumns) out.put(w.ledger_.*c.member);
   }
   static void load_ledger(World& w, ByteReader& in) {
-    EnergyLedger& l = w.ledger_;
-    for (double* x : {&l.kinetic_translational, &l.kinetic_rotational, &l.potential, &l.elastic,
-                      &l.restitution, &l.friction, &l.damping, &l.correction, &l.truncation,
-                      &l.integration, &l.initial, &l.external, &l.net_damping})
-      in.get(*x);
+    for (const LedgerColumn& c : kLedgerColumns) in.get(w.ledger_.*c.member);
   }
 
   // The summary's running tallies, the last step's statistics and the phase profile.
