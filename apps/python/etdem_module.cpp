@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "etdem/io/scenario.hpp"
 #include "etdem/io/scenario_error.hpp"
 #include "etdem/io/toml_reader.hpp"
 #include "py_toml.hpp"

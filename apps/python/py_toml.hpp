@@ -9,7 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <toml++/toml.h>
 
-#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_spec.hpp"
 
 namespace etdem::python {
 

@@ -11,6 +11,7 @@
 #include "etdem/io/checkpoint.hpp"
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/run.hpp"
+#include "etdem/io/scenario.hpp"
 #include "etdem/io/scenario_error.hpp"
 #include "etdem/io/state_csv.hpp"
 #include "etdem/io/summary_json.hpp"

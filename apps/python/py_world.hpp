@@ -14,7 +14,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
-#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_spec.hpp"
 #include "etdem/io/vtk_writer.hpp"
 #include "etdem/world/world.hpp"
 

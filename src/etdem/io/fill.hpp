@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "etdem/core/math.hpp"
-#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_spec.hpp"
 
 namespace etdem {
 

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_spec.hpp"
 #include "etdem/io/toml_reader.hpp"
 
 namespace etdem {
+
+class World;
 
 /// Reads one [[net]] table into a NetSpec, adds the nodes' sphere shape "NAME.node" to the
 /// scenario's shape table and checks every key (one-line ScenarioError naming file, key and

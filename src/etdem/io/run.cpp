@@ -20,6 +20,7 @@
 #include "etdem/io/net_csv.hpp"
 #include "etdem/io/output_check.hpp"
 #include "etdem/io/progress.hpp"
+#include "etdem/io/scenario.hpp"
 #include "etdem/io/shape_nodes.hpp"
 #include "etdem/io/state_csv.hpp"
 #include "etdem/io/summary_json.hpp"

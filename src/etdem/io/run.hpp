@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_spec.hpp"
 #include "etdem/io/vtk_writer.hpp"
 #include "etdem/world/energy_ledger.hpp"
 

@@ -3,9 +3,13 @@
 // grain generated behind a one-sided wall would be shot back through it).
 #pragma once
 
-#include "etdem/io/scenario.hpp"
+#include <vector>
+
+#include "etdem/io/scenario_spec.hpp"
 
 namespace etdem {
+
+class World;
 
 /// Throws a ScenarioError naming the first overlapping pair (file order), the depth and the
 /// offending position. Pairs are found with the engine's O(N) grid broad phase and tested with

@@ -10,7 +10,7 @@
 
 #include <toml++/toml.h>
 
-#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_spec.hpp"
 
 namespace etdem {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "etdem/core/math.hpp"
-#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_spec.hpp"
 #include "etdem/io/toml_reader.hpp"
 
 namespace etdem {

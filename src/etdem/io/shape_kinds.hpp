@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "etdem/core/math.hpp"
-#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_spec.hpp"
 #include "etdem/io/shape_nodes.hpp"
 #include "etdem/io/toml_reader.hpp"
 #include "etdem/shapes/shape.hpp"

@@ -7,7 +7,8 @@
 
 #include "etdem/core/version.hpp"
 #include "etdem/io/energy_csv.hpp"
-#include "etdem/io/scenario.hpp"
+#include "etdem/io/scenario_error.hpp"
+#include "etdem/io/scenario_spec.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
