@@ -1,17 +1,52 @@
-// The commands of the etdem CLI that live outside main.cpp: the deposit analyses
-// (analyze_deposit.cpp) and the plots (plot.cpp). Each returns the process exit code and throws
-// InputError for bad input (main prints it, exit 2).
+// The commands of the etdem CLI, one file each (main.cpp parses the command line and calls
+// them): run and check (run.cpp), the analyses (analyze_repose.cpp, analyze_energy.cpp,
+// analyze_deposit.cpp), the plots (plot.cpp), the schema (schema.cpp), validate (validate.cpp);
+// view is view.hpp. Each returns the process exit code and throws InputError for bad input (main
+// prints it, exit 2).
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
+
+namespace etdem {
+struct EnergyLedger;
+}
 
 namespace etdem::cli {
 
 inline constexpr int kExitOk = 0, kExitFailure = 1, kExitBadInput = 2;
 
-/// `etdem analyze repose DIR` (main.cpp): writes DIR/repose.json.
+struct RunCommandOptions {
+  std::string file;               // the scenario (TOML)
+  std::vector<std::string> sets;  // --set key=value overrides
+  std::string directory;          // -o: "" = output.directory or out/<stem>
+  int threads = -1;               // --threads: < 0 = the scenario's simulation.threads
+  bool profile = false;           // --profile: the time of each step phase at the end
+  std::string resume;             // --resume CHECKPOINT ("" = a new run)
+};
+
+/// `etdem run SCENARIO.toml`: on one process, or split over the ranks when mpirun started it
+/// (argc and argv go to MPI). Exit 128 + the signal when SIGINT, SIGTERM or SIGUSR1 stopped it
+/// after writing a checkpoint.
+int run(int& argc, char**& argv, const RunCommandOptions& options);
+
+/// `etdem check SCENARIO.toml`: loads the scenario and builds its world (the initial-state
+/// checks) without running it.
+int check(const std::string& file, const std::vector<std::string>& sets);
+
+/// The energy ledger as `etdem run` and `etdem analyze energy` print it (analyze_energy.cpp).
+void print_ledger(const EnergyLedger& ledger);
+
+/// `etdem analyze energy DIR`: the final ledger of DIR/energy.csv and its largest residual.
+int analyze_energy(const std::string& dir);
+
+/// `etdem analyze repose DIR` (analyze_repose.cpp): writes DIR/repose.json.
 int analyze_repose(const std::string& dir);
+
+/// `etdem analyze repose DIR --series`: the angle at every state_SSSSSS.csv snapshot, to
+/// DIR/repose_series.csv.
+int analyze_repose_series(const std::string& dir);
 
 struct MoundOptions {
   double fraction = 0.95;      // of the deposit's weight inside the spread radius
@@ -56,5 +91,9 @@ struct ValidateOptions {
 
 /// `etdem validate` (validate.cpp): exit 0 when every check passes, 1 otherwise.
 int validate(const ValidateOptions& options);
+
+/// `etdem schema`: the settings with their defaults and valid ranges; `markdown`: the generated
+/// tables of docs/scenario.md; `update` (a file name, "" = none): rewrites them in that file.
+int schema(bool markdown, const std::string& update);
 
 }  // namespace etdem::cli

@@ -202,7 +202,8 @@ Heap read_heap(const std::string& dir) {
   const double now = number(rep, "grains_over_floor"), end = number(summary, "simulated_time");
   std::ifstream in(dir + "/repose_series.csv");
   std::string line;
-  std::getline(in, line);  // step,time,mean_deg,...,grains_over_floor (column 7),... (main.cpp)
+  std::getline(
+      in, line);  // step,time,mean_deg,...,grains_over_floor (column 7),... (analyze_repose.cpp)
   double then = kNaN, angle_then = kNaN;
   while (std::getline(in, line)) {
     std::stringstream ss(line);

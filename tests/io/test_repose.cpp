@@ -1,6 +1,6 @@
 // Angle of repose (ETM 2014 §7.4 grid method) on synthetic piles with known answers: a plane
 // at 30 degrees, a flat layer, rows of different slopes, the long axis along y, and grains
-// outside the container or rows too sparse to fit.
+// outside the container or rows too sparse to fit; the motion of the grains over the floor.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -160,6 +160,22 @@ TEST(Repose, NoGrainsGivesNoAngle) {
   const ReposeResult r = repose_angle({}, {}, kMin, kMax);
   EXPECT_EQ(r.rows_used, 0);
   EXPECT_TRUE(std::isnan(r.mean));
+}
+
+TEST(Repose, FloorMotionCountsTheGrainsOverTheFloorOnly) {
+  // Three grains over the floor (one on its edge) at 0, 0.3 and 0.5 m/s; two beyond it in x and
+  // in y, faster, are left out; the height does not matter.
+  const std::vector<Vec3> positions = {
+      {0.1, 0.05, 0.01}, {0.3, 0.1, 0.5}, {0.2, 0.02, -1.0}, {0.31, 0.05, 0.0}, {0.1, -0.01, 0.0}};
+  const std::vector<Vec3> velocities = {
+      {0.0, 0.0, 0.0}, {0.0, 0.3, 0.0}, {0.3, 0.0, -0.4}, {2.0, 0.0, 0.0}, {0.0, 0.0, 3.0}};
+  const FloorMotion m = floor_motion(positions, velocities, kMin, kMax);
+  EXPECT_EQ(m.grains, 3);
+  EXPECT_DOUBLE_EQ(m.max_speed, 0.5);
+  EXPECT_DOUBLE_EQ(m.mean_speed, 0.8 / 3.0);
+  const FloorMotion none = floor_motion({}, {}, kMin, kMax);
+  EXPECT_EQ(none.grains, 0);
+  EXPECT_EQ(none.mean_speed, 0.0);
 }
 
 }  // namespace

@@ -80,4 +80,24 @@ ReposeResult repose_angle_of_nodes(std::span<const Vec3> nodes, const Vec3& lo, 
   return r;
 }
 
+FloorMotion floor_motion(std::span<const Vec3> positions, std::span<const Vec3> velocities,
+                         const Vec3& container_min, const Vec3& container_max) {
+  if (positions.size() != velocities.size())
+    throw std::invalid_argument("floor_motion: positions and velocities differ in length");
+  FloorMotion m;
+  double sum = 0.0;
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    const Vec3& p = positions[k];
+    if (!(p.x() >= container_min.x() && p.x() <= container_max.x() && p.y() >= container_min.y() &&
+          p.y() <= container_max.y()))
+      continue;
+    const double v = velocities[k].norm();
+    ++m.grains;
+    sum += v;
+    m.max_speed = std::max(m.max_speed, v);
+  }
+  if (m.grains > 0) m.mean_speed = sum / static_cast<double>(m.grains);
+  return m;
+}
+
 }  // namespace etdem

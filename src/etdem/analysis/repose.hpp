@@ -4,8 +4,8 @@
 // nodes identified in each of the sixteen cells" (the paper's grains are tetrahedral meshes; here
 // the nodes are a box's corners, a polyhedron's vertices, a compound's parts' nodes and a sphere's
 // top point, io/shape_nodes.hpp). Without the shapes, a grain stands for one node, its top
-// (centre z + the grain's top offset) over its centre. Each of the 8 rows gives a least-squares line
-// through the (cell centre along the long side, height) points of its non-empty cells, and the
+// (centre z + the grain's top offset) over its centre. Each of the 8 rows gives a least-squares
+// line through the (cell centre along the long side, height) points of its non-empty cells, and the
 // row's angle is atan(|slope|). The result is the 8 angles, their mean and the paper's spread:
 // the mean of (max - mean) and (mean - min). A pure function of arrays, so it is unit-tested on
 // synthetic piles.
@@ -49,9 +49,22 @@ struct ReposeResult {
 ReposeResult repose_angle_of_nodes(std::span<const Vec3> nodes, const Vec3& container_min,
                                    const Vec3& container_max, const ReposeSettings& settings = {});
 
-/// One node per grain, its top over its centre. `top_offsets[k]`: height of grain k's highest point above its centre (sphere radius).
+/// One node per grain, its top over its centre. `top_offsets[k]`: height of grain k's highest point
+/// above its centre (sphere radius).
 ReposeResult repose_angle(std::span<const Vec3> positions, std::span<const double> top_offsets,
                           const Vec3& container_min, const Vec3& container_max,
                           const ReposeSettings& settings = {});
+
+/// Grains whose centre lies over the container's floor (its horizontal extent): how many, and
+/// how fast the fastest and the mean one move. A heap still creeping has not reached its angle of
+/// repose.
+struct FloorMotion {
+  long grains = 0;
+  double max_speed = 0.0, mean_speed = 0.0;  // [m/s]
+};
+
+/// `positions[k]` and `velocities[k]`: grain k's centre and velocity.
+FloorMotion floor_motion(std::span<const Vec3> positions, std::span<const Vec3> velocities,
+                         const Vec3& container_min, const Vec3& container_max);
 
 }  // namespace etdem
