@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
-#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -16,131 +16,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-SettingRange closed(double lo, double hi) {
-  return {lo, hi, false, false};
-}
-SettingRange open(double lo, double hi) {
-  return {lo, hi, true, true};
-}
-SettingRange half_open(double lo, double hi) {
-  return {lo, hi, false, true};
-}  // [lo, hi)
-SettingRange left_open(double lo, double hi) {
-  return {lo, hi, true, false};
-}  // (lo, hi]
-SettingRange at_least(double lo) {
-  return {lo, kInf, false, false};
-}
-SettingRange above(double lo) {
-  return {lo, kInf, true, false};
-}
-SettingRange any() {
-  return {};
-}
-
-template <class V>
-constexpr SettingKind kind_of() {
-  if constexpr (std::is_same_v<V, double>)
-    return SettingKind::Number;
-  else if constexpr (std::is_same_v<V, bool>)
-    return SettingKind::Boolean;
-  else if constexpr (std::is_integral_v<V>)
-    return SettingKind::Integer;
-  else if constexpr (std::is_same_v<V, std::string>)
-    return SettingKind::String;
-  else
-    return SettingKind::Vec3;
-}
-
-/// A setting stored in the field `ref(target)` returns (a double, int, long, bool, string or
-/// Vec3); kind, default and conversion follow from the field's type.
-template <class T, class F>
-Setting<T> field(std::string_view key, std::string_view unit, SettingRange range,
-                 std::string_view doc, F ref, std::string_view note = {}) {
-  using V = std::remove_cvref_t<decltype(ref(std::declval<T&>()))>;
-  Setting<T> s;
-  s.key = key;
-  s.kind = kind_of<V>();
-  s.unit = unit;
-  s.range = range;
-  s.doc = doc;
-  s.note = note;
-  s.get = [ref](const T& t) -> SettingValue {
-    const V& v = ref(const_cast<T&>(t));
-    if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>)
-      return static_cast<long>(v);
-    else
-      return v;
-  };
-  s.set = [ref](T& t, const SettingValue& v) {
-    if constexpr (std::is_integral_v<V> && !std::is_same_v<V, bool>)
-      ref(t) = static_cast<V>(std::get<long>(v));  // the range keeps it within V
-    else
-      ref(t) = std::get<V>(v);
-  };
-  return s;
-}
-
-/// A string field with a fixed set of values.
-template <class T, class F>
-Setting<T> one_of(std::string_view key, std::vector<std::string> choices, std::string_view doc,
-                  F ref) {
-  Setting<T> s = field<T>(key, "", any(), doc, ref);
-  s.choices = std::move(choices);
-  return s;
-}
-
-/// An enum field: `names` maps each value to its name in the file.
-template <class T, class E, class F>
-Setting<T> named(std::string_view key, std::vector<std::pair<std::string, E>> names,
-                 std::string_view doc, F ref) {
-  Setting<T> s;
-  s.key = key;
-  s.kind = SettingKind::String;
-  s.doc = doc;
-  for (const auto& n : names) s.choices.push_back(n.first);
-  s.get = [ref, names](const T& t) -> SettingValue {
-    for (const auto& [name, value] : names)
-      if (ref(const_cast<T&>(t)) == value) return name;
-    return std::string();
-  };
-  s.set = [ref, names](T& t, const SettingValue& v) {
-    for (const auto& [name, value] : names)
-      if (name == std::get<std::string>(v)) ref(t) = value;
-  };
-  return s;
-}
-
-template <class T>
-Setting<T> required(Setting<T> s) {
-  s.required = true;
-  return s;
-}
+using namespace setting;
 
 using Sim = Setting<Scenario>;
-
-/// The guards and tolerances of the two ETM solvers (their settings structs share the names).
-template <class F>
-void add_etm_guards(std::vector<Sim>& out, F sub) {
-  out.push_back(field<Scenario>(
-      "max_rounds", "", closed(1, 1e9),
-      "round guard after which restitution is set to 0 (ETM 2014 §6)",
-      [sub](Scenario & s) -> auto& { return sub(s).max_rounds; }));
-  out.push_back(field<Scenario>(
-      "max_iterations", "", at_least(1),
-      "cap on impulses per collision group and step (a guard, counted)",
-      [sub](Scenario & s) -> auto& { return sub(s).max_iterations; }));
-  out.push_back(field<Scenario>(
-      "velocity_tolerance", "1", at_least(0),
-      "a contact stops approaching at u_n >= -tol, tol relative to the collision group's largest "
-      "initial "
-      "approach speed",
-      [sub](Scenario & s) -> auto& { return sub(s).velocity_tolerance; }));
-  out.push_back(field<Scenario>(
-      "energy_tolerance", "1", at_least(0),
-      "elastic energy below this fraction of the collision group's peak is truncated",
-      [sub](Scenario & s) -> auto& { return sub(s).energy_tolerance; }));
-}
 
 std::vector<Sim> simulation_keys() {
   std::vector<Sim> v;
@@ -308,153 +186,6 @@ std::vector<Sim> pgs_keys() {
   return v;
 }
 
-std::vector<Sim> etm_keys() {
-  auto etm = [](Scenario& s) -> EtmSettings& { return s.settings.etm; };
-  std::vector<Sim> v;
-  v.push_back(field<Scenario>(
-      "lambda", "", closed(1, 1e6),
-      "velocity increments per collision (ETM 2014 Eq. 62)", [etm](Scenario & s) -> auto& {
-        return etm(s).lambda;
-      }));
-  add_etm_guards(v, etm);
-  return v;
-}
-
-std::vector<Sim> etm_priority_keys() {
-  using P = EtmPrioritySettings;
-  auto ep = [](Scenario& s) -> P& { return s.settings.etm_priority; };
-  std::vector<Sim> v;
-  v.push_back(field<Scenario>(
-      "alpha", "", closed(1, 1e6),
-      "divides the compression increment, `du = |u_n^min| / (alpha |Gamma|)` (2024 Algorithm 1 "
-      "line 10); with `release = \"gradual\"` also the number of release steps",
-      [ep](Scenario & s) -> auto& { return ep(s).alpha; }));
-  v.push_back(field<Scenario>(
-      "beta", "1", half_open(0, 1),
-      "contacts within this relative distance of the head's `u_n` (compression) or `W` "
-      "(separation) join its group (lines 9, 29; the paper: 1-5 %)",
-      [ep](Scenario & s) -> auto& { return ep(s).beta; }));
-  v.push_back(named<Scenario, P::Ordering>(
-      "ordering",
-      {{"velocity", P::Ordering::Velocity}, {"mass-weighted", P::Ordering::MassWeighted}},
-      "key of the compression queue: `u_n` (Algorithm 1) or `m_A m_B/(m_A + m_B) u_n` (2024 §4.3)",
-      [ep](Scenario & s) -> auto& { return ep(s).ordering; }));
-  v.push_back(named<Scenario, P::Grouping>(
-      "grouping", {{"pair", P::Grouping::Pair}, {"island", P::Grouping::Island}},
-      "which contacts may join a group: those of the same two bodies (§3.3, \"adjacent contact "
-      "points glued together\") or any contact of the island (line 9 literally)",
-      [ep](Scenario & s) -> auto& { return ep(s).grouping; }));
-  v.push_back(named<Scenario, P::Release>(
-      "release", {{"gradual", P::Release::Gradual}, {"full", P::Release::Full}},
-      "separation: at most 1/alpha of a contact's W per step, or all of it at once (line 30 "
-      "literally)",
-      [ep](Scenario & s) -> auto& { return ep(s).release; }));
-  add_etm_guards(v, ep);
-  return v;
-}
-
-std::vector<Sim> sqm_keys() {
-  auto q = [](Scenario& s) -> SqmSettings& { return s.settings.sqm; };
-  std::vector<Sim> v;
-  v.push_back(field<Scenario>(
-      "velocity_tolerance", "1", at_least(0),
-      "a contact stops approaching at u_n >= -tol, tol relative to the collision group's largest "
-      "initial "
-      "approach speed",
-      [q](Scenario & s) -> auto& { return q(s).velocity_tolerance; }));
-  v.push_back(field<Scenario>(
-      "max_iterations", "", at_least(1),
-      "cap on impulses per collision group and step (a guard, counted)",
-      [q](Scenario & s) -> auto& { return q(s).max_iterations; }));
-  return v;
-}
-
-std::vector<Sim> smm_keys() {
-  auto m = [](Scenario& s) -> SmmSettings& { return s.settings.smm; };
-  std::vector<Sim> v;
-  v.push_back(field<Scenario>(
-      "regularisation", "1", open(0, 1),
-      "Tikhonov weight eps of the least-norm least-squares solve, relative to the diagonal of "
-      "A^T A (docs/solvers.md, SMM)",
-      [m](Scenario & s) -> auto& { return m(s).regularisation; }));
-  v.push_back(field<Scenario>(
-      "max_refinements", "", closed(1, 1000),
-      "refinement updates per linear system (a guard, counted)", [m](Scenario & s) -> auto& {
-        return m(s).max_refinements;
-      }));
-  v.push_back(field<Scenario>(
-      "max_active_set_iterations", "", closed(1, 1e6),
-      "bound on the loop that drops tensile contacts and adds contacts short of their target (a "
-      "guard, counted)",
-      [m](Scenario & s) -> auto& { return m(s).max_active_set_iterations; }));
-  v.push_back(field<Scenario>(
-      "tolerance", "1", half_open(0, 1),
-      "relative tolerance of the active-set and stick-slip tests: velocities relative to the "
-      "collision group's fastest approach, impulses relative to its largest normal impulse",
-      [m](Scenario & s) -> auto& { return m(s).tolerance; }));
-  return v;
-}
-
-std::vector<Sim> lzb_keys() {
-  using L = LzbSettings;
-  auto l = [](Scenario& s) -> L& { return s.settings.lzb; };
-  std::vector<Sim> v;
-  v.push_back(field<Scenario>(
-      "eta", "", left_open(0, 10),
-      "force-indentation exponent: 1 linear, 1.5 Hertz", [l](Scenario & s) -> auto& {
-        return l(s).eta;
-      }));
-  v.push_back(named<Scenario, L::Model>(
-      "model", {{"mono", L::Model::Mono}, {"bi", L::Model::Bi}},
-      "mono-stiffness (energy discarded at the end of expansion, LZB Eq. 2.13) or bi-stiffness "
-      "(stiffer unloading, Eq. 2.10)",
-      [l](Scenario & s) -> auto& { return l(s).model; }));
-  v.push_back(field<Scenario>(
-      "steps", "", closed(1, 1e8),
-      "N of LZB Eq. 2.2: impulse step = P_est / N", [l](Scenario & s) -> auto& {
-        return l(s).steps;
-      }));
-  v.push_back(field<Scenario>(
-      "max_steps", "", at_least(1),
-      "cap on impulse steps per collision group and step (a guard, counted)",
-      [l](Scenario & s) -> auto& { return l(s).max_steps; }));
-  v.push_back(field<Scenario>(
-      "velocity_tolerance", "1", half_open(0, 1),
-      "a contact with no stored energy takes part only while it approaches faster than this "
-      "times the collision group's fastest initial approach",
-      [l](Scenario & s) -> auto& { return l(s).velocity_tolerance; }));
-  return v;
-}
-
-std::vector<Sim> jolt_keys() {
-  auto j = [](Scenario& s) -> JoltSettings& { return s.settings.jolt; };
-  std::vector<Sim> v;
-  v.push_back(field<Scenario>(
-      "max_sweeps", "", closed(1, 1e9),
-      "sweeps over the collision group's contacts per step, until none approaches; 1 = the "
-      "appendix's "
-      "single pass. Reaching it with a contact still approaching is a guard, counted",
-      [j](Scenario & s) -> auto& { return j(s).max_sweeps; }));
-  v.push_back(field<Scenario>(
-      "velocity_tolerance", "1", at_least(0),
-      "a contact stops approaching at u_n >= -tol, tol relative to the collision group's largest "
-      "initial "
-      "approach speed",
-      [j](Scenario & s) -> auto& { return j(s).velocity_tolerance; }));
-  return v;
-}
-
-/// The parameter keys of each solver's table, by the registry's settings_table.
-std::vector<Sim> solver_keys(std::string_view table) {
-  if (table == "etm") return etm_keys();
-  if (table == "etm-priority") return etm_priority_keys();
-  if (table == "sqm") return sqm_keys();
-  if (table == "smm") return smm_keys();
-  if (table == "lzb") return lzb_keys();
-  if (table == "jolt") return jolt_keys();
-  throw std::logic_error(fmt::format("no settings schema for solver table '{}'", table));
-}
-
 // ---- reading -----------------------------------------------------------------------------
 
 std::string quoted_list(const std::vector<std::string>& names) {
@@ -508,24 +239,14 @@ void read_table(const TomlReader& r, const SettingTable<T>& table, T& target) {
 
 // ---- markdown ----------------------------------------------------------------------------
 
-/// A bound as written in the docs: 1e6 for a large power-of-ten multiple, else the shortest
-/// decimal.
-std::string number_text(double v) {
-  if (std::isfinite(v) && v == std::round(v) && std::abs(v) >= 1e5) {
-    const int e = static_cast<int>(std::floor(std::log10(std::abs(v))));
-    const double m = v / std::pow(10.0, e);
-    if (m == std::round(m)) return fmt::format("{}e{}", m, e);
-  }
-  return fmt::format("{}", v);
-}
-
 std::string value_text(const SettingValue& v) {
-  if (const double* d = std::get_if<double>(&v)) return number_text(*d);
+  if (const double* d = std::get_if<double>(&v)) return setting_number_text(*d);
   if (const long* l = std::get_if<long>(&v)) return fmt::format("{}", *l);
   if (const bool* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
   if (const std::string* s = std::get_if<std::string>(&v)) return fmt::format("\"{}\"", *s);
   const Vec3& x = std::get<Vec3>(v);
-  return fmt::format("[{}, {}, {}]", number_text(x.x()), number_text(x.y()), number_text(x.z()));
+  return fmt::format("[{}, {}, {}]", setting_number_text(x.x()), setting_number_text(x.y()),
+                     setting_number_text(x.z()));
 }
 
 const char* kind_text(SettingKind k) {
@@ -592,26 +313,6 @@ std::string solvers_markdown() {
 
 }  // namespace
 
-bool SettingRange::contains(double v) const {
-  if (std::isnan(v)) return false;
-  const bool lo_ok = lo_open ? v > lo : v >= lo;
-  const bool hi_ok = hi_open ? v < hi : v <= hi;
-  return lo_ok && hi_ok;
-}
-
-bool SettingRange::bounded() const {
-  return lo > -kInf || hi < kInf;
-}
-
-std::string SettingRange::text() const {
-  if (lo > -kInf && hi < kInf)
-    return fmt::format("{}{}, {}{}", lo_open ? "(" : "[", number_text(lo), number_text(hi),
-                       hi_open ? ")" : "]");
-  if (lo > -kInf) return fmt::format("{} {}", lo_open ? ">" : ">=", number_text(lo));
-  if (hi < kInf) return fmt::format("{} {}", hi_open ? "<" : "<=", number_text(hi));
-  return "";
-}
-
 const std::vector<SettingTable<Scenario>>& simulation_schema() {
   static const std::vector<SettingTable<Scenario>> tables = [] {
     std::vector<SettingTable<Scenario>> t;
@@ -621,7 +322,7 @@ const std::vector<SettingTable<Scenario>>& simulation_schema() {
     for (const SolverInfo& s : solver_registry())
       t.push_back({fmt::format("simulation.{}", s.settings_table),
                    fmt::format("parameters of the {} solver", s.name),
-                   solver_keys(s.settings_table)});
+                   setting::within(s.settings(), &Scenario::settings)});
     return t;
   }();
   return tables;

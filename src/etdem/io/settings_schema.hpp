@@ -1,8 +1,10 @@
 // The settings schema: every setting of a scenario file declared once, with its key, the field it
 // fills, its default (the field's initial value), unit, valid range and one line of
-// documentation. The loader reads and validates the settings tables through it (so `--set`
-// overrides are checked by the same rules), and the key tables of docs/scenario.md are generated
-// from it (`etdem schema --markdown`; a test fails when the committed docs differ).
+// documentation (core/setting.hpp). The keys of each solver's table are declared beside the
+// solver and reached through the solver registry; the others are declared here. The loader reads
+// and validates the settings tables through it (so `--set` overrides are checked by the same
+// rules), and the key tables of docs/scenario.md are generated from it (`etdem schema --markdown`;
+// a test fails when the committed docs differ).
 //
 // Covered: [simulation] and its sub-tables (pgs and one per solver of the registry),
 // [[material]] and [output]. The tables that describe geometry ([[shape]], [[body]], [[fill]],
@@ -10,47 +12,15 @@
 // them itself.
 #pragma once
 
-#include <functional>
-#include <limits>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
-#include "etdem/core/math.hpp"
+#include "etdem/core/setting.hpp"
 #include "etdem/io/scenario_spec.hpp"
 #include "etdem/io/toml_reader.hpp"
 
 namespace etdem {
-
-enum class SettingKind { Number, Integer, Boolean, String, Vec3 };
-using SettingValue = std::variant<double, long, bool, std::string, Vec3>;
-
-/// An interval of valid numbers; an infinite end is unbounded.
-struct SettingRange {
-  double lo = -std::numeric_limits<double>::infinity();
-  double hi = std::numeric_limits<double>::infinity();
-  bool lo_open = false, hi_open = false;
-
-  bool contains(double v) const;
-  bool bounded() const;
-  /// "[1, 1e6]", ">= 0", "> 0", "(0, 1)"; "" when unbounded.
-  std::string text() const;
-};
-
-template <class T>
-struct Setting {
-  std::string_view key;
-  SettingKind kind = SettingKind::Number;
-  std::string_view unit;  // "" = dimensionless or not a quantity
-  SettingRange range;
-  std::vector<std::string> choices;  // strings: the allowed values (empty: any string)
-  bool required = false;
-  std::string_view doc;   // one line: what it does
-  std::string_view note;  // a further condition the loader checks, for the docs ("" = none)
-  std::function<SettingValue(const T&)> get;
-  std::function<void(T&, const SettingValue&)> set;
-};
 
 template <class T>
 struct SettingTable {

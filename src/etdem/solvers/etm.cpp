@@ -114,4 +114,14 @@ SolverStats EtmSolver::resolve(std::span<Contact> cs, IslandBodies& b, int threa
   return st;
 }
 
+std::vector<Setting<EtmSettings>> etm_setting_keys() {
+  using namespace setting;
+  std::vector<Setting<EtmSettings>> v;
+  v.push_back(field<EtmSettings>("lambda", "", closed(1, 1e6),
+                                 "velocity increments per collision (ETM 2014 Eq. 62)",
+                                 &EtmSettings::lambda));
+  add_etm_guard_keys(v);
+  return v;
+}
+
 }  // namespace etdem

@@ -26,10 +26,35 @@
 
 #include <vector>
 
+#include "etdem/core/setting.hpp"
 #include "etdem/solvers/etm_rounds.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
+
+/// The keys of [simulation.etm].
+std::vector<Setting<EtmSettings>> etm_setting_keys();
+
+/// The guards and tolerances of the two ETM solvers (etm, etm-priority), whose settings structs
+/// share these fields.
+template <class S>
+void add_etm_guard_keys(std::vector<Setting<S>>& out) {
+  using namespace setting;
+  out.push_back(field<S>("max_rounds", "", closed(1, 1e9),
+                         "round guard after which restitution is set to 0 (ETM 2014 §6)",
+                         &S::max_rounds));
+  out.push_back(field<S>("max_iterations", "", at_least(1),
+                         "cap on impulses per collision group and step (a guard, counted)",
+                         &S::max_iterations));
+  out.push_back(field<S>("velocity_tolerance", "1", at_least(0),
+                         "a contact stops approaching at u_n >= -tol, tol relative to the "
+                         "collision group's largest initial approach speed",
+                         &S::velocity_tolerance));
+  out.push_back(
+      field<S>("energy_tolerance", "1", at_least(0),
+               "elastic energy below this fraction of the collision group's peak is truncated",
+               &S::energy_tolerance));
+}
 
 class EtmSolver final : public Solver {
  public:

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "etdem/solvers/etm.hpp"
 #include "etdem/solvers/etm_rounds.hpp"
 #include "etdem/solvers/impulse.hpp"
 
@@ -254,6 +255,39 @@ SolverStats EtmPrioritySolver::resolve(std::span<Contact> cs, IslandBodies& b, i
         record(kind, round, b, s, st);
       });
   return st;
+}
+
+std::vector<Setting<EtmPrioritySettings>> etm_priority_setting_keys() {
+  using namespace setting;
+  using P = EtmPrioritySettings;
+  std::vector<Setting<P>> v;
+  v.push_back(field<P>(
+      "alpha", "", closed(1, 1e6),
+      "divides the compression increment, `du = |u_n^min| / (alpha |Gamma|)` (2024 Algorithm 1 "
+      "line 10); with `release = \"gradual\"` also the number of release steps",
+      &P::alpha));
+  v.push_back(
+      field<P>("beta", "1", half_open(0, 1),
+               "contacts within this relative distance of the head's `u_n` (compression) or `W` "
+               "(separation) join its group (lines 9, 29; the paper: 1-5 %)",
+               &P::beta));
+  v.push_back(named<P, P::Ordering>(
+      "ordering",
+      {{"velocity", P::Ordering::Velocity}, {"mass-weighted", P::Ordering::MassWeighted}},
+      "key of the compression queue: `u_n` (Algorithm 1) or `m_A m_B/(m_A + m_B) u_n` (2024 §4.3)",
+      &P::ordering));
+  v.push_back(named<P, P::Grouping>(
+      "grouping", {{"pair", P::Grouping::Pair}, {"island", P::Grouping::Island}},
+      "which contacts may join a group: those of the same two bodies (§3.3, \"adjacent contact "
+      "points glued together\") or any contact of the island (line 9 literally)",
+      &P::grouping));
+  v.push_back(named<P, P::Release>(
+      "release", {{"gradual", P::Release::Gradual}, {"full", P::Release::Full}},
+      "separation: at most 1/alpha of a contact's W per step, or all of it at once (line 30 "
+      "literally)",
+      &P::release));
+  add_etm_guard_keys(v);
+  return v;
 }
 
 }  // namespace etdem

@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "etdem/core/setting.hpp"
 #include "etdem/solvers/etm_rounds.hpp"
 #include "etdem/solvers/solver.hpp"
 
@@ -93,6 +94,9 @@ bool parse_setting(const std::string& name, EtmPrioritySettings::Release& out);
 const char* setting_name(EtmPrioritySettings::Ordering v);
 const char* setting_name(EtmPrioritySettings::Grouping v);
 const char* setting_name(EtmPrioritySettings::Release v);
+
+/// The keys of [simulation.etm-priority].
+std::vector<Setting<EtmPrioritySettings>> etm_priority_setting_keys();
 
 /// One line of the optional phase trace (tests, plots of 2024 Fig. 2): island energies at the
 /// end of each phase.

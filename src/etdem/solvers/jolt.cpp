@@ -66,4 +66,20 @@ SolverStats JoltSolver::resolve(std::span<Contact> cs, IslandBodies& b, int) {
   return st;
 }
 
+std::vector<Setting<JoltSettings>> jolt_setting_keys() {
+  using namespace setting;
+  using J = JoltSettings;
+  std::vector<Setting<J>> v;
+  v.push_back(field<J>(
+      "max_sweeps", "", closed(1, 1e9),
+      "sweeps over the collision group's contacts per step, until none approaches; 1 = the "
+      "appendix's single pass. Reaching it with a contact still approaching is a guard, counted",
+      &J::max_sweeps));
+  v.push_back(field<J>("velocity_tolerance", "1", at_least(0),
+                       "a contact stops approaching at u_n >= -tol, tol relative to the "
+                       "collision group's largest initial approach speed",
+                       &J::velocity_tolerance));
+  return v;
+}
+
 }  // namespace etdem

@@ -32,6 +32,9 @@
 //    penetrating contact after the solvers (WorldSettings::projection = k_p).
 #pragma once
 
+#include <vector>
+
+#include "etdem/core/setting.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -47,6 +50,9 @@ struct JoltSettings {
 
   bool operator==(const JoltSettings&) const = default;
 };
+
+/// The keys of [simulation.jolt].
+std::vector<Setting<JoltSettings>> jolt_setting_keys();
 
 class JoltSolver final : public Solver {
  public:

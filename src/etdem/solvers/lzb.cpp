@@ -269,4 +269,28 @@ SolverStats LzbSolver::resolve(std::span<Contact> cs, IslandBodies& b, int threa
   return st;
 }
 
+std::vector<Setting<LzbSettings>> lzb_setting_keys() {
+  using namespace setting;
+  using L = LzbSettings;
+  std::vector<Setting<L>> v;
+  v.push_back(field<L>("eta", "", left_open(0, 10),
+                       "force-indentation exponent: 1 linear, 1.5 Hertz", &L::eta));
+  v.push_back(named<L, L::Model>(
+      "model", {{"mono", L::Model::Mono}, {"bi", L::Model::Bi}},
+      "mono-stiffness (energy discarded at the end of expansion, LZB Eq. 2.13) or bi-stiffness "
+      "(stiffer unloading, Eq. 2.10)",
+      &L::model));
+  v.push_back(field<L>("steps", "", closed(1, 1e8), "N of LZB Eq. 2.2: impulse step = P_est / N",
+                       &L::steps));
+  v.push_back(field<L>("max_steps", "", at_least(1),
+                       "cap on impulse steps per collision group and step (a guard, counted)",
+                       &L::max_steps));
+  v.push_back(field<L>(
+      "velocity_tolerance", "1", half_open(0, 1),
+      "a contact with no stored energy takes part only while it approaches faster than this "
+      "times the collision group's fastest initial approach",
+      &L::velocity_tolerance));
+  return v;
+}
+
 }  // namespace etdem

@@ -46,6 +46,7 @@
 
 #include <vector>
 
+#include "etdem/core/setting.hpp"
 #include "etdem/solvers/body_contacts.hpp"
 #include "etdem/solvers/solver.hpp"
 
@@ -64,6 +65,9 @@ struct LzbSettings {
 
   bool operator==(const LzbSettings&) const = default;
 };
+
+/// The keys of [simulation.lzb].
+std::vector<Setting<LzbSettings>> lzb_setting_keys();
 
 class LzbSolver final : public Solver {
  public:

@@ -356,4 +356,29 @@ SolverStats SmmSolver::resolve(std::span<Contact> cs, IslandBodies& b, int threa
   return st;
 }
 
+std::vector<Setting<SmmSettings>> smm_setting_keys() {
+  using namespace setting;
+  using M = SmmSettings;
+  std::vector<Setting<M>> v;
+  v.push_back(field<M>(
+      "regularisation", "1", setting::open(0, 1),
+      "Tikhonov weight eps of the least-norm least-squares solve, relative to the diagonal of "
+      "A^T A (docs/solvers.md, SMM)",
+      &M::regularisation));
+  v.push_back(field<M>("max_refinements", "", closed(1, 1000),
+                       "refinement updates per linear system (a guard, counted)",
+                       &M::max_refinements));
+  v.push_back(field<M>(
+      "max_active_set_iterations", "", closed(1, 1e6),
+      "bound on the loop that drops tensile contacts and adds contacts short of their target (a "
+      "guard, counted)",
+      &M::max_active_set_iterations));
+  v.push_back(field<M>(
+      "tolerance", "1", half_open(0, 1),
+      "relative tolerance of the active-set and stick-slip tests: velocities relative to the "
+      "collision group's fastest approach, impulses relative to its largest normal impulse",
+      &M::tolerance));
+  return v;
+}
+
 }  // namespace etdem

@@ -48,6 +48,7 @@
 #include <memory>
 #include <vector>
 
+#include "etdem/core/setting.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -69,6 +70,9 @@ struct SmmSettings {
 
   bool operator==(const SmmSettings&) const = default;
 };
+
+/// The keys of [simulation.smm].
+std::vector<Setting<SmmSettings>> smm_setting_keys();
 
 class SmmSolver final : public Solver {
  public:

@@ -100,4 +100,17 @@ SolverStats SqmSolver::resolve(std::span<Contact> cs, IslandBodies& b, int threa
   return st;
 }
 
+std::vector<Setting<SqmSettings>> sqm_setting_keys() {
+  using namespace setting;
+  std::vector<Setting<SqmSettings>> v;
+  v.push_back(field<SqmSettings>("velocity_tolerance", "1", at_least(0),
+                                 "a contact stops approaching at u_n >= -tol, tol relative to the "
+                                 "collision group's largest initial approach speed",
+                                 &SqmSettings::velocity_tolerance));
+  v.push_back(field<SqmSettings>("max_iterations", "", at_least(1),
+                                 "cap on impulses per collision group and step (a guard, counted)",
+                                 &SqmSettings::max_iterations));
+  return v;
+}
+
 }  // namespace etdem

@@ -31,6 +31,7 @@
 
 #include <vector>
 
+#include "etdem/core/setting.hpp"
 #include "etdem/solvers/body_contacts.hpp"
 #include "etdem/solvers/contact_heap.hpp"
 #include "etdem/solvers/solver.hpp"
@@ -48,6 +49,9 @@ struct SqmSettings {
 
   bool operator==(const SqmSettings&) const = default;
 };
+
+/// The keys of [simulation.sqm].
+std::vector<Setting<SqmSettings>> sqm_setting_keys();
 
 class SqmSolver final : public Solver {
  public:

@@ -1,6 +1,8 @@
 // Plain settings structs with their defaults. Input files become these; the world never parses
-// anything. Each setting's key, unit, valid range and documentation are declared once, in the
-// scenario loader's settings schema (io/), which docs/scenario.md is generated from.
+// anything. Each setting's key, unit, valid range and documentation are declared once: a
+// solver's beside the solver (solvers/<name>.cpp, reached through the solver registry), the
+// others in the scenario loader's settings schema (io/settings_schema.cpp). docs/scenario.md is
+// generated from them.
 #pragma once
 
 #include <string>
@@ -102,8 +104,8 @@ struct WorldSettings {
   /// A solve that woke regions by their load is taken again with them free at most this many
   /// times in a (sub-)step; regions loaded beyond that wake for the next one (counted).
   int sleep_wake_rounds = 8;
-  double damping = 0.0;         // [1/s] global damping xi, 2024 Eqs. 47-49
-  int threads = 0;              // OpenMP threads, 0 = OpenMP's default
+  double damping = 0.0;  // [1/s] global damping xi, 2024 Eqs. 47-49
+  int threads = 0;       // OpenMP threads, 0 = OpenMP's default
   /// A run split over MPI ranks draws its rank boxes again (recursive bisection of the grains'
   /// centres) when, at a check every `rebalance_every` steps, the rank owning most grains owns
   /// more than `rebalance_imbalance` times the mean. 0 never checks. The results do not depend

@@ -15,32 +15,33 @@
 namespace etdem {
 namespace {
 
+/// A solver of type S built from its settings, the field `member` of WorldSettings.
+template <class S, auto member>
+std::unique_ptr<Solver> make_from(const WorldSettings& settings) {
+  return std::make_unique<S>(settings.*member);
+}
+
+/// The solver's keys (`keys`, declared beside it) on its field `member` of WorldSettings.
+template <auto member, auto keys>
+std::vector<Setting<WorldSettings>> keys_of() {
+  return setting::within(keys(), member);
+}
+
 const SolverInfo kSolvers[] = {
     {"etm", "etm", "energy tracking method (ETM 2014): sequential, energy tracked per contact",
-     [](const WorldSettings& s) -> std::unique_ptr<Solver> {
-       return std::make_unique<EtmSolver>(s.etm);
-     }},
+     make_from<EtmSolver, &WorldSettings::etm>, keys_of<&WorldSettings::etm, etm_setting_keys>},
     {"etm-priority", "etm-priority", "modified ETM (2024): grouped priority queue",
-     [](const WorldSettings& s) -> std::unique_ptr<Solver> {
-       return std::make_unique<EtmPrioritySolver>(s.etm_priority);
-     }},
+     make_from<EtmPrioritySolver, &WorldSettings::etm_priority>,
+     keys_of<&WorldSettings::etm_priority, etm_priority_setting_keys>},
     {"sqm", "sqm", "sequential impulse method (ETM 2014 appendix)",
-     [](const WorldSettings& s) -> std::unique_ptr<Solver> {
-       return std::make_unique<SqmSolver>(s.sqm);
-     }},
+     make_from<SqmSolver, &WorldSettings::sqm>, keys_of<&WorldSettings::sqm, sqm_setting_keys>},
     {"smm", "smm", "simultaneous impulse method (ETM 2014 appendix): one linear system",
-     [](const WorldSettings& s) -> std::unique_ptr<Solver> {
-       return std::make_unique<SmmSolver>(s.smm);
-     }},
+     make_from<SmmSolver, &WorldSettings::smm>, keys_of<&WorldSettings::smm, smm_setting_keys>},
     {"lzb", "lzb", "LZB multiple impacts (2009): impulse-time integration, frictionless",
-     [](const WorldSettings& s) -> std::unique_ptr<Solver> {
-       return std::make_unique<LzbSolver>(s.lzb);
-     },
+     make_from<LzbSolver, &WorldSettings::lzb>, keys_of<&WorldSettings::lzb, lzb_setting_keys>,
      kAllShapes, /*friction=*/false, /*stiffness=*/true},
     {"jolt", "jolt", "velocity jolts on particles (sphere-impulse appendix B)",
-     [](const WorldSettings& s) -> std::unique_ptr<Solver> {
-       return std::make_unique<JoltSolver>(s.jolt);
-     },
+     make_from<JoltSolver, &WorldSettings::jolt>, keys_of<&WorldSettings::jolt, jolt_setting_keys>,
      shape_bit(ShapeType::Sphere) | shape_bit(ShapeType::Plane)},
 };
 

@@ -1,7 +1,9 @@
-// The solver registry: one record per collision solver (its name, the table of its parameters,
-// how to build it, what it can handle). The loader checks names and shapes against it, the world
-// builds its solver from it and the scenario docs list it; adding a solver is one line in
-// solver_registry.cpp. An explicit table, no self-registration.
+// The solver registry: one record per collision solver (its name, the table of its parameters
+// and their keys, how to build it, what it can handle). The loader checks names and shapes
+// against it and reads each solver's table through its keys, the world builds its solver from it
+// and the scenario docs list it. Adding a solver is its files in solvers/ (the solver, its
+// settings struct and their keys), its settings' field in WorldSettings (settings.hpp) and one
+// record in solver_registry.cpp. An explicit table, no self-registration.
 #pragma once
 
 #include <memory>
@@ -10,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "etdem/core/setting.hpp"
 #include "etdem/shapes/shape.hpp"
 #include "etdem/solvers/solver.hpp"
 
@@ -27,6 +30,8 @@ struct SolverInfo {
   const char* settings_table;  // its parameters: [simulation.<settings_table>]
   const char* summary;         // one line for the docs
   std::unique_ptr<Solver> (*make)(const WorldSettings&);
+  /// The keys of [simulation.<settings_table>], on the solver's field of WorldSettings.
+  std::vector<Setting<WorldSettings>> (*settings)();
   unsigned shapes = kAllShapes;  // shape types its bodies may have (shape_bit)
   bool friction = true;          // applies Coulomb friction
   bool stiffness = false;        // reads the materials' contact stiffness
