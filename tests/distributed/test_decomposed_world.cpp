@@ -123,6 +123,7 @@ struct SplitRun {
   EnergyLedger ledger;
   RunTotals totals;
   long spanning = 0, migrated = 0, ghosts = 0;
+  long most_spanned = 0;  // the most ranks one island came from
   long rebalances = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
   long most_work = 0, all_work = 0;    // the same of the ranks' work (DecomposedWorld::work)
@@ -139,6 +140,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     for (long s = 0; s < steps; ++s) split.step();
     split.gather(full.world);
     const DecomposedStats& st = split.stats();
+    const long most_spanned = static_cast<long>(t.max(static_cast<double>(st.most_ranks_spanned)));
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
                ghosts = t.sum(st.ghosts);
     const long most_owned = static_cast<long>(t.max(split.owned_count())),
@@ -152,6 +154,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.totals = full.world.totals();
     out.nets = full.world.nets;
     out.spanning = spanning, out.migrated = migrated, out.ghosts = ghosts;
+    out.most_spanned = most_spanned;
     out.rebalances = st.rebalances;
     out.most_owned = most_owned, out.all_owned = all_owned;
     out.most_work = most_work, out.all_work = all_work;
@@ -238,15 +241,19 @@ void expect_serial(const Options& o, long steps) {
       EXPECT_GT(r.spanning, 0) << "islands spanned ranks";
       EXPECT_GT(r.ghosts, 0);
     }
+    if (!o.boxes && !o.net && !o.sleep && !o.wall_correction && !o.rebalance) {
+      // The settled pour is one pile across every rank: one island came from all of them.
+      EXPECT_EQ(r.most_spanned, ranks) << "the pile spans every rank";
+    }
     if (o.rebalance && ranks > 1) {
       // Boxes drawn again, and at the end (a check falls on the last step) no rank has more
       // than 1.05 times the mean work: a weighted bisection splits to within a grain per cut.
       EXPECT_GT(r.rebalances, 0);
       EXPECT_LE(static_cast<double>(r.most_work), 1.05 * static_cast<double>(r.all_work) / ranks);
-      std::printf("%d ranks: %ld rebalances, %ld migrations, largest rank %ld of %ld grains, "
-                  "work %ld of %ld\n",
-                  ranks, r.rebalances, r.migrated, r.most_owned, r.all_owned, r.most_work,
-                  r.all_work);
+      std::printf(
+          "%d ranks: %ld rebalances, %ld migrations, largest rank %ld of %ld grains, "
+          "work %ld of %ld\n",
+          ranks, r.rebalances, r.migrated, r.most_owned, r.all_owned, r.most_work, r.all_work);
     }
     if (!o.rebalance) {
       EXPECT_EQ(r.rebalances, 0);

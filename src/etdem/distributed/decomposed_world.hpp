@@ -40,6 +40,7 @@ struct DecomposedStats {
   long owned = 0, ghosts = 0;  // grain-steps held
   long islands_hosted = 0;     // islands this rank resolved
   long islands_spanning = 0;   // of which parts came from other ranks
+  long most_ranks_spanned = 0;  // the most ranks one island hosted here came from
   long label_rounds = 0;       // island label rounds
   long migrated = 0;           // grains that arrived from another rank
   long rebalances = 0;         // times the rank boxes were drawn again (the same on every rank)

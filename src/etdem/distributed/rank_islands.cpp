@@ -331,6 +331,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   ++lists.stats.islands;
   ++stats_.islands_hosted;
   if (g.from.size() > 1) ++stats_.islands_spanning;
+  stats_.most_ranks_spanned = std::max(stats_.most_ranks_spanned, static_cast<long>(g.from.size()));
   // Sleeping islands (World::wake_or_skip): an island of sleepers only is not solved (its
   // contacts keep the impulses the warm start gave them, which came here with them); one a
   // moving grain joined wakes whole, its sleepers kicked as the others were.

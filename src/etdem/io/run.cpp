@@ -193,8 +193,8 @@ class Stepper {
     // owned, the contact points it detected, and its busy time (its phases' wall time less what
     // it spent in collectives, waits included).
     const double busy = std::max(split_->profile().total() - tc.seconds, 0.0);
-    std::array<double, 4> most{static_cast<double>(st.owned), static_cast<double>(st.contacts),
-                               busy, tc.seconds};
+    std::array<double, 5> most{static_cast<double>(st.owned), static_cast<double>(st.contacts),
+                               busy, tc.seconds, static_cast<double>(st.most_ranks_spanned)};
     t_->max(std::span<double>(most));
     const double contacts = static_cast<double>(t_->sum(st.contacts));
     auto summed = [&](double x) {
@@ -210,6 +210,7 @@ class Stepper {
             {"ghost_grain_steps", sums[1]},
             {"islands", sums[2]},
             {"islands_spanning_ranks", sums[3]},
+            {"most_ranks_one_island_spanned", static_cast<long>(most[4])},
             {"migrations", sums[4]},
             {"exchanges_per_rank", sums[5] / t_->size()},
             {"messages", sums[6]},
