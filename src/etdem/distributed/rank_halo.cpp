@@ -3,6 +3,7 @@
 // drawn with, the rank boxes drawn again, and the ghosts' velocities after the solve.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/rank_records.hpp"
@@ -132,11 +133,16 @@ std::vector<double> DecomposedWorld::owned_work() const {
   return work;
 }
 
-long DecomposedWorld::work() const {
-  long total = 0;
-  for (double x : owned_work()) total += static_cast<long>(x);
-  return total;
+namespace {
+
+/// The rank's work: its grains' (integers, so the sum is exact in any order).
+long total_work(const std::vector<double>& work) {
+  return static_cast<long>(std::accumulate(work.begin(), work.end(), 0.0));
 }
+
+}  // namespace
+
+long DecomposedWorld::work() const { return total_work(owned_work()); }
 
 void DecomposedWorld::rebalance() {
   const int ranks = t_.size();
@@ -144,7 +150,7 @@ void DecomposedWorld::rebalance() {
   // A grain's work is what its owner does for it each step: its narrow phase, warm start and
   // records grow with the contacts it detects. Integers: the sums are exact in any order.
   const std::vector<double> work = owned_work();
-  const long mine_work = this->work();
+  const long mine_work = total_work(work);
   const long total = t_.sum(mine_work);
   const double most = t_.max(static_cast<double>(mine_work));
   // Nothing to gain where the largest rank has no more than a bisection would give it.
