@@ -142,7 +142,9 @@ long total_work(const std::vector<double>& work) {
 
 }  // namespace
 
-long DecomposedWorld::work() const { return total_work(owned_work()); }
+long DecomposedWorld::work() const {
+  return total_work(owned_work());
+}
 
 void DecomposedWorld::rebalance() {
   const int ranks = t_.size();
