@@ -66,11 +66,13 @@ void add_net(TestWorld& t, double z) {
 
 /// What the pour holds besides its spheres.
 struct Options {
-  bool boxes = false;  // boxes dropped on the spheres (and a fixed block on the floor)
-  bool net = false;    // the boxes fall into a net above the spheres
+  bool boxes = false;         // boxes dropped on the spheres (and a fixed block on the floor)
+  bool net = false;           // the boxes fall into a net above the spheres
+  double net_height = 0.064;  // [m] the net's plane (it sags onto the spheres' pile)
   // Islands at rest fall asleep; a late sphere thrown up lands on the sleeping pile at about
   // 0.8 s and wakes it; a grain removed at 0.9 s wakes every island.
   bool sleep = false;
+  SleepUnit sleep_unit = SleepUnit::kIsland;  // what falls asleep and wakes as one
   bool wall_correction = false;  // resting = "wall-correction" (grains predicted into walls)
   // The rank boxes drawn again every 10 steps whenever the largest rank owns more than 1.05
   // times the mean (the pour falls out of the boxes drawn around its start).
@@ -89,12 +91,13 @@ void pour(TestWorld& t, const Options& o) {
     t.add_box(Vec3(0.012, 0.012, 0.003), Vec3(0.03, 0.03, 0.003), Quat::Identity(), Vec3::Zero(),
               Vec3::Zero(), true);
   fill_spheres(t, 5, 5, 4, 0.005, 0.012, Vec3(0, 0, boxes ? 0.008 : 0.0), 0.0, 7u, 0.3);
-  if (net) add_net(t, 0.064);
+  const int top_sphere = t.world.bodies.count() - 3;  // a sphere near the top
+  if (net) add_net(t, o.net_height);
   if (boxes) {
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j)
         t.add_box(Vec3(0.006, 0.005, 0.004),
-                  Vec3(0.012 + 0.018 * i, 0.012 + 0.018 * j, net ? 0.085 : 0.07),
+                  Vec3(0.012 + 0.018 * i, 0.012 + 0.018 * j, net ? o.net_height + 0.021 : 0.07),
                   Quat(Eigen::AngleAxisd(0.3 * (i + 3 * j), Vec3(0.3, 0.5, 1).normalized())));
   }
   if (o.wall_correction) t.world.settings.resting = "wall-correction";
@@ -106,9 +109,9 @@ void pour(TestWorld& t, const Options& o) {
   }
   if (o.sleep) {
     t.world.settings.sleep_velocity = 0.05;
-    t.world.settings.sleep_unit = SleepUnit::kIsland;  // a split run sleeps by islands
+    t.world.settings.sleep_unit = o.sleep_unit;
     t.world.settings.sleep_time = 0.05;
-    t.world.events.push_back({0.9, t.world.bodies.count() - 3});  // a sphere near the top
+    t.world.events.push_back({0.9, top_sphere});
     t.add_sphere(0.005, Vec3(0.031, 0.029, 0.9), Vec3(0, 0, 3));  // lands at about 0.8 s
   }
   t.world.initialize();
@@ -178,15 +181,22 @@ void expect_serial(const Options& o, long steps) {
     std::printf("wall correction: %ld corrections in %ld rounds, bound reached %ld times\n",
                 t.wall_corrections, t.wall_rounds, t.wall_bound_reached);
   }
-  if (o.sleep) {  // islands fell asleep, slept, and woke (a box landing, the grain removed)
+  if (o.sleep) {  // units fell asleep, slept, and woke (a sphere landing, the grain removed)
     const RunTotals& t = serial.world.totals();
     EXPECT_GT(t.fell_asleep, 0);
     EXPECT_GT(t.asleep_steps, 0);
     EXPECT_GT(t.woken, 0);
-    std::printf("sleep: %ld islands fell asleep, %ld island-steps slept, %ld woken\n",
-                t.fell_asleep, t.asleep_steps, t.woken);
+    std::printf("sleep by %s: %ld fell asleep, %ld %s-steps slept, %ld woken, bound %ld\n",
+                o.sleep_unit == SleepUnit::kRegion ? "regions" : "islands", t.fell_asleep,
+                t.asleep_steps, o.sleep_unit == SleepUnit::kRegion ? "body" : "island", t.woken,
+                t.sleep_wake_bound_reached);
   }
-  if (net) {  // the boxes landed in the net: it sagged and carried them
+  if (net && o.sleep) {  // the nets' nodes never sleep
+    for (const Net& n : serial.world.nets)
+      for (const int i : n.nodes)
+        if (serial.world.bodies.is_dynamic(i)) EXPECT_FALSE(serial.world.bodies.is_asleep(i));
+  }
+  if (net && boxes) {  // the boxes landed in the net: it sagged and carried them
     const Net& n = serial.world.nets.front();
     double sag = 0.0;
     for (std::size_t j = 0; j < n.nodes.size(); ++j)
@@ -222,6 +232,7 @@ void expect_serial(const Options& o, long steps) {
     EXPECT_EQ(a.fell_asleep, b.fell_asleep);
     EXPECT_EQ(a.woken, b.woken);
     EXPECT_EQ(a.sleep_energy, b.sleep_energy);
+    EXPECT_EQ(a.sleep_wake_bound_reached, b.sleep_wake_bound_reached);
     EXPECT_EQ(a.wall_corrections, b.wall_corrections);
     EXPECT_EQ(a.wall_rounds, b.wall_rounds);
     EXPECT_EQ(a.wall_bound_reached, b.wall_bound_reached);
@@ -287,6 +298,19 @@ TEST(DecomposedWorld, SleepingIslandsAndAGrainRemovedOnOneToFourRanksAreTheSeria
   expect_serial({.sleep = true}, 660);
 }
 
+TEST(DecomposedWorld, SleepingRegionsAndAGrainRemovedOnOneToFourRanksAreTheSerialRunBitForBit) {
+  // Regions fall asleep across rank boxes, are held as supports of the grains still moving,
+  // wake when the late sphere lands or a held grain's load changes, and all wake on the event.
+  expect_serial({.sleep = true, .sleep_unit = SleepUnit::kRegion}, 660);
+}
+
+TEST(DecomposedWorld, ANetOverSleepingRegionsOnOneToFourRanksIsTheSerialRunBitForBit) {
+  // A net hangs above the spheres' pile (the late sphere tears through it): the pile falls
+  // asleep by regions while the net's nodes stay awake, on every rank.
+  expect_serial({.net = true, .net_height = 0.12, .sleep = true, .sleep_unit = SleepUnit::kRegion},
+                660);
+}
+
 TEST(DecomposedWorld, AStepOfThePourTakesThreeExchangesAndTwoReductionsBesidesItsLabelRounds) {
   // The collectives of a split step with the resting pass (docs/distributed.md): per label
   // round two exchanges and a sum (the round bound rides on it); then the island parts,
@@ -295,36 +319,41 @@ TEST(DecomposedWorld, AStepOfThePourTakesThreeExchangesAndTwoReductionsBesidesIt
   // and the next step's sub-steps. Only the first step counts its sub-steps apart. The check
   // for pairs the narrow phase missed (substep_missed) adds an exchange of the boundary grains'
   // velocities and a max to every step; it is off here, so the count is the step's own.
+  // Sleep by regions adds two reductions to every sub-step (is any grain asleep; is any ready
+  // to sleep); in these 200 steps (a third of a second) no grain has rested the half second it
+  // needs, so it adds nothing more.
   const long steps = 200;
-  for (int ranks : {2, 3}) {
-    SCOPED_TRACE(testing::Message() << ranks << " ranks");
-    std::mutex m;
-    long exchanges = 0, reductions = 0, rounds = 0, spanning = 0;
-    distributed::run_local_ranks(ranks, [&](Transport& t) {
-      TestWorld mine(0.5, 0.5);
-      pour(mine, {});
-      mine.world.settings.substep_missed = false;
-      DecomposedWorld split(mine.world, t);
-      const TransportCounters before = t.counters();
-      const long rounds_before = split.stats().label_rounds;
-      for (long s = 0; s < steps; ++s) split.step();
-      const TransportCounters after = t.counters();
-      const long all_spanning = t.sum(split.stats().islands_spanning);  // after the count
-      if (t.rank() != 0) return;
-      std::lock_guard lock(m);
-      exchanges = after.exchanges - before.exchanges;
-      reductions = after.reductions - before.reductions;
-      rounds = split.stats().label_rounds - rounds_before;
-      spanning = all_spanning;
-    });
-    // Islands spanned the ranks in most steps, so the labels had boundaries to cross; a round
-    // that leaves nothing to send ends them, so they settle in one or two rounds a step (not
-    // in a last round confirming that nothing changed, which made it two or more).
-    ASSERT_GT(spanning, steps / 2);
-    EXPECT_LT(rounds, 2 * steps);
-    EXPECT_EQ(exchanges, 2 * rounds + 3 * steps);
-    EXPECT_EQ(reductions, rounds + 2 * steps + 1);
-  }
+  for (const bool sleep : {false, true})
+    for (int ranks : {2, 3}) {
+      SCOPED_TRACE(testing::Message() << ranks << " ranks" << (sleep ? ", sleep" : ""));
+      std::mutex m;
+      long exchanges = 0, reductions = 0, rounds = 0, spanning = 0;
+      distributed::run_local_ranks(ranks, [&](Transport& t) {
+        TestWorld mine(0.5, 0.5);
+        pour(mine, {});
+        mine.world.settings.substep_missed = false;
+        mine.world.settings.sleep_velocity = sleep ? 0.01 : 0.0;
+        DecomposedWorld split(mine.world, t);
+        const TransportCounters before = t.counters();
+        const long rounds_before = split.stats().label_rounds;
+        for (long s = 0; s < steps; ++s) split.step();
+        const TransportCounters after = t.counters();
+        const long all_spanning = t.sum(split.stats().islands_spanning);  // after the count
+        if (t.rank() != 0) return;
+        std::lock_guard lock(m);
+        exchanges = after.exchanges - before.exchanges;
+        reductions = after.reductions - before.reductions;
+        rounds = split.stats().label_rounds - rounds_before;
+        spanning = all_spanning;
+      });
+      // Islands spanned the ranks in most steps, so the labels had boundaries to cross; a round
+      // that leaves nothing to send ends them, so they settle in one or two rounds a step (not
+      // in a last round confirming that nothing changed, which made it two or more).
+      ASSERT_GT(spanning, steps / 2);
+      EXPECT_LT(rounds, 2 * steps);
+      EXPECT_EQ(exchanges, 2 * rounds + 3 * steps);
+      EXPECT_EQ(reductions, rounds + (sleep ? 4 : 2) * steps + 1);
+    }
 }
 
 /// A rank's transport that fails on rank `rank` at its `at`-th exchange: an error on one rank in

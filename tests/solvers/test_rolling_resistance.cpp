@@ -21,6 +21,9 @@ struct RollingSphere {
                 const Vec3& w0 = Vec3::Zero(), double r = 0.01) {
     t.world.materials[t.material].rolling_friction = mu_r;
     t.world.settings.gravity = Vec3(0, 0, -kG);
+    // The law itself: just past the critical angle the sphere gains 7 mm/s in a second, below
+    // the default sleep_velocity for longer than sleep_time, and would fall asleep.
+    t.world.settings.sleep_velocity = 0.0;
     const Vec3 n(std::sin(slope), 0, std::cos(slope));
     downhill = Vec3(std::cos(slope), 0, -std::sin(slope));
     t.add_plane(Vec3::Zero(), n);
@@ -102,6 +105,7 @@ TEST(RollingResistance, PileLedgerClosesAndRollingOnlyDissipates) {
     TestWorld t(0.5, 0.5);
     t.world.materials[t.material].rolling_friction = mu_r;
     t.world.settings.gravity = Vec3(0, 0, -kG);
+    t.world.settings.sleep_velocity = 0.0;  // the speeds the law leaves, not sleep's zeros
     t.add_container(Vec3(0, 0, 0), Vec3(0.072, 0.048, 1));
     fill_spheres(t, 6, 4, 3, 0.005, 0.012, Vec3(0, 0, 0), 0.3, 21, 0.3);
     t.world.initialize();

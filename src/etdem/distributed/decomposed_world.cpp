@@ -34,14 +34,15 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
     if (decomposition_.owner_of(centres[k]) != t_.rank()) continue;
     grains_.owned.push_back(
         {grains[k], centres[k],
-         grain_state(b, grains[k], carried.of(grains[k]), full.rest_time(grains[k]))});
+         grain_state(b, grains[k], carried.of(grains[k]), full.sleep_state(grains[k]))});
   }
   local_of_.assign(b.count(), -1);
   local_.shapes = full.shapes;
   local_.materials = full.materials;
   local_.settings = full.settings;
   local_.set_domain(this);
-  exchange_grains(decomposition_, halo_for(speed), grains_, t_);
+  last_halo_ = halo_for(speed);
+  exchange_grains(decomposition_, last_halo_, grains_, t_);
   rebuild_local(local_.settings.dt);
   local_.initialize();  // the solvers; the ledger, the clock and the totals are the world's
   local_.set_run_state(full.run_state());
@@ -52,10 +53,6 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
 DecomposedWorld::~DecomposedWorld() = default;
 
 void DecomposedWorld::check_supported(const World& full) const {
-  if (full.settings.sleep_velocity > 0.0 && full.settings.sleep_unit != SleepUnit::kIsland)
-    throw std::invalid_argument(
-        "a run over several ranks sleeps by islands only: set simulation.sleep_unit = "
-        "\"island\" (or simulation.sleep_velocity = 0)");
   if (full.has_custom_solver())
     throw std::invalid_argument(
         "a run over several ranks does not carry a solver of the user's own yet; run it on one "

@@ -7,8 +7,8 @@
 //   rank_halo.cpp         the grains' exchange with their warm start, the halo, rebalancing;
 //   rank_islands.cpp      islands labelled across ranks without a gather (island_labels), each
 //                         resolved whole on its host (world/island_solve, through
-//                         World::solve_island) and the results sent back; the projection and
-//                         the islands' sleep across ranks;
+//                         World::solve_island) and the results sent back; the projection;
+//   rank_sleep.cpp        the islands' sleep across ranks, and the joins of the regions' sleep;
 //   rank_nets.cpp         the nets, whole on every rank;
 //   rank_ledger.cpp       the sub-step's sums reduced over the ranks, the gather for output.
 // Each pair is detected by the owner of its first grain; each grain's position corrections
@@ -37,14 +37,14 @@ namespace etdem::distributed {
 
 /// What the decomposition moved, summed over the run on this rank (the scaling model's inputs).
 struct DecomposedStats {
-  long owned = 0, ghosts = 0;  // grain-steps held
-  long islands_hosted = 0;     // islands this rank resolved
-  long islands_spanning = 0;   // of which parts came from other ranks
+  long owned = 0, ghosts = 0;   // grain-steps held
+  long islands_hosted = 0;      // islands this rank resolved
+  long islands_spanning = 0;    // of which parts came from other ranks
   long most_ranks_spanned = 0;  // the most ranks one island hosted here came from
-  long label_rounds = 0;       // island label rounds
-  long migrated = 0;           // grains that arrived from another rank
-  long rebalances = 0;         // times the rank boxes were drawn again (the same on every rank)
-  long contacts = 0;           // contact points detected here, summed over the sub-steps
+  long label_rounds = 0;        // island label rounds
+  long migrated = 0;            // grains that arrived from another rank
+  long rebalances = 0;          // times the rank boxes were drawn again (the same on every rank)
+  long contacts = 0;            // contact points detected here, summed over the sub-steps
 };
 
 class DecomposedWorld final : public Domain {
@@ -52,8 +52,8 @@ class DecomposedWorld final : public Domain {
   /// `full` is the scenario's world as every rank builds it (the same bits everywhere),
   /// initialised, at the start or restored from a checkpoint (its warm start included). Each rank
   /// keeps its part; rank 0 gathers into `full` for the output (gather). Throws
-  /// std::invalid_argument, naming it, for a feature a decomposed run does not carry yet:
-  /// sleeping regions, a solver of the user's own.
+  /// std::invalid_argument, naming it, for a feature a decomposed run does not carry yet: a
+  /// solver of the user's own.
   DecomposedWorld(World& full, Transport& transport);
   ~DecomposedWorld() override;
   DecomposedWorld(const DecomposedWorld&) = delete;
@@ -115,6 +115,13 @@ class DecomposedWorld final : public Domain {
   void restore_velocities(World& w) override;
   void correct_positions(World& w, SubstepLists lists) override;
   void update_sleep(World& w, SubstepLists lists) override;
+  bool any(bool mine) override;
+  bool lead() const override;
+  void agree_regions(World& w, std::vector<RegionVote>& votes) override;
+  void contact_loads(World& w, const std::vector<Contact>& contacts,
+                     const std::vector<char>& wanted, std::vector<Vec3>& force,
+                     std::vector<Vec3>& torque) override;
+  void block_net_islands(World& w, std::vector<char>& blocked) override;
   void reduce(World& w, SubstepSums& sums, StepStats& stats) override;
   void exchange(World& w) override;
 

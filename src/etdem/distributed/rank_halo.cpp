@@ -42,7 +42,7 @@ void DecomposedWorld::rebuild_local(double h) {
   owned_.assign(n, 0);
   for (const std::int64_t g : before) local_of_[g] = -1;  // sized once (constructor)
   std::vector<Contact> carried;                           // global ids
-  std::vector<double> rest(n, 0.0);
+  std::vector<World::SleepState> sleep(n);
   std::string body;
   std::string contacts;
   for (int l = 0; l < n; ++l) {
@@ -58,7 +58,7 @@ void DecomposedWorld::rebuild_local(double h) {
     ByteReader reader(r.state);
     reader.get(body);
     reader.get(contacts);
-    reader.get(rest[l]);
+    sleep[l] = read_sleep_state(reader);
     append_body_record(body, bodies);
     if (e.kind == 1) {
       owned_[l] = 1;
@@ -67,7 +67,7 @@ void DecomposedWorld::rebuild_local(double h) {
       owner_[l] = grains_.ghost_owner[e.index];
     }
   }
-  local_.replace_bodies(std::move(bodies), std::move(rest), gid_ != before);
+  local_.replace_bodies(std::move(bodies), sleep, gid_ != before);
   // The warm start: the contacts the owned grains detected last step, on local ids. A pair
   // whose other body is no longer held here cannot touch this step (the halo holds every pair
   // that can): its contacts are not needed.
@@ -96,7 +96,7 @@ void DecomposedWorld::exchange_grains_now() {
       c.b = static_cast<int>(gid_[c.b]);
     }
     r.position = w.bodies.position[l];
-    r.state = grain_state(w.bodies, l, carried.of(l), w.rest_time(l));
+    r.state = grain_state(w.bodies, l, carried.of(l), w.sleep_state(l));
   }
   const double h = halo();
   last_halo_ = h;

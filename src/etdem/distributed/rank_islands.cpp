@@ -1,8 +1,7 @@
 // Islands on the ranks of a split run (distributed/decomposed_world.hpp): labelled across
 // ranks without a gather (island_labels), each gathered whole on its host and solved there as
 // the serial step solves it (World::solve_island), the results sent back to the grains' owners
-// and to the ranks that detected its contacts; the position projection and the islands' sleep
-// across ranks.
+// and to the ranks that detected its contacts; the position projection across ranks.
 #include <algorithm>
 #include <array>
 #include <map>
@@ -65,14 +64,17 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   std::vector<Motion>& motion = lists.motion;
   stats_.contacts += static_cast<long>(sc.contacts.size());
   const int n = w.bodies.count();
-  // 1. Islands across ranks: labelled by their smallest global id, hosted by its owner.
+  // 1. Islands across ranks: labelled by their smallest global id, hosted by its owner. A grain
+  //    held asleep by regions is a support, as a wall (World::hold_sleepers): in no island.
+  const bool holding = w.sleeps_by_regions();
+  auto moves = [&](int i) { return sb.dynamic[i] && !(holding && w.bodies.is_asleep(i)); };
   LocalContactGraph graph;
   graph.gid = gid_;
   graph.owner = owner_;
   graph.touched.assign(n, 0);
   for (int k : sc.candidates) {
     const Contact& c = sc.contacts[k];
-    const bool da = sb.dynamic[c.a], db = sb.dynamic[c.b];
+    const bool da = moves(c.a), db = moves(c.b);
     if (da) graph.touched[c.a] = 1;
     if (db) graph.touched[c.b] = 1;
     if (da && db) graph.edges.emplace_back(c.a, c.b);
@@ -85,10 +87,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   // 2. What this rank holds of each island to the island's host: the candidates it detected,
   //    in their (serial) order, and the grains they touch, with global ids.
   std::map<std::int64_t, std::vector<int>> part_contacts;  // root -> candidates here
-  for (int k : sc.candidates) {
-    const Contact& c = sc.contacts[k];
-    part_contacts[labels[w.first_grain(c)].root].push_back(k);
-  }
+  auto island_grain = [&](const Contact& c) { return moves(c.a) ? c.a : c.b; };
+  for (int k : sc.candidates) part_contacts[labels[island_grain(sc.contacts[k])].root].push_back(k);
   std::vector<IslandPart> parts;
   std::vector<int> grains;
   std::vector<Contact> global;
@@ -97,8 +97,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     global.clear();
     for (int k : list) {
       Contact c = sc.contacts[k];
-      if (sb.dynamic[c.a]) grains.push_back(c.a);
-      if (sb.dynamic[c.b]) grains.push_back(c.b);
+      if (moves(c.a)) grains.push_back(c.a);
+      if (moves(c.b)) grains.push_back(c.b);
       c.a = static_cast<int>(gid_[c.a]);
       c.b = static_cast<int>(gid_[c.b]);
       global.push_back(c);
@@ -118,7 +118,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       out.put(static_cast<std::int8_t>(w.bodies.is_asleep(i) ? 1 : 0));
     }
     out.put(write_contact_record(global));
-    parts.push_back({root, labels[w.first_grain(sc.contacts[list.front()])].host, out.take()});
+    parts.push_back({root, labels[island_grain(sc.contacts[list.front()])].host, out.take()});
   }
   const std::vector<GatheredIsland> hosted = gather_islands(std::move(parts), t_);
 
@@ -482,55 +482,6 @@ void DecomposedWorld::correct_positions(World& w, SubstepLists lists) {
     move(gid, sum, weight);
   }
   lists.sums.penetrating = penetrating;
-}
-
-void DecomposedWorld::update_sleep(World& w, SubstepLists lists) {
-  const WorldSettings& set = w.settings;
-  if (!(set.sleep_velocity > 0.0)) return;
-  const int n = w.bodies.count();
-  w.update_rest_times();  // on the owners
-  // The islands solved this step with a grain not ready (or a net's node), to their hosts.
-  std::map<int, std::vector<std::int64_t>> not_ready;  // host -> roots
-  for (int l = 0; l < n; ++l) {
-    if (!owned_[l] || lists.motion[l].free || labels_[l].root < 0) continue;  // in no solved island
-    if (w.rest_time(l) >= set.sleep_time && !full_.is_net_node(static_cast<int>(gid_[l]))) continue;
-    std::vector<std::int64_t>& roots = not_ready[labels_[l].host];
-    if (roots.empty() || roots.back() != labels_[l].root) roots.push_back(labels_[l].root);
-  }
-  std::vector<Message> outgoing;
-  for (const auto& [host, roots] : not_ready) {
-    ByteWriter out;
-    for (const std::int64_t r : roots) out.put(r);
-    outgoing.push_back({host, out.take()});
-  }
-  std::vector<std::int64_t> busy;
-  for (const Message& m : t_.exchange(std::move(outgoing))) {
-    ByteReader in(m.bytes);
-    while (!in.done()) busy.push_back(in.get<std::int64_t>());
-  }
-  std::sort(busy.begin(), busy.end());
-  // Every other island hosted here falls asleep: the decision to its grains' owners.
-  std::map<int, ByteWriter> asleep;
-  for (const Hosted& hosted : hosted_) {
-    if (std::binary_search(busy.begin(), busy.end(), hosted.root)) continue;
-    ++lists.stats.fell_asleep;
-    for (const int owner : hosted.owners) asleep[owner].put(hosted.root);
-  }
-  outgoing.clear();
-  for (auto& [owner, out] : asleep) outgoing.push_back({owner, out.take()});
-  std::vector<std::int64_t> roots;
-  for (const Message& m : t_.exchange(std::move(outgoing))) {
-    ByteReader in(m.bytes);
-    while (!in.done()) roots.push_back(in.get<std::int64_t>());
-  }
-  if (roots.empty()) return;
-  std::sort(roots.begin(), roots.end());
-  for (int l = 0; l < n; ++l) {
-    if (!owned_[l] || lists.motion[l].free || labels_[l].root < 0 ||
-        !std::binary_search(roots.begin(), roots.end(), labels_[l].root))
-      continue;
-    lists.sums.sleep_energy += w.put_to_sleep(l);
-  }
 }
 
 }  // namespace etdem::distributed

@@ -101,7 +101,7 @@ void DecomposedWorld::gather(World& full, bool warm_start) {
   for (const GrainRecord& r : grains_.owned) {
     out.put(r.gid);
     out.put(write_body_record(local_.bodies, local_of_[r.gid]));
-    out.put(local_.rest_time(local_of_[r.gid]));
+    put_sleep_state(out, local_.sleep_state(local_of_[r.gid]));
   }
   std::vector<Message> outgoing;
   outgoing.push_back({0, out.take()});
@@ -117,7 +117,7 @@ void DecomposedWorld::gather(World& full, bool warm_start) {
       const auto gid = in.get<std::int64_t>();
       in.get(record);
       read_body_record(record, full.bodies, static_cast<int>(gid));
-      full.set_rest_time(static_cast<int>(gid), in.get<double>());
+      full.set_sleep_state(static_cast<int>(gid), read_sleep_state(in));
     }
   }
   full.bodies.update_world_inertia();

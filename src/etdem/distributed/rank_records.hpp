@@ -10,17 +10,32 @@
 #include "etdem/core/body_record.hpp"
 #include "etdem/core/byte_stream.hpp"
 #include "etdem/shapes/shape.hpp"
+#include "etdem/world/world.hpp"
 
 namespace etdem::distributed {
 
+/// A grain's sleep state (World::SleepState) in a record.
+inline void put_sleep_state(ByteWriter& w, const World::SleepState& s) {
+  w.put(s.rest_time);
+  w.put(s.force);
+  w.put(s.torque);
+}
+inline World::SleepState read_sleep_state(ByteReader& in) {
+  World::SleepState s;
+  in.get(s.rest_time);
+  in.get(s.force);
+  in.get(s.torque);
+  return s;
+}
+
 /// A grain's record state: its body, the warm start of the pairs it detects (global ids) and
-/// how long it has been slow enough to sleep [s].
+/// its sleep state.
 inline std::string grain_state(const Bodies& bodies, int i, std::span<const Contact> contacts,
-                               double rest_time) {
+                               const World::SleepState& sleep) {
   ByteWriter w;
   w.put(write_body_record(bodies, i));
   w.put(write_contact_record(contacts));
-  w.put(rest_time);
+  put_sleep_state(w, sleep);
   return w.take();
 }
 

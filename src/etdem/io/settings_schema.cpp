@@ -98,8 +98,7 @@ std::vector<Sim> simulation_keys() {
       "what falls asleep and wakes as one: `region` = the grains in a cube of four largest "
       "bounding radii (a sleeping region next to moving grains holds them as a support; it wakes "
       "when a grain closes on it faster than `sleep_velocity` or its load changes), `island` = a "
-      "whole island, woken when a moving grain joins it (a run over several ranks needs "
-      "`island`)",
+      "whole island, woken when a moving grain joins it",
       [](Scenario & s) -> auto& { return s.settings.sleep_unit; }));
   v.push_back(field<Scenario>(
       "sleep_wake_load", "", at_least(0),

@@ -6,7 +6,10 @@
 // each of these itself.
 #pragma once
 
+#include <cstdint>
 #include <vector>
+
+#include "etdem/core/math.hpp"
 
 namespace etdem {
 
@@ -16,6 +19,14 @@ struct StepContacts;
 struct StepStats;
 struct SubstepSums;
 struct Motion;
+struct Contact;
+
+/// A rank's vote on a region of sleep (world/sleep_regions.cpp), and what the ranks agreed.
+struct RegionVote {
+  std::int64_t key = 0;  // World::region_of
+  bool yes = true;       // asked: this rank's vote; agreed: every vote on the region was yes
+  bool counted = true;   // agreed: this rank is the first that voted on it (it counts it)
+};
 
 /// The lists of the sub-step a domain's calls read and write (world/step_context.hpp).
 struct SubstepLists {
@@ -63,8 +74,26 @@ class Domain {
   virtual void restore_velocities(World& w) = 0;
   /// The position projection of the owned grains (World::correct_positions over ranks).
   virtual void correct_positions(World& w, SubstepLists lists) = 0;
-  /// Rest times and the islands that fall asleep (World::update_sleep over ranks).
+  /// Rest times and the islands that fall asleep (World::update_sleep over ranks; sleep by
+  /// islands: the regions' is the world's, with the calls above).
   virtual void update_sleep(World& w, SubstepLists lists) = 0;
+  /// Sleeping regions (world/sleep_regions.cpp) over the ranks: whether `mine` holds on some
+  /// rank; one rank of the run (what every rank decides alike is counted there).
+  virtual bool any(bool mine) = 0;
+  virtual bool lead() const = 0;
+  /// `votes` (this rank's, ascending by key, one per region) replaced by every region on which
+  /// this rank or a rank that may hold a grain of it voted, ascending by key, with `yes` the
+  /// AND of the votes on it and `counted` on the lowest rank that voted on it.
+  virtual void agree_regions(World& w, std::vector<RegionVote>& votes) = 0;
+  /// The contacts' force and torque impulses [N s], [N m s] on each owned grain flagged in
+  /// `wanted` (per body, ghosts flagged alike on every rank), summed in the serial contact order
+  /// (World::add_contact_loads' bits), into `force` and `torque` (per body, zero elsewhere).
+  virtual void contact_loads(World& w, const std::vector<Contact>& contacts,
+                             const std::vector<char>& wanted, std::vector<Vec3>& force,
+                             std::vector<Vec3>& torque) = 0;
+  /// Sets `blocked` (per body) on the owned nets' nodes and the owned grains of every island
+  /// holding a node (they do not fall asleep).
+  virtual void block_net_islands(World& w, std::vector<char>& blocked) = 0;
   /// The sub-step's sums and statistics over every rank, before the world books them.
   virtual void reduce(World& w, SubstepSums& sums, StepStats& stats) = 0;
   /// The sub-step is booked: grains to their owners, ghosts for the next (sub-)step.

@@ -19,7 +19,11 @@
 //   move into them or stop holding them.
 //
 // Every decision is taken in body and contact order on one thread: the same bits on any number
-// of threads.
+// of threads. On the ranks of a split run every decision is the serial one: the regions listed
+// to wake are joined over the ranks that may hold a grain of them, a region falls asleep when
+// every rank's awake grains in it are ready (Domain::agree_regions), a held grain's load is
+// summed on its owner in the serial contact order (Domain::contact_loads), and whether any
+// grain is held or any region loaded is asked of every rank (Domain::any).
 #include <algorithm>
 #include <bit>
 
@@ -39,6 +43,18 @@ std::int64_t region_coordinate(double x, double cell) {
 }
 
 }  // namespace
+
+std::optional<Vec3> World::region_centre(std::int64_t key) const {
+  constexpr std::int64_t kMask = (std::int64_t{1} << 21) - 1;
+  constexpr std::int64_t kLimit = (1 << 20) - 1;
+  Vec3 centre;
+  for (int axis = 0; axis < 3; ++axis) {
+    const std::int64_t q = ((key >> (21 * axis)) & kMask) - (1 << 20);
+    if (q <= -kLimit || q >= kLimit) return std::nullopt;
+    centre[axis] = (static_cast<double>(q) + 0.5) * sleep_region_;
+  }
+  return centre;
+}
 
 std::int64_t World::region_of(int i) const {
   const Vec3& x = bodies.position[i];
@@ -61,12 +77,23 @@ void RegionTable::reset(std::size_t expected) {
   }
 }
 
+std::size_t RegionTable::slot(std::int64_t key) const {
+  // Fibonacci hashing of the key; linear probing (the table is at most half full).
+  return static_cast<std::size_t>(static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull >>
+                                  (64 - std::countr_zero(keys_.size())));
+}
+
+const std::uint8_t* RegionTable::find(std::int64_t key) const {
+  const std::size_t mask = keys_.size() - 1;
+  std::size_t s = slot(key);
+  for (std::size_t probe = 0; probe <= mask && used_[s]; ++probe, s = (s + 1) & mask)
+    if (keys_[s] == key) return &values_[s];
+  return nullptr;
+}
+
 std::uint8_t& RegionTable::at(std::int64_t key, std::uint8_t initial) {
   const std::size_t mask = keys_.size() - 1;
-  // Fibonacci hashing of the key; linear probing (the table is at most half full).
-  std::size_t s =
-      static_cast<std::size_t>(static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull >>
-                               (64 - std::countr_zero(keys_.size())));
+  std::size_t s = slot(key);
   for (std::size_t probe = 0; probe <= mask; ++probe, s = (s + 1) & mask) {
     if (!used_[s]) {
       used_[s] = 1;
@@ -86,7 +113,7 @@ void World::wake_regions(const StepBodies& sb, StepContacts& sc) {
   if (!sleeps_by_regions()) return;
   bool any_asleep = false;
   for (int i : sb.dynamic_ids) any_asleep = any_asleep || bodies.is_asleep(i);
-  if (!any_asleep) return;
+  if (!on_any_rank(any_asleep)) return;
   // (1) A moving body closing on a sleeper, beyond the step's kick, faster than sleep_velocity
   //     or with more momentum than sleep_wake_load times the sleeper's weight over the step
   //     (the impulse a support would need to stop it).
@@ -104,7 +131,7 @@ void World::wake_regions(const StepBodies& sb, StepContacts& sc) {
         bodies.mass[other] * beyond > settings.sleep_wake_load * bodies.mass[sleeper] * kick_speed)
       regions_to_wake_.push_back(region_of(sleeper));
   }
-  if (!regions_to_wake_.empty()) wake_listed_regions(true);
+  wake_listed_regions(true);
   all_candidates_ = sc.candidates;
   last_.asleep_steps += hold_sleepers(sb, sc);
 }
@@ -115,12 +142,13 @@ long World::hold_sleepers(const StepBodies& sb, StepContacts& sc) {
   sleeping_contacts_.clear();
   sleeping_impulses_.clear();
   moving_.assign(bodies.count(), 0);
-  long held = 0;
-  for (int i : sb.dynamic_ids) {
+  long held = 0;  // counted here (a split run's ghosts are held by their owners too)
+  for (int i = 0; i < bodies.count(); ++i) {
+    if (!sb.dynamic[i]) continue;
     moving_[i] = !bodies.is_asleep(i);
-    held += moving_[i] ? 0 : 1;
+    held += !moving_[i] && counted(i) ? 1 : 0;
   }
-  holding_ = held > 0;
+  holding_ = on_any_rank(held > 0);
   sc.candidates.clear();
   for (const int ci : all_candidates_) {
     const Contact& c = sc.contacts[ci];
@@ -134,8 +162,20 @@ long World::hold_sleepers(const StepBodies& sb, StepContacts& sc) {
   return held;
 }
 
+void World::contact_loads(const std::vector<Contact>& contacts, const std::vector<char>& wanted) {
+  if (domain_)
+    domain_->contact_loads(*this, contacts, wanted, load_force_, load_torque_);
+  else
+    add_contact_loads(contacts);
+  const double per_step = 1.0 / h_;
+  for (int i = 0; i < bodies.count(); ++i) {
+    load_force_[i] *= per_step;
+    load_torque_[i] *= per_step;
+  }
+}
+
 void World::add_contact_loads(const std::vector<Contact>& contacts) {
-  // The resting contacts' force and torque on every dynamic body [N], [N m].
+  // The resting contacts' force and torque impulses on every dynamic body [N s], [N m s].
   const int n = bodies.count();
   load_force_.assign(n, Vec3::Zero());
   load_torque_.assign(n, Vec3::Zero());
@@ -150,45 +190,57 @@ void World::add_contact_loads(const std::vector<Contact>& contacts) {
       load_torque_[c.b] -= c.rb.cross(p) + c.rolling_impulse;
     }
   }
-  const double per_step = 1.0 / h_;
-  for (int i = 0; i < n; ++i) {
-    load_force_[i] *= per_step;
-    load_torque_[i] *= per_step;
-  }
+}
+
+void World::agree_regions(std::vector<RegionVote>& votes) {
+  if (domain_) domain_->agree_regions(*this, votes);  // a serial world's votes are the verdict
 }
 
 bool World::find_loaded_regions(const std::vector<Contact>& contacts) {
   // (2) The regions of held bodies whose load changed (into regions_to_wake_).
-  add_contact_loads(contacts);
+  std::vector<char>& wanted = sleep_blocked_;  // scratch: the held bodies
+  wanted.assign(bodies.count(), 0);
+  for (int i = 0; i < bodies.count(); ++i) wanted[i] = bodies.is_dynamic(i) && bodies.is_asleep(i);
+  contact_loads(contacts, wanted);
   const double g = settings.gravity.norm() > 0.0 ? settings.gravity.norm()
                                                  : settings.sleep_velocity / settings.sleep_time;
   regions_to_wake_.clear();
   for (int i = 0; i < bodies.count(); ++i) {
-    if (!bodies.is_dynamic(i) || !bodies.is_asleep(i)) continue;
+    if (!wanted[i] || !counted(i)) continue;
     const double allowed = settings.sleep_wake_load * bodies.mass[i] * g;
     const double lever = shapes.bounding_radius[bodies.shape[i]];
     if ((load_force_[i] - sleep_force_[i]).norm() > allowed ||
         (load_torque_[i] - sleep_torque_[i]).norm() > allowed * lever)
       regions_to_wake_.push_back(region_of(i));
   }
-  return !regions_to_wake_.empty();
+  return on_any_rank(!regions_to_wake_.empty());
 }
 
 void World::wake_listed_regions(bool kick_them) {
   std::sort(regions_to_wake_.begin(), regions_to_wake_.end());
   regions_to_wake_.erase(std::unique(regions_to_wake_.begin(), regions_to_wake_.end()),
                          regions_to_wake_.end());
-  last_.woken += std::ssize(regions_to_wake_);
+  // Joined with the regions the other ranks listed where a grain held here may lie.
+  std::vector<RegionVote>& votes = region_votes_;
+  votes.clear();
+  for (const std::int64_t key : regions_to_wake_) votes.push_back({key, true, true});
+  agree_regions(votes);
+  if (votes.empty()) return;
+  regions_to_wake_.clear();
+  for (const RegionVote& v : votes) {
+    regions_to_wake_.push_back(v.key);
+    last_.woken += v.counted ? 1 : 0;
+  }
   const Vec3 dv = h_ * settings.gravity;
   ExactSum kick;
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_dynamic(i) || !bodies.is_asleep(i) ||
         !std::binary_search(regions_to_wake_.begin(), regions_to_wake_.end(), region_of(i)))
       continue;
-    wake_body(i);
+    wake_body(i);  // a ghost too: it takes part in this step's islands as its owner's grain
     if (!kick_them) continue;
-    kick += kick_energy(bodies.mass[i], bodies.velocity[i], dv);  // as the others were
-    bodies.velocity[i] += dv;
+    if (counted(i)) kick += kick_energy(bodies.mass[i], bodies.velocity[i], dv);
+    bodies.velocity[i] += dv;  // as the others were
   }
   sums_.wake_kick.add(kick);  // booked as gravity's kick is
 }
@@ -211,18 +263,27 @@ void World::restore_solve_start() {
   last_ = solve_start_stats_;
 }
 
-void World::solve_holding(const StepBodies& sb, StepContacts& sc) {
+void World::solve_islands_here(SubstepLists lists) {
+  if (domain_)
+    domain_->solve_islands(*this, lists);
+  else
+    resolve_islands(lists.bodies, islands_, lists.contacts.contacts, lists.motion);
+}
+
+void World::solve_holding(SubstepLists lists) {
+  const StepBodies& sb = lists.bodies;
+  StepContacts& sc = lists.contacts;
   // A held region is a support as rigid as a wall. Where the solve asked it for a force it did
   // not carry when it fell asleep (an impact passed on through woken grains, a push, a support
   // gone), it wakes and the solve is taken again from the same start, so the woken grains take
   // part in it: a heavy ball rolled into a held bed pushes it on rather than stopping dead.
   for (int round = 0;; ++round) {
     save_solve_start();
-    resolve_islands(sb, islands_, sc.contacts, motion_);
+    solve_islands_here(lists);
     keep_sleeping_impulses(sc.contacts);
     if (!find_loaded_regions(sc.contacts)) return;
     if (round == settings.sleep_wake_rounds) {  // awake from the next step on (kicked by it)
-      ++last_.sleep_wake_bound_reached;
+      last_.sleep_wake_bound_reached += !domain_ || domain_->lead() ? 1 : 0;
       wake_listed_regions(false);
       return;
     }
@@ -235,7 +296,7 @@ void World::solve_holding(const StepBodies& sb, StepContacts& sc) {
     }
     warm_start(sc.contacts);
     hold_sleepers(sb, sc);
-    build_islands(sb, sc, islands_);
+    if (!domain_) build_islands(sb, sc, islands_);  // a domain labels them in its solve
   }
 }
 
@@ -243,15 +304,17 @@ void World::update_region_sleep(const std::vector<Contact>& contacts, const Isla
   update_rest_times();
   bool any_ready = false;  // an awake body ready to sleep
   for (int i = 0; i < bodies.count(); ++i)
-    any_ready = any_ready || (bodies.is_awake(i) && rest_time_[i] >= settings.sleep_time);
-  if (!any_ready) return;
-  add_contact_loads(contacts);
+    any_ready =
+        any_ready || (bodies.is_awake(i) && counted(i) && rest_time_[i] >= settings.sleep_time);
+  if (!on_any_rank(any_ready)) return;
   // Falling asleep: a region sleeps when every awake body in it is ready. The nets' nodes never
   // sleep (their links pull on them), nor does an island holding one.
   const int n = bodies.count();
   std::vector<char>& blocked = sleep_blocked_;
   blocked.assign(n, 0);
-  if (!nets.empty()) {
+  if (domain_) {
+    if (domain_->has_nets()) domain_->block_net_islands(*this, blocked);
+  } else if (!nets.empty()) {
     for (int k = 0; k < islands.count(); ++k) {
       const auto first = islands.body_order.begin() + islands.body_start[k];
       const auto last = islands.body_order.begin() + islands.body_start[k + 1];
@@ -260,22 +323,37 @@ void World::update_region_sleep(const std::vector<Contact>& contacts, const Isla
     }
     for (int i = 0; i < n; ++i) blocked[i] = blocked[i] || is_net_node(i);
   }
-  enum : std::uint8_t { kReady = 1, kNotReady = 0, kAsleep = 2 };
+  enum : std::uint8_t { kNotReady = 0, kReady = 1 };
   region_table_.reset(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     if (!bodies.is_awake(i) || !counted(i)) continue;
     std::uint8_t& state = region_table_.at(region_of(i), kReady);
     if (rest_time_[i] < settings.sleep_time || blocked[i]) state = kNotReady;
   }
+  // The regions' verdicts, over the ranks whose grains may lie in them.
+  std::vector<RegionVote>& votes = region_votes_;
+  votes.clear();
+  region_table_.for_each([&](std::int64_t key, std::uint8_t state) {
+    votes.push_back({key, state == kReady, true});
+  });
+  std::sort(votes.begin(), votes.end(),
+            [](const RegionVote& x, const RegionVote& y) { return x.key < y.key; });
+  agree_regions(votes);
+  region_table_.reset(votes.size());
+  for (const RegionVote& v : votes) {
+    if (!v.yes) continue;
+    region_table_.at(v.key, kReady);
+    last_.fell_asleep += v.counted ? 1 : 0;
+  }
+  // The bodies that fall asleep keep the load they rest under (its sums need their contacts on
+  // every rank: ghosts are flagged as their owners).
+  std::vector<char>& falling = blocked;  // reused: the blocked bodies are in no ready region
+  for (int i = 0; i < n; ++i)
+    falling[i] = bodies.is_dynamic(i) && bodies.is_awake(i) && region_table_.find(region_of(i));
+  contact_loads(contacts, falling);
   ExactSum energy;  // the same bits in any order
   for (int i = 0; i < n; ++i) {
-    if (!bodies.is_awake(i) || !counted(i)) continue;
-    std::uint8_t& state = region_table_.at(region_of(i), kNotReady);
-    if (state == kNotReady) continue;
-    if (state == kReady) {
-      state = kAsleep;
-      ++last_.fell_asleep;
-    }
+    if (!falling[i] || !counted(i)) continue;
     sleep_force_[i] = load_force_[i];
     sleep_torque_[i] = load_torque_[i];
     energy += put_to_sleep(i);

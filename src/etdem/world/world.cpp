@@ -183,11 +183,14 @@ void World::set_run_state(const RunState& s) {
   last_profile_ = s.last_profile;
 }
 
-void World::replace_bodies(Bodies b, std::vector<double> rest_time, bool renumbered) {
+void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep, bool renumbered) {
   bodies = std::move(b);
   bodies.update_world_inertia();
-  rest_time_ = std::move(rest_time);
-  rest_time_.resize(bodies.count(), 0.0);
+  const int n = bodies.count();
+  rest_time_.assign(n, 0.0);
+  sleep_force_.assign(n, Vec3::Zero());
+  sleep_torque_.assign(n, Vec3::Zero());
+  for (int i = 0; i < n && i < std::ssize(sleep); ++i) set_sleep_state(i, sleep[i]);
   // The kept pairs are a cache on body ids (find_pairs): kept while the ids mean the same
   // bodies, the same bits either way.
   if (renumbered) pair_list_ = PairList{};
@@ -195,10 +198,24 @@ void World::replace_bodies(Bodies b, std::vector<double> rest_time, bool renumbe
   prepare_substeps();  // the turning grains, on the new ids
 }
 
-void World::set_rest_time(int i, double t) {
-  if (rest_time_.size() < static_cast<std::size_t>(bodies.count()))
-    rest_time_.resize(bodies.count(), 0.0);
-  rest_time_[i] = t;
+World::SleepState World::sleep_state(int i) const {
+  SleepState s;
+  s.rest_time = rest_time(i);
+  if (static_cast<std::size_t>(i) < sleep_force_.size()) {
+    s.force = sleep_force_[i];
+    s.torque = sleep_torque_[i];
+  }
+  return s;
+}
+
+void World::set_sleep_state(int i, const SleepState& s) {
+  const auto n = static_cast<std::size_t>(bodies.count());
+  if (rest_time_.size() < n) rest_time_.resize(n, 0.0);
+  if (sleep_force_.size() < n) sleep_force_.resize(n, Vec3::Zero());
+  if (sleep_torque_.size() < n) sleep_torque_.resize(n, Vec3::Zero());
+  rest_time_[i] = s.rest_time;
+  sleep_force_[i] = s.force;
+  sleep_torque_[i] = s.torque;
 }
 
 void World::prepare_island_solve() {
@@ -298,28 +315,26 @@ bool World::advance(StepProfile& p, long* needed) {
     find_contacts(sb, sc);
     warm_start(sc.contacts);
   });
-  if (domain_) {
-    // 4-5. islands labelled across the ranks, each solved whole on its host
-    timed(P::Solve, [&] { domain_->solve_islands(*this, lists); });
-  } else {
-    // 4. contacts -> islands (union-find over the bodies that move)
-    //    (sleeping regions a moving body closes on wake, the others are held as supports;
-    //    or a sleeping island a moving body joined wakes, one that stays asleep is left out)
-    timed(P::Islands, [&] {
-      wake_regions(sb, sc);
-      build_islands(sb, sc, islands_);
-      wake_or_skip(sc, islands_);
-    });
-    // 5. islands -> velocities (collision solver, resting pass), impulses, each body's motion
-    timed(P::Solve, [&] {
-      if (holding_) {
-        solve_holding(sb, sc);
-      } else {
-        resolve_islands(sb, islands_, sc.contacts, motion_);
-        keep_sleeping_impulses(sc.contacts);
-      }
-    });
-  }
+  // 4. contacts -> islands (union-find over the bodies that move)
+  //    (sleeping regions a moving body closes on wake, the others are held as supports;
+  //    or a sleeping island a moving body joined wakes, one that stays asleep is left out;
+  //    on a rank of a split run the domain labels them across the ranks in its solve)
+  timed(P::Islands, [&] {
+    wake_regions(sb, sc);
+    if (domain_) return;
+    build_islands(sb, sc, islands_);
+    wake_or_skip(sc, islands_);
+  });
+  // 5. islands -> velocities (collision solver, resting pass), impulses, each body's motion
+  //    (a split run's islands each solved whole on one rank, its host)
+  timed(P::Solve, [&] {
+    if (holding_) {
+      solve_holding(lists);
+    } else {
+      solve_islands_here(lists);
+      keep_sleeping_impulses(sc.contacts);
+    }
+  });
   if (needed) {  // the spin after the solve, over the whole step: more sub-steps needed?
     // (and the pairs its velocities close that the narrow phase did not report; a pass over
     // the unreported pairs, timed with the checks)
@@ -352,7 +367,7 @@ bool World::advance(StepProfile& p, long* needed) {
   //    fall asleep, held regions whose load changed wake
   timed(P::Integrate, [&] {
     damp_and_integrate(motion_, wall_);
-    if (domain_)
+    if (domain_ && !sleeps_by_regions())
       domain_->update_sleep(*this, lists);
     else
       update_sleep(islands_, sc.contacts);

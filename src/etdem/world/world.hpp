@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -230,16 +231,31 @@ class World {
   };
   RunState run_state() const;
   void set_run_state(const RunState& s);
-  /// Replaces the bodies and their rest times (a rank's grains after an exchange). The caches
+  /// What body i's sleep carries from step to step: how long it has been slow enough to sleep
+  /// [s] and, asleep by regions, the resting contacts' force [N] and torque [N m] on it when it
+  /// fell asleep (its reference load).
+  struct SleepState {
+    double rest_time = 0.0;
+    Vec3 force = Vec3::Zero(), torque = Vec3::Zero();
+  };
+  /// Replaces the bodies and their sleep states (a rank's grains after an exchange). The caches
   /// keyed by body ids (the kept pairs, the sleeping pairs' contacts) are dropped when
   /// `renumbered`; the turning grains are found again. The warm start is not carried: give it
   /// back with restore_warm_start.
-  void replace_bodies(Bodies b, std::vector<double> rest_time, bool renumbered);
+  void replace_bodies(Bodies b, const std::vector<SleepState>& sleep, bool renumbered);
   /// [s] How long body i has been slow enough to sleep (0 for a body never counted).
   double rest_time(int i) const {
     return static_cast<std::size_t>(i) < rest_time_.size() ? rest_time_[i] : 0.0;
   }
-  void set_rest_time(int i, double t);
+  SleepState sleep_state(int i) const;
+  void set_sleep_state(int i, const SleepState& s);
+  /// Sleep by regions (settings.sleep_unit, with sleep_velocity > 0).
+  bool sleeps_by_regions() const;
+  /// [m] The edge of the regions of sleep (world/sleep_regions.cpp).
+  double sleep_region_edge() const { return sleep_region_; }
+  /// [m] The centre of the region of sleep `key`; none for a region at the grid's clamped edge
+  /// (it holds everything beyond it).
+  std::optional<Vec3> region_centre(std::int64_t key) const;
   /// Last step's contacts with their impulses (the warm start of the next), in the serial order.
   std::span<const Contact> warm_start_contacts() const { return previous_; }
   bool has_custom_solver() const { return custom_solver_; }
@@ -341,19 +357,28 @@ class World {
   /// Holds the sleepers (moving_, the candidates without their contacts); returns how many.
   long hold_sleepers(const StepBodies& sb, StepContacts& sc);
   /// After a solve with sleepers held: the regions of held bodies whose load changed
-  /// (sleep_wake_load) into regions_to_wake_; true when there are any.
+  /// (sleep_wake_load) into regions_to_wake_; true when there are any on some rank.
   bool find_loaded_regions(const std::vector<Contact>& contacts);
-  /// Wakes the regions in regions_to_wake_, with the step's kick when `kick_them`.
+  /// Wakes the regions in regions_to_wake_ (with those the other ranks listed), with the step's
+  /// kick when `kick_them`. Collective in a split run.
   void wake_listed_regions(bool kick_them);
-  void add_contact_loads(const std::vector<Contact>& contacts);  // load_force_, load_torque_
+  /// load_force_, load_torque_ [N], [N m]: the resting contacts' force and torque on each body
+  /// counted here flagged in `wanted` (per body), summed in the contact order.
+  void contact_loads(const std::vector<Contact>& contacts, const std::vector<char>& wanted);
+  void add_contact_loads(const std::vector<Contact>& contacts);  // every body's, unscaled
+  /// Whether `mine` holds on some rank (the domain's; a serial world's own).
+  bool on_any_rank(bool mine) const { return domain_ ? domain_->any(mine) : mine; }
+  /// The regions' votes agreed over the ranks (Domain::agree_regions); a serial world's own.
+  void agree_regions(std::vector<RegionVote>& votes);
   /// The solve taken again with more regions awake starts from what it started from.
   void save_solve_start();
   void restore_solve_start();
+  /// The islands solved: by the domain over the ranks, or resolve_islands over islands_.
+  void solve_islands_here(SubstepLists lists);
   /// The solve with held sleepers, taken again while held bodies' loads wake their regions
   /// (at most settings.sleep_wake_rounds times, then they wake for the next step).
-  void solve_holding(const StepBodies& sb, StepContacts& sc);
+  void solve_holding(SubstepLists lists);
   void update_region_sleep(const std::vector<Contact>& contacts, const Islands& islands);
-  bool sleeps_by_regions() const;
   /// [m] Edge of the resting pass's blocks and of the regions of sleep: four largest bounding
   /// radii of the dynamic bodies (0 without any).
   double block_edge() const;
@@ -436,6 +461,7 @@ class World {
   std::vector<char> sleep_blocked_;  // per body: may not fall asleep this step (nets)
   bool holding_ = false;  // some sleepers are held this step: islands are built over moving_
   std::vector<std::int64_t> regions_to_wake_;
+  std::vector<RegionVote> region_votes_;
   RegionTable region_table_;
   std::vector<int> all_candidates_;  // the step's candidates before the held ones left
   struct SolveStart {

@@ -1,0 +1,227 @@
+// Sleep on the ranks of a split run (distributed/decomposed_world.hpp). By islands: an island
+// hosted here falls asleep when none of its grains' owners found one not ready. By regions
+// (world/sleep_regions.cpp, which takes every decision): the calls that join the ranks' views
+// of a region. A region's grains lie on the ranks whose boxes come within half its diagonal and
+// twice the halo of its centre (a grain moves less than the halo between exchanges, and its
+// ghosts lie within the halo of it), so a region's votes go to those ranks only: a region deep
+// inside one rank's box costs no message.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "etdem/distributed/decomposed_world.hpp"
+
+namespace etdem::distributed {
+
+bool DecomposedWorld::any(bool mine) {
+  return t_.sum(mine ? 1L : 0L) > 0;
+}
+
+bool DecomposedWorld::lead() const {
+  return t_.rank() == 0;
+}
+
+void DecomposedWorld::agree_regions(World& w, std::vector<RegionVote>& votes) {
+  const double reach = 0.5 * std::sqrt(3.0) * w.sleep_region_edge() + 2.0 * last_halo_;
+  const int me = t_.rank();
+  std::map<int, ByteWriter> out;
+  std::vector<int> ranks;
+  for (const RegionVote& v : votes) {
+    const std::optional<Vec3> centre = w.region_centre(v.key);
+    ranks.clear();
+    if (centre) {
+      decomposition_.ghost_ranks(*centre, reach, me, ranks);
+    } else {  // the grid's clamped edge: anywhere
+      for (int r = 0; r < t_.size(); ++r)
+        if (r != me) ranks.push_back(r);
+    }
+    for (const int r : ranks) {
+      out[r].put(v.key);
+      out[r].put(static_cast<std::int8_t>(v.yes ? 1 : 0));
+    }
+  }
+  std::vector<Message> outgoing;
+  for (auto& [rank, o] : out) outgoing.push_back({rank, o.take()});
+  struct Vote {
+    std::int64_t key;
+    int rank;
+    bool yes;
+  };
+  std::vector<Vote> all;
+  for (const RegionVote& v : votes) all.push_back({v.key, me, v.yes});
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) {
+      const auto key = in.get<std::int64_t>();
+      all.push_back({key, m.peer, in.get<std::int8_t>() != 0});
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const Vote& x, const Vote& y) {
+    return std::tie(x.key, x.rank) < std::tie(y.key, y.rank);
+  });
+  votes.clear();
+  for (std::size_t k = 0; k < all.size();) {
+    RegionVote agreed{all[k].key, true, all[k].rank == me};
+    for (; k < all.size() && all[k].key == agreed.key; ++k) agreed.yes = agreed.yes && all[k].yes;
+    votes.push_back(agreed);
+  }
+}
+
+namespace {
+
+/// One contact's force and torque impulses on one grain, summed on the grain's owner in the
+/// serial contact order: by the contact's order key, then by the point's place in its pair.
+struct LoadShare {
+  std::int64_t gid = -1;
+  ContactOrderKey key;
+  int point = 0;
+  Vec3 force = Vec3::Zero(), torque = Vec3::Zero();
+  bool operator<(const LoadShare& o) const {
+    return std::tie(gid, key, point) < std::tie(o.gid, o.key, o.point);
+  }
+};
+
+void put_share(ByteWriter& o, const LoadShare& s) {
+  o.put(s.gid);
+  o.put(static_cast<std::int8_t>(s.key.against_unbounded));
+  o.put(s.key.a);
+  o.put(s.key.b);
+  o.put(static_cast<std::int32_t>(s.point));
+  o.put(s.force);
+  o.put(s.torque);
+}
+
+LoadShare read_share(ByteReader& in) {
+  LoadShare s;
+  in.get(s.gid);
+  s.key.against_unbounded = in.get<std::int8_t>() != 0;
+  in.get(s.key.a);
+  in.get(s.key.b);
+  s.point = in.get<std::int32_t>();
+  in.get(s.force);
+  in.get(s.torque);
+  return s;
+}
+
+}  // namespace
+
+void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contacts,
+                                    const std::vector<char>& wanted, std::vector<Vec3>& force,
+                                    std::vector<Vec3>& torque) {
+  // World::add_contact_loads over ranks: each contact's share from the rank that detected it to
+  // its grains' owners. B's share is negated here and added there: x - y and x + (-y) are the
+  // same bits.
+  std::vector<LoadShare> mine;
+  std::map<int, ByteWriter> out;
+  auto send = [&](int body, const LoadShare& s) {
+    if (owned_[body])
+      mine.push_back(s);
+    else
+      put_share(out[owner_[body]], s);
+  };
+  int point = 0;
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const Contact& c = contacts[k];
+    point = k > 0 && contacts[k - 1].a == c.a && contacts[k - 1].b == c.b ? point + 1 : 0;
+    const bool to_a = w.bodies.is_dynamic(c.a) && wanted[c.a];
+    const bool to_b = w.bodies.is_dynamic(c.b) && wanted[c.b];
+    if (!to_a && !to_b) continue;
+    const ContactOrderKey key{w.shapes.tested_apart(w.bodies.shape[c.b]), gid_[c.a], gid_[c.b]};
+    const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
+    if (to_a) send(c.a, {gid_[c.a], key, point, p, c.ra.cross(p) + c.rolling_impulse});
+    if (to_b) send(c.b, {gid_[c.b], key, point, -p, -(c.rb.cross(p) + c.rolling_impulse)});
+  }
+  std::vector<Message> outgoing;
+  for (auto& [rank, o] : out) outgoing.push_back({rank, o.take()});
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) mine.push_back(read_share(in));
+  }
+  std::sort(mine.begin(), mine.end());
+  const int n = w.bodies.count();
+  force.assign(n, Vec3::Zero());
+  torque.assign(n, Vec3::Zero());
+  for (const LoadShare& s : mine) {
+    const int l = local_of_[s.gid];
+    force[l] += s.force;
+    torque[l] += s.torque;
+  }
+}
+
+void DecomposedWorld::block_net_islands(World& w, std::vector<char>& blocked) {
+  // The islands holding an owned node, to every rank (nets are few and small).
+  const int n = w.bodies.count();
+  std::vector<std::int64_t> roots;
+  for (int l = 0; l < n; ++l)
+    if (owned_[l] && full_.is_net_node(static_cast<int>(gid_[l])) && labels_[l].root >= 0)
+      roots.push_back(labels_[l].root);
+  ByteWriter o;
+  for (const std::int64_t r : roots) o.put(r);
+  const std::string bytes = o.take();
+  std::vector<Message> outgoing;
+  for (int r = 0; r < t_.size(); ++r)
+    if (r != t_.rank() && !bytes.empty()) outgoing.push_back({r, bytes});
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) roots.push_back(in.get<std::int64_t>());
+  }
+  std::sort(roots.begin(), roots.end());
+  for (int l = 0; l < n; ++l) {
+    if (!owned_[l]) continue;
+    const bool in_net_island =
+        labels_[l].root >= 0 && std::binary_search(roots.begin(), roots.end(), labels_[l].root);
+    if (full_.is_net_node(static_cast<int>(gid_[l])) || in_net_island) blocked[l] = 1;
+  }
+}
+
+void DecomposedWorld::update_sleep(World& w, SubstepLists lists) {
+  const WorldSettings& set = w.settings;
+  if (!(set.sleep_velocity > 0.0)) return;
+  const int n = w.bodies.count();
+  w.update_rest_times();  // on the owners
+  // The islands solved this step with a grain not ready (or a net's node), to their hosts.
+  std::map<int, std::vector<std::int64_t>> not_ready;  // host -> roots
+  for (int l = 0; l < n; ++l) {
+    if (!owned_[l] || lists.motion[l].free || labels_[l].root < 0) continue;  // in no solved island
+    if (w.rest_time(l) >= set.sleep_time && !full_.is_net_node(static_cast<int>(gid_[l]))) continue;
+    std::vector<std::int64_t>& roots = not_ready[labels_[l].host];
+    if (roots.empty() || roots.back() != labels_[l].root) roots.push_back(labels_[l].root);
+  }
+  std::vector<Message> outgoing;
+  for (const auto& [host, roots] : not_ready) {
+    ByteWriter out;
+    for (const std::int64_t r : roots) out.put(r);
+    outgoing.push_back({host, out.take()});
+  }
+  std::vector<std::int64_t> busy;
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) busy.push_back(in.get<std::int64_t>());
+  }
+  std::sort(busy.begin(), busy.end());
+  // Every other island hosted here falls asleep: the decision to its grains' owners.
+  std::map<int, ByteWriter> asleep;
+  for (const Hosted& hosted : hosted_) {
+    if (std::binary_search(busy.begin(), busy.end(), hosted.root)) continue;
+    ++lists.stats.fell_asleep;
+    for (const int owner : hosted.owners) asleep[owner].put(hosted.root);
+  }
+  outgoing.clear();
+  for (auto& [owner, out] : asleep) outgoing.push_back({owner, out.take()});
+  std::vector<std::int64_t> roots;
+  for (const Message& m : t_.exchange(std::move(outgoing))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) roots.push_back(in.get<std::int64_t>());
+  }
+  if (roots.empty()) return;
+  std::sort(roots.begin(), roots.end());
+  for (int l = 0; l < n; ++l) {
+    if (!owned_[l] || lists.motion[l].free || labels_[l].root < 0 ||
+        !std::binary_search(roots.begin(), roots.end(), labels_[l].root))
+      continue;
+    lists.sums.sleep_energy += w.put_to_sleep(l);
+  }
+}
+
+}  // namespace etdem::distributed
