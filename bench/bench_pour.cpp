@@ -4,7 +4,8 @@
 //
 //   bench_pour N [DURATION_S=1.0] [THREADS=0] [DT_S=1/600]
 //
-// BENCH_POUR_SLEEP=v in the environment lets regions slower than v [m/s] sleep;
+// BENCH_POUR_SLEEP=v in the environment lets regions slower than v [m/s] sleep (default: the
+// settings' sleep_velocity, 0.01 m/s; 0 turns sleep off);
 // BENCH_POUR_ITERATIONS=k sets the resting pass's sweeps per step (simulation.pgs.iterations);
 // BENCH_POUR_LAYERS=k puts the grains in k layers on a footprint that grows with N (the same bed
 // depth at every N) instead of the cubic lattice.
@@ -143,7 +144,7 @@ int main(int argc, char** argv) try {
   etdem::World world;
   world.settings.dt = dt;
   world.settings.threads = threads;
-  // BENCH_POUR_SLEEP=v [m/s]: regions slower than v for 0.5 s sleep (WorldSettings);
+  // BENCH_POUR_SLEEP=v [m/s]: regions slower than v for 0.5 s sleep (WorldSettings; 0: off);
   // BENCH_POUR_SLEEP_ISLANDS=1: whole islands instead.
   world.settings.sleep_velocity =
       env_value("BENCH_POUR_SLEEP", 0.0, 1e3, world.settings.sleep_velocity);
