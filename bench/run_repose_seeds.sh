@@ -15,7 +15,8 @@
 #    and sd / sqrt(n).
 #
 # Environment: SEEDS (default "1 2 3 4 5 6"), MU_RS ("0.05 0"), JOBS (2), ETDEM
-# (build/release/bin/etdem), CSV. Runs go seed first, then mu_r.
+# (build/release/bin/etdem), CSV, EXTRA (more `--set KEY=VALUE` arguments for every run, e.g.
+# a variant of the resting pass). Runs go seed first, then mu_r.
 # Results: bench/results/etdem_repose_seeds.csv, docs/notes/validation.md.
 set -euo pipefail
 
@@ -26,6 +27,7 @@ ETDEM=${ETDEM:-$ROOT_DIR/build/release/bin/etdem}
 SEEDS=${SEEDS:-1 2 3 4 5 6}
 MU_RS=${MU_RS:-0.05 0}
 JOBS=${JOBS:-2}
+EXTRA=${EXTRA:-}
 CSV=${CSV:-$OUT/etdem_repose_seeds.csv}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
@@ -36,12 +38,12 @@ run_one() {  # SEED MU_R
   nice -n 19 /usr/bin/time -f "%U %S" -o "$dir/time.txt" \
     "$ETDEM" run "$ROOT_DIR/examples/repose/spheres.toml" --threads 1 \
     --set "fill[0].seed=$1" --set "material[0].rolling_friction=$2" \
-    --set output.state_every=300 --set output.every=0 -o "$dir" > "$dir/run.txt" 2>&1 ||
+    --set output.state_every=300 --set output.every=0 $EXTRA -o "$dir" > "$dir/run.txt" 2>&1 ||
     { echo "seed=$1 mu_r=$2 failed: $(tail -n 1 "$dir/run.txt")" >&2; return 0; }
   echo "seed=$1 mu_r=$2 done: $(cat "$dir/time.txt") s CPU"
 }
 export -f run_one
-export OUT ROOT_DIR ETDEM
+export OUT ROOT_DIR ETDEM EXTRA
 for s in $SEEDS; do for m in $MU_RS; do echo "$s $m"; done; done |
   xargs -r -P "$JOBS" -L 1 bash -c 'run_one "$@"' _
 
