@@ -74,14 +74,16 @@ for d in glob.glob(os.path.join(out, "mu*_s*")):
                      grains_over_floor_4s=r["grains_over_floor"],
                      mean_speed_4s_m_s=f"{r['mean_speed_over_floor']:.3g}",
                      max_speed_4s_m_s=f"{r['max_speed_over_floor']:.3g}",
-                     cpu_s=f"{user + system:.1f}", etdem_version=version))
+                     cpu_s=f"{user + system:.1f}", etdem_version=version,
+                     settings=os.environ.get("EXTRA", "").strip()))
 rows.sort(key=lambda r: (-float(r["mu_r"]), r["seed"]))
 with open(csv_path, "w", newline="") as f:
     f.write("# etdem's repose demo (examples/repose/spheres.toml) over fill seeds "
             "(bench/run_repose_seeds.sh, docs/notes/validation.md); angles from `etdem analyze "
             "repose` (8 x 16 grid, mean and spread of the 8 rows); grains over the floor: centres "
             "over the 0.15 x 0.1 m floor; cpu_s: user + system of the run, one thread, on the "
-            "shared 2-core machine\n")
+            "shared 2-core machine; settings: the run's EXTRA (--set arguments beyond the seed "
+            "and mu_r)\n")
     w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["seed"], lineterminator="\n")
     w.writeheader()
     w.writerows(rows)

@@ -32,7 +32,8 @@
 # and at the end: whether the pile is still draining), and log.repose, LIGGGHTS' log.
 #
 # Environment: YOUNG (Pa, default 1e7), DT (s, default from YOUNG as above), LIGGGHTS (binary,
-# default liggghts on PATH), KEEP=1 keeps the run directory.
+# default liggghts on PATH), RANKS (MPI ranks, default 1 = a plain serial run; > 1 runs under
+# mpirun -np RANKS), KEEP=1 keeps the run directory.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -44,6 +45,14 @@ OUT=$2
 MU_R=${3:-0.05}
 LIGGGHTS=${LIGGGHTS:-liggghts}
 YOUNG=${YOUNG:-1e7}
+RANKS=${RANKS:-1}
+[[ "$RANKS" =~ ^[1-9][0-9]*$ ]] || { echo "RANKS=$RANKS: a positive number of ranks" >&2; exit 2; }
+if [ "$RANKS" -gt 1 ]; then
+  RUNNER=(mpirun -np "$RANKS")
+  if [ "$(id -u)" -eq 0 ]; then RUNNER+=(--allow-run-as-root); fi
+else
+  RUNNER=()
+fi
 DT=${DT:-$(python3 -c "print(f'{8e-5 * ($YOUNG / 1e7) ** -0.4:.3g}')")}
 command -v "$LIGGGHTS" >/dev/null || { echo "liggghts not found (scripts/install-deps.sh --with-peers)" >&2; exit 1; }
 [ -r "$START" ] || { echo "$START: cannot read the start state" >&2; exit 2; }
@@ -120,7 +129,7 @@ write_dump      all custom dump.4s id x y z vx vy vz omegax omegay omegaz radius
 IN
 
 start=$(date +%s)
-( cd "$WORK" && "$LIGGGHTS" -in in.repose -log log.repose -echo none -nocite > screen.txt 2>&1 ) || {
+( cd "$WORK" && "${RUNNER[@]}" "$LIGGGHTS" -in in.repose -log log.repose -echo none -nocite > screen.txt 2>&1 ) || {
   echo "liggghts failed; tail of its output:" >&2
   tail -n 30 "$WORK/screen.txt" >&2
   exit 1
@@ -152,4 +161,4 @@ PY
 cp "$WORK/log.repose" "$OUT/log.repose"
 LOOP=$(grep "^Loop time of" "$WORK/log.repose" | awk '{s += $4} END {print s}')
 WARN=$(grep -c "^WARNING" "$WORK/log.repose" || true)
-echo "liggghts repose E=$YOUNG dt=$DT mu_r=$MU_R wall_s=$LOOP total_s=$((end - start)) warnings=$WARN out=$OUT"
+echo "liggghts repose E=$YOUNG dt=$DT mu_r=$MU_R ranks=$RANKS wall_s=$LOOP total_s=$((end - start)) warnings=$WARN out=$OUT"
