@@ -14,6 +14,7 @@
 #include "etdem/collision/contact_record.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/host_scratch.hpp"
+#include "etdem/distributed/rank_records.hpp"
 #include "etdem/world/projection.hpp"
 
 namespace etdem::distributed {
@@ -35,22 +36,14 @@ namespace {
 
 void put_contribution(ByteWriter& o, std::int64_t gid, const ContactOrderKey& key, int point,
                       const Vec3& d, double weight) {
-  o.put(gid);
-  o.put(static_cast<std::int8_t>(key.against_unbounded));
-  o.put(key.a);
-  o.put(key.b);
-  o.put(static_cast<std::int32_t>(point));
+  put_contact_place(o, gid, key, point);
   o.put(d);
   o.put(weight);
 }
 
 DecomposedWorld::Contribution read_contribution(ByteReader& in) {
   DecomposedWorld::Contribution c;
-  in.get(c.gid);
-  c.key.against_unbounded = in.get<std::int8_t>() != 0;
-  in.get(c.key.a);
-  in.get(c.key.b);
-  c.point = in.get<std::int32_t>();
+  read_contact_place(in, c.gid, c.key, c.point);
   in.get(c.d);
   in.get(c.weight);
   return c;

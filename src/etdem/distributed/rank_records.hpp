@@ -14,6 +14,25 @@
 
 namespace etdem::distributed {
 
+/// A contact's place in the serial order, for a share of it sent to a grain's owner: the
+/// grain's global id, the contact's order key and the point's place among its pair's points.
+inline void put_contact_place(ByteWriter& o, std::int64_t gid, const ContactOrderKey& key,
+                              int point) {
+  o.put(gid);
+  o.put(static_cast<std::int8_t>(key.against_unbounded));
+  o.put(key.a);
+  o.put(key.b);
+  o.put(static_cast<std::int32_t>(point));
+}
+inline void read_contact_place(ByteReader& in, std::int64_t& gid, ContactOrderKey& key,
+                               int& point) {
+  in.get(gid);
+  key.against_unbounded = in.get<std::int8_t>() != 0;
+  in.get(key.a);
+  in.get(key.b);
+  point = in.get<std::int32_t>();
+}
+
 /// A grain's sleep state (World::SleepState) in a record.
 inline void put_sleep_state(ByteWriter& w, const World::SleepState& s) {
   w.put(s.rest_time);

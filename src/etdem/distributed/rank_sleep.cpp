@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "etdem/distributed/decomposed_world.hpp"
+#include "etdem/distributed/rank_records.hpp"
 
 namespace etdem::distributed {
 
@@ -83,22 +84,14 @@ struct LoadShare {
 };
 
 void put_share(ByteWriter& o, const LoadShare& s) {
-  o.put(s.gid);
-  o.put(static_cast<std::int8_t>(s.key.against_unbounded));
-  o.put(s.key.a);
-  o.put(s.key.b);
-  o.put(static_cast<std::int32_t>(s.point));
+  put_contact_place(o, s.gid, s.key, s.point);
   o.put(s.force);
   o.put(s.torque);
 }
 
 LoadShare read_share(ByteReader& in) {
   LoadShare s;
-  in.get(s.gid);
-  s.key.against_unbounded = in.get<std::int8_t>() != 0;
-  in.get(s.key.a);
-  in.get(s.key.b);
-  s.point = in.get<std::int32_t>();
+  read_contact_place(in, s.gid, s.key, s.point);
   in.get(s.force);
   in.get(s.torque);
   return s;
