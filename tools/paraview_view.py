@@ -25,7 +25,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 # How each block is drawn: "glyphs" (points with a radius), "solid" (cells coloured by speed),
-# "translucent" (walls), "terrain", "net". The order and names are those of the frames.
+# "translucent" (walls), "terrain", "net". The order and names are those of the frames; a block
+# not listed here (the grains of a shape type added since) is a grain block drawn as its data
+# says (block_style).
 BLOCK_STYLE = {
     "spheres": "glyphs",
     "boxes": "solid",
@@ -66,6 +68,17 @@ def read_frames(directory):
     return frames
 
 
+def block_style(directory, frames, name):
+    """How block `name` is drawn: its BLOCK_STYLE, else as a grain block, "glyphs" when its
+    points carry the radius as their scalars (balls, as the spheres block), "solid" otherwise."""
+    if name in BLOCK_STYLE:
+        return BLOCK_STYLE[name]
+    file = next(b[name] for _, _, b in frames if b.get(name))
+    with open(os.path.join(directory, "frames", file), "rb") as fh:
+        head = fh.read(1 << 16).split(b"<AppendedData")[0]
+    return "glyphs" if b'<PointData Scalars="radius"' in head else "solid"
+
+
 def speed_range(reader, times):
     """0 and the largest speed of any grain over the given times."""
     top = 0.0
@@ -77,11 +90,11 @@ def speed_range(reader, times):
     return [0.0, top if top > 0.0 else 1.0]
 
 
-def camera_bounds(sources, time):
-    """The bounds of the grains and mesh walls at `time`, or None."""
+def camera_bounds(sources, time, names=CAMERA_BLOCKS):
+    """The bounds of the blocks `names` (the grains and mesh walls) at `time`, or None."""
     lo, hi = [math.inf] * 3, [-math.inf] * 3
     for name, src in sources.items():
-        if name not in CAMERA_BLOCKS:
+        if name not in names:
             continue
         src.UpdatePipeline(time)
         info = src.GetDataInformation()
@@ -121,7 +134,11 @@ def build_view(directory, size=(1280, 800), speed=None, camera_times=None):
     directory = os.path.abspath(directory)
     frames = read_frames(directory)
     times = [t for t, _, _ in frames]
-    present = [name for name in BLOCK_STYLE if any(b.get(name) for _, _, b in frames)]
+    names = list(BLOCK_STYLE) + [n for _, _, b in frames for n in b if n not in BLOCK_STYLE]
+    present = [name for name in dict.fromkeys(names) if any(b.get(name) for _, _, b in frames)]
+    style_of = {name: block_style(directory, frames, name) for name in present}
+    # What the camera frames: CAMERA_BLOCKS and the grain blocks not listed in BLOCK_STYLE.
+    camera = CAMERA_BLOCKS + [name for name in present if name not in BLOCK_STYLE]
     reader = pv.PVDReader(registrationName="run", FileName=os.path.join(directory, "particles.pvd"))
     view = pv.CreateView("RenderView")
     pv.AssignViewToLayout(view=view, layout=pv.CreateLayout("etdem"), hint=0)
@@ -135,7 +152,7 @@ def build_view(directory, size=(1280, 800), speed=None, camera_times=None):
     rng = list(speed) if speed else speed_range(reader, times)
     sources, inputs, displays = {}, {}, {}
     for name in present:
-        style = BLOCK_STYLE[name]
+        style = style_of[name]
         block = pv.ExtractBlock(registrationName=name, Input=reader, Selectors=[f"/Root/{name}"])
         src = block
         if style == "glyphs":
@@ -175,7 +192,7 @@ def build_view(directory, size=(1280, 800), speed=None, camera_times=None):
     # One colour scale for every frame (set after ColorBy, which may rescale it).
     lut.RescaleTransferFunction(rng[0], rng[1])
     pv.GetOpacityTransferFunction("speed").RescaleTransferFunction(rng[0], rng[1])
-    if any(BLOCK_STYLE[n] in ("glyphs", "solid") for n in present):
+    if any(style_of[n] in ("glyphs", "solid") for n in present):
         bar = pv.GetScalarBar(lut, view)
         bar.Title = "speed [m/s]"
         bar.ComponentTitle = ""
@@ -189,7 +206,7 @@ def build_view(directory, size=(1280, 800), speed=None, camera_times=None):
     # The camera fits the grains (and mesh walls) of the given frames (default: first and last).
     bounds = None
     for t in camera_times if camera_times is not None else [times[0], times[-1]]:
-        b = camera_bounds(sources, t)
+        b = camera_bounds(sources, t, camera)
         if b:
             bounds = b if bounds is None else [min(bounds[a], b[a]) for a in range(3)] + [
                 max(bounds[a], b[a]) for a in range(3, 6)]

@@ -21,6 +21,8 @@
 #include "etdem/io/scenario.hpp"
 #include "etdem/io/vtk_writer.hpp"
 #include "etdem/io/vtk_xml.hpp"
+#include "etdem/shapes/level_set_build.hpp"
+#include "etdem/world/world.hpp"
 
 namespace etdem {
 namespace {
@@ -246,13 +248,15 @@ TEST(VtkWriter, EveryFrameHasTheBlocksAndTheFloorCoversTheRunOut) {
       const std::string t = read_file(dir / vtm);
       int k = 0;
       std::map<std::string, std::string> files;
+      const std::vector<std::string_view> names = vtk_block_names();
       for (auto it = std::sregex_iterator(t.begin(), t.end(), block); it != std::sregex_iterator();
            ++it, ++k) {
         EXPECT_EQ((*it)[1].str(), std::to_string(k));
-        EXPECT_EQ((*it)[2].str(), vtk_block_name(static_cast<VtkBlock>(k)));
+        ASSERT_LT(static_cast<std::size_t>(k), names.size());
+        EXPECT_EQ((*it)[2].str(), names[static_cast<std::size_t>(k)]);
         files[(*it)[2]] = (*it)[4];
       }
-      EXPECT_EQ(k, kVtkBlockCount);
+      EXPECT_EQ(static_cast<std::size_t>(k), names.size());
       EXPECT_FALSE(files["spheres"].empty());
       EXPECT_TRUE(files["boxes"].empty());
       EXPECT_TRUE(files["terrain"].empty());
@@ -304,6 +308,69 @@ TEST(VtkWriter, EveryFrameHasTheBlocksAndTheFloorCoversTheRunOut) {
     }
     EXPECT_GT(z_max, 0.0101);
     EXPECT_LT(z_max, 0.03);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(VtkWriter, EveryGrainShapeIsDrawnInTheBlocksOfItsType) {
+  // Every shape type whose record draws a grain (ShapeKind::draw) has a block for each kind of
+  // piece it draws: one grain of each such type gives a frame whose blocks of that type hold
+  // it, and no block of another grain type (a piece without a block would throw).
+  World w;
+  const int m = w.add_material({});
+  LevelSetOptions ls;
+  ls.spacing = 0.002;
+  ls.nodes = 50;
+  const int ball = w.shapes.add_sphere("ball", 0.01);
+  const int box = w.shapes.add_box("box", Vec3(0.01, 0.02, 0.03));
+  const std::vector<Vec3> tet = {Vec3(0, 0, 0), Vec3(0.02, 0, 0), Vec3(0, 0.02, 0),
+                                 Vec3(0, 0, 0.02)};
+  const std::vector<CompoundPart> parts = {{ball, Vec3(0, 0, 0)}, {box, Vec3(0.05, 0, 0)}};
+  const std::map<ShapeType, int> shape_of = {
+      {ShapeType::Sphere, ball},
+      {ShapeType::Box, box},
+      {ShapeType::Polyhedron, w.shapes.add_polyhedron("tet", tet)},
+      {ShapeType::Compound, w.shapes.add_compound("pair", make_compound(w.shapes, parts))},
+      {ShapeType::LevelSet, w.shapes.add_level_set("ls", level_set_sphere(0.01, ls))}};
+  // The blocks each type's grain fills (the compound: its sphere part and its box part).
+  const std::map<ShapeType, std::vector<std::string>> expected = {
+      {ShapeType::Sphere, {"spheres"}},
+      {ShapeType::Box, {"boxes"}},
+      {ShapeType::Polyhedron, {"polyhedra"}},
+      {ShapeType::Compound, {"compounds", "compound_spheres"}},
+      {ShapeType::LevelSet, {"level_sets"}}};
+  for (const ShapeKind& k : kShapeKinds)
+    if (k.draw) {
+      EXPECT_TRUE(shape_of.contains(k.type)) << k.name << " has no case here";
+      EXPECT_TRUE(expected.contains(k.type)) << k.name << " has no expected blocks here";
+    }
+  std::vector<int> body_of;  // per entry of shape_of, in its order
+  double x = 0.0;
+  for (const auto& [type, s] : shape_of) {
+    body_of.push_back(w.add_body(s, m, Vec3(x, 0, 0)));
+    x += 0.2;
+  }
+  w.initialize();
+  const fs::path dir = fs::temp_directory_path() / "etdem_test_vtk_kinds";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "frames");
+  VtkWriter writer(dir.string(), {});
+  ASSERT_NO_THROW(writer.write_frame(w));
+  const std::string vtm = read_file(dir / "frames" / "frame_000000.vtm");
+  const std::regex block("<DataSet index=\"([0-9]+)\" name=\"([a-z_]+)\"( file=\"([^\"]+)\")?");
+  std::map<std::string, std::string> files;
+  for (auto it = std::sregex_iterator(vtm.begin(), vtm.end(), block); it != std::sregex_iterator();
+       ++it)
+    files[(*it)[2]] = (*it)[4];
+  std::size_t k = 0;
+  for (const auto& [type, s] : shape_of) {
+    for (const std::string& name : expected.at(type)) {
+      ASSERT_FALSE(files[name].empty()) << name;
+      const auto data = decode_vtu(read_file(dir / "frames" / files[name]));
+      ASSERT_FALSE(data.at("id").empty()) << name;
+      for (const double id : data.at("id")) EXPECT_EQ(id, body_of[k]) << name;
+    }
+    ++k;
   }
   fs::remove_all(dir);
 }

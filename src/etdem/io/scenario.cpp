@@ -127,18 +127,18 @@ class Parser {
     src.line = r.line();
     const std::string name = unique_name(r, "name", shapes_seen_, "shape");
     const std::string type = r.string("type");
-    const ShapeKind* kind = find_shape_kind(type);
-    const std::string known = fmt::format("{}", fmt::join(shape_kind_names(), ", "));
-    if (!kind && type == "mesh")
+    const ShapeReader* reader = find_shape_reader(type);
+    const std::string known = fmt::format("{}", fmt::join(shape_reader_names(), ", "));
+    if (!reader && type == "mesh")
       r.fail("type",
              "a mesh is a static wall: use [[wall]] type = \"mesh\" (a body can take the "
              "hull of a mesh file: type = \"polyhedron\", file = ...)");
-    if (!kind && type == "terrain")
+    if (!reader && type == "terrain")
       r.fail("type",
              "a terrain is a static wall: use [[wall]] type = \"terrain\" with a height map");
-    if (!kind) r.fail("type", fmt::format("unknown shape type (known: {})", known));
+    if (!reader) r.fail("type", fmt::format("unknown shape type (known: {})", known));
     ShapeReadContext ctx{sc_.shapes, shapes_seen_, src_.file};
-    kind->read(r, name, src, ctx);
+    reader->read(r, name, src, ctx);
     r.finish();
     // Hidden parts added on the way (a compound from a mesh) share the table's line.
     sc_.shape_sources.resize(sc_.shapes.size() - 1, ShapeSource{"", {}, src.line});

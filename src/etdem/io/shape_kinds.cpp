@@ -236,106 +236,17 @@ void read_level_set(const TomlReader& r, const std::string& name, ShapeSource& s
   }
 }
 
-// ---- frames, columns, nodes, drawing -----------------------------------------------------
-
-Quat identity_frame(const ShapeTable&, int) {
-  return Quat::Identity();
-}
-Quat polyhedron_frame(const ShapeTable& t, int s) {
-  return t.polyhedron(s).input_rotation;
-}
-Quat compound_frame(const ShapeTable& t, int s) {
-  return t.compound(s).input_rotation;
-}
-Quat level_set_frame(const ShapeTable& t, int s) {
-  return t.level_set(s).input_rotation;
-}
-
-void sphere_columns(const ShapeTable& t, int s, double& r, Vec3& h) {
-  r = t.sphere(s).radius;
-  h = Vec3::Zero();
-}
-void box_columns(const ShapeTable& t, int s, double& r, Vec3& h) {
-  r = t.bounding_radius[s];
-  h = t.box(s).half_extents;
-}
-void bounded_columns(const ShapeTable& t, int s, double& r, Vec3& h) {
-  r = t.bounding_radius[s];
-  h = Vec3::Zero();
-}
-
-void sphere_nodes(const ShapeTable& t, int s, const Vec3& at, const Mat3&, ShapeNodes& out) {
-  out.balls.emplace_back(at, t.sphere(s).radius);
-}
-void hull_nodes(const ShapeTable& t, int s, const Vec3& at, const Mat3& turn, ShapeNodes& out) {
-  for (const Vec3& v : t.hull(s).vertices) out.nodes.push_back(at + turn * v);
-}
-void compound_nodes(const ShapeTable& t, int s, const Vec3& at, const Mat3& turn, ShapeNodes& out) {
-  for (const CompoundPart& p : t.compound(s).parts)
-    shape_kind(t.type[p.shape]).nodes(t, p.shape, at + turn * p.position, turn * p.rotation, out);
-}
-
-void level_set_nodes(const ShapeTable& t, int s, const Vec3& at, const Mat3& turn,
-                     ShapeNodes& out) {
-  for (const Vec3& v : t.level_set(s).nodes) out.nodes.push_back(at + turn * v);
-}
-
-void draw_sphere(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3&,
-                 DrawPieces& out) {
-  out.spheres.push_back({body, x, t.sphere(s).radius});
-}
-void draw_box(const ShapeTable&, int, int body, const Vec3&, const Mat3&, DrawPieces& out) {
-  out.boxes.push_back(body);
-}
-void draw_polyhedron(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3& r,
-                     DrawPieces& out) {
-  out.polyhedra.push_back({body, &t.polyhedron(s), x, r});
-}
-/// A compound's sphere parts are drawn as spheres (compound_spheres), its box and polyhedron
-/// parts as hulls (compounds), each carrying the compound's body id.
-void draw_compound(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3& r,
-                   DrawPieces& out) {
-  for (const CompoundPart& p : t.compound(s).parts) {
-    const Vec3 at = x + r * p.position;
-    if (t.type[p.shape] == ShapeType::Sphere)
-      out.compound_spheres.push_back({body, at, t.sphere(p.shape).radius});
-    else
-      out.compounds.push_back({body, &t.hull(p.shape), at, r * p.rotation});
-  }
-}
-void draw_level_set(const ShapeTable& t, int s, int body, const Vec3& x, const Mat3& r,
-                    DrawPieces& out) {
-  out.surfaces.push_back({body, &t.level_set(s).surface, x, r});
-}
-void draw_mesh(const ShapeTable&, int, int body, const Vec3&, const Mat3&, DrawPieces& out) {
-  out.meshes.push_back(body);
-}
-void draw_terrain(const ShapeTable&, int, int body, const Vec3&, const Mat3&, DrawPieces& out) {
-  out.terrains.push_back(body);
-}
-
-// The registry: one line per shape type, in ShapeType order.
-const ShapeKind kKinds[] = {
-    {ShapeType::Sphere, read_sphere, true, identity_frame, sphere_columns, sphere_nodes,
-     draw_sphere},
-    {ShapeType::Plane, nullptr, false, identity_frame, bounded_columns, nullptr, nullptr},
-    {ShapeType::Box, read_box, true, identity_frame, box_columns, hull_nodes, draw_box},
-    {ShapeType::Polyhedron, read_polyhedron, true, polyhedron_frame, bounded_columns, hull_nodes,
-     draw_polyhedron},
-    {ShapeType::Compound, read_compound, false, compound_frame, bounded_columns, compound_nodes,
-     draw_compound},
-    {ShapeType::Mesh, nullptr, false, identity_frame, bounded_columns, nullptr, draw_mesh},
-    {ShapeType::LevelSet, read_level_set, false, level_set_frame, bounded_columns, level_set_nodes,
-     draw_level_set},
-    {ShapeType::Terrain, nullptr, false, identity_frame, bounded_columns, nullptr, draw_terrain},
+// The readers: one line per [[shape]] type, in ShapeType order.
+const ShapeReader kReaders[] = {
+    {ShapeType::Sphere, read_sphere},         {ShapeType::Box, read_box},
+    {ShapeType::Polyhedron, read_polyhedron}, {ShapeType::Compound, read_compound},
+    {ShapeType::LevelSet, read_level_set},
 };
-static_assert(std::size(kKinds) == static_cast<std::size_t>(ShapeType::Count),
-              "one record per shape type");
 
 std::string part_type_names() {
   std::vector<std::string> names;
-  for (const ShapeKind& k : kKinds)
-    if (k.part) names.push_back(shape_type_name(k.type));
+  for (const ShapeKind& k : kShapeKinds)
+    if (k.part) names.push_back(k.name);
   std::string out;
   for (std::size_t i = 0; i < names.size(); ++i)
     out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
@@ -344,22 +255,15 @@ std::string part_type_names() {
 
 }  // namespace
 
-const ShapeKind& shape_kind(ShapeType t) {
-  const ShapeKind& k = kKinds[static_cast<int>(t)];
-  if (k.type != t) throw std::logic_error("shape registry out of ShapeType order");
-  return k;
-}
-
-const ShapeKind* find_shape_kind(std::string_view name) {
-  for (const ShapeKind& k : kKinds)
-    if (k.read && name == shape_type_name(k.type)) return &k;
+const ShapeReader* find_shape_reader(std::string_view name) {
+  for (const ShapeReader& r : kReaders)
+    if (name == shape_type_name(r.type)) return &r;
   return nullptr;
 }
 
-std::vector<std::string> shape_kind_names() {
+std::vector<std::string> shape_reader_names() {
   std::vector<std::string> names;
-  for (const ShapeKind& k : kKinds)
-    if (k.read) names.push_back(shape_type_name(k.type));
+  for (const ShapeReader& r : kReaders) names.push_back(shape_type_name(r.type));
   return names;
 }
 

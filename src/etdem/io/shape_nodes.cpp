@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include "etdem/io/scenario_error.hpp"
-#include "etdem/io/shape_kinds.hpp"
 #include "etdem/io/summary_json.hpp"
 #include "etdem/shapes/shape.hpp"
 

@@ -11,15 +11,14 @@
 #include <vector>
 
 #include "etdem/core/math.hpp"
+#include "etdem/shapes/shape_kind.hpp"
 
 namespace etdem {
 
-struct ShapeTable;
-
-struct ShapeNodes {
-  std::string type;                            // sphere | box | polyhedron | compound
-  std::vector<Vec3> nodes;                     // m, body frame
-  std::vector<std::pair<Vec3, double>> balls;  // sphere parts: body-frame centre [m], radius [m]
+/// A shape's entry of shapes.json: its type and its surface nodes in its body frame (nodes [m];
+/// balls: sphere parts' centre [m] and radius [m]).
+struct ShapeNodes : SurfaceNodes {
+  std::string type;     // sphere | box | polyhedron | compound | levelset
   double volume = 0.0;  // [m^3] of the shape (0: unknown, shapes.json written before it was)
   std::string net;      // the [[net]] whose nodes have this shape; empty for a grain shape
 };

@@ -7,12 +7,12 @@
 #include <fmt/format.h>
 
 #include "etdem/io/scenario_error.hpp"
-#include "etdem/io/shape_kinds.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
 
-const char* const kStateCsvHeader = "id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,shape,radius,hx,hy,hz,shape_name";
+const char* const kStateCsvHeader =
+    "id,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,shape,radius,hx,hy,hz,shape_name";
 
 void write_state_csv(const std::string& path, const World& world) {
   const Bodies& b = world.bodies;
@@ -26,9 +26,10 @@ void write_state_csv(const std::string& path, const World& world) {
     const Quat& q = b.orientation[i];
     const Vec3& v = b.velocity[i];
     const Vec3& w = b.angular_velocity[i];
-    double r;
-    Vec3 h;
-    shape_kind(shapes.type[s]).state_columns(shapes, s, r, h);
+    // A ball's radius, else the bounding radius; a box's half extents, else zero.
+    const double r = shapes.is_ball(s) ? shapes.ball_radius(s) : shapes.bounding_radius[s];
+    const auto half_extents = shapes.kind(s).half_extents;
+    const Vec3 h = half_extents ? half_extents(shapes, s) : Vec3::Zero();
     fmt::format_to(std::back_inserter(out),
                    "{},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},{:.17g},"
                    "{:.17g},{:.17g},{:.17g},{:.17g},{},{:.17g},{:.17g},{:.17g},{:.17g},{}\n",

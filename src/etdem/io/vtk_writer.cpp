@@ -8,38 +8,86 @@
 
 #include <fmt/format.h>
 
-#include "etdem/io/shape_kinds.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
 namespace {
 
-/// The blocks, in VtkBlock order: the name in the .vtm files and the prefix of its files.
-constexpr std::string_view kVtkBlocks[] = {
-    "spheres",           // VtkBlock::Spheres
-    "boxes",             // VtkBlock::Boxes
-    "polyhedra",         // VtkBlock::Polyhedra
-    "compounds",         // VtkBlock::Compounds
-    "compound_spheres",  // VtkBlock::CompoundSpheres
-    "level_sets",        // VtkBlock::LevelSets
-    "walls",             // VtkBlock::Walls
-    "meshes",            // VtkBlock::Meshes
-    "terrain",           // VtkBlock::Terrain
-    "nets",              // VtkBlock::Nets
+/// What a block holds: one kind of the pieces that draw the grains of its shape type
+/// (ShapeDrawing, shapes/shape_kind.hpp), or the walls of its type whole, or the nets.
+enum class Drawn { Balls, Boxes, Hulls, Surfaces, Walls, Meshes, Terrain, Nets };
+
+struct Block {
+  std::string_view name;  // in the .vtm files, and the prefix of its files
+  ShapeType shape;        // the shape type it draws (nets: none, ShapeType::Count)
+  Drawn drawn;
 };
-static_assert(std::size(kVtkBlocks) == static_cast<std::size_t>(VtkBlock::Count),
-              "one name per block");
+
+/// The blocks, in file order (docs/scenario.md "ParaView"). Every list of pieces a shape type's
+/// record draws goes to the block of that type and kind; a shape type with pieces of its own is
+/// one line here, at the end (block indices stay what they were).
+constexpr Block kBlocks[] = {
+    // 0: sphere grains as points (VTK_VERTEX); point data radius, velocity, speed,
+    // angular_velocity, orientation (w, x, y, z), id.
+    {"spheres", ShapeType::Sphere, Drawn::Balls},
+    // 1: box grains as hexahedra; cell data id, velocity, speed, angular_velocity.
+    {"boxes", ShapeType::Box, Drawn::Boxes},
+    // 2: every face of every polyhedron grain as a polygon cell (each body's vertices once);
+    // cell data as boxes.
+    {"polyhedra", ShapeType::Polyhedron, Drawn::Hulls},
+    // 3: the box and polyhedron parts of compound grains, as polyhedra, each face with its
+    // body's id.
+    {"compounds", ShapeType::Compound, Drawn::Hulls},
+    // 4: the sphere parts of compound grains, as spheres (id of the body, velocity of the part).
+    {"compound_spheres", ShapeType::Compound, Drawn::Balls},
+    // 5: the zero contours of level-set grains (triangles); cell data as boxes.
+    {"level_sets", ShapeType::LevelSet, Drawn::Surfaces},
+    // 6: the planes still present as quads (counter-clockwise about the normal to the free
+    // side), cell data id: a container's faces, and floors (a container's floor, every plain
+    // plane) grown to cover every grain the frames showed over the whole run.
+    {"walls", ShapeType::Plane, Drawn::Walls},
+    // 7: the triangles of the mesh walls still present, cell data id.
+    {"meshes", ShapeType::Mesh, Drawn::Meshes},
+    // 8: the surface of every terrain (two triangles per raster cell; above kMaxTerrainNodes
+    // raster nodes every few nodes), cell data id; static, like meshes.
+    {"terrain", ShapeType::Terrain, Drawn::Terrain},
+    // 9: the links of every net as lines between node centres (broken links left out), cell
+    // data tension [N], strain, net; point data id. The nodes themselves are spheres, drawn in
+    // `spheres`.
+    {"nets", ShapeType::Count, Drawn::Nets},
+};
+constexpr int kBlockCount = static_cast<int>(std::size(kBlocks));
+
+/// The block of shape type t holding pieces drawn as d; -1 for none.
+constexpr int block_of(ShapeType t, Drawn d) {
+  for (int b = 0; b < kBlockCount; ++b)
+    if (kBlocks[b].shape == t && kBlocks[b].drawn == d) return b;
+  return -1;
+}
+
+/// The block drawn as d (walls, nets: one each).
+constexpr int block_of(Drawn d) {
+  for (int b = 0; b < kBlockCount; ++b)
+    if (kBlocks[b].drawn == d) return b;
+  return -1;
+}
 
 /// File prefixes of earlier versions of the output (one file per part, listed in the .pvd).
 constexpr std::string_view kOldPrefixes[] = {"particles", "levelsets"};
 
-int index(VtkBlock b) {
-  return static_cast<int>(b);
+std::string block_file(int b, long step) {
+  return fmt::format("{}_{:06d}.vtu", kBlocks[b].name, step);
 }
 
-std::string block_file(VtkBlock b, long step) {
-  return fmt::format("{}_{:06d}.vtu", vtk_block_name(b), step);
-}
+/// One block's pieces of a frame, each with the id of its body (`body`, parallel to the one
+/// list the block's kind fills; for wall blocks the bodies themselves).
+struct BlockPieces {
+  std::vector<int> body;
+  std::vector<ShapeDrawing::Ball> balls;
+  std::vector<ShapeDrawing::Box> boxes;
+  std::vector<ShapeDrawing::Hull> hulls;
+  std::vector<ShapeDrawing::Surface> surfaces;
+};
 
 void append(std::vector<double>& out, const Vec3& v) {
   out.insert(out.end(), {v.x(), v.y(), v.z()});
@@ -66,16 +114,16 @@ void body_cell_data(VtuPiece& piece, const std::vector<int>& owner, const Bodies
   piece.cell_data.add("angular_velocity", 3, std::move(w));
 }
 
-/// Spheres as points with their radius and the motion of their centre (a compound part's
+/// Balls as points with their radius and the motion of their centre (a compound part's
 /// velocity includes its body's rotation).
-VtuPiece sphere_piece(const std::vector<DrawPieces::Sphere>& spheres, const Bodies& bodies) {
+VtuPiece sphere_piece(const BlockPieces& p, const Bodies& bodies) {
   VtuPiece piece;
-  const std::size_t n = spheres.size();
+  const std::size_t n = p.balls.size();
   std::vector<double> radius(n), v(3 * n), speed(n), w(3 * n), q(4 * n);
   std::vector<std::int64_t> id(n);
   for (std::size_t k = 0; k < n; ++k) {
-    const DrawPieces::Sphere& s = spheres[k];
-    const int i = s.body;
+    const ShapeDrawing::Ball& s = p.balls[k];
+    const int i = p.body[k];
     append(piece.points, s.centre);
     radius[k] = s.radius;
     const Vec3 vk =
@@ -104,33 +152,34 @@ VtuPiece sphere_piece(const std::vector<DrawPieces::Sphere>& spheres, const Bodi
 
 /// Boxes as hexahedra: VTK_HEXAHEDRON order, the -z face with its right-hand normal towards
 /// +z, then the +z face.
-VtuPiece box_piece(const std::vector<int>& boxes, const Bodies& bodies, const ShapeTable& shapes) {
+VtuPiece box_piece(const BlockPieces& p, const Bodies& bodies) {
   static const double kCorner[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
                                        {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
   VtuPiece piece;
-  for (int i : boxes) {
-    const Vec3& h = shapes.box(bodies.shape[i]).half_extents;
-    const Mat3 r = bodies.orientation[i].toRotationMatrix();
+  for (const ShapeDrawing::Box& b : p.boxes) {
+    const Vec3& h = b.half_extents;
     for (const auto& c : kCorner)
-      append(piece.points, bodies.position[i] + r * Vec3(c[0] * h.x(), c[1] * h.y(), c[2] * h.z()));
+      append(piece.points,
+             b.position + b.rotation * Vec3(c[0] * h.x(), c[1] * h.y(), c[2] * h.z()));
   }
-  piece.add_cells(boxes.size(), 8, kVtkHexahedron);
-  body_cell_data(piece, boxes, bodies);
+  piece.add_cells(p.boxes.size(), 8, kVtkHexahedron);
+  body_cell_data(piece, p.body, bodies);
   return piece;
 }
 
 /// Convex hulls: one polygon cell per face, each hull's vertices once.
-VtuPiece hull_piece(const std::vector<DrawPieces::Hull>& hulls, const Bodies& bodies) {
+VtuPiece hull_piece(const BlockPieces& p, const Bodies& bodies) {
   VtuPiece piece;
   std::vector<int> owner;
-  for (const DrawPieces::Hull& h : hulls) {
+  for (std::size_t k = 0; k < p.hulls.size(); ++k) {
+    const ShapeDrawing::Hull& h = p.hulls[k];
     const std::int64_t first = static_cast<std::int64_t>(piece.point_count());
     for (const Vec3& v : h.hull->vertices) append(piece.points, h.position + h.rotation * v);
     for (int f = 0; f < h.hull->face_count(); ++f) {
       for (int v : h.hull->face(f)) piece.connectivity.push_back(first + v);
       piece.offsets.push_back(static_cast<std::int64_t>(piece.connectivity.size()));
       piece.types.push_back(kVtkPolygon);
-      owner.push_back(h.body);
+      owner.push_back(p.body[k]);
     }
   }
   body_cell_data(piece, owner, bodies);
@@ -152,13 +201,15 @@ void add_triangles(VtuPiece& piece, std::vector<int>& owner, int body, const Vec
   }
 }
 
-/// Level-set grains: each grain's zero contour, posed.
-VtuPiece surface_piece(const std::vector<DrawPieces::Surface>& surfaces, const Bodies& bodies) {
+/// Triangle surfaces (level-set grains' zero contours), posed.
+VtuPiece surface_piece(const BlockPieces& p, const Bodies& bodies) {
   VtuPiece piece;
   std::vector<int> owner;
-  for (const DrawPieces::Surface& s : surfaces)
-    add_triangles(piece, owner, s.body, s.position, s.rotation, s.mesh->vertices,
+  for (std::size_t k = 0; k < p.surfaces.size(); ++k) {
+    const ShapeDrawing::Surface& s = p.surfaces[k];
+    add_triangles(piece, owner, p.body[k], s.position, s.rotation, s.mesh->vertices,
                   s.mesh->triangles);
+  }
   body_cell_data(piece, owner, bodies);
   return piece;
 }
@@ -271,8 +322,10 @@ Vec3 perpendicular(const Vec3& n) {
 
 }  // namespace
 
-std::string_view vtk_block_name(VtkBlock b) {
-  return kVtkBlocks[index(b)];
+std::vector<std::string_view> vtk_block_names() {
+  std::vector<std::string_view> names;
+  for (const Block& b : kBlocks) names.push_back(b.name);
+  return names;
 }
 
 bool is_vtk_frame_file(std::string_view name) {
@@ -283,15 +336,18 @@ bool is_vtk_frame_file(std::string_view name) {
            name.find_first_not_of("0123456789", prefix.size() + 1) == name.size() - ext.size();
   };
   if (numbered("frame", ".vtm")) return true;
-  for (std::string_view p : kVtkBlocks)
-    if (numbered(p, ".vtu")) return true;
+  for (const Block& b : kBlocks)
+    if (numbered(b.name, ".vtu")) return true;
   for (std::string_view p : kOldPrefixes)
     if (numbered(p, ".vtu")) return true;
   return false;
 }
 
 VtkWriter::VtkWriter(std::string directory, std::vector<WallQuad> walls, VtkEncoding encoding)
-    : directory_(std::move(directory)), walls_(std::move(walls)), encoding_(encoding) {
+    : directory_(std::move(directory)),
+      walls_(std::move(walls)),
+      encoding_(encoding),
+      versions_(static_cast<std::size_t>(kBlockCount)) {
   for (const WallQuad& w : walls_) {
     // The rectangle's axes: its edges, or for a plain plane (all corners at its point) two
     // directions in the plane.
@@ -323,7 +379,7 @@ void VtkWriter::grow_floors(const World& world) {
     Floor& f = floors_[k];
     for (int i = 0; i < bodies.count(); ++i) {
       // Grains are the bodies with surface nodes (walls have none).
-      if (!bodies.is_active(i) || !shape_kind(shapes.type[bodies.shape[i]]).nodes) continue;
+      if (!bodies.is_active(i) || !shapes.kind(bodies.shape[i]).nodes) continue;
       const double r = shapes.bounding_radius[bodies.shape[i]];
       const Vec3 d = bodies.position[i] - f.origin;
       if (!std::isfinite(r) || !d.allFinite()) continue;
@@ -346,10 +402,9 @@ std::vector<WallQuad> VtkWriter::floor_quads() const {
 }
 
 template <class Build>
-std::string VtkWriter::static_file(VtkBlock b, const std::vector<int>& items, long step,
-                                   Build build) {
+std::string VtkWriter::static_file(int b, const std::vector<int>& items, long step, Build build) {
   if (items.empty()) return {};
-  std::vector<StaticVersion>& versions = versions_[index(b)];
+  std::vector<StaticVersion>& versions = versions_[static_cast<std::size_t>(b)];
   if (!versions.empty() && versions.back().items == items) return versions.back().file;
   versions.push_back({items, block_file(b, step)});
   write_vtu(directory_ + "/frames/" + versions.back().file, build(items), encoding_);
@@ -359,53 +414,89 @@ std::string VtkWriter::static_file(VtkBlock b, const std::vector<int>& items, lo
 void VtkWriter::write_frame(const World& world) {
   const Bodies& bodies = world.bodies;
   const ShapeTable& shapes = world.shapes;
-  // Each body's pieces come from its shape type (io/shape_kinds.cpp), each piece carrying the id
-  // of its body.
-  DrawPieces pieces;
+  // Each active grain's pieces come from its shape's record (shapes/shape_kind.hpp); each list
+  // of them goes, in body order, to the block of its shape type and kind, with the id of its
+  // body. A wall is drawn whole by the block of its type.
+  std::vector<BlockPieces> pieces(static_cast<std::size_t>(kBlockCount));
+  ShapeDrawing drawing;
+  auto route = [&](ShapeType t, Drawn d, const auto& from, auto BlockPieces::*list, int body) {
+    if (from.empty()) return;
+    const int b = block_of(t, d);
+    if (b < 0)
+      throw std::logic_error(fmt::format("no VTK block draws the pieces (kind {}) of a {}",
+                                         static_cast<int>(d), shape_type_name(t)));
+    BlockPieces& p = pieces[static_cast<std::size_t>(b)];
+    (p.*list).insert((p.*list).end(), from.begin(), from.end());
+    p.body.insert(p.body.end(), from.size(), body);
+  };
   for (int i = 0; i < bodies.count(); ++i) {
     if (!bodies.is_active(i)) continue;
     const int s = bodies.shape[i];
-    if (const auto draw = shape_kind(shapes.type[s]).draw)
-      draw(shapes, s, i, bodies.position[i], bodies.orientation[i].toRotationMatrix(), pieces);
+    const ShapeKind& kind = shapes.kind(s);
+    if (!kind.draw) {
+      for (const Drawn d : {Drawn::Meshes, Drawn::Terrain})
+        if (const int b = block_of(kind.type, d); b >= 0)
+          pieces[static_cast<std::size_t>(b)].body.push_back(i);
+      continue;
+    }
+    drawing.clear();
+    kind.draw(shapes, s, bodies.position[i], bodies.orientation[i].toRotationMatrix(), drawing);
+    route(kind.type, Drawn::Balls, drawing.balls, &BlockPieces::balls, i);
+    route(kind.type, Drawn::Boxes, drawing.boxes, &BlockPieces::boxes, i);
+    route(kind.type, Drawn::Hulls, drawing.hulls, &BlockPieces::hulls, i);
+    route(kind.type, Drawn::Surfaces, drawing.surfaces, &BlockPieces::surfaces, i);
   }
   grow_floors(world);
   const long step = world.step_count();
-  std::array<std::string, kVtkBlockCount> files;
+  std::vector<std::string> files(static_cast<std::size_t>(kBlockCount));
   // Grain blocks: a file per frame when the frame has something of the kind.
-  auto grains = [&](VtkBlock b, bool empty, auto build) {
+  auto grains = [&](int b, bool empty, auto build) {
     if (empty) return;
-    files[index(b)] = block_file(b, step);
-    write_vtu(directory_ + "/frames/" + files[index(b)], build(), encoding_);
+    files[b] = block_file(b, step);
+    write_vtu(directory_ + "/frames/" + files[b], build(), encoding_);
   };
-  grains(VtkBlock::Spheres, pieces.spheres.empty(),
-         [&] { return sphere_piece(pieces.spheres, bodies); });
-  grains(VtkBlock::Boxes, pieces.boxes.empty(),
-         [&] { return box_piece(pieces.boxes, bodies, shapes); });
-  grains(VtkBlock::Polyhedra, pieces.polyhedra.empty(),
-         [&] { return hull_piece(pieces.polyhedra, bodies); });
-  grains(VtkBlock::Compounds, pieces.compounds.empty(),
-         [&] { return hull_piece(pieces.compounds, bodies); });
-  grains(VtkBlock::CompoundSpheres, pieces.compound_spheres.empty(),
-         [&] { return sphere_piece(pieces.compound_spheres, bodies); });
-  grains(VtkBlock::LevelSets, pieces.surfaces.empty(),
-         [&] { return surface_piece(pieces.surfaces, bodies); });
-  grains(VtkBlock::Nets, world.nets.empty(), [&] { return net_piece(world.nets, bodies); });
   // Static blocks: a new file only when what they draw changes.
   std::vector<int> live_walls;
   for (std::size_t k = 0; k < walls_.size(); ++k)
     if (bodies.is_active(walls_[k].body)) live_walls.push_back(static_cast<int>(k));
-  files[index(VtkBlock::Walls)] =
-      static_file(VtkBlock::Walls, live_walls, step,
-                  [&](const std::vector<int>& which) { return wall_piece(floor_quads(), which); });
-  files[index(VtkBlock::Meshes)] =
-      static_file(VtkBlock::Meshes, pieces.meshes, step,
-                  [&](const std::vector<int>& which) { return mesh_piece(which, bodies, shapes); });
-  files[index(VtkBlock::Terrain)] = static_file(
-      VtkBlock::Terrain, pieces.terrains, step,
-      [&](const std::vector<int>& which) { return terrain_piece(which, bodies, shapes); });
+  for (int b = 0; b < kBlockCount; ++b) {
+    const BlockPieces& p = pieces[static_cast<std::size_t>(b)];
+    switch (kBlocks[b].drawn) {
+      case Drawn::Balls:
+        grains(b, p.balls.empty(), [&] { return sphere_piece(p, bodies); });
+        break;
+      case Drawn::Boxes:
+        grains(b, p.boxes.empty(), [&] { return box_piece(p, bodies); });
+        break;
+      case Drawn::Hulls:
+        grains(b, p.hulls.empty(), [&] { return hull_piece(p, bodies); });
+        break;
+      case Drawn::Surfaces:
+        grains(b, p.surfaces.empty(), [&] { return surface_piece(p, bodies); });
+        break;
+      case Drawn::Nets:
+        grains(b, world.nets.empty(), [&] { return net_piece(world.nets, bodies); });
+        break;
+      case Drawn::Walls:
+        files[b] = static_file(b, live_walls, step, [&](const std::vector<int>& which) {
+          return wall_piece(floor_quads(), which);
+        });
+        break;
+      case Drawn::Meshes:
+        files[b] = static_file(b, p.body, step, [&](const std::vector<int>& which) {
+          return mesh_piece(which, bodies, shapes);
+        });
+        break;
+      case Drawn::Terrain:
+        files[b] = static_file(b, p.body, step, [&](const std::vector<int>& which) {
+          return terrain_piece(which, bodies, shapes);
+        });
+        break;
+    }
+  }
 
   std::vector<VtmBlock> blocks;
-  for (int b = 0; b < kVtkBlockCount; ++b) blocks.push_back({std::string(kVtkBlocks[b]), files[b]});
+  for (int b = 0; b < kBlockCount; ++b) blocks.push_back({std::string(kBlocks[b].name), files[b]});
   const std::string vtm = fmt::format("frames/frame_{:06d}.vtm", step);
   write_bytes(directory_ + "/" + vtm, encode_vtm(blocks));
   entries_.push_back({world.time(), vtm});
@@ -415,7 +506,7 @@ void VtkWriter::write_frame(const World& world) {
 void VtkWriter::write_pvd() {
   // The floors now cover every grain of every frame: every frame's walls are redrawn with them.
   const std::vector<WallQuad> quads = floor_quads();
-  for (const StaticVersion& v : versions_[index(VtkBlock::Walls)])
+  for (const StaticVersion& v : versions_[static_cast<std::size_t>(block_of(Drawn::Walls))])
     write_vtu(directory_ + "/frames/" + v.file, wall_piece(quads, v.items), encoding_);
   write_bytes(directory_ + "/particles.pvd", encode_pvd(entries_));
 }

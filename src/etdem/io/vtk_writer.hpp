@@ -1,47 +1,20 @@
 // ParaView output of a run: DIR/particles.pvd, a time collection that lists one multiblock file
 // per frame (DIR/frames/frame_SSSSSS.vtm, SSSSSS the step). Every frame has the same named blocks
 // in the same order, so a block selected by name or by index is the same thing at every time (and
-// in every run); a block the frame has nothing for is empty (a null block under its name):
+// in every run); a block the frame has nothing for is empty (a null block under its name). The
+// blocks, in order, what each holds and its files (NAME_SSSSSS.vtu) are the table kBlocks of
+// vtk_writer.cpp (docs/scenario.md "ParaView").
 //
-//   index  name              what                                                 file
-//   0      spheres           sphere grains as points (VTK_VERTEX), point data spheres_SSSSSS.vtu
-//                            radius, velocity, speed, angular_velocity,
-//                            orientation (w, x, y, z), id
-//   1      boxes             box grains as hexahedra; cell data id, velocity,      boxes_SSSSSS.vtu
-//                            speed, angular_velocity
-//   2      polyhedra         every face of every polyhedron grain as a polygon polyhedra_SSSSSS.vtu
-//                            cell (each body's vertices once); cell data as boxes
-//   3      compounds         the box and polyhedron parts of compound grains, as
-//   compounds_SSSSSS.vtu
-//                            polyhedra, each face with its body's id
-//   4      compound_spheres  the sphere parts of compound grains, as spheres
-//   compound_spheres_SSSSSS.vtu 5      level_sets        the zero contours of level-set grains
-//   (triangles);    level_sets_SSSSSS.vtu
-//                            cell data as boxes
-//   6      walls             the planes still present as quads (counter-clockwise  walls_SSSSSS.vtu
-//                            about the normal to the free side), cell data id: a
-//                            container's faces, and floors (a container's floor,
-//                            every plain plane) grown to cover every grain the
-//                            frames showed over the whole run
-//   7      meshes            the triangles of the mesh walls still present, cell meshes_SSSSSS.vtu
-//                            data id
-//   8      terrain           the surface of every terrain (two triangles per terrain_SSSSSS.vtu
-//                            raster cell; above kMaxTerrainNodes raster nodes
-//                            every few nodes), cell data id; static, like meshes
-//   9      nets              the links of every net as lines between node         nets_SSSSSS.vtu
-//                            centres (broken links left out), cell data tension
-//                            [N], strain, net; point data id. The nodes
-//                            themselves are spheres, drawn in `spheres`
+// A grain's pieces come from its shape's record (ShapeKind::draw, shapes/shape_kind.hpp): balls,
+// boxes, convex hulls, triangle surfaces, each list to the block of its shape type and kind. Grain
+// blocks are written every frame. Walls and meshes are static: their file is written when what
+// they draw changes (an event removes a wall), named by the step it was first written at, and
+// every frame in between refers to the same file; the wall files are rewritten at the end with
+// the floors' extent over the whole run. Fixed bodies are drawn; removed ones are not.
 //
-// Grain blocks are written every frame. Walls and meshes are static: their file is written when
-// what they draw changes (an event removes a wall), named by the step it was first written at,
-// and every frame in between refers to the same file; the wall files are rewritten at the end
-// with the floors' extent over the whole run. Fixed bodies are drawn; removed ones are not.
-//
-// Adding a block: its line in kVtkBlocks (vtk_writer.cpp) at
-// its reserved index, its pieces collected by its shape kind's draw function (DrawPieces,
-// io/shape_kinds.hpp), and a builder of its VtuPiece in write_frame: a grain-like block like
-// `level_sets`, a static one through the same path as `meshes`.
+// Adding a block: its line at the end of kBlocks (vtk_writer.cpp), naming the shape type and the
+// kind of pieces it draws; a new kind of piece (or of wall) is a builder of its VtuPiece in
+// write_frame too.
 //
 // Encoding (io/vtk_xml.hpp): appended raw binary, optionally zlib-compressed, or ASCII with 10
 // significant digits ([output] vtk_format, vtk_compression). Format decision: VTK XML
@@ -64,24 +37,8 @@ namespace etdem {
 
 class World;
 
-/// The blocks of every frame, in file order.
-enum class VtkBlock {
-  Spheres,
-  Boxes,
-  Polyhedra,
-  Compounds,
-  CompoundSpheres,
-  LevelSets,
-  Walls,
-  Meshes,
-  Terrain,
-  Nets,
-  Count
-};
-inline constexpr int kVtkBlockCount = static_cast<int>(VtkBlock::Count);
-
-/// The block's name in the .vtm files ("spheres", "boxes", ...).
-std::string_view vtk_block_name(VtkBlock b);
+/// The names of the blocks of every frame ("spheres", "boxes", ...), in file order.
+std::vector<std::string_view> vtk_block_names();
 
 /// True for a file name the writer produces in frames/ (a frame's .vtm, a block's .vtu, and the
 /// names of earlier versions of the output), so a new run can clear what an old one left.
@@ -142,13 +99,13 @@ class VtkWriter {
   /// The file of static block `b` drawing `items`: the last one if they are unchanged, else a
   /// new one written by `build(items)` (named after the block and `step`).
   template <class Build>
-  std::string static_file(VtkBlock b, const std::vector<int>& items, long step, Build build);
+  std::string static_file(int b, const std::vector<int>& items, long step, Build build);
 
   std::string directory_;
   std::vector<WallQuad> walls_;
   std::vector<Floor> floors_;  // one per wall quad; only those with floor = true grow
   VtkEncoding encoding_;
-  std::array<std::vector<StaticVersion>, kVtkBlockCount> versions_;
+  std::vector<std::vector<StaticVersion>> versions_;  // per block (static ones only grow)
   std::vector<PvdEntry> entries_;
   int frames_ = 0;
 };

@@ -24,8 +24,10 @@ bool polygons_overlap(const std::vector<Vec3>& a, const std::vector<Vec3>& b, co
       const Vec3 axis = (p[(k + 1) % p.size()] - p[k]).cross(n);
       if (axis.squaredNorm() == 0.0) continue;
       double amin = 1e300, amax = -1e300, bmin = 1e300, bmax = -1e300;
-      for (const Vec3& v : a) amin = std::min(amin, axis.dot(v)), amax = std::max(amax, axis.dot(v));
-      for (const Vec3& v : b) bmin = std::min(bmin, axis.dot(v)), bmax = std::max(bmax, axis.dot(v));
+      for (const Vec3& v : a)
+        amin = std::min(amin, axis.dot(v)), amax = std::max(amax, axis.dot(v));
+      for (const Vec3& v : b)
+        bmin = std::min(bmin, axis.dot(v)), bmax = std::max(bmax, axis.dot(v));
       if (std::min(amax, bmax) - std::max(amin, bmin) < tol * axis.norm()) return false;
     }
   }
@@ -65,7 +67,8 @@ void find_glued_faces(const ShapeTable& shapes, std::vector<CompoundPart>& parts
       for (std::size_t f = 0; f < faces[i].size(); ++f)
         for (const WorldFace& g : faces[j]) {
           const WorldFace& fi = faces[i][f];
-          if (fi.normal.dot(g.normal) > -1.0 + 1e-9 || std::abs(fi.offset + g.offset) > tol) continue;
+          if (fi.normal.dot(g.normal) > -1.0 + 1e-9 || std::abs(fi.offset + g.offset) > tol)
+            continue;
           if (polygons_overlap(fi.polygon, g.polygon, fi.normal, tol)) {
             parts[i].glued_faces.push_back({static_cast<int>(f), static_cast<int>(j)});
             break;
@@ -84,7 +87,7 @@ Compound make_compound(const ShapeTable& shapes, std::span<const CompoundPart> i
     if (p.shape < 0 || p.shape >= shapes.size())
       throw std::invalid_argument(fmt::format("part {}: no such shape", i));
     const ShapeType t = shapes.type[p.shape];
-    if (t != ShapeType::Sphere && t != ShapeType::Box && t != ShapeType::Polyhedron)
+    if (!shape_kind(t).part)
       throw std::invalid_argument(
           fmt::format("part {} ('{}') is a {}; parts must be spheres, boxes or polyhedra", i,
                       shapes.name[p.shape], shape_type_name(t)));

@@ -5,29 +5,6 @@
 
 namespace etdem {
 
-const char* shape_type_name(ShapeType t) {
-  switch (t) {
-    case ShapeType::Sphere:
-      return "sphere";
-    case ShapeType::Plane:
-      return "plane";
-    case ShapeType::Box:
-      return "box";
-    case ShapeType::Polyhedron:
-      return "polyhedron";
-    case ShapeType::Compound:
-      return "compound";
-    case ShapeType::Mesh:
-      return "mesh";
-    case ShapeType::LevelSet:
-      return "levelset";
-    case ShapeType::Terrain:
-      return "terrain";
-    default:
-      return "unknown";
-  }
-}
-
 int ShapeTable::add_sphere(const std::string& nm, double radius) {
   type.push_back(ShapeType::Sphere);
   index.push_back(static_cast<int>(spheres.size()));
@@ -105,57 +82,28 @@ int ShapeTable::add_terrain(const std::string& nm, std::shared_ptr<const Terrain
   return size() - 1;
 }
 
-bool ShapeTable::may_reach(int s, const Vec3& position, const Quat& orientation, const Vec3& centre,
-                           double reach) const {
-  if (type[s] == ShapeType::Terrain)
-    return terrain(s).may_touch(orientation.conjugate() * (centre - position), reach);
-  return (centre - position).dot(orientation * Vec3::UnitZ()) < reach;
-}
-
 int ShapeTable::find(const std::string& nm) const {
   for (int i = 0; i < size(); ++i)
     if (name[i] == nm) return i;
   return -1;
 }
 
+bool ShapeTable::any_node_lists() const {
+  for (const ShapeType t : type)
+    if (shape_kind(t).node_lists) return true;
+  return false;
+}
+
 MassProperties ShapeTable::mass_properties(int s, double density) const {
-  switch (type[s]) {
-    case ShapeType::Sphere:
-      return sphere_mass_properties(sphere(s).radius, density);
-    case ShapeType::Box:
-      return box_mass_properties(box(s).half_extents, density);
-    case ShapeType::Polyhedron:
-      return polyhedron(s).mass_properties(density);
-    case ShapeType::Compound: {
-      const Compound& c = compound(s);
-      return {c.volume, density * c.volume, density * c.unit_inertia};
-    }
-    case ShapeType::LevelSet: {
-      const LevelSet& l = level_set(s);
-      return {l.volume, density * l.volume, density * l.unit_inertia};
-    }
-    default:
-      throw std::logic_error(std::string("a ") + shape_type_name(type[s]) +
-                             " has no mass properties here; planes, meshes and terrains are static "
-                             "walls");
-  }
+  if (const auto mass = kind(s).mass_properties) return mass(*this, s, density);
+  throw std::logic_error(std::string("a ") + shape_type_name(type[s]) +
+                         " has no mass properties here; planes, meshes and terrains are static "
+                         "walls");
 }
 
 double ShapeTable::min_thickness(int s) const {
-  switch (type[s]) {
-    case ShapeType::Sphere:
-      return 2.0 * sphere(s).radius;
-    case ShapeType::Box:
-      return 2.0 * box(s).half_extents.minCoeff();
-    case ShapeType::Polyhedron:
-      return polyhedron(s).min_width;
-    case ShapeType::Compound:
-      return compound(s).min_thickness;
-    case ShapeType::LevelSet:
-      return level_set(s).min_thickness;
-    default:
-      return std::numeric_limits<double>::infinity();
-  }
+  if (const auto thickness = kind(s).min_thickness) return thickness(*this, s);
+  return std::numeric_limits<double>::infinity();
 }
 
 }  // namespace etdem

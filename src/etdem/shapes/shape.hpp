@@ -1,6 +1,7 @@
 // The shape table: every shape lives once and is shared by index (10 000 identical grains share
 // one entry). Shapes are described in their body frame with the centre of mass at the origin and
-// principal axes along x, y, z.
+// principal axes along x, y, z. What the engine asks of a shape by its type is its record
+// (shapes/shape_kind.hpp).
 #pragma once
 
 #include <memory>
@@ -12,24 +13,11 @@
 #include "etdem/shapes/compound.hpp"
 #include "etdem/shapes/level_set.hpp"
 #include "etdem/shapes/polyhedron.hpp"
+#include "etdem/shapes/shape_kind.hpp"
 #include "etdem/shapes/terrain.hpp"
 #include "etdem/shapes/triangle_mesh.hpp"
 
 namespace etdem {
-
-enum class ShapeType : int {
-  Sphere = 0,
-  Plane,
-  Box,
-  Polyhedron,
-  Compound,
-  Mesh,
-  LevelSet,
-  Terrain,
-  Count
-};
-
-const char* shape_type_name(ShapeType t);
 
 struct Sphere {
   double radius = 0.0;  // m
@@ -57,7 +45,7 @@ struct ShapeTable {
   std::vector<ConvexPolyhedron> polyhedra;
   std::vector<ConvexPolyhedron> box_hulls;  // per box: the same box as a polyhedron
   std::vector<Compound> compounds;
-  std::vector<TriangleMesh> meshes;          // static walls only
+  std::vector<TriangleMesh> meshes;  // static walls only
   std::vector<LevelSet> level_sets;
   /// Static walls only. Shared: a terrain's band can hold a gigabyte, and the scenario's table
   /// is copied into the world.
@@ -95,23 +83,38 @@ struct ShapeTable {
     return type[s] == ShapeType::Box ? box_hulls[index[s]] : polyhedra[index[s]];
   }
 
+  /// The record of shape s's type (shape_kind.hpp).
+  const ShapeKind& kind(int s) const { return shape_kind(type[s]); }
+
   /// Static walls kept out of the broad-phase grid and tested against every grain apart:
   /// planes (unbounded) and terrains (static and as large as the scene).
-  bool tested_apart(int s) const {
-    return type[s] == ShapeType::Plane || type[s] == ShapeType::Terrain;
-  }
+  bool tested_apart(int s) const { return kind(s).may_reach != nullptr; }
   /// For a shape tested apart, placed at `position` turned by `orientation`: false when no
   /// point within `reach` of `centre` can touch it (plane: the distance to its plane; terrain:
   /// the box of its surface). The cheap reject before the narrow phase.
   bool may_reach(int s, const Vec3& position, const Quat& orientation, const Vec3& centre,
-                 double reach) const;
+                 double reach) const {
+    return kind(s).may_reach(*this, s, position, orientation, centre, reach);
+  }
+  /// A ball (a sphere): the same at every orientation about its centre (ShapeKind::ball_radius).
+  bool is_ball(int s) const { return kind(s).ball_radius != nullptr; }
+  /// [m] a ball's radius; for balls only.
+  double ball_radius(int s) const { return kind(s).ball_radius(*this, s); }
+  /// A flat wall (a plane; ShapeKind::flat).
+  bool is_flat(int s) const { return kind(s).flat; }
+  /// Whether a pair of two grains of such shapes keeps near-node lists (level sets;
+  /// ShapeKind::node_lists).
+  bool keeps_node_lists(int s) const { return kind(s).node_lists; }
+  /// Whether any shape of the table keeps near-node lists.
+  bool any_node_lists() const;
 
-  /// Mass properties of a solid shape at the given density (planes and meshes are always static;
-  /// a closed mesh's own mass properties are TriangleMesh::mass_properties).
+  /// Mass properties of a solid shape at the given density (planes, meshes and terrains are
+  /// always static; a closed mesh's own mass properties are TriangleMesh::mass_properties).
+  /// Throws std::logic_error for a wall.
   MassProperties mass_properties(int s, double density) const;
   /// [m] smallest thickness of a solid shape (sphere: diameter; box: smallest edge; polyhedron:
   /// smallest extent along a face normal; compound: its thinnest part; level set: its
-  /// smallest extent along its principal axes).
+  /// smallest extent along its principal axes); infinite for walls.
   double min_thickness(int s) const;
 };
 

@@ -185,15 +185,14 @@ void World::match_node_lists(const std::vector<std::pair<int, int>>& pairs) {
   node_list_slot_.assign(static_cast<std::size_t>(np), -1);
   node_list_keys_next_.clear();
   node_list_from_.clear();
-  if (shapes.level_sets.empty()) return;
+  if (!shapes.any_node_lists()) return;
   // Both key lists ascend (the broad phase sorts its pairs): one merge finds the continued lists.
   // Pairs out of order would only lose the lists (all built again), never give wrong ones.
   bool ascending = true;
   std::size_t j = 0;
   for (int k = 0; k < np; ++k) {
     const auto [a, b] = pairs[k];
-    if (shapes.type[bodies.shape[a]] != ShapeType::LevelSet ||
-        shapes.type[bodies.shape[b]] != ShapeType::LevelSet)
+    if (!shapes.keeps_node_lists(bodies.shape[a]) || !shapes.keeps_node_lists(bodies.shape[b]))
       continue;
     const std::uint64_t key = pair_key(a, b);
     if (!node_list_keys_next_.empty() && key <= node_list_keys_next_.back()) ascending = false;
@@ -393,13 +392,13 @@ void World::append_thread_contacts(std::vector<Contact>& contacts) const {
 }
 
 double World::rolling_radius(const Contact& c) const {
-  // Each body's rolling radius: a sphere's radius; a wall's (a plane, a mesh, a terrain or any
-  // fixed body but a sphere) is infinite, as the flat a grain rolls on; any other grain's is the
-  // distance from its centre to the contact point, the lever arm about which it rolls there
-  // (docs/design.md "Rolling resistance"). R_eff = 1 / (1 / R_A + 1 / R_B).
+  // Each body's rolling radius: a ball's radius (a sphere's); a wall's (a plane, a mesh, a
+  // terrain or any fixed body but a ball) is infinite, as the flat a grain rolls on; any other
+  // grain's is the distance from its centre to the contact point, the lever arm about which it
+  // rolls there (docs/design.md "Rolling resistance"). R_eff = 1 / (1 / R_A + 1 / R_B).
   auto inverse = [&](int body, const Vec3& r) {
     const int s = bodies.shape[body];
-    if (shapes.type[s] == ShapeType::Sphere) return 1.0 / shapes.sphere(s).radius;
+    if (shapes.is_ball(s)) return 1.0 / shapes.ball_radius(s);
     if (!bodies.is_dynamic(body)) return 0.0;
     const double lever = r.norm();
     return lever > 0.0 ? 1.0 / lever : 0.0;

@@ -82,10 +82,10 @@ void World::keep_sleeping_impulses(std::vector<Contact>& contacts) const {
 }
 
 double World::sleep_speed(int i) const {
-  // A sphere spinning in place moves nothing: only its centre counts (a spin about the contact
-  // normal meets no friction and would keep a pile of spheres awake for ever). Other shapes
-  // count their fastest surface point.
-  if (shapes.type[bodies.shape[i]] == ShapeType::Sphere) return bodies.velocity[i].norm();
+  // A ball (a sphere) spinning in place moves nothing: only its centre counts (a spin about the
+  // contact normal meets no friction and would keep a pile of spheres awake for ever). Other
+  // shapes count their fastest surface point (the rule is the shape's record, ShapeKind).
+  if (shapes.is_ball(bodies.shape[i])) return bodies.velocity[i].norm();
   return speed_bound(i);
 }
 

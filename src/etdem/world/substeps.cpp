@@ -1,4 +1,4 @@
-// Sub-steps (World::step): a step is split when a grain other than a sphere turns so fast that
+// Sub-steps (World::step): a step is split when a grain other than a ball turns so fast that
 // its bounding radius sweeps more than settings.substep_sweep of its thinnest extent within the
 // step, and taken again split when the first solve makes one turn that fast (docs/design.md,
 // "Sub-steps").
@@ -17,13 +17,13 @@ namespace etdem {
 void World::prepare_substeps() {
   // Rotation only: a translating grain's surface points move along straight lines, which the
   // speculative contacts (gap + u_n dt) follow; a turning grain brings other features in.
-  // Spheres look the same at any orientation. Bodies never change shape or become dynamic
-  // after the build, so the list is made once.
+  // Balls (spheres) look the same at any orientation. Bodies never change shape or become
+  // dynamic after the build, so the list is made once.
   turning_.clear();
   if (settings.substep_sweep <= 0.0) return;
   for (int i = 0; i < bodies.count(); ++i) {
     const int s = bodies.shape[i];
-    if (!bodies.is_dynamic(i) || shapes.type[s] == ShapeType::Sphere) continue;
+    if (!bodies.is_dynamic(i) || shapes.is_ball(s)) continue;
     const double t = shapes.min_thickness(s);
     if (t > 0.0 && std::isfinite(t)) turning_.push_back({i, shapes.bounding_radius[s], t});
   }
@@ -57,8 +57,9 @@ long World::missed_substeps(const StepBodies& sb, const StepContacts& sc) {
   // reports it before it is reached.
   if (!settings.substep_missed) return 1;
   const double dt = settings.dt, h = h_;
-  auto sphere = [&](int i) { return shapes.type[bodies.shape[i]] == ShapeType::Sphere; };
-  auto plane = [&](int i) { return shapes.type[bodies.shape[i]] == ShapeType::Plane; };
+  // Balls (spheres) and flat walls (planes): the shortcuts below hold for their one point.
+  auto sphere = [&](int i) { return shapes.is_ball(bodies.shape[i]); };
+  auto plane = [&](int i) { return shapes.is_flat(bodies.shape[i]); };
   // Each body's spin bound |w| R after the solve, once (the pairs read it many times), and a
   // sphere's |v| + |w| R (infinite for other shapes): two spheres close at most at the sum of
   // theirs, which bounds the pair's closing bound |v_a - v_b| + |w_a| R_a + |w_b| R_b.
