@@ -194,7 +194,9 @@ void expect_serial(const Options& o, long steps) {
   if (net && o.sleep) {  // the nets' nodes never sleep
     for (const Net& n : serial.world.nets)
       for (const int i : n.nodes)
-        if (serial.world.bodies.is_dynamic(i)) EXPECT_FALSE(serial.world.bodies.is_asleep(i));
+        if (serial.world.bodies.is_dynamic(i)) {
+          EXPECT_FALSE(serial.world.bodies.is_asleep(i));
+        }
   }
   if (net && boxes) {  // the boxes landed in the net: it sagged and carried them
     const Net& n = serial.world.nets.front();
