@@ -77,6 +77,9 @@ struct Options {
   // The rank boxes drawn again every 10 steps whenever the largest rank owns more than 1.05
   // times the mean (the pour falls out of the boxes drawn around its start).
   bool rebalance = false;
+  // Islands of 100 contacts or more swept by blocks (pgs.block_contacts): the pile's resting
+  // pass solved by every rank together.
+  bool blocks = false;
 };
 
 /// The pour: spheres into a box of planes, with what `o` asks for.
@@ -101,6 +104,7 @@ void pour(TestWorld& t, const Options& o) {
                   Quat(Eigen::AngleAxisd(0.3 * (i + 3 * j), Vec3(0.3, 0.5, 1).normalized())));
   }
   if (o.wall_correction) t.world.settings.resting = "wall-correction";
+  if (o.blocks) t.world.settings.resting_pass.block_contacts = 100;
   if (o.rebalance) {
     t.world.settings.rebalance_every = 10;
     t.world.settings.rebalance_imbalance = 1.05;
@@ -126,6 +130,7 @@ struct SplitRun {
   EnergyLedger ledger;
   RunTotals totals;
   long spanning = 0, migrated = 0, ghosts = 0;
+  long shared = 0;        // islands every rank solved together
   long most_spanned = 0;  // the most ranks one island came from
   long rebalances = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
@@ -140,10 +145,12 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     TestWorld full(0.5, 0.5);
     pour(full, o);
     DecomposedWorld split(full.world, t);
+    split.set_shared_islands(o.blocks);
     for (long s = 0; s < steps; ++s) split.step();
     split.gather(full.world);
     const DecomposedStats& st = split.stats();
     const long most_spanned = static_cast<long>(t.max(static_cast<double>(st.most_ranks_spanned)));
+    const long shared = t.sum(st.islands_shared);
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
                ghosts = t.sum(st.ghosts);
     const long most_owned = static_cast<long>(t.max(split.owned_count())),
@@ -157,6 +164,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.totals = full.world.totals();
     out.nets = full.world.nets;
     out.spanning = spanning, out.migrated = migrated, out.ghosts = ghosts;
+    out.shared = shared;
     out.most_spanned = most_spanned;
     out.rebalances = st.rebalances;
     out.most_owned = most_owned, out.all_owned = all_owned;
@@ -254,7 +262,13 @@ void expect_serial(const Options& o, long steps) {
       EXPECT_GT(r.spanning, 0) << "islands spanned ranks";
       EXPECT_GT(r.ghosts, 0);
     }
-    if (!o.boxes && !o.net && !o.sleep && !o.wall_correction && !o.rebalance) {
+    if (o.blocks && ranks > 1) {
+      EXPECT_GT(r.shared, 0) << "the pile's resting pass solved by every rank together";
+      std::printf("%d ranks: %ld islands solved by every rank together\n", ranks, r.shared);
+    } else {
+      EXPECT_EQ(r.shared, 0);
+    }
+    if (!o.boxes && !o.net && !o.sleep && !o.wall_correction && !o.rebalance && !o.blocks) {
       // The settled pour is one pile across every rank: one island came from all of them.
       EXPECT_EQ(r.most_spanned, ranks) << "the pile spans every rank";
     }
@@ -276,6 +290,18 @@ void expect_serial(const Options& o, long steps) {
 
 TEST(DecomposedWorld, ASpherePourOnOneToFourRanksIsTheSerialRunBitForBit) {
   expect_serial({}, 400);
+}
+
+TEST(DecomposedWorld, APileSweptByBlocksIsSolvedByEveryRankAsTheSerialRunBitForBit) {
+  // The pile's island is swept by blocks; every rank holds it and sweeps its own blocks'
+  // columns, passing on the velocities after each colour and shock level.
+  expect_serial({.blocks = true}, 400);
+}
+
+TEST(DecomposedWorld, BoxesAndSleepingRegionsOnAPileSolvedByEveryRankAreTheSerialRun) {
+  // The same with collisions of boxes, rolling and woken sleepers in the shared islands.
+  expect_serial({.boxes = true, .sleep = true, .sleep_unit = SleepUnit::kRegion, .blocks = true},
+                660);
 }
 
 TEST(DecomposedWorld, RebalancedRankBoxesKeepTheSerialRunBitForBit) {

@@ -40,6 +40,7 @@ struct DecomposedStats {
   long owned = 0, ghosts = 0;   // grain-steps held
   long islands_hosted = 0;      // islands this rank resolved
   long islands_spanning = 0;    // of which parts came from other ranks
+  long islands_shared = 0;      // of which every rank solved its resting pass together
   long most_ranks_spanned = 0;  // the most ranks one island hosted here came from
   long label_rounds = 0;        // island label rounds
   long migrated = 0;            // grains that arrived from another rank
@@ -87,6 +88,13 @@ class DecomposedWorld final : public Domain {
     Vec3 sum = Vec3::Zero();  // weighted corrections [m]
     double weight = 0.0;
   };
+
+  /// Whether islands the resting pass sweeps by blocks are solved by every rank together
+  /// (share_islands; the same bits either way). Off by default: each rank then holds the whole
+  /// island, and on two ranks of one machine the copies cost more than the split sweeps gain
+  /// (docs/distributed.md "The pile's solve across ranks").
+  void set_shared_islands(bool on) { shared_islands_ = on; }
+  bool shared_islands() const { return shared_islands_; }
 
   /// A rank's request to stop (a signal's flag, read at every step's ledger reduction, which
   /// carries it to every rank: no reduction of its own).
@@ -152,9 +160,23 @@ class DecomposedWorld final : public Domain {
   struct HostScratch;
   /// Solves one island gathered on this host and writes its results: velocities and motion to
   /// the grains' owners, impulses to the ranks that sent its contacts, in the order they came.
+  /// With `sharing`, the island is solved by every rank together (share_islands): each writes
+  /// its own grains' and contacts' results, and its host books the island.
+  struct Sharing;
   void solve_hosted(const GatheredIsland& island, SubstepLists& lists,
                     std::map<int, ByteWriter>& to_owner, std::map<int, ByteWriter>& to_source,
-                    std::map<int, ByteWriter>& to_correction);
+                    std::map<int, ByteWriter>& to_correction, const Sharing* sharing = nullptr);
+  /// Whether an island may be solved by every rank together: the resting pass sweeps large
+  /// islands by blocks, and the ranks are several and few enough for a team.
+  bool may_share_islands(const World& w) const;
+  /// Collective: the islands hosted here that the resting pass sweeps by blocks (`shared` set
+  /// for them) and those of the other hosts, each sent whole to every rank and solved by all
+  /// together, host after host, root after root (solvers/resting_team.hpp). `kept`: this
+  /// rank's parts of the islands others host; `part_contacts`: its contacts of each island.
+  void share_islands(const std::vector<GatheredIsland>& hosted,
+                     const std::map<std::int64_t, std::string>& kept,
+                     const std::map<std::int64_t, std::vector<int>>& part_contacts,
+                     SubstepLists& lists, std::vector<char>& shared);
   /// The projection's contributions from the ranks that detected the contacts, to the grains'
   /// owners (an exchange; without the resting pass), counting the penetrating contacts.
   void collect_contributions(std::vector<Contribution>& mine, long& penetrating);
@@ -202,6 +224,10 @@ class DecomposedWorld final : public Domain {
   /// they came that way this (sub-)step, and the penetrating contacts the hosts counted.
   std::vector<GrainSum> hosted_sums_;
   bool contributions_hosted_ = false;
+  /// The largest island of the last sub-step over every rank (reduce): whether the next may
+  /// share islands (may_share_islands).
+  long last_largest_island_ = 0;
+  bool shared_islands_ = false;  // set_shared_islands
   long hosted_penetrating_ = 0;
   DecomposedStats stats_;
 };

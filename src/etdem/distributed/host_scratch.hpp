@@ -32,6 +32,7 @@ struct DecomposedWorld::HostScratch {
   std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
   std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
+  std::vector<int> owner;  // per grain, its owner (a shared island's team)
 };
 
 }  // namespace etdem::distributed

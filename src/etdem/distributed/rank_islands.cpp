@@ -4,6 +4,7 @@
 // and to the ranks that detected its contacts; the position projection across ranks.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/host_scratch.hpp"
 #include "etdem/distributed/rank_records.hpp"
+#include "etdem/solvers/resting_team.hpp"
 #include "etdem/world/projection.hpp"
 
 namespace etdem::distributed {
@@ -48,6 +50,55 @@ DecomposedWorld::Contribution read_contribution(ByteReader& in) {
   in.get(c.weight);
   return c;
 }
+
+/// An island's result for one grain.
+struct GrainResult {
+  Vec3 v, w;          // velocity [m/s], angular velocity [rad/s]
+  double toi = 0.0;   // time of impact within the sub-step [s], 0 none
+  Vec3 v0;            // velocity at that impact [m/s]
+  bool woke = false;  // the grain was asleep and its island woke
+};
+
+/// Grain l's result written into the world and its motion.
+void take_result(World& w, int l, const GrainResult& r, std::vector<Motion>& motion) {
+  Motion& mo = motion[l];
+  w.bodies.velocity[l] = r.v;
+  w.bodies.angular_velocity[l] = r.w;
+  mo.impact_time = r.toi;
+  mo.impact_velocity = r.v0;
+  mo.free = false;
+  if (!(mo.impact_time > 0.0)) mo.impact_time = 0.0, mo.impact_velocity = Vec3::Zero();
+  if (r.woke) w.wake_body(l);
+}
+
+/// The ranks as a team of the resting pass (solvers/resting_team.hpp): every rank a member.
+class TransportTeam final : public RestingTeam {
+ public:
+  /// A block to the rank whose box holds its centre; a body to the owner of its grain (`owner`
+  /// per island body, set for each island).
+  TransportTeam(Transport& t, const Decomposition& d) : t_(t), d_(d) {}
+  int member() const override { return t_.rank(); }
+  int members() const override { return t_.size(); }
+  int block_member(const Vec3& centre) const override { return d_.owner_of(centre); }
+  int body_member(int body) const override { return (*owner)[static_cast<std::size_t>(body)]; }
+  const std::vector<int>* owner = nullptr;
+  std::vector<std::string> exchange(std::vector<std::string> to) override {
+    std::vector<Message> out;
+    for (int m = 0; m < t_.size(); ++m)
+      if (m != t_.rank() && !to[static_cast<std::size_t>(m)].empty())
+        out.push_back({m, std::move(to[static_cast<std::size_t>(m)])});
+    std::vector<std::string> got(static_cast<std::size_t>(t_.size()));
+    for (Message& msg : t_.exchange(std::move(out)))
+      got[static_cast<std::size_t>(msg.peer)] += msg.bytes;
+    return got;
+  }
+  void max(std::span<double> values) override { t_.max(values); }
+  void sum(std::span<std::int64_t> values) override { t_.sum(values); }
+
+ private:
+  Transport& t_;
+  const Decomposition& d_;
+};
 
 }  // namespace
 
@@ -99,6 +150,13 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     std::sort(grains.begin(), grains.end());
     grains.erase(std::unique(grains.begin(), grains.end()), grains.end());
     ByteWriter out;
+    // A header the host reads before the rest (share_islands): the contacts, and whether some
+    // grain is asleep and some awake.
+    bool asleep = false, awake = false;
+    for (int i : grains) (w.bodies.is_asleep(i) ? asleep : awake) = true;
+    out.put(static_cast<std::int32_t>(global.size()));
+    out.put(static_cast<std::int8_t>(asleep ? 1 : 0));
+    out.put(static_cast<std::int8_t>(awake ? 1 : 0));
     out.put(static_cast<std::int32_t>(grains.size()));
     for (int i : grains) {
       out.put(gid_[i]);
@@ -113,7 +171,22 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     out.put(write_contact_record(global));
     parts.push_back({root, labels[island_grain(sc.contacts[list.front()])].host, out.take()});
   }
+  // A rank keeps its parts of the islands other ranks host: a large island comes back to be
+  // solved by every rank together (share_islands), without its own part.
+  const bool may_share = may_share_islands(w);
+  std::map<std::int64_t, std::string> kept;
+  if (may_share)
+    for (const IslandPart& p : parts)
+      if (p.host != t_.rank()) kept[p.root] = p.bytes;
   const std::vector<GatheredIsland> hosted = gather_islands(std::move(parts), t_);
+  // The results are written below as they come: this rank's grains' motion from zero, the
+  // impulses of its contacts zero for contacts in no island, as in the serial step.
+  motion.assign(n, Motion{});
+  for (Contact& c : sc.contacts) {
+    c.normal_impulse = 0.0;
+    c.tangent_impulse = Vec3::Zero();
+    c.rolling_impulse = Vec3::Zero();
+  }
 
   // 3. Each hosted island solved whole, as the serial step solves it; the results to the
   //    grains' owners and to the ranks that detected the contacts.
@@ -126,7 +199,10 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   hosted_penetrating_ = 0;
   hosted_sums_.clear();
   w.prepare_island_solve();
-  for (const GatheredIsland& g : hosted) solve_hosted(g, lists, to_owner, to_source, to_correction);
+  std::vector<char> shared(hosted.size(), 0);
+  if (may_share) share_islands(hosted, kept, part_contacts, lists, shared);
+  for (std::size_t k = 0; k < hosted.size(); ++k)
+    if (!shared[k]) solve_hosted(hosted[k], lists, to_owner, to_source, to_correction);
   std::vector<Message> outgoing;
   {
     std::map<int, std::array<std::string, 3>> joined;
@@ -142,13 +218,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   const std::vector<Message> received = t_.exchange(std::move(outgoing));
 
   // 4. The results: the owned grains' velocities and motion, the impulses of the contacts
-  //    detected here (zero for contacts in no island, as in the serial step).
-  motion.assign(n, Motion{});
-  for (Contact& c : sc.contacts) {
-    c.normal_impulse = 0.0;
-    c.tangent_impulse = Vec3::Zero();
-    c.rolling_impulse = Vec3::Zero();
-  }
+  //    detected here.
   std::string grains_text, impulses_text, corrections_text;
   for (const Message& m : received) {
     ByteReader in(m.bytes);
@@ -171,14 +241,13 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       if (l < 0 || !owned_[l])
         throw std::logic_error(fmt::format(
             "rank {}: an island's result for grain {} it does not own", t_.rank(), gid));
-      Motion& mo = motion[l];
-      g.get(w.bodies.velocity[l]);
-      g.get(w.bodies.angular_velocity[l]);
-      g.get(mo.impact_time);
-      g.get(mo.impact_velocity);
-      mo.free = false;
-      if (!(mo.impact_time > 0.0)) mo.impact_time = 0.0, mo.impact_velocity = Vec3::Zero();
-      if (g.get<std::int8_t>() != 0) w.wake_body(l);
+      GrainResult r;
+      g.get(r.v);
+      g.get(r.w);
+      g.get(r.toi);
+      g.get(r.v0);
+      r.woke = g.get<std::int8_t>() != 0;
+      take_result(w, l, r, motion);
     }
     ByteReader im(impulses_text);
     while (!im.done()) {
@@ -248,10 +317,108 @@ void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& isla
 
 }  // namespace
 
+/// A shared island's solve on one rank (share_islands).
+struct DecomposedWorld::Sharing {
+  int host = -1;  // the island's host, which books it
+  TransportTeam* team = nullptr;
+  const std::vector<int>* mine = nullptr;  // this rank's contacts of it (its part's), or null
+};
+
+bool DecomposedWorld::may_share_islands(const World& w) const {
+  // (Only once the last sub-step's largest island, reduced over the ranks, held half the
+  // contacts of a blocked island: the forwarding exchange is not made for small islands. The
+  // choice moves no bit: an island solved by its host alone gives the same.)
+  return shared_islands_ && t_.size() > 1 && t_.size() <= RestingTeam::kMostMembers &&
+         w.sweeps_by_blocks(static_cast<std::size_t>(std::numeric_limits<long>::max())) &&
+         2 * last_largest_island_ >= w.settings.resting_pass.block_contacts;
+}
+
+void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
+                                    const std::map<std::int64_t, std::string>& kept,
+                                    const std::map<std::int64_t, std::vector<int>>& part_contacts,
+                                    SubstepLists& lists, std::vector<char>& shared) {
+  // Each host reads its islands' headers: one the resting pass sweeps by blocks, and that is
+  // solved (not a sleeping one), goes to every rank, without the parts the rank sent.
+  const World& w = local_;
+  const int me = t_.rank(), ranks = t_.size();
+  std::vector<ByteWriter> out(static_cast<std::size_t>(ranks));
+  for (std::size_t k = 0; k < hosted.size(); ++k) {
+    const GatheredIsland& g = hosted[k];
+    long contacts = 0;
+    bool asleep = false, awake = false;
+    for (const std::string& part : g.parts) {
+      ByteReader in(part);
+      contacts += in.get<std::int32_t>();
+      asleep = asleep || in.get<std::int8_t>() != 0;
+      awake = awake || in.get<std::int8_t>() != 0;
+    }
+    const bool sleeping = w.settings.sleep_velocity > 0.0 && asleep && !awake;
+    if (sleeping || !w.sweeps_by_blocks(static_cast<std::size_t>(contacts))) continue;
+    shared[k] = 1;
+    for (int d = 0; d < ranks; ++d) {
+      if (d == me) continue;
+      ByteWriter& o = out[static_cast<std::size_t>(d)];
+      o.put(g.root);
+      o.put(static_cast<std::int32_t>(g.parts.size()));
+      for (std::size_t p = 0; p < g.parts.size(); ++p) {
+        o.put(static_cast<std::int32_t>(g.from[p]));
+        o.put(g.from[p] == d ? std::string() : g.parts[p]);
+      }
+    }
+  }
+  std::vector<Message> outgoing;
+  for (int d = 0; d < ranks; ++d) {
+    std::string bytes = out[static_cast<std::size_t>(d)].take();
+    if (!bytes.empty()) outgoing.push_back({d, std::move(bytes)});
+  }
+  const std::vector<Message> received = t_.exchange(std::move(outgoing));
+  // Host after host (this rank's own in its place), root after root: the same order and the
+  // same collectives on every rank.
+  TransportTeam team(t_, decomposition_);
+  std::map<int, ByteWriter> none_owner, none_source, none_correction;  // (nothing is sent)
+  auto solve = [&](const GatheredIsland& g, int host) {
+    const auto it = part_contacts.find(g.root);
+    const Sharing sharing{host, &team, it == part_contacts.end() ? nullptr : &it->second};
+    solve_hosted(g, lists, none_owner, none_source, none_correction, &sharing);
+  };
+  auto solve_own = [&]() {
+    for (std::size_t k = 0; k < hosted.size(); ++k)
+      if (shared[k]) solve(hosted[k], me);
+  };
+  bool own_done = false;
+  GatheredIsland g;
+  for (const Message& m : received) {
+    if (!own_done && m.peer > me) {
+      solve_own();
+      own_done = true;
+    }
+    ByteReader in(m.bytes);
+    while (!in.done()) {
+      in.get(g.root);
+      const int parts = in.get<std::int32_t>();
+      g.from.assign(static_cast<std::size_t>(parts), -1);
+      g.parts.assign(static_cast<std::size_t>(parts), std::string());
+      for (int p = 0; p < parts; ++p) {
+        g.from[static_cast<std::size_t>(p)] = in.get<std::int32_t>();
+        in.get(g.parts[static_cast<std::size_t>(p)]);
+        if (g.from[static_cast<std::size_t>(p)] != me) continue;
+        const auto it = kept.find(g.root);
+        if (it == kept.end())
+          throw std::logic_error(fmt::format(
+              "rank {}: island {} came back with a part of this rank it did not send", me, g.root));
+        g.parts[static_cast<std::size_t>(p)] = it->second;
+      }
+      solve(g, m.peer);
+    }
+  }
+  if (!own_done) solve_own();
+}
+
 void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
                                    std::map<int, ByteWriter>& to_owner,
                                    std::map<int, ByteWriter>& to_source,
-                                   std::map<int, ByteWriter>& to_correction) {
+                                   std::map<int, ByteWriter>& to_correction,
+                                   const Sharing* sharing) {
   // The island's grains ascending by global id and its contacts in the serial order (a stable
   // sort by the contact-order key: each pair's points came together, in order, from one rank),
   // then world/island_solve, the function the serial step calls.
@@ -271,6 +438,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   origin.clear();
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
     ByteReader in(g.parts[s]);
+    in.get<std::int32_t>();  // the header (share_islands)
+    in.get<std::int8_t>();
+    in.get<std::int8_t>();
     const auto count = in.get<std::int32_t>();
     for (int k = 0; k < count; ++k) {
       PartGrain pg;
@@ -321,10 +491,16 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     v[k] = island[k].v, a.w[k] = island[k].w, a.x[k] = island[k].x;
     a.inv_mass[k] = island[k].inv_mass, a.inv_inertia[k] = island[k].inv_inertia;
   }
-  ++lists.stats.islands;
-  ++stats_.islands_hosted;
-  if (g.from.size() > 1) ++stats_.islands_spanning;
-  stats_.most_ranks_spanned = std::max(stats_.most_ranks_spanned, static_cast<long>(g.from.size()));
+  // The host books the island (a shared one: every rank solves it, the host alone books it).
+  const bool books = !sharing || sharing->host == t_.rank();
+  if (books) {
+    ++lists.stats.islands;
+    ++stats_.islands_hosted;
+    if (g.from.size() > 1) ++stats_.islands_spanning;
+    if (sharing) ++stats_.islands_shared;
+    stats_.most_ranks_spanned =
+        std::max(stats_.most_ranks_spanned, static_cast<long>(g.from.size()));
+  }
   // Sleeping islands (World::wake_or_skip): an island of sleepers only is not solved (its
   // contacts keep the impulses the warm start gave them, which came here with them); one a
   // moving grain joined wakes whole, its sleepers kicked as the others were.
@@ -338,14 +514,25 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     const Vec3 dv = w.substep_length() * w.settings.gravity;
     for (int k = 0; k < nb; ++k) {
       if (!island[k].asleep) continue;
-      lists.sums.wake_kick += kick_energy(full_.bodies.mass[island[k].gid], v[k], dv);
+      if (books) lists.sums.wake_kick += kick_energy(full_.bodies.mass[island[k].gid], v[k], dv);
       v[k] += dv;
       woken.push_back(island[k].gid);
     }
-    ++lists.stats.woken;
+    if (books) ++lists.stats.woken;
   }
-  if (solve) {
-    IslandSolution r = w.solve_island(a.state(0, nb), serial);
+  IslandSolution r;
+  if (sharing) {  // the shock pass's bodies to their grains' owners
+    h.owner.resize(static_cast<std::size_t>(nb));
+    for (int k = 0; k < nb; ++k) h.owner[static_cast<std::size_t>(k)] = island[k].owner;
+    sharing->team->owner = &h.owner;
+  }
+  if (solve) r = w.solve_island(a.state(0, nb), serial, sharing ? sharing->team : nullptr);
+  if (solve && sharing)  // every rank holds the results: each takes its own grains'
+    for (int k = 0; k < nb; ++k)
+      if (island[k].owner == t_.rank())
+        take_result(w, local_of_[island[k].gid],
+                    GrainResult{v[k], a.w[k], a.toi[k], a.v0[k], island[k].asleep}, lists.motion);
+  if (solve && books) {
     if (!full_.nets.empty()) {  // the island's share of the nets' kick (World::book_net_contacts)
       NetShare share;
       bool any = false;
@@ -363,9 +550,11 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     lists.stats.largest_island =
         std::max<long>(lists.stats.largest_island, static_cast<long>(serial.size()));
     ++lists.sums.solved;
-    // New velocities to the owners (and whether each woke).
+    // New velocities to the owners (and whether each woke), unless each took its own.
     Hosted& hosted = hosted_.emplace_back(Hosted{g.root, {}});
     for (int k = 0; k < nb; ++k) {
+      hosted.owners.push_back(island[k].owner);
+      if (sharing) continue;
       ByteWriter& out = to_owner[island[k].owner];
       out.put(island[k].gid);
       out.put(v[k]);
@@ -373,27 +562,49 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       out.put(a.toi[k]);
       out.put(a.v0[k]);
       out.put(static_cast<std::int8_t>(island[k].asleep ? 1 : 0));
-      hosted.owners.push_back(island[k].owner);
     }
     std::sort(hosted.owners.begin(), hosted.owners.end());
     hosted.owners.erase(std::unique(hosted.owners.begin(), hosted.owners.end()),
                         hosted.owners.end());
-  } else {
+  } else if (!solve && books) {
     ++lists.stats.asleep_steps;
   }
-  if (contributions_hosted_ && solve)  // an island left asleep is held where it fell asleep
+  if (contributions_hosted_ && solve) {  // an island left asleep is held where it fell asleep
+    // (Shared: every rank sums its own grains' shares; the host counts the contacts.)
+    long not_counted = 0;
     project_hosted(w.settings, island, serial, t_.rank(), to_correction, hosted_sums_, h.sum,
-                   h.weight, hosted_penetrating_);
+                   h.weight, books ? hosted_penetrating_ : not_counted);
+  }
   // Impulses to the ranks that detected the contacts, each part's in the order it came, and
-  // the sleepers woken (the projection holds a sleeper in place).
+  // the sleepers woken (the projection holds a sleeper in place); shared: this rank's part's
+  // written here.
   place.resize(serial.size());
   for (std::size_t s = 0; s < order.size(); ++s) place[order[s]] = static_cast<int>(s);
   std::size_t k = 0;
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
-    ByteWriter& out = to_source[g.from[s]];
-    out.put(g.root);
     std::size_t end = k;
     while (end < origin.size() && origin[end].first == static_cast<int>(s)) ++end;
+    if (sharing) {
+      if (g.from[s] == t_.rank()) {
+        const std::vector<int>* mine = sharing->mine;
+        if (!mine || mine->size() != end - k)
+          throw std::logic_error(fmt::format("rank {}: {} contacts of island {} came back, {} sent",
+                                             t_.rank(), end - k, g.root, mine ? mine->size() : 0));
+        for (std::size_t j = 0; k < end; ++k, ++j) {
+          const Contact& c = serial[place[k]];
+          Contact& to = lists.contacts.contacts[(*mine)[j]];
+          to.normal_impulse = c.normal_impulse;
+          to.tangent_impulse = c.tangent_impulse;
+          to.rolling_impulse = c.rolling_impulse;
+        }
+        for (const std::int64_t gid : woken)
+          if (local_of_[gid] >= 0) w.wake_body(local_of_[gid]);
+      }
+      k = end;
+      continue;
+    }
+    ByteWriter& out = to_source[g.from[s]];
+    out.put(g.root);
     out.put(static_cast<std::int32_t>(end - k));
     for (; k < end; ++k) {
       const Contact& c = serial[place[k]];

@@ -79,6 +79,7 @@ void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
   next_substeps_sweep_ = w.settings.substep_sweep;
   st.max_penetration = most[0];
   st.largest_island = static_cast<long>(most[1]);
+  last_largest_island_ = st.largest_island;
   if (w.settings.resting == "wall-correction") {
     st.wall_rounds = static_cast<long>(most[2]);
     st.wall_bound_reached = static_cast<long>(most[3]);

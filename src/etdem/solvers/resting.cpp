@@ -72,8 +72,12 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   }
 
   prepare_rows(cs, order, w);
+  w.share.team = nullptr;
+  if (blocked && team_ && team_->members() > 1) share_setup(w, team_, b.x, settings_.block_size);
   warm_start(w);
   sweep_all(w);
+  if (w.share.team)
+    share_sync(w, SyncRows::kAll, {}, false);  // every row's impulses, every body's velocity
   // 0, 1, ..., n - 1: every row (kept from island to island, extended when an island is larger).
   for (std::size_t i = w.all.size(); i < n; ++i) w.all.push_back(static_cast<int>(i));
   w.pn_base.assign(n, 0.0);
@@ -92,6 +96,7 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   w.stats.negative_dissipation_to_integration();
   store(cs, order, w);
   count_left_approaching(w);
+  if (w.share.team) w.stats.iterations += share_updates(w);
 
   if (blocked) {
     parallel_for(static_cast<std::size_t>(b.count), [&](std::size_t k) {
@@ -148,9 +153,7 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
     // d_p.K d_q = (1/m_A + 1/m_B) d_p.d_q + (r_A x d_p).I_A^-1 (r_A x d_q) + (the same for B),
     // without forming K. The inertias are symmetric, so K's tangent block is built symmetric.
     const double linear = impulse::inv_mass(b, a) + impulse::inv_mass(b, bb);
-    auto k = [&](int p, int q) {
-      return lever_a[p].dot(turn[q].ia) + lever_b[p].dot(turn[q].ib);
-    };
+    auto k = [&](int p, int q) { return lever_a[p].dot(turn[q].ia) + lever_b[p].dot(turn[q].ib); };
     r.normal_mass[i] = 1.0 / (linear + k(0, 0));
     Eigen::Matrix2d kt;
     const double k12 = k(1, 2);
@@ -213,7 +216,7 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
 
 void RestingPass::warm_start(RestingWork& w) const {
   // The impulses prepare_rows carried over, applied in the sweeps' order before the first sweep.
-  w.stats.iterations += run_rows(w.blocks, w.rows.size(), [&](std::size_t i, RestingSweep& sw) {
+  w.stats.iterations += run_rows(w, w.rows.size(), [&](std::size_t i, RestingSweep& sw) {
                           const RestingRows& r = w.rows;
                           if (!r.warm[i]) return;
                           w.apply_normal(i, r.pn[i], sw);

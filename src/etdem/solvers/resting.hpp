@@ -34,7 +34,8 @@ struct RestingSettings {
   /// (swept again by the rounds after it, and counted) when within the step it would close by
   /// more than this fraction of its shorter lever, the distance from a dynamic body's centre to
   /// the point (1e-5: 0.05 um, 3e-5 m/s in a step of 1/600 s, for a grain of 1 cm). 0: any
-  /// excess beyond round-off (docs/notes/resting-pass.md "Left approaching: a depth, not round-off").
+  /// excess beyond round-off (docs/notes/resting-pass.md "Left approaching: a depth, not
+  /// round-off").
   double approach_tolerance = 1e-5;
   double warm_start = 1.0;     // fraction of last step's impulses applied first (0 = cold)
   double slip_velocity = 0.0;  // [m/s] above it a saturated friction impulse opposes the slip;
@@ -67,6 +68,7 @@ struct RestingProbe {
 using RestingProbeHook = void (*)(const RestingProbe&);
 inline RestingProbeHook resting_probe = nullptr;
 
+class RestingTeam;
 struct RestingWork;
 struct RestingSettled;
 struct RestingSupport;
@@ -120,6 +122,9 @@ class RestingPass final : public Solver {
   /// direction orders the shock pass (none without gravity).
   void set_step(const StepTime& step) { step_ = step; }
   const StepTime& step() const { return step_; }
+  /// The team that solves the next blocked islands with this process (resting_team.hpp), null
+  /// (the default): this process alone. Not owned.
+  void set_team(RestingTeam* team) { team_ = team; }
   void prepare(int threads) override;
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
   /// resolve() of the contacts serial[order[k]], k < order.size(), in that order, as if they
@@ -167,6 +172,8 @@ class RestingPass final : public Solver {
   void mark_approaching(RestingWork& w) const;
   /// Settles one body on its supports (shock pass), `local` its support scratch.
   RestingSettled settle_body(int body, RestingWork& w, std::vector<RestingSupport>& local) const;
+  /// The shock pass's levels settled by a team (resting_team.hpp), `levels` of them.
+  void settle_shared(RestingWork& w, int levels) const;
   // The closing rounds' parts (resting_rounds.cpp).
   void build_lists(RestingWork& w) const;
   void join(RestingWork& w, int i) const;
@@ -176,6 +183,7 @@ class RestingPass final : public Solver {
 
   RestingSettings settings_;
   StepTime step_;  // the step being solved (set_step)
+  RestingTeam* team_ = nullptr;
   std::vector<std::unique_ptr<RestingWork>> work_;
 };
 

@@ -242,8 +242,7 @@ bool RestingPass::grow(RestingWork& w) const {
     {
       const std::size_t th = static_cast<std::size_t>(omp_get_thread_num());
       const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
-      join_rows(stirred * th / threads, stirred * (th + 1) / threads, w.joined_of_thread[th],
-                true);
+      join_rows(stirred * th / threads, stirred * (th + 1) / threads, w.joined_of_thread[th], true);
     }
   }
   for (int th = 0; th < team; ++th)
@@ -255,6 +254,15 @@ bool RestingPass::grow(RestingWork& w) const {
 }
 
 bool RestingPass::sweep_round(RestingWork& w, int k) const {
+  if (w.share.team) {
+    // A team: this member's blocks, colour by colour; then every member holds the round's
+    // velocities, impulses and stirred bodies, and grows the set alike.
+    w.share.stir = true;
+    const RestingSweep sw =
+        run_shared(w, w.left, false, [&](std::size_t i, RestingSweep& mine) { close(w, i, mine); });
+    share_sync(w, SyncRows::kListed, w.left, true);
+    return finish_sweep(w, sw, k, std::ssize(w.left));
+  }
   const RestingSweep sw = run_subset(
       w.blocks, w.left, [&](std::size_t i, RestingSweep& mine) { close(w, i, mine); },
       [&](std::size_t i, bool far) { fetch_row(w, i, far); });
@@ -294,7 +302,8 @@ void RestingPass::close_rounds(RestingWork& w) const {
     // other rows, an interlocked pair of crosses touching along three normals) join as its
     // sweeps move their bodies.
     w.left.clear();
-    parallel_select(n, [&](std::size_t i) { return w.marks[i] != 0; }, w.left);
+    parallel_select(
+        n, [&](std::size_t i) { return w.marks[i] != 0; }, w.left);
     if (w.left.empty()) break;
     build_lists(w);
     w.v0.assign(w.bodies.v, w.bodies.v + w.bodies.count);

@@ -126,17 +126,21 @@ void RestingPass::shock_pass(RestingWork& w) const {
         },
         w.level_start, w.by_level, w.fill);
     w.local_of_thread.resize(std::max(omp_get_max_threads(), 1));
+    if (w.share.team) {
+      settle_shared(w, levels);
+    } else {
 #pragma omp parallel
-    {
-      std::vector<RestingSupport>& local = w.local_of_thread[omp_get_thread_num()];
-      for (int l = 0; l < levels; ++l) {
+      {
+        std::vector<RestingSupport>& local = w.local_of_thread[omp_get_thread_num()];
+        for (int l = 0; l < levels; ++l) {
 #pragma omp for schedule(dynamic, 8)
-        for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
-          const int end = w.level_start[l + 1];
-          fetch_ahead(q + kAhead < end ? w.by_level[q + kAhead] : -1,
-                      q + kAhead / 2 < end ? w.by_level[q + kAhead / 2] : -1);
-          const int k = w.by_level[q];
-          w.settled[k] = settle_body(w.by_height[k].second, w, local);
+          for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
+            const int end = w.level_start[l + 1];
+            fetch_ahead(q + kAhead < end ? w.by_level[q + kAhead] : -1,
+                        q + kAhead / 2 < end ? w.by_level[q + kAhead / 2] : -1);
+            const int k = w.by_level[q];
+            w.settled[k] = settle_body(w.by_height[k].second, w, local);
+          }
         }
       }
     }
@@ -156,6 +160,37 @@ void RestingPass::shock_pass(RestingWork& w) const {
   w.marked = false;
   w.probe_set = 1;
   if (resting_probe) probe(w, 0, 0, true);
+}
+
+void RestingPass::settle_shared(RestingWork& w, int levels) const {
+  // A team (resting_team.hpp): each member settles its bodies of a level, then sends those that
+  // support another member's bodies to it, before the next level; at the end every member holds
+  // every settled body and record.
+  RestingShare& s = w.share;
+  std::vector<int>& mine = s.scratch;
+  for (int l = 0; l < levels; ++l) {
+    mine.clear();
+    for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
+      const int body = w.by_height[w.by_level[q]].second;
+      if (s.body_member[static_cast<std::size_t>(body)] == s.me) mine.push_back(q);
+    }
+    const long count = static_cast<long>(mine.size());
+#pragma omp parallel if (count > 8)
+    {
+      std::vector<RestingSupport>& local = w.local_of_thread[omp_get_thread_num()];
+#pragma omp for schedule(dynamic, 8)
+      for (long p = 0; p < count; ++p) {
+        const int k = w.by_level[mine[static_cast<std::size_t>(p)]];
+        const int body = w.by_height[k].second;
+        w.settled[k] = settle_body(body, w, local);
+        s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] = s.phase;
+      }
+    }
+    for (int& q : mine) q = w.by_height[w.by_level[q]].second;
+    share_phase(w, mine, s.shock_readers);
+  }
+  share_sync(w, SyncRows::kNone, {}, false);
+  share_settled(w);
 }
 
 RestingSettled RestingPass::settle_body(int body, RestingWork& w,
@@ -328,8 +363,7 @@ RestingSettled RestingPass::settle_body(int body, RestingWork& w,
   double shift_n = 0.0, shift_t = 0.0;
   for (const RestingSupport& sp : local) {
     shift_n += 0.5 * step_.h * scale * sp.p * sp.d.dot(step_.gravity);
-    shift_t +=
-        0.5 * step_.h * scale * (sp.pt.x() * sp.t1 + sp.pt.y() * sp.t2).dot(step_.gravity);
+    shift_t += 0.5 * step_.h * scale * (sp.pt.x() * sp.t1 + sp.pt.y() * sp.t2).dot(step_.gravity);
   }
   out.restitution = scale * bn + scale * scale * an - shift_n;
   out.friction = scale * bt + scale * scale * at - shift_t;

@@ -68,8 +68,8 @@ void RestingPass::sweep_all(RestingWork& w) const {
   const std::size_t n = w.rows.size();
   const double slip = settings_.slip_velocity;
   for (int k = 0; k < settings_.iterations; ++k) {
-    const RestingSweep sw = run_rows(
-        w.blocks, n, [&](std::size_t i, RestingSweep& mine) { relax(w, i, mine, slip); });
+    const RestingSweep sw =
+        run_rows(w, n, [&](std::size_t i, RestingSweep& mine) { relax(w, i, mine, slip); });
     if (finish_sweep(w, sw, k, static_cast<long>(n))) return;
   }
   ++w.stats.guards_fired;
@@ -81,7 +81,7 @@ bool RestingPass::finish_sweep(RestingWork& w, const RestingSweep& sw, int k, lo
   ++w.stats.rounds;
   w.stats.iterations += sw.updates;
   const bool converged = sw.largest_change() <= settings_.tolerance * sw.impulse;
-  if (resting_probe) probe(w, k, swept, converged);
+  if (resting_probe && !w.share.team) probe(w, k, swept, converged);
   return converged;
 }
 

@@ -7,9 +7,11 @@
 // bodies' velocities only; the Contact records are read at prepare and written at store.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <utility>
@@ -19,6 +21,7 @@
 
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/resting_blocks.hpp"
+#include "etdem/solvers/resting_team.hpp"
 #include "etdem/solvers/solver.hpp"
 
 namespace etdem {
@@ -135,11 +138,35 @@ inline Eigen::Vector2d onto_disc(const Eigen::Vector2d& p, double radius) {
   return norm > radius ? Eigen::Vector2d(p * (radius / norm)) : p;
 }
 
+/// A blocked island solved by a team (resting_team.hpp): which member sweeps which block and
+/// settles which body, who reads each body, and what this member changed since the team last
+/// shared it (resting_team.cpp).
+struct RestingShare {
+  RestingTeam* team = nullptr;  // null: this process alone
+  int me = 0, members = 1;
+  std::vector<int> block_member;             // per block
+  std::vector<int> row_member;               // per row: its block's member, -1 a leftover
+  std::vector<std::vector<int>> my_blocks;   // per colour: this member's blocks
+  std::vector<std::uint64_t> readers;        // per body slot: members whose rows move it
+  std::vector<std::vector<int>> boundary;    // per colour: bodies this member's blocks of it
+                                             // move that another member's rows move too
+  std::vector<int> body_member;              // per body slot: the member that settles it
+  std::vector<std::uint64_t> shock_readers;  // per body slot: members settling a body it holds
+  std::vector<int> stamp;  // per body slot: the phase this member last moved it in, -1 never
+  std::vector<int> known;  // per body slot: the phase of the value held here, -1 the start
+  int phase = 0;           // phases (a colour of a sweep, a level of the shock pass) so far
+  int shared_from = 0;     // the first phase since the last sync (share_sync)
+  long updates = 0;        // this member's updates in the stages over rows
+  bool stir = false;       // the bodies' stir travels with their velocities (closing rounds)
+  std::vector<int> scratch;
+};
+
 struct RestingWork {
   RestingRows rows;
-  IslandBodies bodies;             // the island's bodies (gathered in the blocked order when blocked)
+  IslandBodies bodies;  // the island's bodies (gathered in the blocked order when blocked)
   const BlockOrder* blocks = nullptr;  // the blocked order, null: island order on this thread
   bool parallel = false;               // blocked: the stages run on every thread
+  RestingShare share;                  // blocked and solved by a team: its part here
   SolverStats stats;
   int probe_set = 0;  // RestingProbe::set of the next probe
 
@@ -295,18 +322,98 @@ struct RestingWork {
   }
 };
 
+// The team's parts of the stages over rows (resting_team.cpp).
+/// The team's data for this island (w.blocks built, rows prepared; `x` the island's centres in
+/// island order, `cell` the blocks' edge).
+void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell);
+/// After a colour (or a level of the shock pass): the bodies of `moved` this member moved in it
+/// (stamp) to the other members `readers` lists for them; the next phase.
+void share_phase(RestingWork& w, std::span<const int> moved,
+                 const std::vector<std::uint64_t>& readers);
+/// The largest changes over the team (the sweep's stopping test), and this member's updates
+/// counted apart (share_updates).
+void share_maxima(RestingWork& w, RestingSweep& total);
+/// Which rows' impulses a sync carries: none, every row of the member's blocks, or those of the
+/// rows listed.
+enum class SyncRows { kNone, kAll, kListed };
+/// Every member's latest bodies and the impulses of its rows (`which`; kListed: of `listed`),
+/// and with `stirred` the bodies whose stir crossed its limit, to every member.
+void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, bool stirred);
+/// The shock pass's settled records of this member's bodies to every member.
+void share_settled(RestingWork& w);
+/// The team's updates in the stages over rows, summed (collective).
+long share_updates(RestingWork& w);
+
+/// Calls f(i, sweep) for the rows `which` (all rows when `all`, else ascending) of the blocks of
+/// this team member, colour by colour, sharing what each colour moved, then for the leftovers on
+/// every member; the sweep's maxima are the team's.
+template <class F>
+RestingSweep run_shared(RestingWork& w, std::span<const int> which, bool all, F&& f) {
+  const BlockOrder& o = *w.blocks;
+  RestingShare& s = w.share;
+  RestingSweep total;
+  auto first_at = [&](int slot) {
+    return static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
+                                    which.begin());
+  };
+  for (int colour = 0; colour < o.colours(); ++colour) {
+    const std::vector<int>& mine = s.my_blocks[static_cast<std::size_t>(colour)];
+    const long count = static_cast<long>(mine.size());
+    auto visit = [&](int i, RestingSweep& sw) {
+      f(static_cast<std::size_t>(i), sw);
+      for (const int body :
+           {w.rows.a[static_cast<std::size_t>(i)], w.rows.b[static_cast<std::size_t>(i)]})
+        if (body >= 0)
+          s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] =
+              s.phase;
+    };
+#pragma omp parallel if (w.parallel && count > 1)
+    {
+      RestingSweep part;
+#pragma omp for schedule(dynamic, 4)
+      for (long q = 0; q < count; ++q) {
+        const int k = mine[static_cast<std::size_t>(q)];
+        if (all) {
+          for (int i = o.block_start[k]; i < o.block_start[k + 1]; ++i) visit(i, part);
+        } else {
+          for (std::size_t p = first_at(o.block_start[k]);
+               p < which.size() && which[p] < o.block_start[k + 1]; ++p)
+            visit(which[p], part);
+        }
+      }
+#pragma omp critical(etdem_resting_shared)
+      total.merge(part);
+    }
+    share_phase(w, s.boundary[static_cast<std::size_t>(colour)], s.readers);
+  }
+  // The leftovers: on every member alike (their bodies are read by every member), counted once.
+  RestingSweep left;
+  if (all) {
+    for (std::size_t i = static_cast<std::size_t>(o.leftover_start); i < w.rows.size(); ++i)
+      f(i, left);
+  } else {
+    for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p)
+      f(static_cast<std::size_t>(which[p]), left);
+  }
+  if (s.me != 0) left.updates = 0;
+  total.merge(left);
+  share_maxima(w, total);
+  return total;
+}
+
 /// Calls f(i, sweep) for every row i < n: in row order on this thread, or with `blocks` colour by
 /// colour, the blocks of a colour in parallel (each block's rows in order), then the leftovers
 /// in order. Blocks of one colour share no body, so the result does not depend on the number of
-/// threads.
+/// threads; a team (w.share) splits the blocks over its members (run_shared).
 template <class F>
-RestingSweep run_rows(const BlockOrder* blocks, std::size_t n, F&& f) {
+RestingSweep run_rows(RestingWork& w, std::size_t n, F&& f) {
   RestingSweep total;
-  if (!blocks) {
+  if (!w.blocks) {
     for (std::size_t i = 0; i < n; ++i) f(i, total);
     return total;
   }
-  const BlockOrder& o = *blocks;
+  if (w.share.team) return run_shared(w, {}, true, f);
+  const BlockOrder& o = *w.blocks;
 #pragma omp parallel
   {
     RestingSweep mine;

@@ -222,9 +222,25 @@ void World::prepare_island_solve() {
   island_solve_.prepare(omp_get_max_threads());
 }
 
-IslandSolution World::solve_island(IslandState state, std::span<Contact> contacts) {
+IslandSolution World::solve_island(IslandState state, std::span<Contact> contacts,
+                                   RestingTeam* team) {
   const IslandSolveSettings set{{h_, settings.gravity}, settings.effective_resting_velocity()};
-  return island_solve_.solve(set, *solver_, resting_pass_, state, contacts, omp_get_thread_num());
+  if (!team || !resting_pass_)
+    return island_solve_.solve(set, *solver_, resting_pass_, state, contacts, omp_get_thread_num());
+  resting_pass_->set_team(team);
+  IslandSolution out;
+  try {
+    out = island_solve_.solve(set, *solver_, resting_pass_, state, contacts, omp_get_thread_num());
+  } catch (...) {
+    resting_pass_->set_team(nullptr);
+    throw;
+  }
+  resting_pass_->set_team(nullptr);
+  return out;
+}
+
+bool World::sweeps_by_blocks(std::size_t contacts) const {
+  return resting_pass_ && resting_pass_->blocked(contacts);
 }
 
 void World::step() {

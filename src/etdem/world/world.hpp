@@ -32,6 +32,8 @@
 
 namespace etdem {
 
+class RestingTeam;
+
 /// Wall-clock seconds spent in each phase of World::step and how often it ran: for the last
 /// step (World::last_profile) and summed over the run (World::profile).
 struct StepProfile {
@@ -272,7 +274,12 @@ class World {
   void prepare_island_solve();
   /// Solves one island as resolve_islands solves each of the world's own (world/island_solve):
   /// `contacts` in the serial order with island-local ids; the sub-step's length and gravity.
-  IslandSolution solve_island(IslandState state, std::span<Contact> contacts);
+  /// With `team`, an island the resting pass sweeps by blocks is solved together with the
+  /// team's other members, each holding it whole (solvers/resting_team.hpp).
+  IslandSolution solve_island(IslandState state, std::span<Contact> contacts,
+                              RestingTeam* team = nullptr);
+  /// Whether the resting pass sweeps an island of `contacts` contacts by blocks.
+  bool sweeps_by_blocks(std::size_t contacts) const;
   /// Body i awake, its rest time from zero.
   void wake_body(int i);
   /// Body i stopped and asleep; returns the kinetic energy taken [J].

@@ -1,0 +1,290 @@
+// The team's parts of the resting pass (resting_team.hpp): who sweeps which block and settles
+// which body, the velocities passed on after each colour and level, and the syncs that end a
+// stage with every member holding the whole island's state.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <utility>
+
+#include "etdem/core/byte_stream.hpp"
+#include "etdem/solvers/resting_work.hpp"
+
+namespace etdem {
+namespace {
+
+/// The block coordinate of a centre's coordinate, clamped far beyond any scene as the blocks'
+/// coordinates are (resting_blocks.cpp).
+std::int64_t coordinate(double x, double cell) {
+  constexpr double kFar = 1099511627776.0;  // 2^40
+  return static_cast<std::int64_t>(std::clamp(std::floor(x / cell), -kFar, kFar));
+}
+
+std::size_t at(int i) {
+  return static_cast<std::size_t>(i);
+}
+
+/// Sends `bytes` to every other member and returns what each sent (indexed by member).
+std::vector<std::string> to_every_member(RestingShare& s, std::string bytes) {
+  std::vector<std::string> to(static_cast<std::size_t>(s.members));
+  for (int m = 0; m < s.members; ++m)
+    if (m != s.me) to[at(m)] = bytes;
+  return s.team->exchange(std::move(to));
+}
+
+}  // namespace
+
+void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell) {
+  // The team says which member sweeps each block (by its centre) and settles each body.
+  RestingShare& s = w.share;
+  const BlockOrder& o = *w.blocks;
+  const RestingRows& r = w.rows;
+  s.team = team;
+  s.me = team->member();
+  s.members = team->members();
+  s.phase = 0;
+  s.shared_from = 0;
+  s.updates = 0;
+  s.stir = false;
+  const int nb = w.bodies.count;
+  const int blocks = o.colour_start[at(o.colours())];
+  std::vector<std::array<std::int64_t, 3>> cell_of(at(nb));
+  for (int b = 0; b < nb; ++b)
+    for (int d = 0; d < 3; ++d) cell_of[at(b)][d] = coordinate(x[o.body_order[at(b)]][d], cell);
+  s.block_member.resize(at(blocks));
+  for (int k = 0; k < blocks; ++k) {
+    // The block's cell: the component-wise least cell of its first row's bodies.
+    const std::size_t i = at(o.block_start[at(k)]);
+    std::array<std::int64_t, 3> c{};
+    bool any = false;
+    for (const int body : {r.a[i], r.b[i]}) {
+      if (body < 0) continue;
+      for (int d = 0; d < 3; ++d)
+        c[d] = any ? std::min(c[d], cell_of[at(body)][d]) : cell_of[at(body)][d];
+      any = true;
+    }
+    const Vec3 centre((static_cast<double>(c[0]) + 0.5) * cell,
+                      (static_cast<double>(c[1]) + 0.5) * cell,
+                      (static_cast<double>(c[2]) + 0.5) * cell);
+    s.block_member[at(k)] = team->block_member(centre);
+  }
+  const std::size_t n = r.size();
+  s.row_member.assign(n, -1);
+  s.my_blocks.assign(at(o.colours()), {});
+  for (int colour = 0; colour < o.colours(); ++colour)
+    for (int k = o.colour_start[at(colour)]; k < o.colour_start[at(colour) + 1]; ++k) {
+      const int m = s.block_member[at(k)];
+      for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i) s.row_member[at(i)] = m;
+      if (m == s.me) s.my_blocks[at(colour)].push_back(k);
+    }
+  // Who reads each body: the members of its rows' blocks; a leftover's bodies every member (the
+  // leftovers are swept on every member alike).
+  const std::uint64_t all =
+      s.members >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << s.members) - 1;
+  s.readers.assign(at(nb), 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int m = s.row_member[i];
+    const std::uint64_t bit = m < 0 ? all : std::uint64_t{1} << m;
+    if (r.a[i] >= 0) s.readers[at(r.a[i])] |= bit;
+    if (r.b[i] >= 0) s.readers[at(r.b[i])] |= bit;
+  }
+  const std::uint64_t mine = std::uint64_t{1} << s.me;
+  s.boundary.assign(at(o.colours()), {});
+  for (int colour = 0; colour < o.colours(); ++colour) {
+    std::vector<int>& list = s.boundary[at(colour)];
+    for (const int k : s.my_blocks[at(colour)])
+      for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
+        for (const int body : {r.a[at(i)], r.b[at(i)]})
+          if (body >= 0 && (s.readers[at(body)] & ~mine) != 0) list.push_back(body);
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  // The shock pass: a body is read by the members settling the bodies it supports.
+  s.body_member.resize(at(nb));
+  for (int b = 0; b < nb; ++b) s.body_member[at(b)] = team->body_member(o.body_order[at(b)]);
+  s.shock_readers.assign(at(nb), 0);
+  if (r.upper_body.size() == n)
+    for (std::size_t i = 0; i < n; ++i) {
+      const int up = r.upper_body[i], low = r.lower_body[i];
+      if (up >= 0 && low >= 0)
+        s.shock_readers[at(low)] |= std::uint64_t{1} << s.body_member[at(up)];
+    }
+  s.stamp.assign(at(nb), -1);
+  s.known.assign(at(nb), -1);
+}
+
+void share_phase(RestingWork& w, std::span<const int> moved,
+                 const std::vector<std::uint64_t>& readers) {
+  RestingShare& s = w.share;
+  const std::uint64_t mine = std::uint64_t{1} << s.me;
+  std::vector<ByteWriter> out(at(s.members));
+  for (const int body : moved) {
+    if (s.stamp[at(body)] != s.phase) continue;
+    for (std::uint64_t to = readers[at(body)] & ~mine; to != 0; to &= to - 1) {
+      ByteWriter& o = out[at(std::countr_zero(to))];
+      o.put(static_cast<std::int32_t>(body));
+      o.put(w.bodies.v[body]);
+      o.put(w.bodies.w[body]);
+      if (s.stir) o.put(w.stirred[at(body)]);
+    }
+  }
+  std::vector<std::string> to(at(s.members));
+  for (int m = 0; m < s.members; ++m) to[at(m)] = out[at(m)].take();
+  const std::vector<std::string> got = s.team->exchange(std::move(to));
+  for (const std::string& bytes : got) {
+    ByteReader in(bytes);
+    while (!in.done()) {
+      const int body = in.get<std::int32_t>();
+      in.get(w.bodies.v[body]);
+      in.get(w.bodies.w[body]);
+      if (s.stir) in.get(w.stirred[at(body)]);
+      s.known[at(body)] = s.phase;
+    }
+  }
+  ++s.phase;
+}
+
+void share_maxima(RestingWork& w, RestingSweep& total) {
+  RestingShare& s = w.share;
+  double m[3] = {total.change, total.impulse, total.change_squared};
+  s.team->max(m);
+  total.change = m[0];
+  total.impulse = m[1];
+  total.change_squared = m[2];
+  s.updates += total.updates;
+  total.updates = 0;
+}
+
+void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, bool stirred) {
+  RestingShare& s = w.share;
+  RestingRows& r = w.rows;
+  const int nb = w.bodies.count;
+  ByteWriter out;
+  // The bodies this member moved since the last sync, with the phase of their value.
+  std::vector<int>& bodies = s.scratch;
+  bodies.clear();
+  for (int b = 0; b < nb; ++b)
+    if (s.stamp[at(b)] >= s.shared_from) bodies.push_back(b);
+  out.put(static_cast<std::int32_t>(bodies.size()));
+  for (const int b : bodies) {
+    out.put(static_cast<std::int32_t>(b));
+    out.put(static_cast<std::int32_t>(s.stamp[at(b)]));
+    out.put(w.bodies.v[b]);
+    out.put(w.bodies.w[b]);
+    if (s.stir) out.put(w.stirred[at(b)]);
+  }
+  // The impulses of this member's rows.
+  std::vector<int> rows;
+  if (which == SyncRows::kAll) {
+    const BlockOrder& o = *w.blocks;
+    for (const std::vector<int>& blocks : s.my_blocks)
+      for (const int k : blocks)
+        for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i) rows.push_back(i);
+  } else if (which == SyncRows::kListed) {
+    for (const int i : listed)
+      if (s.row_member[at(i)] == s.me) rows.push_back(i);
+  }
+  out.put(static_cast<std::int32_t>(rows.size()));
+  for (const int i : rows) {
+    out.put(static_cast<std::int32_t>(i));
+    out.put(r.pn[at(i)]);
+    out.put(r.pt[at(i)].x());
+    out.put(r.pt[at(i)].y());
+    if (r.any_rolling) {
+      out.put(r.pr[at(i)].x());
+      out.put(r.pr[at(i)].y());
+    }
+  }
+  // The bodies whose stir crossed its limit here (grow looks at each once: duplicates from the
+  // leftovers, which every member sweeps, are removed below).
+  if (stirred) {
+    std::vector<int>& list = w.stirred_of_thread[0];
+    for (std::size_t th = 1; th < w.stirred_of_thread.size(); ++th) {
+      list.insert(list.end(), w.stirred_of_thread[th].begin(), w.stirred_of_thread[th].end());
+      w.stirred_of_thread[th].clear();
+    }
+    out.put(static_cast<std::int32_t>(list.size()));
+    for (const int b : list) out.put(static_cast<std::int32_t>(b));
+  }
+  const std::vector<std::string> got = to_every_member(s, out.take());
+  for (int m = 0; m < s.members; ++m) {
+    if (m == s.me) continue;
+    ByteReader in(got[at(m)]);
+    const int count = in.get<std::int32_t>();
+    for (int q = 0; q < count; ++q) {
+      const int b = in.get<std::int32_t>();
+      const int phase = in.get<std::int32_t>();
+      const bool newer = phase > s.known[at(b)];
+      Vec3 v, om;
+      in.get(v);
+      in.get(om);
+      double stir = 0.0;
+      if (s.stir) in.get(stir);
+      if (!newer) continue;
+      w.bodies.v[b] = v;
+      w.bodies.w[b] = om;
+      if (s.stir) w.stirred[at(b)] = stir;
+      s.known[at(b)] = phase;
+    }
+    const int row_count = in.get<std::int32_t>();
+    for (int q = 0; q < row_count; ++q) {
+      const std::size_t i = at(in.get<std::int32_t>());
+      in.get(r.pn[i]);
+      r.pt[i].x() = in.get<double>();
+      r.pt[i].y() = in.get<double>();
+      if (r.any_rolling) {
+        r.pr[i].x() = in.get<double>();
+        r.pr[i].y() = in.get<double>();
+      }
+    }
+    if (stirred) {
+      const int crossed = in.get<std::int32_t>();
+      for (int q = 0; q < crossed; ++q) w.stirred_of_thread[0].push_back(in.get<std::int32_t>());
+    }
+  }
+  if (stirred) {
+    std::vector<int>& list = w.stirred_of_thread[0];
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  s.shared_from = s.phase;
+}
+
+void share_settled(RestingWork& w) {
+  RestingShare& s = w.share;
+  ByteWriter out;
+  const int m = static_cast<int>(w.by_height.size());
+  for (int k = 0; k < m; ++k) {
+    if (s.body_member[at(w.by_height[at(k)].second)] != s.me) continue;
+    const RestingSettled& d = w.settled[at(k)];
+    out.put(static_cast<std::int32_t>(k));
+    out.put(d.restitution);
+    out.put(d.friction);
+    out.put(d.integration);
+    out.put(d.iterations);
+    out.put(d.bound_reached);
+    out.put(d.energy_guards);
+    out.put(d.friction_fallbacks);
+  }
+  for (const std::string& bytes : to_every_member(s, out.take())) {
+    ByteReader in(bytes);
+    while (!in.done()) {
+      RestingSettled& d = w.settled[at(in.get<std::int32_t>())];
+      in.get(d.restitution);
+      in.get(d.friction);
+      in.get(d.integration);
+      in.get(d.iterations);
+      in.get(d.bound_reached);
+      in.get(d.energy_guards);
+      in.get(d.friction_fallbacks);
+    }
+  }
+}
+
+long share_updates(RestingWork& w) {
+  std::int64_t u[1] = {w.share.updates};
+  w.share.team->sum(u);
+  return static_cast<long>(u[0]);
+}
+
+}  // namespace etdem
