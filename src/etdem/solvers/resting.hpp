@@ -152,6 +152,8 @@ class RestingPass final : public Solver {
   void warm_start(RestingWork& w) const;
   void sweep_all(RestingWork& w) const;
   double book_and_guard(RestingWork& w, std::span<const int> which) const;
+  /// book_and_guard of a blocked island: its sums exact, split over a team's members.
+  double book_blocked(RestingWork& w, std::span<const int> which) const;
   void shock_pass(RestingWork& w) const;
   void close_rounds(RestingWork& w) const;
   void store(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const;

@@ -2,9 +2,12 @@
 // impulse, split into normal work (restitution, e = 0) and tangential work (friction), and the
 // energy guard that scales the pass back where it would raise the kinetic energy.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
+#include "etdem/core/exact_sum.hpp"
 #include "etdem/core/parallel.hpp"
+#include "etdem/core/parallel_sums.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/resting_work.hpp"
 
@@ -29,6 +32,7 @@ double RestingPass::book_and_guard(RestingWork& w, std::span<const int> which) c
   // increments are booked and guarded alike.
   // The terms per row on every thread, summed below in the order of `which` (the bits of one
   // loop).
+  if (w.blocks) return book_blocked(w, which);
   RestingRows& r = w.rows;
   IslandBodies& b = w.bodies;
   SolverStats& st = w.stats;
@@ -99,6 +103,93 @@ double RestingPass::book_and_guard(RestingWork& w, std::span<const int> which) c
     shift_normal += 0.5 * (r.pn[i] - w.pn_base[i]) * r.normal[i].dot(kk);
     shift_tangent += 0.5 * (dp.x() * r.t1[i] + dp.y() * r.t2[i]).dot(kk);
   }
+  st.dissipated_restitution -= scale * b_normal + scale * scale * a_normal - shift_normal;
+  st.dissipated_friction -= scale * b_tangent + scale * scale * a_tangent - shift_tangent;
+  st.integration -= shift_normal + shift_tangent;
+  return scale;
+}
+
+double RestingPass::book_blocked(RestingWork& w, std::span<const int> which) const {
+  // The booking of book_and_guard with its sums exact over the blocks (core/exact_sum.hpp): the
+  // same totals in any order, so the blocks can be summed on every thread and, in a team, by the
+  // member that swept them (the leftovers by the first), one reduction merging the members'
+  // sums. The kick's shift is summed before the scaling and scaled with it (s times the sum of
+  // the unscaled terms: the same work).
+  RestingRows& r = w.rows;
+  IslandBodies& b = w.bodies;
+  SolverStats& st = w.stats;
+  RestingShare& share = w.share;
+  const Vec3 kick = step_.h * step_.gravity;
+  enum { kBn, kBt, kAn, kAt, kShiftN, kShiftT, kTerms };
+  // Each row's terms added in its block in the blocked order (plain sums: a block's rows lie on
+  // one member), the blocks' sums and the leftovers' terms exactly.
+  auto add_row = [&](std::size_t i, std::array<double, kTerms>& t) {
+    const Vec3 pn = (r.pn[i] - w.pn_base[i]) * r.normal[i];
+    const Eigen::Vector2d dp = r.pt[i] - w.pt_base[i];
+    const Vec3 pt = dp.x() * r.t1[i] + dp.y() * r.t2[i];
+    const Vec3 du = w.relative_velocity(i) - w.u0[i];
+    t[kBn] += pn.dot(w.u0[i]);
+    t[kBt] += pt.dot(w.u0[i]);
+    t[kAn] += 0.5 * pn.dot(du);
+    t[kAt] += 0.5 * pt.dot(du);
+    if (r.any_rolling && r.rolling[i] > 0.0) {
+      const Eigen::Vector2d dl = r.pr[i] - w.pr_base[i];
+      const Vec3 l = dl.x() * r.t1[i] + dl.y() * r.t2[i];
+      t[kBt] += l.dot(w.wr0[i]);
+      t[kAt] += 0.5 * l.dot(w.relative_spin(i, b) - w.wr0[i]);
+    }
+    if ((r.a[i] >= 0) != (r.b[i] >= 0)) {  // a grain on a static body: kicked alone
+      const Vec3 kk = r.a[i] >= 0 ? kick : Vec3(-kick);
+      t[kShiftN] += 0.5 * pn.dot(kk);
+      t[kShiftT] += 0.5 * pt.dot(kk);
+    }
+  };
+  const BlockOrder& o = *w.blocks;
+  const bool every = which.size() == r.size();  // which is 0, 1, ..., n - 1
+  auto first_at = [&](int slot) {
+    return every ? static_cast<std::size_t>(slot)
+                 : static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
+                                            which.begin());
+  };
+  const int blocks = o.colour_start[static_cast<std::size_t>(o.colours())];
+  std::array<ExactSum, kTerms> sum = parallel_sums<kTerms>(
+      static_cast<std::size_t>(blocks), [&](std::size_t k, std::array<ExactSum, kTerms>& total) {
+        if (share.team && share.block_member[k] != share.me) return;
+        std::array<double, kTerms> t{};
+        const std::size_t end = first_at(o.block_start[k + 1]);
+        for (std::size_t p = first_at(o.block_start[k]); p < end; ++p)
+          add_row(static_cast<std::size_t>(which[p]), t);
+        for (int j = 0; j < kTerms; ++j)
+          total[static_cast<std::size_t>(j)].add(t[static_cast<std::size_t>(j)]);
+      });
+  if (!share.team || share.me == 0)
+    for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p) {
+      std::array<double, kTerms> t{};
+      add_row(static_cast<std::size_t>(which[p]), t);
+      for (int j = 0; j < kTerms; ++j)
+        sum[static_cast<std::size_t>(j)].add(t[static_cast<std::size_t>(j)]);
+    }
+  if (share.team) share_sums(w, sum, {});
+  const double b_normal = sum[kBn].value(), b_tangent = sum[kBt].value();
+  const double a_normal = sum[kAn].value(), a_tangent = sum[kAt].value();
+  const double bb = b_normal + b_tangent, aa = a_normal + a_tangent;
+  double scale = 1.0;
+  if (bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0) {
+    scale = std::clamp(-bb / aa, 0.0, 1.0);
+    parallel_for(static_cast<std::size_t>(b.count), [&](std::size_t k) {
+      b.v[k] = w.v0[k] + scale * (b.v[k] - w.v0[k]);
+      b.w[k] = w.w0[k] + scale * (b.w[k] - w.w0[k]);
+    });
+    parallel_for(which.size(), [&](std::size_t k) {
+      const std::size_t i = static_cast<std::size_t>(which[k]);
+      r.pn[i] = w.pn_base[i] + scale * (r.pn[i] - w.pn_base[i]);
+      r.pt[i] = w.pt_base[i] + scale * (r.pt[i] - w.pt_base[i]);
+      if (r.any_rolling) r.pr[i] = w.pr_base[i] + scale * (r.pr[i] - w.pr_base[i]);
+    });
+    ++st.energy_guards;
+  }
+  const double shift_normal = scale * sum[kShiftN].value();
+  const double shift_tangent = scale * sum[kShiftT].value();
   st.dissipated_restitution -= scale * b_normal + scale * scale * a_normal - shift_normal;
   st.dissipated_friction -= scale * b_tangent + scale * scale * a_tangent - shift_tangent;
   st.integration -= shift_normal + shift_tangent;

@@ -2,6 +2,7 @@
 // from the bottom of the pile up, each body settled on its support rows with the lower bodies
 // held fixed. Levels of bodies no two of which support each other run on every thread.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <parallel/algorithm>
 
@@ -146,7 +147,34 @@ void RestingPass::shock_pass(RestingWork& w) const {
     }
   }
   SolverStats& st = w.stats;
-  for (int k = 0; k < m; ++k) {
+  if (w.blocks) {
+    // A blocked island: the sums exact (any order; in a team each member sums the bodies it
+    // settled, one reduction merging them).
+    std::array<ExactSum, 3> sum{};
+    std::array<std::int64_t, 4> count{};
+    for (int k = 0; k < m; ++k) {
+      if (w.share.team &&
+          w.share.body_member[static_cast<std::size_t>(w.by_height[k].second)] != w.share.me)
+        continue;
+      const RestingSettled& s = w.settled[k];
+      sum[0].add(s.restitution);
+      sum[1].add(s.friction);
+      sum[2].add(s.integration);
+      count[0] += s.iterations;
+      count[1] += s.bound_reached;
+      count[2] += s.energy_guards;
+      count[3] += s.friction_fallbacks;
+    }
+    if (w.share.team) share_sums(w, sum, count);
+    st.iterations += count[0];
+    st.shock_bound_reached += count[1];
+    st.energy_guards += count[2];
+    st.friction_fallbacks += count[3];
+    st.dissipated_restitution -= sum[0].value();
+    st.dissipated_friction -= sum[1].value();
+    st.integration -= sum[2].value();
+  }
+  for (int k = 0; k < m && !w.blocks; ++k) {
     const RestingSettled& s = w.settled[k];
     st.iterations += s.iterations;
     st.shock_bound_reached += s.bound_reached;
@@ -165,7 +193,7 @@ void RestingPass::shock_pass(RestingWork& w) const {
 void RestingPass::settle_shared(RestingWork& w, int levels) const {
   // A team (resting_team.hpp): each member settles its bodies of a level, then sends those that
   // support another member's bodies to it, before the next level; at the end every member holds
-  // every settled body and record.
+  // every settled body.
   RestingShare& s = w.share;
   std::vector<int>& mine = s.scratch;
   for (int l = 0; l < levels; ++l) {
@@ -190,7 +218,6 @@ void RestingPass::settle_shared(RestingWork& w, int levels) const {
     share_phase(w, mine, s.shock_readers);
   }
   share_sync(w, SyncRows::kNone, {}, false);
-  share_settled(w);
 }
 
 RestingSettled RestingPass::settle_body(int body, RestingWork& w,

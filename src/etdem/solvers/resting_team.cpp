@@ -250,35 +250,23 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, boo
   s.shared_from = s.phase;
 }
 
-void share_settled(RestingWork& w) {
-  RestingShare& s = w.share;
-  ByteWriter out;
-  const int m = static_cast<int>(w.by_height.size());
-  for (int k = 0; k < m; ++k) {
-    if (s.body_member[at(w.by_height[at(k)].second)] != s.me) continue;
-    const RestingSettled& d = w.settled[at(k)];
-    out.put(static_cast<std::int32_t>(k));
-    out.put(d.restitution);
-    out.put(d.friction);
-    out.put(d.integration);
-    out.put(d.iterations);
-    out.put(d.bound_reached);
-    out.put(d.energy_guards);
-    out.put(d.friction_fallbacks);
+void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts) {
+  // One reduction: each sum's limbs and whether it met a non-finite term, then the counts.
+  constexpr std::size_t kLimbs = ExactSum::kLimbs;
+  std::vector<std::int64_t> all(sums.size() * (kLimbs + 1) + counts.size());
+  for (std::size_t k = 0; k < sums.size(); ++k) {
+    const auto limbs = sums[k].limbs();
+    std::copy(limbs.begin(), limbs.end(), all.begin() + static_cast<long>(k * (kLimbs + 1)));
+    all[k * (kLimbs + 1) + kLimbs] = sums[k].nonfinite() ? 1 : 0;
   }
-  for (const std::string& bytes : to_every_member(s, out.take())) {
-    ByteReader in(bytes);
-    while (!in.done()) {
-      RestingSettled& d = w.settled[at(in.get<std::int32_t>())];
-      in.get(d.restitution);
-      in.get(d.friction);
-      in.get(d.integration);
-      in.get(d.iterations);
-      in.get(d.bound_reached);
-      in.get(d.energy_guards);
-      in.get(d.friction_fallbacks);
-    }
+  std::copy(counts.begin(), counts.end(), all.end() - static_cast<long>(counts.size()));
+  w.share.team->sum(all);
+  for (std::size_t k = 0; k < sums.size(); ++k) {
+    std::array<std::int64_t, kLimbs> limbs{};
+    std::copy_n(all.begin() + static_cast<long>(k * (kLimbs + 1)), kLimbs, limbs.begin());
+    sums[k] = ExactSum::from_limbs(limbs, all[k * (kLimbs + 1) + kLimbs] != 0);
   }
+  std::copy(all.end() - static_cast<long>(counts.size()), all.end(), counts.begin());
 }
 
 long share_updates(RestingWork& w) {

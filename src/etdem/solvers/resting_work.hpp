@@ -19,6 +19,7 @@
 
 #include <omp.h>
 
+#include "etdem/core/exact_sum.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/resting_blocks.hpp"
 #include "etdem/solvers/resting_team.hpp"
@@ -339,8 +340,8 @@ enum class SyncRows { kNone, kAll, kListed };
 /// Every member's latest bodies and the impulses of its rows (`which`; kListed: of `listed`),
 /// and with `stirred` the bodies whose stir crossed its limit, to every member.
 void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, bool stirred);
-/// The shock pass's settled records of this member's bodies to every member.
-void share_settled(RestingWork& w);
+/// Each member's exact sums and integer counts, summed over the team in place (collective).
+void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts);
 /// The team's updates in the stages over rows, summed (collective).
 long share_updates(RestingWork& w);
 
