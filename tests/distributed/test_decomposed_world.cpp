@@ -80,13 +80,15 @@ struct Options {
   // Islands of 100 contacts or more swept by blocks (pgs.block_contacts): the pile's resting
   // pass solved by every rank together.
   bool blocks = false;
+  int threads = 1;     // per rank (and of the serial run)
+  int most_ranks = 4;  // split over 1 to this many ranks
 };
 
 /// The pour: spheres into a box of planes, with what `o` asks for.
 void pour(TestWorld& t, const Options& o) {
   const bool boxes = o.boxes, net = o.net;
   t.world.settings.gravity = Vec3(0, 0, -9.81);
-  t.world.settings.threads = 1;
+  t.world.settings.threads = o.threads;
   t.add_container(Vec3(0, 0, 0), Vec3(0.06, 0.06, 1));
   // With the boxes, a fixed block on the floor, of a smaller id than the grains: its pairs
   // (block, grain) are detected and carried by the grain's owner.
@@ -218,7 +220,7 @@ void expect_serial(const Options& o, long steps) {
     std::printf("net: sag %.4g m, largest strain %.3g, %ld links broken, %ld steps redone\n", sag,
                 n.max_strain, n.broken_links, serial.world.totals().redone_steps);
   }
-  for (int ranks = 1; ranks <= 4; ++ranks) {
+  for (int ranks = 1; ranks <= o.most_ranks; ++ranks) {
     SCOPED_TRACE(testing::Message() << ranks << " ranks");
     const SplitRun r = run_split(ranks, o, steps);
     EXPECT_EQ(r.hash, serial.state_hash());
@@ -296,6 +298,12 @@ TEST(DecomposedWorld, APileSweptByBlocksIsSolvedByEveryRankAsTheSerialRunBitForB
   // The pile's island is swept by blocks; every rank holds it and sweeps its own blocks'
   // columns, passing on the velocities after each colour and shock level.
   expect_serial({.blocks = true}, 400);
+}
+
+TEST(DecomposedWorld, APileSolvedByEveryRankOnTwoThreadsEachIsTheSerialRunBitForBit) {
+  // Each rank sweeps its blocks of a colour and settles its bodies of a level on two threads
+  // (on 1 and 2 ranks: more threads than cores only wait at the colours' barriers).
+  expect_serial({.blocks = true, .threads = 2, .most_ranks = 2}, 400);
 }
 
 TEST(DecomposedWorld, BoxesAndSleepingRegionsOnAPileSolvedByEveryRankAreTheSerialRun) {
