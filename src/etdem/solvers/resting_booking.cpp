@@ -12,6 +12,31 @@
 #include "etdem/solvers/resting_work.hpp"
 
 namespace etdem {
+namespace {
+
+/// The energy guard: where the pass's impulses (of the rows `which`, from their bases) would
+/// raise the kinetic energy by dK(s) = s B + s^2 A at s = 1, the velocities and those impulses
+/// scaled back by s = -B / A in [0, 1] (counted); returns s.
+double guard(RestingWork& w, std::span<const int> which, double bb, double aa) {
+  if (!(bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0)) return 1.0;
+  const double scale = std::clamp(-bb / aa, 0.0, 1.0);
+  IslandBodies& b = w.bodies;
+  RestingRows& r = w.rows;
+  parallel_for(static_cast<std::size_t>(b.count), [&](std::size_t k) {
+    b.v[k] = w.v0[k] + scale * (b.v[k] - w.v0[k]);
+    b.w[k] = w.w0[k] + scale * (b.w[k] - w.w0[k]);
+  });
+  parallel_for(which.size(), [&](std::size_t k) {
+    const std::size_t i = static_cast<std::size_t>(which[k]);
+    r.pn[i] = w.pn_base[i] + scale * (r.pn[i] - w.pn_base[i]);
+    r.pt[i] = w.pt_base[i] + scale * (r.pt[i] - w.pt_base[i]);
+    if (r.any_rolling) r.pr[i] = w.pr_base[i] + scale * (r.pr[i] - w.pr_base[i]);
+  });
+  ++w.stats.energy_guards;
+  return scale;
+}
+
+}  // namespace
 
 double RestingPass::book_and_guard(RestingWork& w, std::span<const int> which) const {
   // The accumulated impulses P_c of the pass (warm start and sweeps) changed the velocities
@@ -68,21 +93,7 @@ double RestingPass::book_and_guard(RestingWork& w, std::span<const int> which) c
     b_tangent += b_rolling;
     a_tangent += a_rolling;
   }
-  const double bb = b_normal + b_tangent, aa = a_normal + a_tangent;
-  double scale = 1.0;
-  if (bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0) {
-    scale = std::clamp(-bb / aa, 0.0, 1.0);
-    parallel_for(static_cast<std::size_t>(b.count), [&](std::size_t k) {
-      b.v[k] = w.v0[k] + scale * (b.v[k] - w.v0[k]);
-      b.w[k] = w.w0[k] + scale * (b.w[k] - w.w0[k]);
-    });
-    for (const int i : which) {
-      r.pn[i] = w.pn_base[i] + scale * (r.pn[i] - w.pn_base[i]);
-      r.pt[i] = w.pt_base[i] + scale * (r.pt[i] - w.pt_base[i]);
-      if (r.any_rolling) r.pr[i] = w.pr_base[i] + scale * (r.pr[i] - w.pr_base[i]);
-    }
-    ++st.energy_guards;
-  }
+  const double scale = guard(w, which, b_normal + b_tangent, a_normal + a_tangent);
   // dK(s) split: the A term couples normal and tangential impulses; each part of P is booked
   // with the same velocities, so the split is P_n.(u_b + u_a)/2 and P_t.(u_b + u_a)/2.
   //
@@ -172,22 +183,7 @@ double RestingPass::book_blocked(RestingWork& w, std::span<const int> which) con
   if (share.team) share_sums(w, sum, {});
   const double b_normal = sum[kBn].value(), b_tangent = sum[kBt].value();
   const double a_normal = sum[kAn].value(), a_tangent = sum[kAt].value();
-  const double bb = b_normal + b_tangent, aa = a_normal + a_tangent;
-  double scale = 1.0;
-  if (bb + aa > 1e-12 * (std::abs(bb) + std::abs(aa)) && aa > 0.0) {
-    scale = std::clamp(-bb / aa, 0.0, 1.0);
-    parallel_for(static_cast<std::size_t>(b.count), [&](std::size_t k) {
-      b.v[k] = w.v0[k] + scale * (b.v[k] - w.v0[k]);
-      b.w[k] = w.w0[k] + scale * (b.w[k] - w.w0[k]);
-    });
-    parallel_for(which.size(), [&](std::size_t k) {
-      const std::size_t i = static_cast<std::size_t>(which[k]);
-      r.pn[i] = w.pn_base[i] + scale * (r.pn[i] - w.pn_base[i]);
-      r.pt[i] = w.pt_base[i] + scale * (r.pt[i] - w.pt_base[i]);
-      if (r.any_rolling) r.pr[i] = w.pr_base[i] + scale * (r.pr[i] - w.pr_base[i]);
-    });
-    ++st.energy_guards;
-  }
+  const double scale = guard(w, which, b_normal + b_tangent, a_normal + a_tangent);
   const double shift_normal = scale * sum[kShiftN].value();
   const double shift_tangent = scale * sum[kShiftT].value();
   st.dissipated_restitution -= scale * b_normal + scale * scale * a_normal - shift_normal;
