@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "etdem/solvers/impulse.hpp"
+#include "etdem/world/solver_registry.hpp"
 #include "etdem/world/world.hpp"
 #include "pour_lattice.hpp"
 
@@ -45,8 +46,6 @@ using etdem::Solver;
 using etdem::SolverStats;
 using etdem::Vec3;
 using Clock = std::chrono::steady_clock;
-
-const char* const kSolvers[] = {"etm", "etm-priority", "sqm", "smm", "lzb", "jolt"};
 
 /// One island exactly as a solver received it.
 struct Problem {
@@ -198,7 +197,8 @@ int main(int argc, char** argv) try {
     for (const char* mode : {"collisions", "all"}) {
       if (!(std::string(mode) == "all" ? want_all : want_collisions)) continue;
       const std::vector<Problem>& problems = std::string(mode) == "all" ? s.all : s.collisions;
-      for (const char* name : kSolvers) {
+      for (const std::string& solver_name : etdem::solver_names()) {
+        const char* name = solver_name.c_str();
         if (!wanted(name)) continue;
         etdem::WorldSettings ws = world.settings;
         ws.solver = name;
@@ -231,7 +231,8 @@ int main(int argc, char** argv) try {
   // Every solver stepping the whole world from each snapshot.
   world.set_solver(nullptr);
   for (const Snapshot& s : snaps) {
-    for (const char* name : kSolvers) {
+    for (const std::string& solver_name : etdem::solver_names()) {
+      const char* name = solver_name.c_str();
       if (!wanted(name)) continue;
       world.settings.solver = name;
       world.settings.resting = "pgs";

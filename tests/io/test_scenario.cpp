@@ -364,8 +364,8 @@ TEST(Scenario, OverridesApplyBeforeValidation) {
                            "material[0].friction=0.25", "simulation.solver=etm",
                            "output.directory=/tmp/somewhere", "simulation.etm.max_rounds = 7"});
   EXPECT_DOUBLE_EQ(sc.settings.dt, 0.0005);
-  EXPECT_EQ(sc.settings.etm.lambda, 50);
-  EXPECT_EQ(sc.settings.etm.max_rounds, 7);
+  EXPECT_EQ(sc.settings.solver_settings<EtmSettings>().lambda, 50);
+  EXPECT_EQ(sc.settings.solver_settings<EtmSettings>().max_rounds, 7);
   EXPECT_EQ(sc.output.every, 2);
   EXPECT_DOUBLE_EQ(sc.materials[0].friction, 0.25);
   EXPECT_EQ(sc.output.directory, "/tmp/somewhere");

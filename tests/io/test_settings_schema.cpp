@@ -116,9 +116,10 @@ TEST(SettingsSchema, OverridesReachTheirFields) {
                      {"simulation.etm.lambda=50", "simulation.etm-priority.ordering=velocity",
                       "simulation.lzb.model=bi", "simulation.pgs.iterations=7",
                       "material[0].friction=0.25", "output.every=3"});
-  EXPECT_EQ(sc.settings.etm.lambda, 50);
-  EXPECT_EQ(sc.settings.etm_priority.ordering, EtmPrioritySettings::Ordering::Velocity);
-  EXPECT_EQ(sc.settings.lzb.model, LzbSettings::Model::Bi);
+  EXPECT_EQ(sc.settings.solver_settings<EtmSettings>().lambda, 50);
+  EXPECT_EQ(sc.settings.solver_settings<EtmPrioritySettings>().ordering,
+            EtmPrioritySettings::Ordering::Velocity);
+  EXPECT_EQ(sc.settings.solver_settings<LzbSettings>().model, LzbSettings::Model::Bi);
   EXPECT_EQ(sc.settings.resting_pass.iterations, 7);
   EXPECT_EQ(sc.materials[0].friction, 0.25);
   EXPECT_EQ(sc.output.every, 3);

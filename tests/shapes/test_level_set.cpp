@@ -346,7 +346,7 @@ TEST(LevelSetContact, V3BoxOntoGroundMatchesTheBoxCode) {
   for (int lambda : {10, 50, 200}) {
     TestWorld t(1.0, 0.0);
     t.world.settings.resting_velocity = 0.0;
-    t.world.settings.etm.lambda = lambda;
+    t.world.settings.solver_settings<EtmSettings>().lambda = lambda;
     t.add_floor();
     const int s = t.world.shapes.add_level_set("box", shape);
     const int box =

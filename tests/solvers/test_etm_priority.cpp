@@ -431,8 +431,8 @@ TEST(EtmPriorityV3, BoxOntoGroundSpinAgainstAlpha) {
     for (int alpha : {1, 5, 10, 20, 30, 50, 100, 200}) {
       test::TestWorld t(1.0, 0.0);
       t.world.settings.solver = "etm-priority";
-      t.world.settings.etm_priority.alpha = alpha;
-      t.world.settings.etm_priority.release = release;
+      t.world.settings.solver_settings<EtmPrioritySettings>().alpha = alpha;
+      t.world.settings.solver_settings<EtmPrioritySettings>().release = release;
       t.world.settings.resting_velocity = 0.0;
       t.add_floor();
       const int box =
@@ -607,13 +607,14 @@ material = "rock"
 TEST(EtmPriorityScenario, LoadsAndRuns) {
   const Scenario sc = parse_scenario(kScenario, "etm_priority.toml");
   EXPECT_EQ(sc.settings.solver, "etm-priority");
-  EXPECT_DOUBLE_EQ(sc.settings.etm_priority.alpha, 20.0);
-  EXPECT_DOUBLE_EQ(sc.settings.etm_priority.beta, 0.02);
-  EXPECT_EQ(sc.settings.etm_priority.ordering, Ordering::Velocity);
-  EXPECT_EQ(sc.settings.etm_priority.grouping, EtmPrioritySettings::Grouping::Island);
-  EXPECT_EQ(sc.settings.etm_priority.release, EtmPrioritySettings::Release::Full);
-  EXPECT_EQ(sc.settings.etm_priority.max_rounds, 100);
-  EXPECT_DOUBLE_EQ(sc.settings.etm_priority.velocity_tolerance, 1e-5);
+  const EtmPrioritySettings& ep = sc.settings.solver_settings<EtmPrioritySettings>();
+  EXPECT_DOUBLE_EQ(ep.alpha, 20.0);
+  EXPECT_DOUBLE_EQ(ep.beta, 0.02);
+  EXPECT_EQ(ep.ordering, Ordering::Velocity);
+  EXPECT_EQ(ep.grouping, EtmPrioritySettings::Grouping::Island);
+  EXPECT_EQ(ep.release, EtmPrioritySettings::Release::Full);
+  EXPECT_EQ(ep.max_rounds, 100);
+  EXPECT_DOUBLE_EQ(ep.velocity_tolerance, 1e-5);
   World world;
   test::run_scenario(sc, world);
   EXPECT_EQ(world.totals().solver.guards_fired, 0);
@@ -624,8 +625,8 @@ TEST(EtmPriorityScenario, LoadsAndRuns) {
   const Scenario over = parse_scenario(
       kScenario, "etm_priority.toml",
       {"simulation.etm-priority.ordering=mass-weighted", "simulation.etm-priority.alpha=7"});
-  EXPECT_EQ(over.settings.etm_priority.ordering, Ordering::MassWeighted);
-  EXPECT_DOUBLE_EQ(over.settings.etm_priority.alpha, 7.0);
+  EXPECT_EQ(over.settings.solver_settings<EtmPrioritySettings>().ordering, Ordering::MassWeighted);
+  EXPECT_DOUBLE_EQ(over.settings.solver_settings<EtmPrioritySettings>().alpha, 7.0);
 }
 
 TEST(EtmPriorityScenario, BadValuesNameKeyAndValue) {

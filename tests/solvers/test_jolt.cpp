@@ -368,8 +368,8 @@ material = "glass"
 TEST(JoltScenario, LoadsAndRuns) {
   const Scenario sc = parse_scenario(kJoltScenario, "jolt.toml");
   EXPECT_EQ(sc.settings.solver, "jolt");
-  EXPECT_EQ(sc.settings.jolt.max_sweeps, 50);
-  EXPECT_DOUBLE_EQ(sc.settings.jolt.velocity_tolerance, 1e-5);
+  EXPECT_EQ(sc.settings.solver_settings<JoltSettings>().max_sweeps, 50);
+  EXPECT_DOUBLE_EQ(sc.settings.solver_settings<JoltSettings>().velocity_tolerance, 1e-5);
   World world;
   test::run_scenario(sc, world);
   const RunTotals& t = world.totals();

@@ -350,11 +350,11 @@ position = [0.0, 0.0, 0.0]
 TEST(LzbScenario, SettingsAreRead) {
   const Scenario sc = parse_scenario(kScenario, "lzb.toml");
   EXPECT_EQ(sc.settings.solver, "lzb");
-  EXPECT_EQ(sc.settings.lzb.eta, 1.5);
-  EXPECT_EQ(sc.settings.lzb.model, LzbSettings::Model::Bi);
-  EXPECT_EQ(sc.settings.lzb.steps, 500);
-  EXPECT_EQ(sc.settings.lzb.max_steps, 100000);
-  EXPECT_EQ(sc.settings.lzb.velocity_tolerance, 1e-8);
+  EXPECT_EQ(sc.settings.solver_settings<LzbSettings>().eta, 1.5);
+  EXPECT_EQ(sc.settings.solver_settings<LzbSettings>().model, LzbSettings::Model::Bi);
+  EXPECT_EQ(sc.settings.solver_settings<LzbSettings>().steps, 500);
+  EXPECT_EQ(sc.settings.solver_settings<LzbSettings>().max_steps, 100000);
+  EXPECT_EQ(sc.settings.solver_settings<LzbSettings>().velocity_tolerance, 1e-8);
   EXPECT_EQ(sc.materials[0].stiffness, 2.0);
   // Two materials' springs in series.
   Material soft = sc.materials[0];

@@ -629,8 +629,8 @@ material = "rock"
 TEST(SmmScenario, LoadsAndRuns) {
   const Scenario sc = parse_scenario(kScenario, "smm.toml");
   EXPECT_EQ(sc.settings.solver, "smm");
-  EXPECT_DOUBLE_EQ(sc.settings.smm.regularisation, 1e-10);
-  EXPECT_EQ(sc.settings.smm.max_active_set_iterations, 50);
+  EXPECT_DOUBLE_EQ(sc.settings.solver_settings<SmmSettings>().regularisation, 1e-10);
+  EXPECT_EQ(sc.settings.solver_settings<SmmSettings>().max_active_set_iterations, 50);
   World world;
   test::run_scenario(sc, world);
   for (int i = 0; i < world.bodies.count(); ++i) {

@@ -66,7 +66,7 @@ struct Motion {
 Motion drop_cube_on_cube(const std::string& solver, int lambda = 30) {
   TestWorld t(1.0, 0.0);
   t.world.settings = settings_for(solver);
-  t.world.settings.etm.lambda = lambda;
+  t.world.settings.solver_settings<EtmSettings>().lambda = lambda;
   t.add_box(Vec3(0.5, 0.5, 0.5), Vec3::Zero(), Quat::Identity(), Vec3::Zero(), Vec3::Zero(), true);
   const int cube = t.add_box(Vec3(0.5, 0.5, 0.5), Vec3(0.5, 0.0, 1.0 + 0.05), Quat::Identity(),
                              Vec3(0, 0, -10));
@@ -115,7 +115,7 @@ struct V3 {
 V3 box_onto_ground(const std::string& solver, int lambda = 30) {
   TestWorld t(1.0, 0.0);
   t.world.settings = settings_for(solver);
-  t.world.settings.etm.lambda = lambda;
+  t.world.settings.solver_settings<EtmSettings>().lambda = lambda;
   t.add_floor();
   const Vec3 v0(1, 1, -10);
   const int box = t.add_box(Vec3(1, 1, 0.5), Vec3(0, 0, 0.5 + 0.1), Quat::Identity(), v0);

@@ -347,8 +347,8 @@ material = "rock"
 )";
   const Scenario sc = parse_scenario(text, "sqm.toml");
   EXPECT_EQ(sc.settings.solver, "sqm");
-  EXPECT_DOUBLE_EQ(sc.settings.sqm.velocity_tolerance, 1e-5);
-  EXPECT_EQ(sc.settings.sqm.max_iterations, 100000);
+  EXPECT_DOUBLE_EQ(sc.settings.solver_settings<SqmSettings>().velocity_tolerance, 1e-5);
+  EXPECT_EQ(sc.settings.solver_settings<SqmSettings>().max_iterations, 100000);
   World world;
   test::run_scenario(sc, world);
   const RunTotals& t = world.totals();

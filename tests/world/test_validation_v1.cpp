@@ -142,7 +142,7 @@ TEST(ValidationV2, FullStepsInTheWorldMatchTheDirectSolve) {
   // resting treatment: after the bounce the upper cube moves and spins as the direct solve says.
   for (int lambda : {10, 30}) {
     test::TestWorld t(1.0, 0.0, kDensity);
-    t.world.settings.etm.lambda = lambda;
+    t.world.settings.solver_settings<EtmSettings>().lambda = lambda;
     t.world.settings.resting_velocity = 0.0;
     const int cube = t.world.shapes.add_polyhedron("cube", cube_vertices(0.5));
     const int a = t.world.add_body(cube, t.material, Vec3(0.5, 0.0, 1.0 + 1e-3), Quat::Identity(),

@@ -156,17 +156,26 @@ Setting<T> required(Setting<T> s) {
   return s;
 }
 
-/// The settings of a part held in the field `member` of an Outer: the same keys, reading and
-/// writing outer.*member.
-template <class Outer, class Inner>
-std::vector<Setting<Outer>> within(const std::vector<Setting<Inner>>& keys, Inner Outer::*member) {
+/// The settings of a part held in a field of an Outer: the same keys, reading and writing the
+/// field `ref` names (a callable returning a reference to the Inner of an Outer).
+template <class Outer, class Inner, class F>
+std::vector<Setting<Outer>> within(const std::vector<Setting<Inner>>& keys, F ref) {
   std::vector<Setting<Outer>> out;
   out.reserve(keys.size());
   for (const Setting<Inner>& k : keys)
-    out.push_back({k.key, k.kind, k.unit, k.range, k.choices, k.required, k.doc, k.note,
-                   [get = k.get, member](const Outer& o) { return get(o.*member); },
-                   [set = k.set, member](Outer& o, const SettingValue& v) { set(o.*member, v); }});
+    out.push_back(
+        {k.key, k.kind, k.unit, k.range, k.choices, k.required, k.doc, k.note,
+         [get = k.get, ref](const Outer& o) {
+           return get(std::invoke(ref, const_cast<Outer&>(o)));
+         },
+         [set = k.set, ref](Outer& o, const SettingValue& v) { set(std::invoke(ref, o), v); }});
   return out;
+}
+
+/// The same, for the field `member` of an Outer.
+template <class Outer, class Inner>
+std::vector<Setting<Outer>> within(const std::vector<Setting<Inner>>& keys, Inner Outer::*member) {
+  return within<Outer, Inner>(keys, [member](Outer& o) -> Inner& { return o.*member; });
 }
 
 }  // namespace setting

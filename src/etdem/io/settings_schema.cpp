@@ -321,7 +321,7 @@ const std::vector<SettingTable<Scenario>>& simulation_schema() {
     for (const SolverInfo& s : solver_registry())
       t.push_back({fmt::format("simulation.{}", s.settings_table),
                    fmt::format("parameters of the {} solver", s.name),
-                   setting::within(s.settings(), &Scenario::settings)});
+                   setting::within(s.settings, &Scenario::settings)});
     return t;
   }();
   return tables;

@@ -26,9 +26,9 @@
 
 #include <vector>
 
-#include "etdem/core/setting.hpp"
 #include "etdem/solvers/etm_rounds.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/solver_record.hpp"
 
 namespace etdem {
 
@@ -76,6 +76,15 @@ class EtmSolver final : public Solver {
 
   EtmSettings settings_;
   std::vector<Scratch> scratch_;
+};
+
+/// The etm solver's record (solvers/solver_record.hpp); the solver registry lists it
+/// (world/solver_list.hpp).
+inline constexpr SolverRecord<EtmSettings> kEtmRecord{
+    .name = "etm",
+    .summary = "energy tracking method (ETM 2014): sequential, energy tracked per contact",
+    .make = make_solver_from<EtmSolver, EtmSettings>,
+    .keys = etm_setting_keys,
 };
 
 }  // namespace etdem

@@ -44,9 +44,9 @@
 #include <string>
 #include <vector>
 
-#include "etdem/core/setting.hpp"
 #include "etdem/solvers/etm_rounds.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/solver_record.hpp"
 
 namespace etdem {
 
@@ -140,6 +140,15 @@ class EtmPrioritySolver final : public Solver {
   EtmPrioritySettings settings_;
   std::vector<Scratch> scratch_;
   std::vector<EtmPriorityPhase>* trace_ = nullptr;
+};
+
+/// The etm-priority solver's record (solvers/solver_record.hpp); the solver registry lists it
+/// (world/solver_list.hpp).
+inline constexpr SolverRecord<EtmPrioritySettings> kEtmPriorityRecord{
+    .name = "etm-priority",
+    .summary = "modified ETM (2024): grouped priority queue",
+    .make = make_solver_from<EtmPrioritySolver, EtmPrioritySettings>,
+    .keys = etm_priority_setting_keys,
 };
 
 }  // namespace etdem

@@ -34,8 +34,8 @@
 
 #include <vector>
 
-#include "etdem/core/setting.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/solver_record.hpp"
 
 namespace etdem {
 
@@ -63,6 +63,16 @@ class JoltSolver final : public Solver {
 
  private:
   JoltSettings settings_;
+};
+
+/// The jolt solver's record (solvers/solver_record.hpp); the solver registry lists it
+/// (world/solver_list.hpp).
+inline constexpr SolverRecord<JoltSettings> kJoltRecord{
+    .name = "jolt",
+    .summary = "velocity jolts on particles (sphere-impulse appendix B)",
+    .make = make_solver_from<JoltSolver, JoltSettings>,
+    .keys = jolt_setting_keys,
+    .shapes = shape_bit(ShapeType::Sphere) | shape_bit(ShapeType::Plane),
 };
 
 }  // namespace etdem

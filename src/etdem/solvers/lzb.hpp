@@ -46,9 +46,9 @@
 
 #include <vector>
 
-#include "etdem/core/setting.hpp"
 #include "etdem/solvers/body_contacts.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/solver_record.hpp"
 
 namespace etdem {
 
@@ -101,6 +101,17 @@ class LzbSolver final : public Solver {
 
   LzbSettings settings_;
   std::vector<Scratch> scratch_;
+};
+
+/// The lzb solver's record (solvers/solver_record.hpp); the solver registry lists it
+/// (world/solver_list.hpp).
+inline constexpr SolverRecord<LzbSettings> kLzbRecord{
+    .name = "lzb",
+    .summary = "LZB multiple impacts (2009): impulse-time integration, frictionless",
+    .make = make_solver_from<LzbSolver, LzbSettings>,
+    .keys = lzb_setting_keys,
+    .friction = false,
+    .stiffness = true,
 };
 
 }  // namespace etdem

@@ -48,8 +48,8 @@
 #include <memory>
 #include <vector>
 
-#include "etdem/core/setting.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/solver_record.hpp"
 
 namespace etdem {
 
@@ -112,6 +112,15 @@ class SmmSolver final : public Solver {
 
   SmmSettings settings_;
   std::vector<std::unique_ptr<Scratch>> scratch_;  // per thread (the factorisation is not movable)
+};
+
+/// The smm solver's record (solvers/solver_record.hpp); the solver registry lists it
+/// (world/solver_list.hpp).
+inline constexpr SolverRecord<SmmSettings> kSmmRecord{
+    .name = "smm",
+    .summary = "simultaneous impulse method (ETM 2014 appendix): one linear system",
+    .make = make_solver_from<SmmSolver, SmmSettings>,
+    .keys = smm_setting_keys,
 };
 
 }  // namespace etdem

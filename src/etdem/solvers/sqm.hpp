@@ -31,10 +31,10 @@
 
 #include <vector>
 
-#include "etdem/core/setting.hpp"
 #include "etdem/solvers/body_contacts.hpp"
 #include "etdem/solvers/contact_heap.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/solver_record.hpp"
 
 namespace etdem {
 
@@ -72,6 +72,15 @@ class SqmSolver final : public Solver {
 
   SqmSettings settings_;
   std::vector<Scratch> scratch_;
+};
+
+/// The sqm solver's record (solvers/solver_record.hpp); the solver registry lists it
+/// (world/solver_list.hpp).
+inline constexpr SolverRecord<SqmSettings> kSqmRecord{
+    .name = "sqm",
+    .summary = "sequential impulse method (ETM 2014 appendix)",
+    .make = make_solver_from<SqmSolver, SqmSettings>,
+    .keys = sqm_setting_keys,
 };
 
 }  // namespace etdem

@@ -143,7 +143,7 @@ V2Result v2_half_cube(int lambda, bool free_lower, std::vector<int> order) {
 
 V3Result v3_box_onto_ground(int lambda) {
   Scene t(1.0, 0.0);
-  t.world.settings.etm.lambda = lambda;
+  t.world.settings.solver_settings<EtmSettings>().lambda = lambda;
   t.world.settings.resting_velocity = 0.0;
   t.add_floor();
   const int box =

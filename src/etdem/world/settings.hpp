@@ -1,20 +1,16 @@
 // Plain settings structs with their defaults. Input files become these; the world never parses
 // anything. Each setting's key, unit, valid range and documentation are declared once: a
-// solver's beside the solver (solvers/<name>.cpp, reached through the solver registry), the
-// others in the scenario loader's settings schema (io/settings_schema.cpp). docs/scenario.md is
-// generated from them.
+// solver's in its record beside the solver (solvers/<name>.hpp and .cpp, listed in
+// world/solver_list.hpp), the others in the scenario loader's settings schema
+// (io/settings_schema.cpp). docs/scenario.md is generated from them.
 #pragma once
 
 #include <string>
 
 #include "etdem/core/math.hpp"
-#include "etdem/solvers/etm_priority.hpp"
-#include "etdem/solvers/jolt.hpp"
-#include "etdem/solvers/lzb.hpp"
 #include "etdem/solvers/resting.hpp"
-#include "etdem/solvers/smm.hpp"
 #include "etdem/solvers/solver.hpp"
-#include "etdem/solvers/sqm.hpp"
+#include "etdem/world/solver_list.hpp"
 
 namespace etdem {
 
@@ -49,15 +45,12 @@ inline double pair_stiffness(const Material& a, const Material& b) {
 }
 
 struct WorldSettings {
-  double dt = 1.0 / 600.0;           // [s] time step (ETM 2014 uses 1/600 throughout)
-  Vec3 gravity{0.0, 0.0, -9.81};     // [m/s^2]
-  std::string solver = "etm";        // a name of the solver registry (solver_registry.hpp)
-  EtmSettings etm;                   // parameters of the ETM solver
-  EtmPrioritySettings etm_priority;  // parameters of the modified ETM (2024)
-  SqmSettings sqm;                   // parameters of the sequential impulse method
-  JoltSettings jolt;                 // parameters of the velocity-jolt method (spheres only)
-  SmmSettings smm;                   // parameters of the simultaneous impulse method
-  LzbSettings lzb;                   // parameters of the LZB solver
+  double dt = 1.0 / 600.0;        // [s] time step (ETM 2014 uses 1/600 throughout)
+  Vec3 gravity{0.0, 0.0, -9.81};  // [m/s^2]
+  std::string solver = "etm";     // a name of the solver registry (solver_registry.hpp)
+  /// The parameters of every solver of the registry, one settings struct each (solver_list.hpp);
+  /// solver_settings<EtmSettings>() is the etm solver's.
+  SolverSettings solvers;
   /// [m/s] contacts approaching slower than this are resolved inelastically (e = 0), so a
   /// resting pile does not bounce on the g*dt it gains each step. < 0: automatic, 2 |g| dt.
   double resting_velocity = -1.0;
@@ -115,6 +108,15 @@ struct WorldSettings {
   int rebalance_every = 50;
   double rebalance_imbalance = 1.25;
   bool conserve_angular_momentum = true;  // rotate with L = I w held fixed (torque-free exact)
+
+  template <class S>
+  S& solver_settings() {
+    return std::get<S>(solvers);
+  }
+  template <class S>
+  const S& solver_settings() const {
+    return std::get<S>(solvers);
+  }
 
   double effective_resting_velocity() const {
     return resting_velocity >= 0.0 ? resting_velocity : 2.0 * gravity.norm() * dt;

@@ -1,11 +1,13 @@
-// The solver registry: one record per collision solver (its name, the table of its parameters
-// and their keys, how to build it, what it can handle). The loader checks names and shapes
-// against it and reads each solver's table through its keys, the world builds its solver from it
-// and the scenario docs list it. Adding a solver is its files in solvers/ (the solver, its
-// settings struct and their keys), its settings' field in WorldSettings (settings.hpp) and one
-// record in solver_registry.cpp. An explicit table, no self-registration.
+// The solver registry: one entry per collision solver, built from the records the solvers
+// declare beside themselves (solvers/solver_record.hpp: name, summary, shapes, friction,
+// stiffness, factory and the keys of its table) and listed in world/solver_list.hpp. Here each
+// record is placed on its settings struct in WorldSettings: the loader checks names and shapes
+// against the registry and reads each solver's table through its keys, the world builds its
+// solver from it and the scenario docs list it. Adding a solver is its files in solvers/ (the
+// solver, its settings struct, their keys and its record) and one entry in solver_list.hpp.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -15,23 +17,20 @@
 #include "etdem/core/setting.hpp"
 #include "etdem/shapes/shape.hpp"
 #include "etdem/solvers/solver.hpp"
+#include "etdem/solvers/solver_record.hpp"
 
 namespace etdem {
 
 struct WorldSettings;
 
-constexpr unsigned shape_bit(ShapeType t) {
-  return 1u << static_cast<int>(t);
-}
-constexpr unsigned kAllShapes = ~0u;
-
+/// A solver's record (SolverRecord) placed on its settings struct in WorldSettings.
 struct SolverInfo {
   const char* name;            // WorldSettings::solver
   const char* settings_table;  // its parameters: [simulation.<settings_table>]
   const char* summary;         // one line for the docs
-  std::unique_ptr<Solver> (*make)(const WorldSettings&);
-  /// The keys of [simulation.<settings_table>], on the solver's field of WorldSettings.
-  std::vector<Setting<WorldSettings>> (*settings)();
+  std::function<std::unique_ptr<Solver>(const WorldSettings&)> make;
+  /// The keys of [simulation.<settings_table>], on the solver's settings in WorldSettings.
+  std::vector<Setting<WorldSettings>> settings;
   unsigned shapes = kAllShapes;  // shape types its bodies may have (shape_bit)
   bool friction = true;          // applies Coulomb friction
   bool stiffness = false;        // reads the materials' contact stiffness
@@ -39,7 +38,7 @@ struct SolverInfo {
   bool supports(ShapeType t) const { return (shapes & shape_bit(t)) != 0; }
 };
 
-/// Every solver, in the order of docs/solvers.md.
+/// Every solver, in the order of world/solver_list.hpp (that of docs/solvers.md).
 std::span<const SolverInfo> solver_registry();
 /// The record named `name`; nullptr when there is none.
 const SolverInfo* find_solver(std::string_view name);
