@@ -4,7 +4,6 @@
 // and to the ranks that detected its contacts; the position projection across ranks.
 #include <algorithm>
 #include <array>
-#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -49,6 +48,27 @@ DecomposedWorld::Contribution read_contribution(ByteReader& in) {
   in.get(c.d);
   in.get(c.weight);
   return c;
+}
+
+/// The header of an island's part, which its host reads before the rest (share_islands): the
+/// part's contacts, and whether some grain of it is asleep and some awake.
+struct PartHeader {
+  long contacts = 0;
+  bool asleep = false, awake = false;
+};
+
+void put_part_header(ByteWriter& o, const PartHeader& h) {
+  o.put(static_cast<std::int32_t>(h.contacts));
+  o.put(static_cast<std::int8_t>(h.asleep ? 1 : 0));
+  o.put(static_cast<std::int8_t>(h.awake ? 1 : 0));
+}
+
+PartHeader read_part_header(ByteReader& in) {
+  PartHeader h;
+  h.contacts = in.get<std::int32_t>();
+  h.asleep = in.get<std::int8_t>() != 0;
+  h.awake = in.get<std::int8_t>() != 0;
+  return h;
 }
 
 /// An island's result for one grain.
@@ -150,13 +170,9 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     std::sort(grains.begin(), grains.end());
     grains.erase(std::unique(grains.begin(), grains.end()), grains.end());
     ByteWriter out;
-    // A header the host reads before the rest (share_islands): the contacts, and whether some
-    // grain is asleep and some awake.
-    bool asleep = false, awake = false;
-    for (int i : grains) (w.bodies.is_asleep(i) ? asleep : awake) = true;
-    out.put(static_cast<std::int32_t>(global.size()));
-    out.put(static_cast<std::int8_t>(asleep ? 1 : 0));
-    out.put(static_cast<std::int8_t>(awake ? 1 : 0));
+    PartHeader header{static_cast<long>(global.size())};
+    for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
+    put_part_header(out, header);
     out.put(static_cast<std::int32_t>(grains.size()));
     for (int i : grains) {
       out.put(gid_[i]);
@@ -325,12 +341,11 @@ struct DecomposedWorld::Sharing {
 };
 
 bool DecomposedWorld::may_share_islands(const World& w) const {
-  // (Only once the last sub-step's largest island, reduced over the ranks, held half the
-  // contacts of a blocked island: the forwarding exchange is not made for small islands. The
-  // choice moves no bit: an island solved by its host alone gives the same.)
+  // (Only once an island twice the last sub-step's largest, reduced over the ranks, would be
+  // swept by blocks: the forwarding exchange is not made for small islands. The choice moves
+  // no bit: an island solved by its host alone gives the same.)
   return shared_islands_ && t_.size() > 1 && t_.size() <= RestingTeam::kMostMembers &&
-         w.sweeps_by_blocks(static_cast<std::size_t>(std::numeric_limits<long>::max())) &&
-         2 * last_largest_island_ >= w.settings.resting_pass.block_contacts;
+         w.sweeps_by_blocks(static_cast<std::size_t>(2 * last_largest_island_));
 }
 
 void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
@@ -348,9 +363,10 @@ void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
     bool asleep = false, awake = false;
     for (const std::string& part : g.parts) {
       ByteReader in(part);
-      contacts += in.get<std::int32_t>();
-      asleep = asleep || in.get<std::int8_t>() != 0;
-      awake = awake || in.get<std::int8_t>() != 0;
+      const PartHeader h = read_part_header(in);
+      contacts += h.contacts;
+      asleep = asleep || h.asleep;
+      awake = awake || h.awake;
     }
     const bool sleeping = w.settings.sleep_velocity > 0.0 && asleep && !awake;
     if (sleeping || !w.sweeps_by_blocks(static_cast<std::size_t>(contacts))) continue;
@@ -438,9 +454,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   origin.clear();
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
     ByteReader in(g.parts[s]);
-    in.get<std::int32_t>();  // the header (share_islands)
-    in.get<std::int8_t>();
-    in.get<std::int8_t>();
+    read_part_header(in);  // (share_islands reads it)
     const auto count = in.get<std::int32_t>();
     for (int k = 0; k < count; ++k) {
       PartGrain pg;

@@ -11,17 +11,11 @@
 
 namespace etdem {
 
-namespace {
-
-/// Block coordinate of x on a grid of edge `cell` anchored at 0; clamped far beyond any scene
-/// (2^40 blocks) so a wild position cannot overflow.
 std::int64_t block_coordinate(double x, double cell) {
   const double q = std::floor(x / cell);
   constexpr double kFar = 1099511627776.0;  // 2^40
   return static_cast<std::int64_t>(std::clamp(q, -kFar, kFar));
 }
-
-}  // namespace
 
 void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int body_count,
                        double cell, std::span<const int> order, Colouring colouring) {

@@ -27,6 +27,10 @@
 
 namespace etdem {
 
+/// Block coordinate of x on a grid of edge `cell` anchored at 0; clamped far beyond any scene
+/// (2^40 blocks) so a wild position cannot overflow.
+std::int64_t block_coordinate(double x, double cell);
+
 struct BlockOrder {
   /// How the rows are split into colours whose rows share no dynamic body: spatial blocks
   /// coloured 8 ways by parity (kBlocks), or the rows coloured greedily in the blocks' spatial

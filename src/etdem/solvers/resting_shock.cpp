@@ -173,16 +173,17 @@ void RestingPass::shock_pass(RestingWork& w) const {
     st.dissipated_restitution -= sum[0].value();
     st.dissipated_friction -= sum[1].value();
     st.integration -= sum[2].value();
-  }
-  for (int k = 0; k < m && !w.blocks; ++k) {
-    const RestingSettled& s = w.settled[k];
-    st.iterations += s.iterations;
-    st.shock_bound_reached += s.bound_reached;
-    st.energy_guards += s.energy_guards;
-    st.friction_fallbacks += s.friction_fallbacks;
-    st.dissipated_restitution -= s.restitution;
-    st.dissipated_friction -= s.friction;
-    st.integration -= s.integration;
+  } else {
+    for (int k = 0; k < m; ++k) {
+      const RestingSettled& s = w.settled[k];
+      st.iterations += s.iterations;
+      st.shock_bound_reached += s.bound_reached;
+      st.energy_guards += s.energy_guards;
+      st.friction_fallbacks += s.friction_fallbacks;
+      st.dissipated_restitution -= s.restitution;
+      st.dissipated_friction -= s.friction;
+      st.integration -= s.integration;
+    }
   }
   // Every body moved: the rounds' marks are taken afresh.
   w.marked = false;

@@ -13,13 +13,6 @@
 namespace etdem {
 namespace {
 
-/// The block coordinate of a centre's coordinate, clamped far beyond any scene as the blocks'
-/// coordinates are (resting_blocks.cpp).
-std::int64_t coordinate(double x, double cell) {
-  constexpr double kFar = 1099511627776.0;  // 2^40
-  return static_cast<std::int64_t>(std::clamp(std::floor(x / cell), -kFar, kFar));
-}
-
 std::size_t at(int i) {
   return static_cast<std::size_t>(i);
 }
@@ -50,7 +43,8 @@ void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell) 
   const int blocks = o.colour_start[at(o.colours())];
   std::vector<std::array<std::int64_t, 3>> cell_of(at(nb));
   for (int b = 0; b < nb; ++b)
-    for (int d = 0; d < 3; ++d) cell_of[at(b)][d] = coordinate(x[o.body_order[at(b)]][d], cell);
+    for (int d = 0; d < 3; ++d)
+      cell_of[at(b)][d] = block_coordinate(x[o.body_order[at(b)]][d], cell);
   s.block_member.resize(at(blocks));
   for (int k = 0; k < blocks; ++k) {
     // The block's cell: the component-wise least cell of its first row's bodies.
@@ -117,7 +111,8 @@ void share_phase(RestingWork& w, std::span<const int> moved,
                  const std::vector<std::uint64_t>& readers) {
   RestingShare& s = w.share;
   const std::uint64_t mine = std::uint64_t{1} << s.me;
-  std::vector<ByteWriter> out(at(s.members));
+  std::vector<ByteWriter>& out = s.out;
+  out.resize(at(s.members));
   for (const int body : moved) {
     if (s.stamp[at(body)] != s.phase) continue;
     for (std::uint64_t to = readers[at(body)] & ~mine; to != 0; to &= to - 1) {
@@ -174,7 +169,8 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, boo
     if (s.stir) out.put(w.stirred[at(b)]);
   }
   // The impulses of this member's rows.
-  std::vector<int> rows;
+  std::vector<int>& rows = s.rows;
+  rows.clear();
   if (which == SyncRows::kAll) {
     const BlockOrder& o = *w.blocks;
     for (const std::vector<int>& blocks : s.my_blocks)
@@ -271,7 +267,7 @@ void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t
 
 long share_updates(RestingWork& w) {
   std::int64_t u[1] = {w.share.updates};
-  w.share.team->sum(u);
+  share_sums(w, {}, u);
   return static_cast<long>(u[0]);
 }
 

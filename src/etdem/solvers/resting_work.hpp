@@ -19,6 +19,7 @@
 
 #include <omp.h>
 
+#include "etdem/core/byte_stream.hpp"
 #include "etdem/core/exact_sum.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/resting_blocks.hpp"
@@ -159,7 +160,8 @@ struct RestingShare {
   int shared_from = 0;     // the first phase since the last sync (share_sync)
   long updates = 0;        // this member's updates in the stages over rows
   bool stir = false;       // the bodies' stir travels with their velocities (closing rounds)
-  std::vector<int> scratch;
+  std::vector<int> scratch, rows;  // bodies (a level's, a sync's), rows of a sync
+  std::vector<ByteWriter> out;     // per member, a phase's message
 };
 
 struct RestingWork {
