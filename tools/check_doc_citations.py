@@ -16,16 +16,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCOPES = ("src", "apps", "tests", "bench", "tools", "docs", "README.md", "CONTRIBUTING.md")
+SCOPES = ("src", "apps", "tests", "bench", "tools", "docs", "python", "cmake", "scripts",
+          "examples", "CMakeLists.txt", "Makefile", "README.md", "CONTRIBUTING.md")
 CHECKED = r"(?:docs/notes/[\w.-]+|docs/design|bench/README|bench/results/log|design)"
 EVERY = r"(?:docs/notes/[\w.-]+|docs/[\w.-]+|bench/README|bench/results/log|design)"
 TITLE = r"\"([^\";<>{}=]{3,200})\""
+TITLE_UNCAPTURED = r"\"[^\";<>{}=]{3,200}\""
 MORE = re.compile(TITLE)
 
 
 def cite_pattern(paths):
-    return re.compile("(" + paths + r"\.md)[,:]?\s*\(?\s*" + TITLE + r"((?:\s*(?:,|and|,\s*and)\s*" + TITLE[:-1]
-                      + r"\")*)")
+    return re.compile("(" + paths + r"\.md)[,:]?\s*\(?\s*" + TITLE
+                      + r"((?:\s*(?:,|and|,\s*and)\s*" + TITLE_UNCAPTURED + r")*)")
 
 
 def flat(text):
@@ -51,7 +53,7 @@ def main():
     files += [f for f in SCOPES if (ROOT / f).is_file() and f not in files]
     cache, bad, good, skipped = {}, [], 0, 0
     for f in files:
-        if not re.search(r"\.(cpp|hpp|h|py|sh|md|txt|csv|toml|cmake)$|CMakeLists\.txt$", f):
+        if not re.search(r"\.(cpp|hpp|h|py|sh|md|txt|csv|toml|cmake)$|CMakeLists\.txt$|Makefile$", f):
             continue
         text = flat((ROOT / f).read_text(encoding="utf-8", errors="replace"))
         for m in cite.finditer(text):
