@@ -31,9 +31,17 @@
 # etdem's, and state_3s.csv, the grains one second before the end (grains over the floor then
 # and at the end: whether the pile is still draining), and log.repose, LIGGGHTS' log.
 #
+# OUT_DIR also receives state_removal.csv, the grains when the wall goes (a packing that
+# etdem or LIGGGHTS can start from: tools/state_to_scenario.py, or START here with T_REMOVE).
+#
 # Environment: YOUNG (Pa, default 1e7), DT (s, default from YOUNG as above), LIGGGHTS (binary,
 # default liggghts on PATH), RANKS (MPI ranks, default 1 = a plain serial run; > 1 runs under
-# mpirun -np RANKS), KEEP=1 keeps the run directory.
+# mpirun -np RANKS), KEEP=1 keeps the run directory. Variations of the model, one at a time:
+# T_REMOVE (s, default 1.5) and T_END (default T_REMOVE + 2.5) move the wall's removal and the
+# end (T_REMOVE=0.02 starts a heap from a settled packing given as START); TANGENTIAL (history,
+# the default: a tangential spring capped by Coulomb; no_history: a tangential dashpot capped by
+# Coulomb); RESTITUTION (default 0.3); WALL_MU_R (rolling friction of grain-wall contacts,
+# default MU_R; the walls are atom type 2, of the grains' properties otherwise).
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -46,6 +54,15 @@ MU_R=${3:-0.05}
 LIGGGHTS=${LIGGGHTS:-liggghts}
 YOUNG=${YOUNG:-1e7}
 RANKS=${RANKS:-1}
+T_REMOVE=${T_REMOVE:-1.5}
+T_END=${T_END:-$(python3 -c "print($T_REMOVE + 2.5)")}
+TANGENTIAL=${TANGENTIAL:-history}
+RESTITUTION=${RESTITUTION:-0.3}
+WALL_MU_R=${WALL_MU_R:-$MU_R}
+case "$TANGENTIAL" in history|no_history) ;; *)
+  echo "TANGENTIAL=$TANGENTIAL: history or no_history" >&2; exit 2 ;; esac
+python3 -c "import sys; sys.exit(0 if 0 < $T_REMOVE and $T_REMOVE + 1 <= $T_END else 1)" ||
+  { echo "T_REMOVE=$T_REMOVE T_END=$T_END: need 0 < T_REMOVE and T_REMOVE + 1 <= T_END" >&2; exit 2; }
 [[ "$RANKS" =~ ^[1-9][0-9]*$ ]] || { echo "RANKS=$RANKS: a positive number of ranks" >&2; exit 2; }
 if [ "$RANKS" -gt 1 ]; then
   RUNNER=(mpirun -np "$RANKS")
@@ -72,15 +89,16 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 with open(sys.argv[2], "w") as f:
     f.write("etdem repose demo grains\n\n")
-    f.write(f"{len(rows)} atoms\n1 atom types\n\n")
+    f.write(f"{len(rows)} atoms\n2 atom types\n\n")
     f.write("-0.01 1.15 xlo xhi\n-0.01 0.11 ylo yhi\n-0.01 0.36 zlo zhi\n\nAtoms\n\n")
     for k, r in enumerate(rows):
         d = 2.0 * float(r["radius"])
         f.write(f"{k + 1} 1 {d!r} 2500.0 {r['x']} {r['y']} {r['z']}\n")
 PY
 
-STEPS1=$(python3 -c "print(round(1.5 / $DT))")
-STEPS2=$(python3 -c "print(round(1.5 / $DT))")
+# Steps: to the removal, to one second before the end, the last second.
+STEPS1=$(python3 -c "print(round($T_REMOVE / $DT))")
+STEPS2=$(python3 -c "print(round(($T_END - 1.0 - $T_REMOVE) / $DT))")
 STEPS3=$(python3 -c "print(round(1.0 / $DT))")
 # Thermo about every 0.5 s, a multiple of the step check's 50; LIGGGHTS refuses E > 1e9 Pa
 # without hard_particles.
@@ -98,22 +116,22 @@ read_data       data.repose
 neighbor        0.002 bin
 neigh_modify    delay 0
 
-fix m1 all property/global youngsModulus peratomtype ${YOUNG}
-fix m2 all property/global poissonsRatio peratomtype 0.3
-fix m3 all property/global coefficientRestitution peratomtypepair 1 0.3
-fix m4 all property/global coefficientFriction peratomtypepair 1 0.5
-fix m5 all property/global coefficientRollingFriction peratomtypepair 1 ${MU_R}
+fix m1 all property/global youngsModulus peratomtype ${YOUNG} ${YOUNG}
+fix m2 all property/global poissonsRatio peratomtype 0.3 0.3
+fix m3 all property/global coefficientRestitution peratomtypepair 2 ${RESTITUTION} ${RESTITUTION} ${RESTITUTION} ${RESTITUTION}
+fix m4 all property/global coefficientFriction peratomtypepair 2 0.5 0.5 0.5 0.5
+fix m5 all property/global coefficientRollingFriction peratomtypepair 2 ${MU_R} ${WALL_MU_R} ${WALL_MU_R} ${MU_R}
 
-pair_style      gran model hertz tangential history rolling_friction cdt
+pair_style      gran model hertz tangential ${TANGENTIAL} rolling_friction cdt
 pair_coeff      * *
 timestep        ${DT}
 fix gravi all gravity 9.81 vector 0.0 0.0 -1.0
 
-fix wz0 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 zplane 0.0
-fix wx0 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 xplane 0.0
-fix wx1 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 xplane 0.15
-fix wy0 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 yplane 0.0
-fix wy1 all wall/gran model hertz tangential history rolling_friction cdt primitive type 1 yplane 0.1
+fix wz0 all wall/gran model hertz tangential ${TANGENTIAL} rolling_friction cdt primitive type 2 zplane 0.0
+fix wx0 all wall/gran model hertz tangential ${TANGENTIAL} rolling_friction cdt primitive type 2 xplane 0.0
+fix wx1 all wall/gran model hertz tangential ${TANGENTIAL} rolling_friction cdt primitive type 2 xplane 0.15
+fix wy0 all wall/gran model hertz tangential ${TANGENTIAL} rolling_friction cdt primitive type 2 yplane 0.0
+fix wy1 all wall/gran model hertz tangential ${TANGENTIAL} rolling_friction cdt primitive type 2 yplane 0.1
 fix integr all nve/sphere
 fix tscheck all check/timestep/gran 50 0.3 0.1
 
@@ -121,6 +139,7 @@ thermo_style    custom step atoms ke f_tscheck[1] f_tscheck[2]
 thermo          ${THERMO}
 thermo_modify   lost ignore norm no
 run             ${STEPS1}
+write_dump      all custom dump.removal id x y z vx vy vz omegax omegay omegaz radius modify sort id
 unfix           wx1
 run             ${STEPS2}
 write_dump      all custom dump.3s id x y z vx vy vz omegax omegay omegaz radius modify sort id
@@ -154,6 +173,7 @@ def convert(dump, path):
     return n
 n3 = convert("dump.3s", f"{out}/state_3s.csv")
 n4 = convert("dump.4s", f"{out}/state.csv")
+convert("dump.removal", f"{out}/state_removal.csv")
 container = {"name": "container", "min": [0.0, 0.0, 0.0], "max": [0.15, 0.1, 0.35]}
 json.dump({"container": container, "containers": [container], "peer": "LIGGGHTS",
            "grains_at_3s": n3, "grains_at_4s": n4}, open(f"{out}/summary.json", "w"), indent=1)
@@ -161,4 +181,4 @@ PY
 cp "$WORK/log.repose" "$OUT/log.repose"
 LOOP=$(grep "^Loop time of" "$WORK/log.repose" | awk '{s += $4} END {print s}')
 WARN=$(grep -c "^WARNING" "$WORK/log.repose" || true)
-echo "liggghts repose E=$YOUNG dt=$DT mu_r=$MU_R ranks=$RANKS wall_s=$LOOP total_s=$((end - start)) warnings=$WARN out=$OUT"
+echo "liggghts repose E=$YOUNG dt=$DT mu_r=$MU_R wall_mu_r=$WALL_MU_R e=$RESTITUTION tangential=$TANGENTIAL t_remove=$T_REMOVE t_end=$T_END ranks=$RANKS wall_s=$LOOP total_s=$((end - start)) warnings=$WARN out=$OUT"
