@@ -1,6 +1,7 @@
-// The resting pass's shock propagation (solvers/resting.cpp) on hand-built contacts: a grain
-// settled on supports held fixed stops approaching all of them, sticks where friction can hold
-// it, slides where it cannot, and the pass never raises a body's kinetic energy.
+// The resting pass's shock propagation (solvers/resting_shock.cpp) on hand-built contacts: a
+// grain settled on supports held fixed stops approaching all of them, sticks where friction can
+// hold it, slides where it cannot, lets a contact close up to `shock_depth` and stops only the
+// approach beyond, and the pass never raises a body's kinetic energy.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,9 +39,14 @@ struct Grain {
     return 0.5 * v.squaredNorm() / inv_mass + 0.5 * w.dot(inv_inertia.inverse() * w);
   }
   Vec3 point_velocity(const Contact& c) const { return v + w.cross(c.ra); }
-  SolverStats settle() {
+  /// The shock pass alone: no sweep, and no closing round (`approach_tolerance` = 1: only a
+  /// contact closing by its whole lever within the step would be swept again). shock_depth 0:
+  /// the pass stops any approach.
+  SolverStats settle(double shock_depth = 0.0) {
     RestingSettings s;
-    s.iterations = 0;  // the sweeps are not under test
+    s.iterations = 0;
+    s.approach_tolerance = 1.0;
+    s.shock_depth = shock_depth;
     RestingPass solver(s);
     solver.set_step({kDt, kGravity});
     solver.prepare(1);
@@ -120,6 +126,7 @@ TEST(ShockPropagation, NeverLiftsAGrainOffARisingSupport) {
   std::vector<Mat3> ii = {g.inv_inertia, g.inv_inertia};
   RestingSettings s;
   s.iterations = 0;
+  s.shock_depth = 0.0;
   RestingPass solver(s);
   solver.set_step({kDt, kGravity});
   solver.prepare(1);
@@ -129,6 +136,44 @@ TEST(ShockPropagation, NeverLiftsAGrainOffARisingSupport) {
   EXPECT_EQ(w[0], Vec3::Zero());
   EXPECT_EQ(v[1], Vec3(0, 0, 1.0));
   EXPECT_EQ(st.dissipated_restitution, 0.0);
+}
+
+TEST(ShockPropagation, LetsAContactCloseUpToShockDepthAndStopsTheApproachBeyond) {
+  // A grain on the floor (gap 0), falling at u. With shock_depth f the pass lets the contact
+  // close by f R within the step: an approach u dt <= f R is left exactly as it is, a faster one
+  // is cut to f R / dt. A contact already deeper than f R is stopped (its room is 0); a gap g > 0
+  // adds g / dt (the speculative contact).
+  const double f = 0.01, room = f * kR / kDt;  // 0.03 m/s
+  struct Case {
+    double u, gap, expected;  // approach speed, gap, the contact's normal velocity after
+  };
+  const Case cases[] = {
+      {0.5 * room, 0.0, -0.5 * room},            // within the room: untouched
+      {3.0 * room, 0.0, -room},                  // beyond: cut to the room
+      {3.0 * room, -2.0 * f * kR, 0.0},          // already deeper than the room: stopped
+      {3.0 * room, -0.5 * f * kR, -0.5 * room},  // half the room used: the other half left
+      {3.0 * room, 1e-5, -room - 1e-5 / kDt},    // a gap: room + gap / dt
+  };
+  for (const Case& k : cases) {
+    for (double mu : {0.0, 0.5}) {
+      Grain g;
+      g.v = Vec3(0, 0, -k.u);
+      g.support(Vec3(0, 0, 1), mu);
+      g.contacts[0].gap = k.gap;
+      const double k0 = g.kinetic();
+      g.settle(f);
+      EXPECT_NEAR(g.v.z(), k.expected, 1e-12 * room) << "u " << k.u << " gap " << k.gap;
+      EXPECT_EQ(g.v.x(), 0.0);
+      EXPECT_EQ(g.w, Vec3::Zero());
+      EXPECT_LE(g.kinetic(), k0 * (1 + 1e-12));
+    }
+  }
+  // shock_depth 0 stops every approach of a touching contact.
+  Grain g;
+  g.v = Vec3(0, 0, -0.5 * room);
+  g.support(Vec3(0, 0, 1), 0.5);
+  g.settle(0.0);
+  EXPECT_NEAR(g.v.z(), 0.0, 1e-15);
 }
 
 }  // namespace

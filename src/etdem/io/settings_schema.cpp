@@ -162,6 +162,11 @@ std::vector<Sim> pgs_keys() {
       "2003), only with gravity",
       [pgs](Scenario & s) -> auto& { return pgs(s).shock_propagation; }));
   v.push_back(field<Scenario>(
+      "shock_depth", "1", closed(0, 1),
+      "the shock pass stops a body's approach into a support only beyond this depth of the "
+      "contact, as a fraction of its shorter lever (centre to contact point); 0 = any approach",
+      [pgs](Scenario & s) -> auto& { return pgs(s).shock_depth; }));
+  v.push_back(field<Scenario>(
       "approach_tolerance", "1", closed(0, 1),
       "after the shock pass a contact still closing is swept again (and counted in "
       "`approaching_left`) only when within the step it would close by more than this fraction "

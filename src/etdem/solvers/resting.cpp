@@ -4,6 +4,8 @@
 #include "etdem/solvers/resting.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "etdem/core/parallel.hpp"
 #include "etdem/solvers/impulse.hpp"
@@ -208,6 +210,14 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
       r.upper_body[i] = up;
       r.lower_body[i] = upper_a ? bb : a;
       r.upper_height[i] = up < 0 ? 0.0 : -(c.point - (upper_a ? c.ra : c.rb)).dot(down);
+      // The shock pass's target: the contact may close by shock_depth of its shorter lever,
+      // less the depth it already has, beyond the gap (docs/design.md "The resting pass").
+      double lever2 = std::numeric_limits<double>::infinity();
+      if (a >= 0) lever2 = c.ra.squaredNorm();
+      if (bb >= 0) lever2 = std::min(lever2, c.rb.squaredNorm());
+      const double lever = std::isfinite(lever2) ? std::sqrt(lever2) : 0.0;
+      const double room = std::max(0.0, settings_.shock_depth * lever - std::max(0.0, -c.gap));
+      r.shock_target[i] = settings_.shock_depth > 0.0 ? r.target[i] - room / step_.h : r.target[i];
     }
   });
   w.v0.assign(b.v, b.v + b.count);

@@ -30,6 +30,10 @@ struct RestingSettings {
   double tolerance = 1e-3;        // stop when no impulse changed by more than this fraction of the
                                   // largest accumulated normal impulse in a sweep
   bool shock_propagation = true;  // final bottom-up pass with the lower body fixed (with gravity)
+  /// The shock pass lets a body approach a support until the contact would be this deep, as a
+  /// fraction of the contact's shorter lever (0.01: 50 um for a grain of 1 cm), and stops only
+  /// the approach beyond; 0 stops any (docs/design.md "The resting pass").
+  double shock_depth = 0.0;
   /// A contact still closing faster than its target after the shock pass is left approaching
   /// (swept again by the rounds after it, and counted) when within the step it would close by
   /// more than this fraction of its shorter lever, the distance from a dynamic body's centre to

@@ -247,8 +247,11 @@ RestingSettled RestingPass::settle_body(int body, RestingWork& w,
     // support that rises lifts whatever it carries with work nobody pays for. So the goal never
     // exceeds zero: the pass only stops the upper body's own motion into its support, and its
     // work on the upper body is never positive. What the lower body's rise leaves approaching
-    // gets the closing rounds after this pass, which conserve momentum.
-    sp.goal = std::min(sp.d.dot(sp.low) + r.target[i], 0.0);
+    // gets the closing rounds after this pass, which conserve momentum. The goal also allows
+    // the contact's room (pgs.shock_depth): an approach the room holds is likewise left to the
+    // rounds, so the pass does not brake a grain flowing over the pile against supports that
+    // cannot recoil.
+    sp.goal = std::min(sp.d.dot(sp.low) + r.shock_target[i], 0.0);
     const Vec3 v_up = b.v[body] + b.w[body].cross(sp.r);
     approaching = approaching || !(sp.goal - sp.d.dot(v_up) <= 0.0);
   }
