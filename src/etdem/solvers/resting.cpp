@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "etdem/core/parallel.hpp"
 #include "etdem/solvers/impulse.hpp"
@@ -125,7 +124,9 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
   // when the pass runs.
   const bool rolling = parallel_any(n, [&](std::size_t j) { return contact(j).rolling > 0.0; });
   const bool shock = settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0;
+  const bool room = shock && settings_.shock_depth > 0.0;
   r.resize(n, rolling, shock);
+  r.shock_target.resize(room ? n : 0);
   w.u0.resize(n);
   if (rolling) w.wr0.resize(n);
   const Vec3 down = step_.down();
@@ -210,14 +211,15 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
       r.upper_body[i] = up;
       r.lower_body[i] = upper_a ? bb : a;
       r.upper_height[i] = up < 0 ? 0.0 : -(c.point - (upper_a ? c.ra : c.rb)).dot(down);
-      // The shock pass's target: the contact may close by shock_depth of its shorter lever,
-      // less the depth it already has, beyond the gap (docs/design.md "The resting pass").
-      double lever2 = std::numeric_limits<double>::infinity();
-      if (a >= 0) lever2 = c.ra.squaredNorm();
-      if (bb >= 0) lever2 = std::min(lever2, c.rb.squaredNorm());
-      const double lever = std::isfinite(lever2) ? std::sqrt(lever2) : 0.0;
-      const double room = std::max(0.0, settings_.shock_depth * lever - std::max(0.0, -c.gap));
-      r.shock_target[i] = settings_.shock_depth > 0.0 ? r.target[i] - room / step_.h : r.target[i];
+      // With a room, the shock pass's target: the contact may close by shock_depth of its
+      // shorter lever, less the depth it already has, beyond the gap (docs/design.md "The
+      // resting pass"). Only rows with a dynamic upper body are read, and their lever is finite.
+      if (room && up >= 0) {
+        const double depth = std::max(0.0, -c.gap);
+        const double allowed =
+            std::max(0.0, settings_.shock_depth * std::sqrt(w.lever2(i)) - depth);
+        r.shock_target[i] = r.target[i] - allowed / step_.h;
+      }
     }
   });
   w.v0.assign(b.v, b.v + b.count);

@@ -251,7 +251,8 @@ RestingSettled RestingPass::settle_body(int body, RestingWork& w,
     // the contact's room (pgs.shock_depth): an approach the room holds is likewise left to the
     // rounds, so the pass does not brake a grain flowing over the pile against supports that
     // cannot recoil.
-    sp.goal = std::min(sp.d.dot(sp.low) + r.shock_target[i], 0.0);
+    const double target = r.shock_target.empty() ? r.target[i] : r.shock_target[i];
+    sp.goal = std::min(sp.d.dot(sp.low) + target, 0.0);
     const Vec3 v_up = b.v[body] + b.w[body].cross(sp.r);
     approaching = approaching || !(sp.goal - sp.d.dot(v_up) <= 0.0);
   }

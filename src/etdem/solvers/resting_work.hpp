@@ -62,7 +62,9 @@ struct RestingRows {
   // when upper_body == a) and the lower one, and the height of the upper body's centre [m].
   std::vector<int> upper_body, lower_body;
   std::vector<double> upper_height;
-  std::vector<double> shock_target;  // the shock pass's least normal velocity [m/s], <= target
+  // With a shock room (RestingSettings::shock_depth > 0; else empty): the shock pass's least
+  // normal velocity [m/s], <= target.
+  std::vector<double> shock_target;
 
   std::size_t size() const { return a.size(); }
   /// n rows: the arrays every island has; those of rolling resistance and of the shock pass
@@ -86,7 +88,6 @@ struct RestingRows {
       upper_body.resize(n);
       lower_body.resize(n);
       upper_height.resize(n);
-      shock_target.resize(n);
     }
   }
 };
