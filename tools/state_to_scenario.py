@@ -23,6 +23,7 @@ packing not separated by then stops with an error).
 """
 import argparse
 import csv
+import itertools
 import math
 import re
 import sys
@@ -34,34 +35,38 @@ def fail(msg):
     sys.exit(2)
 
 
+def near_pairs(p, cell):
+    """The pairs (i, j), i < j, of points in the same or neighbouring cells of edge `cell`, in
+    the order of the cells' first points; positions may change while the pairs are walked."""
+    grid = {}
+    for i, q in enumerate(p):
+        grid.setdefault(tuple(int(math.floor(c / cell)) for c in q), []).append(i)
+    for (cx, cy, cz), members in grid.items():
+        for dx, dy, dz in itertools.product((-1, 0, 1), repeat=3):
+            for j in grid.get((cx + dx, cy + dy, cz + dz), ()):
+                for i in members:
+                    if i < j:
+                        yield i, j
+
+
 def separate(bodies, r, boxes, source, target=1e-9, max_rounds=1000):
     """Moves equal spheres of radius r apart until no pair or box wall overlaps by more than target."""
     p = [[v["x"], v["y"], v["z"]] for v in bodies]
     start = [list(q) for q in p]
     cell = 2.0 * r * 1.01
     for rounds in range(1, max_rounds + 1):
-        grid = {}
-        for i, q in enumerate(p):
-            grid.setdefault(tuple(int(math.floor(c / cell)) for c in q), []).append(i)
         deepest = 0.0
-        for (cx, cy, cz), members in grid.items():
-            for dx in (-1, 0, 1):
-                for dy in (-1, 0, 1):
-                    for dz in (-1, 0, 1):
-                        for j in grid.get((cx + dx, cy + dy, cz + dz), ()):
-                            for i in members:
-                                if j <= i:
-                                    continue
-                                d = [p[j][k] - p[i][k] for k in range(3)]
-                                dist = math.sqrt(sum(c * c for c in d))
-                                depth = 2.0 * r - dist
-                                if depth <= 0.0 or dist == 0.0:
-                                    continue
-                                deepest = max(deepest, depth)
-                                push = 0.5 * (depth + target) / dist
-                                for k in range(3):  # at once (Gauss-Seidel), half each
-                                    p[i][k] -= push * d[k]
-                                    p[j][k] += push * d[k]
+        for i, j in near_pairs(p, cell):
+            d = [p[j][k] - p[i][k] for k in range(3)]
+            dist = math.sqrt(sum(c * c for c in d))
+            depth = 2.0 * r - dist
+            if depth <= 0.0 or dist == 0.0:
+                continue
+            deepest = max(deepest, depth)
+            push = 0.5 * (depth + target) / dist
+            for k in range(3):  # at once (Gauss-Seidel), half each
+                p[i][k] -= push * d[k]
+                p[j][k] += push * d[k]
         for q in p:
             for lo, hi in boxes:
                 for k in range(3):
