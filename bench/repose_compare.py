@@ -122,7 +122,7 @@ def main():
             dt = float(s.get("simulation.dt", DEMO_DT))
             xs += [dt] * len(angles)
             ys += angles
-        if len(set(xs)) >= 2:
+        if len(set(xs)) >= 2 and len(xs) > 2:
             a0, se0, slope = line_fit(xs, ys)
             steps = ", ".join(f"1/{1 / x:.0f}" for x in sorted(set(xs), reverse=True))
             print(f"  angle = a + b dt over {len(xs)} runs at dt = {steps} s: a = {a0:.2f} +- "

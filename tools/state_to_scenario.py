@@ -17,9 +17,10 @@ row that is not, a missing column or a non-finite number stops with the file, ro
 etdem refuses grains that overlap at the start (by more than 1e-6 of the thinnest grain). A soft
 peer's packing overlaps by its contacts' elastic deflection (micrometres at E = 1e9 Pa), so
 `--separate` first moves the grains apart: rounds in which every overlapping pair of spheres is
-pushed apart by its depth, half each, at once, and every grain put back inside the box walls of
-BASE, until a round finds no overlap deeper than 1e-9 m (at most 1000 rounds; the largest move and the rounds are printed; a
-packing not separated by then stops with an error).
+pushed apart by its depth, half each, one pair after another, and every grain is put back inside
+the box walls of BASE, until a round finds no overlap deeper than 1e-9 m (at most 1000 rounds;
+the largest move and the rounds are printed; a packing not separated by then stops with an
+error).
 """
 import argparse
 import csv
@@ -64,7 +65,7 @@ def separate(bodies, r, boxes, source, target=1e-9, max_rounds=1000):
                 continue
             deepest = max(deepest, depth)
             push = 0.5 * (depth + target) / dist
-            for k in range(3):  # at once (Gauss-Seidel), half each
+            for k in range(3):  # half each, in place: the next pair sees the move
                 p[i][k] -= push * d[k]
                 p[j][k] += push * d[k]
         for q in p:

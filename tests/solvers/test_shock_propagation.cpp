@@ -126,7 +126,6 @@ TEST(ShockPropagation, NeverLiftsAGrainOffARisingSupport) {
   std::vector<Mat3> ii = {g.inv_inertia, g.inv_inertia};
   RestingSettings s;
   s.iterations = 0;
-  s.shock_depth = 0.0;
   RestingPass solver(s);
   solver.set_step({kDt, kGravity});
   solver.prepare(1);
