@@ -1,7 +1,8 @@
 // Migration and ghost refresh (distributed/grain_exchange) on 1-6 thread-ranks: from any initial
 // spread, every grain ends on exactly one owner (the box holding its centre), every rank holds
-// as ghosts exactly the others' grains within the halo of its box, states travel intact, and
-// after the grains move the same holds again.
+// as ghosts exactly the others' grains within the halo of its box, states travel intact (the
+// part only an owner reads with the grain, never in a ghost's copy), and after the grains move
+// the same holds again.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -14,6 +15,10 @@ namespace {
 
 std::string state_of(std::int64_t gid, const Vec3& x) {
   return "grain " + std::to_string(gid) + " at " + std::to_string(x.x());
+}
+
+std::string carried_of(std::int64_t gid) {
+  return "contacts of grain " + std::to_string(gid);
 }
 
 void expect_consistent(const std::vector<RankGrains>& held, const Decomposition& d,
@@ -29,6 +34,7 @@ void expect_consistent(const std::vector<RankGrains>& held, const Decomposition&
       EXPECT_EQ(d.owner_of(g.position), r);
       EXPECT_EQ(g.position, x[g.gid]);
       EXPECT_EQ(g.state, state_of(g.gid, x[g.gid]));
+      EXPECT_EQ(g.carried, carried_of(g.gid));
     }
     // Ghosts: exactly the others' grains within the halo of box r, ascending, with their owner.
     std::vector<std::int64_t> expected;
@@ -41,6 +47,7 @@ void expect_consistent(const std::vector<RankGrains>& held, const Decomposition&
       got.push_back(g.gid);
       EXPECT_EQ(held[r].ghost_owner[k], d.owner_of(x[g.gid]));
       EXPECT_EQ(g.state, state_of(g.gid, x[g.gid]));
+      EXPECT_EQ(g.carried, "");
     }
     EXPECT_EQ(got, expected) << "rank " << r;
   }
@@ -59,7 +66,8 @@ TEST(GrainExchange, GrainsEndOnTheirOwnersWithExactlyTheGhostsOfTheHalo) {
     const double halo = 0.06;
     // Start from a spread that ignores space (round robin): nearly every grain migrates.
     std::vector<RankGrains> held(ranks);
-    for (int i = 0; i < n; ++i) held[i % ranks].owned.push_back({i, x[i], state_of(i, x[i])});
+    for (int i = 0; i < n; ++i)
+      held[i % ranks].owned.push_back({i, x[i], state_of(i, x[i]), carried_of(i)});
     std::vector<GrainExchangeStats> st(ranks);
     run_local_ranks(
         ranks, [&](Transport& t) { exchange_grains(d, halo, held[t.rank()], t, &st[t.rank()]); });
@@ -83,7 +91,7 @@ TEST(GrainExchange, BadInputIsRefusedOnEveryRank) {
   const Decomposition d =
       Decomposition::bisect(std::vector<Vec3>{Vec3::Zero(), Vec3::Ones()}, {}, 2);
   std::vector<RankGrains> held(2);
-  held[1].owned.push_back({7, Vec3(std::nan(""), 0, 0), ""});
+  held[1].owned.push_back({7, Vec3(std::nan(""), 0, 0), "", ""});
   EXPECT_THROW(
       run_local_ranks(2, [&](Transport& t) { exchange_grains(d, 0.1, held[t.rank()], t); }),
       std::invalid_argument);

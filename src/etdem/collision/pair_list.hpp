@@ -6,7 +6,10 @@
 // boxes do), in the same order, so the list changes the cost of the broad phase and nothing
 // else. Another set of bodies rebuilds the list. Boxes outside their reach get new reach boxes
 // and their pairs are found again through the last build's grid (update), the other pairs
-// kept; when too many reach boxes differ from the grid's, the list is rebuilt.
+// kept; when too many reach boxes differ from the grid's, the list is rebuilt. Another set of
+// bodies keeps the pairs of the bodies in both sets (adopt): the new bodies are boxes outside
+// their reach, found through the grid like the others, so a rank whose ghosts change every step
+// keeps its list.
 #pragma once
 
 #include <utility>
@@ -30,11 +33,21 @@ struct PairList {
     reach.clear();
     pairs.clear();
     displaced_.clear();
+    displaced_list_.clear();
+    grid_slot_.clear();
     moved_.clear();
   }
   /// Builds the list from reach boxes (each must hold its body's box of this step).
   void rebuild(BroadPhase& broad, const std::vector<Aabb>& reach_boxes,
                const std::vector<int>& box_ids);
+  /// Carries the list over to the bodies `box_ids` (ascending; a body id means the same body as
+  /// in `ids`): a body in both keeps its reach box and its pairs with the others in both, a
+  /// body no longer listed is dropped with its pairs, and a new one gets a slot without a reach
+  /// (outside() lists it). An empty list stays empty.
+  void adopt(const std::vector<int>& box_ids);
+  /// The bodies renumbered: `new_id[i]` is body i's id now, -1 when it is gone. The ids kept
+  /// must ascend as they did; if they do not, the list is cleared and false returned.
+  bool renumber(const std::vector<int>& new_id);
   /// The slots whose box of this step lies outside its reach box (the list built for these
   /// bodies). Empty: the list covers the step.
   const std::vector<int>& outside(const std::vector<Aabb>& boxes);
@@ -51,7 +64,11 @@ struct PairList {
   void select(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out) const;
 
  private:
+  /// Gives slot k the slot to[k] (-1: dropped) of a list of n slots; the kept slots ascend.
+  void move_slots(const std::vector<int>& to, std::size_t n);
+
   std::vector<int> slots_;           // 0..n-1, the ids the grid is given
+  std::vector<int> grid_slot_;       // per slot of the grid's build: its slot now (-1: gone)
   long generation_ = -1;             // the grid's (BroadPhase::generation) at the last rebuild
   std::vector<char> displaced_;      // per slot: its reach box is not the one in the grid
   std::vector<int> displaced_list_;  // those slots

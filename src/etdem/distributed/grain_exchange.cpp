@@ -11,10 +11,12 @@
 namespace etdem::distributed {
 namespace {
 
-void put(ByteWriter& w, const GrainRecord& g) {
+/// A record; a ghost's copy leaves out what only the owner reads.
+void put(ByteWriter& w, const GrainRecord& g, bool copy) {
   w.put(g.gid);
   w.put(g.position);
   w.put(g.state);
+  w.put(copy ? std::string() : g.carried);
 }
 
 bool by_id(const GrainRecord& a, const GrainRecord& b) {
@@ -38,7 +40,8 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   // One exchange: the rank that owns a grain now sends its record to the grain's new owner
   // (the box holding its centre) and a copy to every other rank whose box lies within the halo:
   // the decomposition is the same on every rank, so the old owner knows both. Each record is
-  // tagged with the rank that owns it from now on (a ghost's owner).
+  // tagged with the rank that owns it from now on (a ghost's owner); a ghost's copy has no
+  // `carried` part.
   std::map<int, ByteWriter> out;
   std::vector<GrainRecord> owned, ghosts;
   std::vector<int> ghost_owner;  // per ghost received or kept: the rank that owns it
@@ -46,7 +49,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   auto send = [&](int to, int owner, const GrainRecord& g) {
     ByteWriter& w = out[to];
     w.put(static_cast<std::int32_t>(owner));
-    put(w, g);
+    put(w, g, to != owner);
   };
   for (GrainRecord& g : grains.owned) {
     if (!g.position.allFinite())
@@ -57,7 +60,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
     for (int r : ranks) {
       ++st.ghosts_sent;
       if (r == me) {
-        ghosts.push_back(g);
+        ghosts.push_back({g.gid, g.position, g.state, {}});
         ghost_owner.push_back(owner);
       } else {
         send(r, owner, g);
@@ -81,6 +84,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
       g.gid = r.get<std::int64_t>();
       r.get(g.position);
       r.get(g.state);
+      r.get(g.carried);
       if (owner == me) {
         owned.push_back(std::move(g));
         ++st.migrated_in;

@@ -17,7 +17,8 @@ namespace etdem::distributed {
 struct GrainRecord {
   std::int64_t gid = -1;         // global body id
   Vec3 position = Vec3::Zero();  // its centre [m]: decides owner and ghost ranks
-  std::string state;             // everything else, written by the owner
+  std::string state;             // everything else a ghost needs, written by the owner
+  std::string carried;           // what only the owner reads: moves with the grain, never copied
 };
 
 /// What a rank holds: its own grains and copies of others' (ghosts), each ascending by id.

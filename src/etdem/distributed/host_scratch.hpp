@@ -8,6 +8,7 @@
 #include "etdem/collision/contact.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
+#include "etdem/world/contact_order.hpp"
 #include "etdem/world/island_solve.hpp"
 
 namespace etdem::distributed {
@@ -28,6 +29,7 @@ struct DecomposedWorld::HostScratch {
   std::vector<Contact> contacts, serial;    // as gathered; in the serial order, island-local ids
   std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
   std::vector<int> order, place;            // serial place -> gathered, and back
+  std::vector<ContactOrderKey> key;         // per gathered contact: its place in the serial order
   IslandArrays bodies;                      // the island's grains, ascending by global id
   std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
   std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)

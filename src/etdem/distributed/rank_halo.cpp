@@ -44,7 +44,6 @@ void DecomposedWorld::rebuild_local(double h) {
   std::vector<Contact> carried;                           // global ids
   std::vector<World::SleepState> sleep(n);
   std::string body;
-  std::string contacts;
   for (int l = 0; l < n; ++l) {
     const Entry& e = entries[l];
     gid_[l] = e.gid;
@@ -57,17 +56,18 @@ void DecomposedWorld::rebuild_local(double h) {
     const GrainRecord& r = e.kind == 1 ? grains_.owned[e.index] : grains_.ghosts[e.index];
     ByteReader reader(r.state);
     reader.get(body);
-    reader.get(contacts);
     sleep[l] = read_sleep_state(reader);
     append_body_record(body, bodies);
     if (e.kind == 1) {
       owned_[l] = 1;
-      read_contact_record(contacts, carried);
+      read_contact_record(r.carried, carried);
     } else {
       owner_[l] = grains_.ghost_owner[e.index];
     }
   }
-  local_.replace_bodies(std::move(bodies), sleep, gid_ != before);
+  std::vector<int> new_id(before.size());  // the local bodies' ids, before to now (-1: gone)
+  for (std::size_t l = 0; l < before.size(); ++l) new_id[l] = local_of_[before[l]];
+  local_.replace_bodies(std::move(bodies), sleep, new_id);
   // The warm start: the contacts the owned grains detected last step, on local ids. A pair
   // whose other body is no longer held here cannot touch this step (the halo holds every pair
   // that can): its contacts are not needed.
@@ -96,7 +96,8 @@ void DecomposedWorld::exchange_grains_now() {
       c.b = static_cast<int>(gid_[c.b]);
     }
     r.position = w.bodies.position[l];
-    r.state = grain_state(w.bodies, l, carried.of(l), w.sleep_state(l));
+    r.state = grain_state(w.bodies, l, w.sleep_state(l));
+    r.carried = write_contact_record(carried.of(l));
   }
   const double h = halo();
   last_halo_ = h;

@@ -488,11 +488,14 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     return it != island.end() && it->gid == gid ? static_cast<int>(it - island.begin()) : -1;
   };
   order.resize(contacts.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
-  // The gathered contacts carry global ids: the whole world's key (its bodies are global ids).
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-    return full_.contact_order_key(contacts[x]) < full_.contact_order_key(contacts[y]);
-  });
+  std::vector<ContactOrderKey>& key = h.key;
+  key.resize(contacts.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    order[k] = static_cast<int>(k);
+    // The gathered contacts carry global ids: the whole world's key (its bodies are global ids).
+    key[k] = full_.contact_order_key(contacts[k]);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key[x] < key[y]; });
   serial.resize(contacts.size());
   for (std::size_t s = 0; s < order.size(); ++s) {
     Contact& c = serial[s];

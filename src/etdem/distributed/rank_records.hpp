@@ -47,13 +47,11 @@ inline World::SleepState read_sleep_state(ByteReader& in) {
   return s;
 }
 
-/// A grain's record state: its body, the warm start of the pairs it detects (global ids) and
-/// its sleep state.
-inline std::string grain_state(const Bodies& bodies, int i, std::span<const Contact> contacts,
-                               const World::SleepState& sleep) {
+/// A grain's record state (GrainRecord::state): its body and its sleep state. The warm start
+/// of the pairs it detects (global ids) is the record's `carried` part, write_contact_record.
+inline std::string grain_state(const Bodies& bodies, int i, const World::SleepState& sleep) {
   ByteWriter w;
   w.put(write_body_record(bodies, i));
-  w.put(write_contact_record(contacts));
   put_sleep_state(w, sleep);
   return w.take();
 }

@@ -122,8 +122,10 @@ void World::find_pairs(StepBodies& out) {
   // The kept pairs give exactly the grid's pairs while every box stays in its reach
   // (collision/pair_list.hpp). Boxes that left it grow new reach boxes and find their pairs
   // again through the last build's grid (PairList::update: the same pairs as a rebuild); another
-  // set of bodies, or an update the grid cannot answer, grows every reach box and rebuilds.
+  // set of bodies keeps the pairs of the bodies in both (PairList::adopt; the new ones are
+  // outside their reach); an update the grid cannot answer grows every reach box and rebuilds.
   bool covered = false;
+  pair_list_.adopt(box_ids_);
   if (pair_list_.ids == box_ids_) {
     const std::vector<int>& moved = pair_list_.outside(boxes_);
     covered = moved.empty();
@@ -506,10 +508,16 @@ void World::restore_warm_start(std::vector<Contact> contacts, double h) {
     if (c.a < 0 || c.a >= bodies.count() || c.b < 0 || c.b >= bodies.count())
       throw std::invalid_argument(fmt::format("warm start: a contact joins bodies {} and {} of {}",
                                               c.a, c.b, bodies.count()));
-  std::stable_sort(contacts.begin(), contacts.end(), [&](const Contact& x, const Contact& y) {
-    return contact_order_key(x) < contact_order_key(y);
-  });
-  previous_ = std::move(contacts);
+  // A stable sort of the contacts' places by their keys, each key computed once.
+  std::vector<ContactOrderKey> key(contacts.size());
+  std::vector<int> order(contacts.size());
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    key[k] = contact_order_key(contacts[k]);
+    order[k] = static_cast<int>(k);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key[x] < key[y]; });
+  previous_.resize(contacts.size());
+  for (std::size_t k = 0; k < order.size(); ++k) previous_[k] = std::move(contacts[order[k]]);
   previous_h_ = h;
   order_previous();
 }

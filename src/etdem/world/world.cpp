@@ -183,7 +183,8 @@ void World::set_run_state(const RunState& s) {
   last_profile_ = s.last_profile;
 }
 
-void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep, bool renumbered) {
+void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep,
+                           const std::vector<int>& new_id) {
   bodies = std::move(b);
   bodies.update_world_inertia();
   const int n = bodies.count();
@@ -191,9 +192,9 @@ void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep, bool 
   sleep_force_.assign(n, Vec3::Zero());
   sleep_torque_.assign(n, Vec3::Zero());
   for (int i = 0; i < n && i < std::ssize(sleep); ++i) set_sleep_state(i, sleep[i]);
-  // The kept pairs are a cache on body ids (find_pairs): kept while the ids mean the same
-  // bodies, the same bits either way.
-  if (renumbered) pair_list_ = PairList{};
+  // The kept pairs are a cache on body ids (find_pairs), carried to the new ids: the same bits
+  // as dropping them.
+  pair_list_.renumber(new_id);
   asleep_at_previous_.clear();
   prepare_substeps();  // the turning grains, on the new ids
 }

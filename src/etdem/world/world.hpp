@@ -240,11 +240,12 @@ class World {
     double rest_time = 0.0;
     Vec3 force = Vec3::Zero(), torque = Vec3::Zero();
   };
-  /// Replaces the bodies and their sleep states (a rank's grains after an exchange). The caches
-  /// keyed by body ids (the kept pairs, the sleeping pairs' contacts) are dropped when
-  /// `renumbered`; the turning grains are found again. The warm start is not carried: give it
-  /// back with restore_warm_start.
-  void replace_bodies(Bodies b, const std::vector<SleepState>& sleep, bool renumbered);
+  /// Replaces the bodies and their sleep states (a rank's grains after an exchange).
+  /// `new_id[i]` is the id now of the body that had id i (-1: gone): the kept pairs follow it
+  /// (PairList::renumber; dropped if the kept ids no longer ascend). The turning grains are
+  /// found again. The warm start is not carried: give it back with restore_warm_start.
+  void replace_bodies(Bodies b, const std::vector<SleepState>& sleep,
+                      const std::vector<int>& new_id);
   /// [s] How long body i has been slow enough to sleep (0 for a body never counted).
   double rest_time(int i) const {
     return static_cast<std::size_t>(i) < rest_time_.size() ? rest_time_[i] : 0.0;
