@@ -17,8 +17,22 @@ std::string state_of(std::int64_t gid, const Vec3& x) {
   return "grain " + std::to_string(gid) + " at " + std::to_string(x.x());
 }
 
-std::string carried_of(std::int64_t gid) {
-  return "contacts of grain " + std::to_string(gid);
+std::vector<Contact> carried_of(std::int64_t gid) {
+  Contact c;
+  c.a = static_cast<int>(gid);
+  c.b = static_cast<int>(gid) + 1;
+  c.normal_impulse = 1e-3 * static_cast<double>(gid);
+  return {c, c};
+}
+
+void expect_carried(const std::vector<Contact>& got, std::int64_t gid) {
+  const std::vector<Contact> want = carried_of(gid);
+  ASSERT_EQ(got.size(), want.size()) << "grain " << gid;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k].a, want[k].a);
+    EXPECT_EQ(got[k].b, want[k].b);
+    EXPECT_EQ(got[k].normal_impulse, want[k].normal_impulse);
+  }
 }
 
 void expect_consistent(const std::vector<RankGrains>& held, const Decomposition& d,
@@ -34,7 +48,7 @@ void expect_consistent(const std::vector<RankGrains>& held, const Decomposition&
       EXPECT_EQ(d.owner_of(g.position), r);
       EXPECT_EQ(g.position, x[g.gid]);
       EXPECT_EQ(g.state, state_of(g.gid, x[g.gid]));
-      EXPECT_EQ(g.carried, carried_of(g.gid));
+      expect_carried(g.carried, g.gid);
     }
     // Ghosts: exactly the others' grains within the halo of box r, ascending, with their owner.
     std::vector<std::int64_t> expected;
@@ -47,7 +61,7 @@ void expect_consistent(const std::vector<RankGrains>& held, const Decomposition&
       got.push_back(g.gid);
       EXPECT_EQ(held[r].ghost_owner[k], d.owner_of(x[g.gid]));
       EXPECT_EQ(g.state, state_of(g.gid, x[g.gid]));
-      EXPECT_EQ(g.carried, "");
+      EXPECT_TRUE(g.carried.empty());
     }
     EXPECT_EQ(got, expected) << "rank " << r;
   }
@@ -91,7 +105,7 @@ TEST(GrainExchange, BadInputIsRefusedOnEveryRank) {
   const Decomposition d =
       Decomposition::bisect(std::vector<Vec3>{Vec3::Zero(), Vec3::Ones()}, {}, 2);
   std::vector<RankGrains> held(2);
-  held[1].owned.push_back({7, Vec3(std::nan(""), 0, 0), "", ""});
+  held[1].owned.push_back({7, Vec3(std::nan(""), 0, 0), "", {}});
   EXPECT_THROW(
       run_local_ranks(2, [&](Transport& t) { exchange_grains(d, 0.1, held[t.rank()], t); }),
       std::invalid_argument);

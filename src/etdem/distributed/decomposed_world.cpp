@@ -32,9 +32,11 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
   for (std::size_t k = 0; k < grains.size(); ++k) {
     speed = std::max(speed, next_speed(b, full.shapes, grains[k], kick));
     if (decomposition_.owner_of(centres[k]) != t_.rank()) continue;
-    grains_.owned.push_back({grains[k], centres[k],
+    const std::span<const Contact> own = carried.of(grains[k]);
+    grains_.owned.push_back({grains[k],
+                             centres[k],
                              grain_state(b, grains[k], full.sleep_state(grains[k])),
-                             write_contact_record(carried.of(grains[k]))});
+                             {own.begin(), own.end()}});
   }
   local_of_.assign(b.count(), -1);
   local_.shapes = full.shapes;

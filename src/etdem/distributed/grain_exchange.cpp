@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "etdem/collision/contact_record.hpp"
 #include "etdem/core/byte_stream.hpp"
 
 namespace etdem::distributed {
@@ -16,7 +17,7 @@ void put(ByteWriter& w, const GrainRecord& g, bool copy) {
   w.put(g.gid);
   w.put(g.position);
   w.put(g.state);
-  w.put(copy ? std::string() : g.carried);
+  w.put(write_contact_record(copy ? std::span<const Contact>() : std::span(g.carried)));
 }
 
 bool by_id(const GrainRecord& a, const GrainRecord& b) {
@@ -76,6 +77,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   st.neighbours = static_cast<long>(out.size());
   std::vector<Message> messages;
   for (auto& [peer, w] : out) messages.push_back({peer, w.take()});
+  std::string record;
   for (const Message& m : transport.exchange(std::move(messages))) {
     ByteReader r(m.bytes);
     while (!r.done()) {
@@ -84,7 +86,8 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
       g.gid = r.get<std::int64_t>();
       r.get(g.position);
       r.get(g.state);
-      r.get(g.carried);
+      r.get(record);
+      read_contact_record(record, g.carried);
       if (owner == me) {
         owned.push_back(std::move(g));
         ++st.migrated_in;

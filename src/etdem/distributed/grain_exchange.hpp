@@ -1,13 +1,15 @@
 // Grains between ranks: migration (a grain whose centre left its owner's box moves to the new
 // owner) and the ghost refresh (each owned grain copied to every other rank whose box lies within
 // the halo of its centre). The state travels as an opaque byte string the world writes and
-// reads, so this layer knows nothing of shapes or solvers.
+// reads, so this layer knows nothing of shapes or solvers; the contacts a grain carries (plain
+// data) move with it, as they are, until the grain changes owner.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "etdem/collision/contact.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/distributed/decomposition.hpp"
 #include "etdem/distributed/transport.hpp"
@@ -18,7 +20,9 @@ struct GrainRecord {
   std::int64_t gid = -1;         // global body id
   Vec3 position = Vec3::Zero();  // its centre [m]: decides owner and ghost ranks
   std::string state;             // everything else a ghost needs, written by the owner
-  std::string carried;           // what only the owner reads: moves with the grain, never copied
+  /// The warm start of the pairs the grain detects (global ids): only its owner reads it, so it
+  /// moves with the grain and is left out of a ghost's copy.
+  std::vector<Contact> carried;
 };
 
 /// What a rank holds: its own grains and copies of others' (ghosts), each ascending by id.

@@ -60,7 +60,7 @@ void DecomposedWorld::rebuild_local(double h) {
     append_body_record(body, bodies);
     if (e.kind == 1) {
       owned_[l] = 1;
-      read_contact_record(r.carried, carried);
+      carried.insert(carried.end(), r.carried.begin(), r.carried.end());
     } else {
       owner_[l] = grains_.ghost_owner[e.index];
     }
@@ -97,7 +97,7 @@ void DecomposedWorld::exchange_grains_now() {
     }
     r.position = w.bodies.position[l];
     r.state = grain_state(w.bodies, l, w.sleep_state(l));
-    r.carried = write_contact_record(carried.of(l));
+    r.carried.assign(carried.of(l).begin(), carried.of(l).end());
   }
   const double h = halo();
   last_halo_ = h;
