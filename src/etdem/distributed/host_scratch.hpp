@@ -26,6 +26,8 @@ struct PartGrain {
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.
 struct DecomposedWorld::HostScratch {
   std::vector<PartGrain> island;            // its grains, ascending by global id
+  std::vector<PartGrain> sorted;            // (island as gathered, then sorted into this)
+  std::vector<int> grain_order;             // the gathered grains' places, ascending by id
   std::vector<Contact> contacts, serial;    // as gathered; in the serial order, island-local ids
   std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
   std::vector<int> order, place;            // serial place -> gathered, and back

@@ -475,12 +475,18 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     for (std::size_t k = before; k < contacts.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k - before));
   }
-  // A grain held by several ranks came from each: the copies are the same bits.
-  std::stable_sort(island.begin(), island.end(),
-                   [](const PartGrain& a, const PartGrain& b) { return a.gid < b.gid; });
-  island.erase(std::unique(island.begin(), island.end(),
-                           [](const PartGrain& a, const PartGrain& b) { return a.gid == b.gid; }),
-               island.end());
+  // Ascending by id (the grains' places sorted, then the grains moved once). A grain held by
+  // several ranks came from each: the copies are the same bits, one is kept.
+  std::vector<int>& by_id = h.grain_order;
+  by_id.resize(island.size());
+  for (std::size_t k = 0; k < by_id.size(); ++k) by_id[k] = static_cast<int>(k);
+  std::stable_sort(by_id.begin(), by_id.end(),
+                   [&](int x, int y) { return island[x].gid < island[y].gid; });
+  std::vector<PartGrain>& sorted = h.sorted;
+  sorted.clear();
+  for (const int k : by_id)
+    if (sorted.empty() || sorted.back().gid != island[k].gid) sorted.push_back(island[k]);
+  island.swap(sorted);
   const int nb = static_cast<int>(island.size());
   auto local_index = [&](int gid) {
     auto it = std::lower_bound(island.begin(), island.end(), gid,
