@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A run split over MPI ranks against one rank on the same cores (docs/distributed.md,
 # bench/README.md "Runs split over ranks"): the pour scenario bench/scenarios/pour_10000.toml on
-# 1 rank x 1 thread, 1 rank x 2 threads and 2 ranks x 1 thread, and LIGGGHTS on 2 ranks when it
-# is installed (bench/peers/liggghts_pour.sh). Checks that the three etdem runs wrote the same
+# 1 rank x 1 thread, 1 rank x 2 threads, 2 ranks x 1 thread with the pile hosted and with it
+# solved by both ranks (`simulation.share_islands`, code `etdem_shared` in the results), and
+# LIGGGHTS on 2 ranks when it is installed (bench/peers/liggghts_pour.sh). Checks that the three etdem runs wrote the same
 # state.csv, and appends one row per configuration to bench/results/split.csv. With --n N the
 # scenario is that file with N spheres in the pour benchmark's box for N (bench/peers/
 # pour_lattice.py geom N: a lattice of side ceil(N^(1/3)) x 1.2 d).
@@ -46,13 +47,14 @@ DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 OUT=$HERE/results/split.csv
 [ -f "$OUT" ] || echo "date,commit,code,n,duration_s,ranks,threads,wall_s,solve_s_rank0,bytes,messages,islands_spanning,state_sha" > "$OUT"
 reference=""
-for cfg in "1 1" "1 2" "2 1"; do
+for cfg in "1 1 etdem" "1 2 etdem" "2 1 etdem" "2 1 etdem_shared"; do
   set -- $cfg
-  ranks=$1 threads=$2
-  dir=$WORK/r${ranks}t${threads}
+  ranks=$1 threads=$2 code=$3
+  dir=$WORK/r${ranks}t${threads}$code
   cmd=("$ETDEM" run "$SCENARIO" -o "$dir" --threads "$threads" --set "simulation.duration=$DURATION")
+  if [ "$code" = etdem_shared ]; then cmd+=(--set simulation.share_islands=true); fi
   if [ "$ranks" -gt 1 ]; then cmd=(mpirun "${flags[@]}" -np "$ranks" "${cmd[@]}"); fi
-  echo "== etdem: $ranks rank(s) x $threads thread(s)" >&2
+  echo "== $code: $ranks rank(s) x $threads thread(s)" >&2
   OMP_NUM_THREADS=$threads "${cmd[@]}" > "$dir.log" 2>&1 || { cat "$dir.log" >&2; exit 1; }
   sha=$(sha256sum "$dir/state.csv" | cut -c1-12)
   [ -z "$reference" ] && reference=$sha
@@ -65,7 +67,7 @@ print("%.3f,%.3f,%d,%d,%d" % (s["wall_time"], s["profile_seconds"]["solve"], r.g
                              r.get("messages", 0), r.get("islands_spanning_ranks", 0)))
 PY
 )
-  echo "$DATE,$COMMIT,etdem,$N,$DURATION,$ranks,$threads,$row,$sha" >> "$OUT"
+  echo "$DATE,$COMMIT,$code,$N,$DURATION,$ranks,$threads,$row,$sha" >> "$OUT"
   echo "   $row" >&2
 done
 if [ "$PEER" = 1 ] && command -v liggghts >/dev/null; then

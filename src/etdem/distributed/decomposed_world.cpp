@@ -11,6 +11,7 @@ namespace etdem::distributed {
 DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
     : full_(full), t_(transport), host_(std::make_unique<HostScratch>()) {
   check_supported(full);
+  shared_islands_ = full.settings.share_islands;
   const Bodies& b = full.bodies;
   std::vector<Vec3> centres;
   std::vector<int> grains;

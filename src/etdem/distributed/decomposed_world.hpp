@@ -90,10 +90,9 @@ class DecomposedWorld final : public Domain {
   };
 
   /// Whether islands the resting pass sweeps by blocks are solved by every rank together
-  /// (share_islands; the same bits either way). Off by default: each rank then holds the whole
-  /// island, which costs more than the split sweeps gain (a pile is still slower than on one
-  /// rank) and moves more bytes than hosting it (docs/distributed.md "The pile's solve across
-  /// ranks").
+  /// (share_islands; the same bits either way). From the world's `share_islands` setting, off
+  /// by default: each rank then holds the whole island, which moves more bytes than hosting it
+  /// (docs/distributed.md "The pile's solve across ranks").
   void set_shared_islands(bool on) { shared_islands_ = on; }
   bool shared_islands() const { return shared_islands_; }
 

@@ -187,7 +187,7 @@ class Stepper {
     const distributed::TransportCounters& tc = t_->counters();
     std::int64_t sums[] = {st.owned,        st.ghosts,     st.islands_hosted, st.islands_spanning,
                            st.migrated,     tc.exchanges,  tc.messages,       tc.bytes,
-                           st.label_rounds, st.rebalances, tc.reductions};
+                           st.label_rounds, st.rebalances, tc.reductions,     st.islands_shared};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, and its busy time (its phases' wall time less what
@@ -210,6 +210,7 @@ class Stepper {
             {"ghost_grain_steps", sums[1]},
             {"islands", sums[2]},
             {"islands_spanning_ranks", sums[3]},
+            {"islands_shared", sums[11]},
             {"most_ranks_one_island_spanned", static_cast<long>(most[4])},
             {"migrations", sums[4]},
             {"exchanges_per_rank", sums[5] / t_->size()},

@@ -134,6 +134,12 @@ std::vector<Sim> simulation_keys() {
       "the largest rank's work over the mean above which a split run rebalances",
       [](Scenario & s) -> auto& { return s.settings.rebalance_imbalance; }));
   v.push_back(field<Scenario>(
+      "share_islands", "", any(),
+      "a run split over MPI ranks solves a pile's island with every rank together, each "
+      "sweeping the rows of its own box, instead of on one rank (every rank then receives the "
+      "whole island; summary.json `ranks.islands_shared`); the results do not depend on it",
+      [](Scenario & s) -> auto& { return s.settings.share_islands; }));
+  v.push_back(field<Scenario>(
       "conserve_angular_momentum", "", any(),
       "torque-free rotation keeps L = I ω (exact for any inertia)",
       [](Scenario & s) -> auto& { return s.settings.conserve_angular_momentum; }));

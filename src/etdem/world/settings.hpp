@@ -107,6 +107,10 @@ struct WorldSettings {
   /// on either (a split run is the serial run bit for bit); a serial run ignores them.
   int rebalance_every = 50;
   double rebalance_imbalance = 1.25;
+  /// A run split over MPI ranks solves a pile's island (one the resting pass sweeps by blocks)
+  /// on every rank together instead of on its host alone (docs/distributed.md "The pile's solve
+  /// across ranks"). The results do not depend on it; a serial run ignores it.
+  bool share_islands = false;
   bool conserve_angular_momentum = true;  // rotate with L = I w held fixed (torque-free exact)
 
   template <class S>

@@ -4,7 +4,8 @@
 # Passes when `mpirun -np RANKS etdem run` ends with 0 within 300 s and writes state.csv,
 # energy.csv and every state_SSSSSS.csv byte for byte as the serial run does. With
 # EXPECT_REBALANCES=1 in the environment, the split run must also have drawn its rank boxes
-# again (summary.json `ranks.rebalances` > 0).
+# again (summary.json `ranks.rebalances` > 0); with EXPECT_SHARED=1, it must have solved some
+# island with every rank together (`ranks.islands_shared` > 0).
 set -uo pipefail
 ranks=$1 etdem=$2 scenario=$3
 shift 3
@@ -33,5 +34,11 @@ if [ "${EXPECT_REBALANCES:-0}" = 1 ]; then
       "$dir/split/summary.json") || { echo "no ranks.rebalances in summary.json" >&2; exit 1; }
   echo "rebalances: $n"
   [ "$n" -gt 0 ] || { echo "the rank boxes were never drawn again" >&2; status=1; }
+fi
+if [ "${EXPECT_SHARED:-0}" = 1 ]; then
+  n=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ranks"]["islands_shared"])' \
+      "$dir/split/summary.json") || { echo "no ranks.islands_shared in summary.json" >&2; exit 1; }
+  echo "islands shared: $n"
+  [ "$n" -gt 0 ] || { echo "no island was solved by the ranks together" >&2; status=1; }
 fi
 exit $status
