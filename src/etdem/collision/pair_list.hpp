@@ -4,12 +4,11 @@
 // inside their reach boxes takes, from the kept pairs, those whose swept boxes overlap: exactly
 // the pairs the grid would find (two boxes inside two reach boxes overlap only if the reach
 // boxes do), in the same order, so the list changes the cost of the broad phase and nothing
-// else. Another set of bodies rebuilds the list. Boxes outside their reach get new reach boxes
-// and their pairs are found again through the last build's grid (update), the other pairs
-// kept; when too many reach boxes differ from the grid's, the list is rebuilt. Another set of
-// bodies keeps the pairs of the bodies in both sets (adopt): the new bodies are boxes outside
-// their reach, found through the grid like the others, so a rank whose ghosts change every step
-// keeps its list.
+// else. Boxes outside their reach get new reach boxes and their pairs are found again through
+// the last build's grid (update), the other pairs kept; when too many reach boxes differ from
+// the grid's, the list is rebuilt. Another set of bodies keeps the pairs of the bodies in both
+// sets (adopt, renumber): the new bodies are boxes outside their reach, found through the grid
+// like the others, so a rank whose ghosts change every step keeps its list.
 #pragma once
 
 #include <utility>
@@ -22,7 +21,7 @@ namespace etdem {
 /// Plain data: a cache of the broad phase. Dropping it (clear) never changes a result, so a
 /// checkpoint need not store it.
 struct PairList {
-  std::vector<int> ids;                    // per slot: its body at the build (ascending)
+  std::vector<int> ids;                    // per slot: its body (ascending)
   std::vector<Aabb> reach;                 // per slot: the box its swept boxes must stay in [m]
   std::vector<std::pair<int, int>> pairs;  // slot pairs (i < j) whose reach boxes overlap, sorted
   long builds = 0;                         // rebuilds so far (summary.json)
