@@ -3,10 +3,11 @@
 # bench/README.md "Runs split over ranks"): the pour scenario bench/scenarios/pour_10000.toml on
 # 1 rank x 1 thread, 1 rank x 2 threads, 2 ranks x 1 thread with the pile hosted and with it
 # solved by both ranks (`simulation.share_islands`, code `etdem_shared` in the results), and
-# LIGGGHTS on 2 ranks when it is installed (bench/peers/liggghts_pour.sh). Checks that the three etdem runs wrote the same
-# state.csv, and appends one row per configuration to bench/results/split.csv. With --n N the
-# scenario is that file with N spheres in the pour benchmark's box for N (bench/peers/
-# pour_lattice.py geom N: a lattice of side ceil(N^(1/3)) x 1.2 d).
+# LIGGGHTS on 2 ranks when it is installed (bench/peers/liggghts_pour.sh). Checks that the four
+# etdem runs wrote the same state.csv, and appends one row per configuration to
+# bench/results/split.csv. With --n N the scenario is that file with N spheres in the pour
+# benchmark's box for N (bench/peers/pour_lattice.py geom N: a lattice of side ceil(N^(1/3)) x
+# 1.2 d).
 #
 #   bench/run_split.sh [--n N] [--duration S] [--etdem PATH] [--no-peer]
 set -euo pipefail

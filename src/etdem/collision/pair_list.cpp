@@ -37,60 +37,62 @@ void PairList::move_slots(const std::vector<int>& to, std::size_t n) {
   for (const auto& [i, j] : pairs)
     if (to[i] >= 0 && to[j] >= 0) pairs[out++] = {to[i], to[j]};
   pairs.resize(out);
-  std::vector<char> displaced(n, 0);
+  moved_flags_.assign(n, 0);
   out = 0;
   for (const int k : displaced_list_)
     if (to[k] >= 0) {
       displaced_list_[out++] = to[k];
-      displaced[to[k]] = 1;
+      moved_flags_[to[k]] = 1;
     }
   displaced_list_.resize(out);
-  displaced_.swap(displaced);
+  displaced_.swap(moved_flags_);
   for (int& g : grid_slot_) g = g >= 0 ? to[g] : -1;
   is_moved_.assign(n, 0);
 }
 
-void PairList::adopt(const std::vector<int>& box_ids) {
-  if (ids.empty() || ids == box_ids) return;
+bool PairList::adopt(const std::vector<int>& box_ids) {
+  if (ids == box_ids) return true;
+  if (ids.empty()) return false;
   // A new body's reach holds no box: it is outside it.
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<Aabb> carried(box_ids.size(), Aabb{Vec3::Constant(inf), Vec3::Constant(-inf)});
-  std::vector<int> to(ids.size(), -1);
+  carried_.assign(box_ids.size(), Aabb{Vec3::Constant(inf), Vec3::Constant(-inf)});
+  to_.assign(ids.size(), -1);
   std::size_t k = 0;
   for (std::size_t s = 0; s < box_ids.size(); ++s) {
     while (k < ids.size() && ids[k] < box_ids[s]) ++k;
     if (k < ids.size() && ids[k] == box_ids[s]) {
-      to[k] = static_cast<int>(s);
-      carried[s] = reach[k];
+      to_[k] = static_cast<int>(s);
+      carried_[s] = reach[k];
       ++k;
     }
   }
-  move_slots(to, box_ids.size());
+  move_slots(to_, box_ids.size());
   ids = box_ids;
-  reach.swap(carried);
+  reach.swap(carried_);
+  return true;
 }
 
 bool PairList::renumber(const std::vector<int>& new_id) {
-  std::vector<int> to(ids.size(), -1), kept_ids;
-  std::vector<Aabb> kept_reach;
-  kept_ids.reserve(ids.size());
-  kept_reach.reserve(ids.size());
+  // The kept slots move down in place (slot k goes to a slot <= k).
+  to_.assign(ids.size(), -1);
+  std::size_t kept = 0;
   for (std::size_t k = 0; k < ids.size(); ++k) {
     const int id = ids[k] >= 0 && static_cast<std::size_t>(ids[k]) < new_id.size()
                        ? new_id[static_cast<std::size_t>(ids[k])]
                        : -1;
     if (id < 0) continue;
-    if (!kept_ids.empty() && id <= kept_ids.back()) {
+    if (kept > 0 && id <= ids[kept - 1]) {
       clear();
       return false;
     }
-    to[k] = static_cast<int>(kept_ids.size());
-    kept_ids.push_back(id);
-    kept_reach.push_back(reach[k]);
+    to_[k] = static_cast<int>(kept);
+    ids[kept] = id;
+    reach[kept] = reach[k];
+    ++kept;
   }
-  move_slots(to, kept_ids.size());
-  ids.swap(kept_ids);
-  reach.swap(kept_reach);
+  ids.resize(kept);
+  reach.resize(kept);
+  move_slots(to_, kept);
   return true;
 }
 
@@ -130,9 +132,10 @@ bool PairList::update(const BroadPhase& broad, const std::vector<int>& moved,
       unmark();
       return false;
     }
-    for (int& o : near_) o = grid_slot_[static_cast<std::size_t>(o)];  // -1: gone since
-    for (const int o : near_)
+    for (const int g : near_) {
+      const int o = grid_slot_[static_cast<std::size_t>(g)];  // -1: gone since the build
       if (o >= 0 && o != k && !displaced_[o] && !is_moved_[o] && box.overlaps(reach[o])) add(k, o);
+    }
     for (const int o : displaced_list_)
       if (!is_moved_[o] && box.overlaps(reach[o])) add(k, o);
     for (std::size_t q = m + 1; q < moved.size(); ++q)

@@ -42,8 +42,9 @@ struct PairList {
   /// Carries the list over to the bodies `box_ids` (ascending; a body id means the same body as
   /// in `ids`): a body in both keeps its reach box and its pairs with the others in both, a
   /// body no longer listed is dropped with its pairs, and a new one gets a slot without a reach
-  /// (outside() lists it). An empty list stays empty.
-  void adopt(const std::vector<int>& box_ids);
+  /// (outside() lists it). An empty list stays empty. Returns whether the list is now for
+  /// `box_ids` (false only when it was empty).
+  bool adopt(const std::vector<int>& box_ids);
   /// The bodies renumbered: `new_id[i]` is body i's id now, -1 when it is gone. The ids kept
   /// must ascend as they did; if they do not, the list is cleared and false returned.
   bool renumber(const std::vector<int>& new_id);
@@ -68,6 +69,9 @@ struct PairList {
 
   std::vector<int> slots_;           // 0..n-1, the ids the grid is given
   std::vector<int> grid_slot_;       // per slot of the grid's build: its slot now (-1: gone)
+  std::vector<int> to_;              // adopt's and renumber's new slot of each slot
+  std::vector<Aabb> carried_;        // their reach boxes on the new slots
+  std::vector<char> moved_flags_;    // move_slots' displaced_ on the new slots
   long generation_ = -1;             // the grid's (BroadPhase::generation) at the last rebuild
   std::vector<char> displaced_;      // per slot: its reach box is not the one in the grid
   std::vector<int> displaced_list_;  // those slots

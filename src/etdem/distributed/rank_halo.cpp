@@ -41,7 +41,6 @@ void DecomposedWorld::rebuild_local(double h) {
   owner_.resize(n);
   owned_.assign(n, 0);
   for (const std::int64_t g : before) local_of_[g] = -1;  // sized once (constructor)
-  std::vector<Contact> carried;                           // global ids
   std::vector<World::SleepState> sleep(n);
   std::string body;
   for (int l = 0; l < n; ++l) {
@@ -58,26 +57,24 @@ void DecomposedWorld::rebuild_local(double h) {
     reader.get(body);
     sleep[l] = read_sleep_state(reader);
     append_body_record(body, bodies);
-    if (e.kind == 1) {
+    if (e.kind == 1)
       owned_[l] = 1;
-      carried.insert(carried.end(), r.carried.begin(), r.carried.end());
-    } else {
+    else
       owner_[l] = grains_.ghost_owner[e.index];
-    }
   }
   std::vector<int> new_id(before.size());  // the local bodies' ids, before to now (-1: gone)
   for (std::size_t l = 0; l < before.size(); ++l) new_id[l] = local_of_[before[l]];
   local_.replace_bodies(std::move(bodies), sleep, new_id);
-  // The warm start: the contacts the owned grains detected last step, on local ids. A pair
-  // whose other body is no longer held here cannot touch this step (the halo holds every pair
-  // that can): its contacts are not needed.
+  // The warm start: the contacts the owned grains detected last step (global ids, the grains
+  // ascending by id), on local ids. A pair whose other body is no longer held here cannot touch
+  // this step (the halo holds every pair that can): its contacts are not needed.
   std::vector<Contact> previous;
-  previous.reserve(carried.size());
-  for (Contact c : carried) {
-    c.a = local_of_[c.a];
-    c.b = local_of_[c.b];
-    if (c.a >= 0 && c.b >= 0) previous.push_back(c);
-  }
+  for (const GrainRecord& r : grains_.owned)
+    for (Contact c : r.carried) {
+      c.a = local_of_[c.a];
+      c.b = local_of_[c.b];
+      if (c.a >= 0 && c.b >= 0) previous.push_back(c);
+    }
   local_.restore_warm_start(std::move(previous), h);
 }
 

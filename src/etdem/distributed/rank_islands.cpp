@@ -493,15 +493,11 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
                                [](const PartGrain& pg, std::int64_t id) { return pg.gid < id; });
     return it != island.end() && it->gid == gid ? static_cast<int>(it - island.begin()) : -1;
   };
-  order.resize(contacts.size());
+  // The gathered contacts carry global ids: the whole world's key (its bodies are global ids).
   std::vector<ContactOrderKey>& key = h.key;
   key.resize(contacts.size());
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    order[k] = static_cast<int>(k);
-    // The gathered contacts carry global ids: the whole world's key (its bodies are global ids).
-    key[k] = full_.contact_order_key(contacts[k]);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key[x] < key[y]; });
+  for (std::size_t k = 0; k < contacts.size(); ++k) key[k] = full_.contact_order_key(contacts[k]);
+  stable_order(key, order);
   serial.resize(contacts.size());
   for (std::size_t s = 0; s < order.size(); ++s) {
     Contact& c = serial[s];

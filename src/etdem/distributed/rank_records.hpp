@@ -1,7 +1,6 @@
 // What a rank of a split run writes of an owned grain (distributed/decomposed_world.hpp).
 #pragma once
 
-#include <span>
 #include <string>
 
 #include "etdem/collision/contact.hpp"

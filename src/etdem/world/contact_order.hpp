@@ -6,8 +6,12 @@
 // and in order) restores the serial order with a stable sort by this key, on global ids.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <span>
 #include <tuple>
+#include <vector>
 
 namespace etdem {
 
@@ -19,5 +23,13 @@ struct ContactOrderKey {
     return std::tie(x.against_unbounded, x.a, x.b) < std::tie(y.against_unbounded, y.a, y.b);
   }
 };
+
+/// The places 0..n-1 of `keys` in a stable sort by key: the serial order of contacts listed in
+/// another order, each key computed once (the sort compares keys, not 200-byte contacts).
+inline void stable_order(std::span<const ContactOrderKey> keys, std::vector<int>& order) {
+  order.resize(keys.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return keys[x] < keys[y]; });
+}
 
 }  // namespace etdem

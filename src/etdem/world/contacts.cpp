@@ -125,8 +125,7 @@ void World::find_pairs(StepBodies& out) {
   // set of bodies keeps the pairs of the bodies in both (PairList::adopt; the new ones are
   // outside their reach); an update the grid cannot answer grows every reach box and rebuilds.
   bool covered = false;
-  pair_list_.adopt(box_ids_);
-  if (pair_list_.ids == box_ids_) {
+  if (pair_list_.adopt(box_ids_)) {
     const std::vector<int>& moved = pair_list_.outside(boxes_);
     covered = moved.empty();
     if (!covered) {
@@ -508,14 +507,10 @@ void World::restore_warm_start(std::vector<Contact> contacts, double h) {
     if (c.a < 0 || c.a >= bodies.count() || c.b < 0 || c.b >= bodies.count())
       throw std::invalid_argument(fmt::format("warm start: a contact joins bodies {} and {} of {}",
                                               c.a, c.b, bodies.count()));
-  // A stable sort of the contacts' places by their keys, each key computed once.
   std::vector<ContactOrderKey> key(contacts.size());
-  std::vector<int> order(contacts.size());
-  for (std::size_t k = 0; k < contacts.size(); ++k) {
-    key[k] = contact_order_key(contacts[k]);
-    order[k] = static_cast<int>(k);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return key[x] < key[y]; });
+  for (std::size_t k = 0; k < contacts.size(); ++k) key[k] = contact_order_key(contacts[k]);
+  std::vector<int> order;
+  stable_order(key, order);
   previous_.resize(contacts.size());
   for (std::size_t k = 0; k < order.size(); ++k) previous_[k] = std::move(contacts[order[k]]);
   previous_h_ = h;
