@@ -132,8 +132,9 @@ struct SplitRun {
   EnergyLedger ledger;
   RunTotals totals;
   long spanning = 0, migrated = 0, ghosts = 0;
-  long shared = 0;        // islands every rank solved together
-  long most_spanned = 0;  // the most ranks one island came from
+  long shared = 0;         // islands every rank solved together
+  long groups_shared = 0;  // their collision groups, split over the ranks
+  long most_spanned = 0;   // the most ranks one island came from
   long rebalances = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
   long most_work = 0, all_work = 0;    // the same of the ranks' work (DecomposedWorld::work)
@@ -153,6 +154,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     const DecomposedStats& st = split.stats();
     const long most_spanned = static_cast<long>(t.max(static_cast<double>(st.most_ranks_spanned)));
     const long shared = t.sum(st.islands_shared);
+    const long groups_shared = t.sum(st.groups_shared);
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
                ghosts = t.sum(st.ghosts);
     const long most_owned = static_cast<long>(t.max(split.owned_count())),
@@ -167,6 +169,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.nets = full.world.nets;
     out.spanning = spanning, out.migrated = migrated, out.ghosts = ghosts;
     out.shared = shared;
+    out.groups_shared = groups_shared;
     out.most_spanned = most_spanned;
     out.rebalances = st.rebalances;
     out.most_owned = most_owned, out.all_owned = all_owned;
@@ -266,9 +269,12 @@ void expect_serial(const Options& o, long steps) {
     }
     if (o.blocks && ranks > 1) {
       EXPECT_GT(r.shared, 0) << "the pile's resting pass solved by every rank together";
-      std::printf("%d ranks: %ld islands solved by every rank together\n", ranks, r.shared);
+      EXPECT_GT(r.groups_shared, 0) << "grains landing on the shared pile: groups split";
+      std::printf("%d ranks: %ld islands solved by every rank together, %ld collision groups\n",
+                  ranks, r.shared, r.groups_shared);
     } else {
       EXPECT_EQ(r.shared, 0);
+      EXPECT_EQ(r.groups_shared, 0);
     }
     if (!o.boxes && !o.net && !o.sleep && !o.wall_correction && !o.rebalance && !o.blocks) {
       // The settled pour is one pile across every rank: one island came from all of them.

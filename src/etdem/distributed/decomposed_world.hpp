@@ -41,6 +41,7 @@ struct DecomposedStats {
   long islands_hosted = 0;      // islands this rank resolved
   long islands_spanning = 0;    // of which parts came from other ranks
   long islands_shared = 0;      // of which every rank solved its resting pass together
+  long groups_shared = 0;       // their collision groups, split over the ranks
   long most_ranks_spanned = 0;  // the most ranks one island hosted here came from
   long label_rounds = 0;        // island label rounds
   long migrated = 0;            // grains that arrived from another rank

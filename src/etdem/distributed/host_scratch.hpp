@@ -37,6 +37,7 @@ struct DecomposedWorld::HostScratch {
   std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
   std::vector<int> owner;  // per grain, its owner (a shared island's team)
+  std::vector<int> local;  // per global id: its place in the island, -1 (reset after each)
 };
 
 }  // namespace etdem::distributed

@@ -488,10 +488,16 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     if (sorted.empty() || sorted.back().gid != island[k].gid) sorted.push_back(island[k]);
   island.swap(sorted);
   const int nb = static_cast<int>(island.size());
+  // Each grain's place by its global id; a body not in the island (static, or a grain held
+  // asleep as a support) has none: -1.
+  std::vector<int>& local = h.local;
+  if (!island.empty() && static_cast<std::size_t>(island.back().gid) >= local.size())
+    local.resize(static_cast<std::size_t>(island.back().gid) + 1, -1);
+  for (int k = 0; k < nb; ++k) local[static_cast<std::size_t>(island[k].gid)] = k;
   auto local_index = [&](int gid) {
-    auto it = std::lower_bound(island.begin(), island.end(), gid,
-                               [](const PartGrain& pg, std::int64_t id) { return pg.gid < id; });
-    return it != island.end() && it->gid == gid ? static_cast<int>(it - island.begin()) : -1;
+    return gid >= 0 && static_cast<std::size_t>(gid) < local.size()
+               ? local[static_cast<std::size_t>(gid)]
+               : -1;
   };
   // The gathered contacts carry global ids: the whole world's key (its bodies are global ids).
   std::vector<ContactOrderKey>& key = h.key;
@@ -505,6 +511,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     c.a = local_index(c.a);
     c.b = local_index(c.b);
   }
+  for (const PartGrain& pg : island) local[static_cast<std::size_t>(pg.gid)] = -1;
   a.resize(nb);
   for (int k = 0; k < nb; ++k) {
     v[k] = island[k].v, a.w[k] = island[k].w, a.x[k] = island[k].x;
@@ -566,6 +573,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     lists.sums.solver.add(r.stats);
     lists.sums.resting.add(r.resting_stats);
     lists.stats.collisions += r.collisions;
+    stats_.groups_shared += r.groups_shared;
     lists.stats.largest_island =
         std::max<long>(lists.stats.largest_island, static_cast<long>(serial.size()));
     ++lists.sums.solved;

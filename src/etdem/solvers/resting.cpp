@@ -72,9 +72,14 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
     w.bodies = IslandBodies{nb, w.v.data(), w.w.data(), w.inv_mass.data(), w.inv_inertia.data()};
   }
 
-  prepare_rows(cs, order, w);
+  // A team's member reads every contact, and builds only the rows it relaxes or settles.
+  const bool team = blocked && team_ && team_->members() > 1;
+  prepare_rows(cs, order, w, !team);
   w.share.team = nullptr;
-  if (blocked && team_ && team_->members() > 1) share_setup(w, team_, b.x, settings_.block_size);
+  if (team) {
+    share_setup(w, team_, b.x, settings_.block_size);
+    build_rows_read_here(cs, order, w);
+  }
   warm_start(w);
   sweep_all(w);
   if (w.share.team)
@@ -110,8 +115,8 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   return w.stats;
 }
 
-void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order,
-                               RestingWork& w) const {
+void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order, RestingWork& w,
+                               bool build) const {
   RestingRows& r = w.rows;
   const IslandBodies& b = w.bodies;
   const std::size_t n = order.empty() ? cs.size() : order.size();
@@ -143,28 +148,7 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
     r.rolling[i] = c.rolling;
     r.t1[i] = any_orthogonal(c.normal);
     r.t2[i] = c.normal.cross(r.t1[i]);
-    const Vec3* dirs[3] = {&c.normal, &r.t1[i], &r.t2[i]};
-    Vec3 lever_a[3], lever_b[3];  // r x d of each row
-    RestingTurn* turn = &r.turns[3 * i];
-    for (int d = 0; d < 3; ++d) {
-      lever_a[d] = c.ra.cross(*dirs[d]);
-      lever_b[d] = c.rb.cross(*dirs[d]);
-      turn[d].ia = a >= 0 ? Vec3(b.inv_inertia[a] * lever_a[d]) : Vec3::Zero();
-      turn[d].ib = bb >= 0 ? Vec3(b.inv_inertia[bb] * lever_b[d]) : Vec3::Zero();
-    }
-    // The collision matrix K along the rows' orthonormal directions, from the rows themselves:
-    // d_p.K d_q = (1/m_A + 1/m_B) d_p.d_q + (r_A x d_p).I_A^-1 (r_A x d_q) + (the same for B),
-    // without forming K. The inertias are symmetric, so K's tangent block is built symmetric.
-    const double linear = impulse::inv_mass(b, a) + impulse::inv_mass(b, bb);
-    auto k = [&](int p, int q) { return lever_a[p].dot(turn[q].ia) + lever_b[p].dot(turn[q].ib); };
-    r.normal_mass[i] = 1.0 / (linear + k(0, 0));
-    Eigen::Matrix2d kt;
-    const double k12 = k(1, 2);
-    kt << linear + k(1, 1), k12, k12, linear + k(2, 2);
-    r.tangent_mass[i] = kt.inverse();
     r.target[i] = target_speed(c.gap);
-    // Velocities before the pass: the net work of its impulses is checked against them.
-    w.u0[i] = w.relative_velocity(i);
     // Warm start: last step's impulses of the same contact, projected onto this step's tangent
     // plane and clipped to the friction disc (applied by warm_start).
     r.warm[i] = !(c.normal_impulse <= 0.0);
@@ -178,25 +162,10 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
     }
     if (r.any_rolling) {
       r.pr[i].setZero();
-      if (c.rolling > 0.0) {
-        // Angular rows: u = t.(w_A - w_B); an angular impulse m t turns w_A by m I_A^-1 t and
-        // w_B by -m I_B^-1 t. Mass: the inverse of t_i.(I_A^-1 + I_B^-1) t_j on the tangents.
-        Mat3 kr = Mat3::Zero();
-        if (a >= 0) kr += b.inv_inertia[a];
-        if (bb >= 0) kr += b.inv_inertia[bb];
-        r.roll_mass[i] = impulse::tangent_mass(kr, r.t1[i], r.t2[i]);
-        const Vec3* axes[2] = {&r.t1[i], &r.t2[i]};
-        for (int d = 0; d < 2; ++d) {
-          RestingTurn& row = r.roll_rows[2 * i + d];
-          row.ia = a >= 0 ? Vec3(b.inv_inertia[a] * *axes[d]) : Vec3::Zero();
-          row.ib = bb >= 0 ? Vec3(b.inv_inertia[bb] * *axes[d]) : Vec3::Zero();
-        }
-        w.wr0[i] = w.relative_spin(i, b);
-        if (r.warm[i]) {
-          Eigen::Vector2d pr(r.t1[i].dot(c.rolling_impulse), r.t2[i].dot(c.rolling_impulse));
-          pr *= warm;
-          r.pr[i] = onto_disc(pr, c.rolling * r.pn[i]);
-        }
+      if (c.rolling > 0.0 && r.warm[i]) {
+        Eigen::Vector2d pr(r.t1[i].dot(c.rolling_impulse), r.t2[i].dot(c.rolling_impulse));
+        pr *= warm;
+        r.pr[i] = onto_disc(pr, c.rolling * r.pn[i]);
       }
     }
     if (shock) {
@@ -211,19 +180,78 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
       r.upper_body[i] = up;
       r.lower_body[i] = upper_a ? bb : a;
       r.upper_height[i] = up < 0 ? 0.0 : -(c.point - (upper_a ? c.ra : c.rb)).dot(down);
-      // With a room, the shock pass's target: the contact may close by shock_depth of its
-      // shorter lever, less the depth it already has, beyond the gap (docs/design.md "The
-      // resting pass"). Only rows with a dynamic upper body are read, and their lever is finite.
-      if (room && up >= 0) {
-        const double depth = std::max(0.0, -c.gap);
-        const double allowed =
-            std::max(0.0, settings_.shock_depth * std::sqrt(w.lever2(i)) - depth);
-        r.shock_target[i] = r.target[i] - allowed / step_.h;
-      }
     }
+    if (build) build_row(i, c, w);
   });
   w.v0.assign(b.v, b.v + b.count);
   w.w0.assign(b.w, b.w + b.count);
+}
+
+void RestingPass::build_row(std::size_t i, const Contact& c, RestingWork& w) const {
+  RestingRows& r = w.rows;
+  const IslandBodies& b = w.bodies;
+  const int a = r.a[i], bb = r.b[i];
+  const Vec3* dirs[3] = {&c.normal, &r.t1[i], &r.t2[i]};
+  Vec3 lever_a[3], lever_b[3];  // r x d of each row
+  RestingTurn* turn = &r.turns[3 * i];
+  for (int d = 0; d < 3; ++d) {
+    lever_a[d] = c.ra.cross(*dirs[d]);
+    lever_b[d] = c.rb.cross(*dirs[d]);
+    turn[d].ia = a >= 0 ? Vec3(b.inv_inertia[a] * lever_a[d]) : Vec3::Zero();
+    turn[d].ib = bb >= 0 ? Vec3(b.inv_inertia[bb] * lever_b[d]) : Vec3::Zero();
+  }
+  // The collision matrix K along the rows' orthonormal directions, from the rows themselves:
+  // d_p.K d_q = (1/m_A + 1/m_B) d_p.d_q + (r_A x d_p).I_A^-1 (r_A x d_q) + (the same for B),
+  // without forming K. The inertias are symmetric, so K's tangent block is built symmetric.
+  const double linear = impulse::inv_mass(b, a) + impulse::inv_mass(b, bb);
+  auto k = [&](int p, int q) { return lever_a[p].dot(turn[q].ia) + lever_b[p].dot(turn[q].ib); };
+  r.normal_mass[i] = 1.0 / (linear + k(0, 0));
+  Eigen::Matrix2d kt;
+  const double k12 = k(1, 2);
+  kt << linear + k(1, 1), k12, k12, linear + k(2, 2);
+  r.tangent_mass[i] = kt.inverse();
+  // Velocities before the pass: the net work of its impulses is checked against them.
+  w.u0[i] = w.relative_velocity(i);
+  if (r.any_rolling && c.rolling > 0.0) {
+    // Angular rows: u = t.(w_A - w_B); an angular impulse m t turns w_A by m I_A^-1 t and
+    // w_B by -m I_B^-1 t. Mass: the inverse of t_i.(I_A^-1 + I_B^-1) t_j on the tangents.
+    Mat3 kr = Mat3::Zero();
+    if (a >= 0) kr += b.inv_inertia[a];
+    if (bb >= 0) kr += b.inv_inertia[bb];
+    r.roll_mass[i] = impulse::tangent_mass(kr, r.t1[i], r.t2[i]);
+    const Vec3* axes[2] = {&r.t1[i], &r.t2[i]};
+    for (int d = 0; d < 2; ++d) {
+      RestingTurn& row = r.roll_rows[2 * i + d];
+      row.ia = a >= 0 ? Vec3(b.inv_inertia[a] * *axes[d]) : Vec3::Zero();
+      row.ib = bb >= 0 ? Vec3(b.inv_inertia[bb] * *axes[d]) : Vec3::Zero();
+    }
+    w.wr0[i] = w.relative_spin(i, b);
+  }
+  // With a room, the shock pass's target: the contact may close by shock_depth of its shorter
+  // lever, less the depth it already has, beyond the gap (docs/design.md "The resting pass").
+  // Only rows with a dynamic upper body are read, and their lever is finite.
+  if (!r.shock_target.empty() && r.upper_body[i] >= 0) {
+    const double depth = std::max(0.0, -c.gap);
+    const double allowed = std::max(0.0, settings_.shock_depth * std::sqrt(w.lever2(i)) - depth);
+    r.shock_target[i] = r.target[i] - allowed / step_.h;
+  }
+}
+
+void RestingPass::build_rows_read_here(std::span<Contact> cs, std::span<const int> order,
+                                       RestingWork& w) const {
+  // This member's blocks' rows and the leftovers (it relaxes them), and the support rows of the
+  // bodies it settles in the shock pass: the other rows' turns and masses are never read here
+  // (their impulses come from their members, their bookings are summed there, and a row joining
+  // a closing round takes its velocities then).
+  const RestingShare& s = w.share;
+  const RestingRows& r = w.rows;
+  const bool shock = r.upper_body.size() == r.size();
+  for_each_row(w.parallel, r.size(), [&](std::size_t i) {
+    const int m = s.row_member[i];
+    const int up = shock ? r.upper_body[i] : -1;
+    if (m == s.me || m < 0 || (up >= 0 && s.body_member[static_cast<std::size_t>(up)] == s.me))
+      build_row(i, contact_of_row(cs, order, w, i), w);
+  });
 }
 
 void RestingPass::warm_start(RestingWork& w) const {

@@ -152,7 +152,12 @@ class RestingPass final : public Solver {
   SolverStats run(std::span<Contact> cs, std::span<const int> order, IslandBodies& b,
                   RestingWork& w, bool blocked);
   // The stages, in the order run() calls them.
-  void prepare_rows(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const;
+  /// Reads every contact into its row; with `build`, builds every row (build_row) too.
+  void prepare_rows(std::span<Contact> cs, std::span<const int> order, RestingWork& w,
+                    bool build) const;
+  /// A team's member builds only the rows it relaxes or settles a body on (share_setup done).
+  void build_rows_read_here(std::span<Contact> cs, std::span<const int> order,
+                            RestingWork& w) const;
   void warm_start(RestingWork& w) const;
   void sweep_all(RestingWork& w) const;
   double book_and_guard(RestingWork& w, std::span<const int> which) const;
@@ -164,6 +169,10 @@ class RestingPass final : public Solver {
   void count_left_approaching(RestingWork& w) const;
 
   // Parts of the stages.
+  /// What prepare_rows builds of row i beyond its contact's data: the turns, the masses, the
+  /// velocities before the pass and the shock pass's target; read only by the stages that
+  /// relax the row or settle its upper body.
+  void build_row(std::size_t i, const Contact& c, RestingWork& w) const;
   /// The normal velocity a contact may end the step with: 0, or for a contact still apart by
   /// g > 0 the speed that closes the gap within the step, -g / dt (a speculative contact).
   double target_speed(double gap) const {

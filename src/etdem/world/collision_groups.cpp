@@ -5,7 +5,10 @@
 
 #include <omp.h>
 
+#include "etdem/collision/contact_record.hpp"
+#include "etdem/core/byte_stream.hpp"
 #include "etdem/core/parallel.hpp"
+#include "etdem/solvers/solver_stats_record.hpp"
 
 namespace etdem {
 namespace {
@@ -21,8 +24,9 @@ void CollisionGroups::prepare(int threads) {
 }
 
 SolverStats CollisionGroups::resolve(Solver& solver, std::span<Contact> collisions,
-                                     IslandBodies& bodies, int thread) {
+                                     IslandBodies& bodies, int thread, RestingTeam* team) {
   groups_ = collisions.empty() ? 0 : 1;
+  shared_ = false;
   const auto nb = static_cast<std::size_t>(bodies.count);
   if (collisions.size() < 2 || nb == 0) return solver.resolve(collisions, bodies, thread);
   // The groups are the islands the collisions alone form (World's IslandBuilder: contacts and
@@ -39,19 +43,78 @@ SolverStats CollisionGroups::resolve(Solver& solver, std::span<Contact> collisio
     for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s)
       local_id_[groups_of_.body_order[s]] = s - groups_of_.body_start[g];
   stats_.assign(static_cast<std::size_t>(groups), SolverStats{});
-  const bool parallel = groups >= kParallelGroups && !inside_parallel() &&
+  if (team && team->members() > 1) {
+    solve_shared(solver, collisions, bodies, thread, *team);
+  } else {
+    which_.resize(static_cast<std::size_t>(groups));
+    std::iota(which_.begin(), which_.end(), 0);
+    solve_groups(solver, collisions, bodies, which_, thread);
+  }
+  // Summed in group order: the same bits whoever solved each group.
+  SolverStats total;
+  for (const SolverStats& s : stats_) total.add(s);
+  return total;
+}
+
+void CollisionGroups::solve_groups(Solver& solver, std::span<Contact> collisions,
+                                   IslandBodies& bodies, std::span<const int> which, int thread) {
+  const int count = static_cast<int>(which.size());
+  const bool parallel = count >= kParallelGroups && !inside_parallel() &&
                         static_cast<int>(local_.size()) > 1 && omp_get_max_threads() > 1;
   if (parallel) {
     const int team = std::min<int>(omp_get_max_threads(), static_cast<int>(local_.size()));
 #pragma omp parallel for schedule(dynamic, 8) num_threads(team)
-    for (int g = 0; g < groups; ++g)
+    for (int q = 0; q < count; ++q) {
+      const int g = which[static_cast<std::size_t>(q)];
       stats_[g] = solve_group(solver, collisions, bodies, g, omp_get_thread_num());
+    }
   } else {
-    for (int g = 0; g < groups; ++g) stats_[g] = solve_group(solver, collisions, bodies, g, thread);
+    for (const int g : which) stats_[g] = solve_group(solver, collisions, bodies, g, thread);
   }
-  SolverStats total;
-  for (const SolverStats& s : stats_) total.add(s);
-  return total;
+}
+
+void CollisionGroups::solve_shared(Solver& solver, std::span<Contact> collisions,
+                                   IslandBodies& bodies, int thread, RestingTeam& team) {
+  // A group goes to the member that settles its least body (where its grains live); the
+  // results of each go to every other member, which all read the whole island next.
+  shared_ = true;
+  const int groups = groups_of_.count(), me = team.member();
+  which_.clear();
+  for (int g = 0; g < groups; ++g)
+    if (team.body_member(groups_of_.body_order[groups_of_.body_start[g]]) == me)
+      which_.push_back(g);
+  solve_groups(solver, collisions, bodies, which_, thread);
+  ByteWriter out;
+  for (const int g : which_) {
+    out.put(static_cast<std::int32_t>(g));
+    put_stats(out, stats_[g]);
+    for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s) {
+      out.put(bodies.v[groups_of_.body_order[s]]);
+      out.put(bodies.w[groups_of_.body_order[s]]);
+    }
+    for (int k = groups_of_.contact_start[g]; k < groups_of_.contact_start[g + 1]; ++k)
+      put_contact(out, collisions[groups_of_.contact_order[k]]);
+  }
+  const std::string bytes = out.take();
+  std::vector<std::string> to(static_cast<std::size_t>(team.members()));
+  for (int m = 0; m < team.members(); ++m)
+    if (m != me) to[static_cast<std::size_t>(m)] = bytes;
+  for (const std::string& got : team.exchange(std::move(to))) {
+    ByteReader in(got);
+    while (!in.done()) {
+      const int g = in.get<std::int32_t>();
+      if (g < 0 || g >= groups)
+        throw ByteStreamError("a team member sent collision group " + std::to_string(g) + " of " +
+                              std::to_string(groups));
+      get_stats(in, stats_[g]);
+      for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s) {
+        in.get(bodies.v[groups_of_.body_order[s]]);
+        in.get(bodies.w[groups_of_.body_order[s]]);
+      }
+      for (int k = groups_of_.contact_start[g]; k < groups_of_.contact_start[g + 1]; ++k)
+        get_contact(in, collisions[groups_of_.contact_order[k]]);
+    }
+  }
 }
 
 SolverStats CollisionGroups::solve_group(Solver& solver, std::span<Contact> collisions,

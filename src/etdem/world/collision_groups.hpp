@@ -9,7 +9,9 @@
 // relative to the fastest approach it is given), on compact local arrays, and on every thread
 // when the caller is not already inside a parallel region. The result of a group depends only
 // on its own contacts and bodies, so it is the same bits on any number of threads or hosts
-// (docs/design.md, "Collision groups").
+// (docs/design.md, "Collision groups"). A team solving the island together
+// (solvers/resting_team.hpp) splits the groups: each member solves those whose least body it
+// settles and sends their results to the others.
 #pragma once
 
 #include <span>
@@ -17,6 +19,7 @@
 
 #include "etdem/collision/contact.hpp"
 #include "etdem/core/math.hpp"
+#include "etdem/solvers/resting_team.hpp"
 #include "etdem/solvers/solver.hpp"
 #include "etdem/world/islands.hpp"
 
@@ -30,11 +33,15 @@ class CollisionGroups {
   /// writes the bodies' velocities and the contacts as the solver leaves them. A single group
   /// goes to the solver as it is (no copy). Returns the groups' statistics, each group's
   /// dissipation netted (SolverStats::net_dissipation) and summed in group order. `thread`
-  /// indexes the solver's scratch when the groups run on this thread.
+  /// indexes the solver's scratch when the groups run on this thread. With a `team` of more
+  /// than one member (every member calling with the same island), each member solves its
+  /// groups and every member ends with every group's results.
   SolverStats resolve(Solver& solver, std::span<Contact> collisions, IslandBodies& bodies,
-                      int thread);
+                      int thread, RestingTeam* team = nullptr);
   /// Groups of the last resolve() (1 when it had a single group or none).
   int groups() const { return groups_; }
+  /// Whether the last resolve() split its groups over a team.
+  bool shared() const { return shared_; }
 
  private:
   /// A group's contacts and bodies, gathered: local body ids, ascending in island order.
@@ -47,6 +54,12 @@ class CollisionGroups {
   /// Solves group g alone with the solver's scratch `thread`.
   SolverStats solve_group(Solver& solver, std::span<Contact> collisions, IslandBodies& bodies,
                           int g, int thread);
+  /// Solves the groups listed (ascending), on every thread when many.
+  void solve_groups(Solver& solver, std::span<Contact> collisions, IslandBodies& bodies,
+                    std::span<const int> which, int thread);
+  /// The team's part: this member's groups solved, every group's results exchanged.
+  void solve_shared(Solver& solver, std::span<Contact> collisions, IslandBodies& bodies, int thread,
+                    RestingTeam& team);
 
   IslandBuilder builder_;           // the groups are the islands of the collisions alone
   Islands groups_of_;               // group g: its collisions and its bodies (island ids)
@@ -55,7 +68,9 @@ class CollisionGroups {
   std::vector<int> local_id_;       // per island body: its place among its group's bodies
   std::vector<SolverStats> stats_;  // per group
   std::vector<Local> local_;        // per thread
+  std::vector<int> which_;          // the groups solved here
   int groups_ = 0;
+  bool shared_ = false;
 };
 
 }  // namespace etdem

@@ -85,7 +85,7 @@ void IslandSolve::prepare(int threads) {
 
 IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver,
                                   RestingPass* resting, IslandState state,
-                                  std::span<Contact> contacts, int thread) {
+                                  std::span<Contact> contacts, int thread, RestingTeam* team) {
   IslandSolution out;
   IslandBodies& view = state.bodies;
   const double h = set.step.h, v_rest = set.resting_velocity;
@@ -109,7 +109,8 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   // Each contact's place in the solve order (on every thread when many, in the serial order
   // within each group), then the copies.
   sc.source.clear();
-  parallel_select(n, [&](std::size_t s) { return !resting || !slow(s); }, sc.source);
+  parallel_select(
+      n, [&](std::size_t s) { return !resting || !slow(s); }, sc.source);
   out.collisions = static_cast<int>(sc.source.size());
   if (resting) parallel_select(n, slow, sc.source);
   const std::size_t slot = sc.source.size();
@@ -169,8 +170,9 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     const Vec3 momentum_before = held ? island_momentum(view) : Vec3::Zero();
     // The collisions fall apart into groups that share no body: each is its own problem
     // (world/collision_groups.hpp).
-    out.stats = sc.groups.resolve(solver, collisions, view, thread);
+    out.stats = sc.groups.resolve(solver, collisions, view, thread, team);
     out.groups = sc.groups.groups();
+    out.groups_shared = sc.groups.shared() ? out.groups : 0;
     out.stats.net_dissipation();
     if (held) book_resting_kick(set, island_momentum(view) - momentum_before, out.stats);
     for (int s = 0; s < view.count; ++s)

@@ -18,6 +18,7 @@
 namespace etdem {
 
 class RestingPass;
+class RestingTeam;
 
 /// What the island's solve needs of the step and of the world's settings.
 struct IslandSolveSettings {
@@ -29,6 +30,7 @@ struct IslandSolveSettings {
 struct IslandSolution {
   int collisions = 0;         // contacts that went to the collision solver
   int groups = 0;             // the groups they formed (world/collision_groups.hpp)
+  int groups_shared = 0;      // of those, the groups split over a team's members
   double kick = 0.0;          // [J] kinetic energy the gravity split moved (booked as integration)
   SolverStats stats;          // collision solver
   SolverStats resting_stats;  // resting pass
@@ -84,8 +86,12 @@ class IslandSolve {
   /// Solves one island. `contacts` are in the serial order with island-local ids; their
   /// impulses are written (the warm start's impulses are read). `resting` is null when the
   /// collision solver also holds resting contacts. `thread` indexes the solvers' scratch.
+  /// With a `team` (null: alone), every member calls with the same island and the collision
+  /// groups are split over the members (world/collision_groups.hpp); the resting pass's team is
+  /// set on the pass itself (RestingPass::set_team).
   IslandSolution solve(const IslandSolveSettings& s, Solver& solver, RestingPass* resting,
-                       IslandState state, std::span<Contact> contacts, int thread);
+                       IslandState state, std::span<Contact> contacts, int thread,
+                       RestingTeam* team = nullptr);
 
  private:
   struct Scratch {

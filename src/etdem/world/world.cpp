@@ -231,7 +231,8 @@ IslandSolution World::solve_island(IslandState state, std::span<Contact> contact
   resting_pass_->set_team(team);
   IslandSolution out;
   try {
-    out = island_solve_.solve(set, *solver_, resting_pass_, state, contacts, omp_get_thread_num());
+    out = island_solve_.solve(set, *solver_, resting_pass_, state, contacts, omp_get_thread_num(),
+                              team);
   } catch (...) {
     resting_pass_->set_team(nullptr);
     throw;

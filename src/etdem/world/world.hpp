@@ -276,7 +276,8 @@ class World {
   /// Solves one island as resolve_islands solves each of the world's own (world/island_solve):
   /// `contacts` in the serial order with island-local ids; the sub-step's length and gravity.
   /// With `team`, an island the resting pass sweeps by blocks is solved together with the
-  /// team's other members, each holding it whole (solvers/resting_team.hpp).
+  /// team's other members, each holding it whole (solvers/resting_team.hpp): its collision
+  /// groups and the resting pass's blocks are split over the members.
   IslandSolution solve_island(IslandState state, std::span<Contact> contacts,
                               RestingTeam* team = nullptr);
   /// Whether the resting pass sweeps an island of `contacts` contacts by blocks.
