@@ -47,6 +47,8 @@ class ByteWriter {
     for (const T& v : values) put(v);
   }
 
+  /// Room for `n` bytes in all without growing (a writer that was taken starts empty).
+  void reserve(std::size_t n) { bytes_.reserve(n); }
   const std::string& bytes() const { return bytes_; }
   std::string take() { return std::move(bytes_); }
 

@@ -108,8 +108,13 @@ class TransportTeam final : public RestingTeam {
       if (m != t_.rank() && !to[static_cast<std::size_t>(m)].empty())
         out.push_back({m, std::move(to[static_cast<std::size_t>(m)])});
     std::vector<std::string> got(static_cast<std::size_t>(t_.size()));
-    for (Message& msg : t_.exchange(std::move(out)))
-      got[static_cast<std::size_t>(msg.peer)] += msg.bytes;
+    for (Message& msg : t_.exchange(std::move(out))) {
+      std::string& to_me = got[static_cast<std::size_t>(msg.peer)];
+      if (to_me.empty())
+        to_me = std::move(msg.bytes);
+      else
+        to_me += msg.bytes;
+    }
     return got;
   }
   void max(std::span<double> values) override { t_.max(values); }

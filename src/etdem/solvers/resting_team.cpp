@@ -154,20 +154,11 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, boo
   RestingShare& s = w.share;
   RestingRows& r = w.rows;
   const int nb = w.bodies.count;
-  ByteWriter out;
   // The bodies this member moved since the last sync, with the phase of their value.
   std::vector<int>& bodies = s.scratch;
   bodies.clear();
   for (int b = 0; b < nb; ++b)
     if (s.stamp[at(b)] >= s.shared_from) bodies.push_back(b);
-  out.put(static_cast<std::int32_t>(bodies.size()));
-  for (const int b : bodies) {
-    out.put(static_cast<std::int32_t>(b));
-    out.put(static_cast<std::int32_t>(s.stamp[at(b)]));
-    out.put(w.bodies.v[b]);
-    out.put(w.bodies.w[b]);
-    if (s.stir) out.put(w.stirred[at(b)]);
-  }
   // The impulses of this member's rows.
   std::vector<int>& rows = s.rows;
   rows.clear();
@@ -179,6 +170,19 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, boo
   } else if (which == SyncRows::kListed) {
     for (const int i : listed)
       if (s.row_member[at(i)] == s.me) rows.push_back(i);
+  }
+  ByteWriter out;
+  const std::size_t body_bytes = 8 + 6 * sizeof(double) + (s.stir ? sizeof(double) : 0);
+  const std::size_t row_bytes = 4 + 3 * sizeof(double) + (r.any_rolling ? 2 * sizeof(double) : 0);
+  out.reserve(12 + bodies.size() * body_bytes + rows.size() * row_bytes +
+              (stirred ? 4 * static_cast<std::size_t>(nb) : 0));
+  out.put(static_cast<std::int32_t>(bodies.size()));
+  for (const int b : bodies) {
+    out.put(static_cast<std::int32_t>(b));
+    out.put(static_cast<std::int32_t>(s.stamp[at(b)]));
+    out.put(w.bodies.v[b]);
+    out.put(w.bodies.w[b]);
+    if (s.stir) out.put(w.stirred[at(b)]);
   }
   out.put(static_cast<std::int32_t>(rows.size()));
   for (const int i : rows) {
