@@ -1,14 +1,16 @@
-// Processes that solve one large island's resting pass together (a run split over ranks,
-// docs/distributed.md "The pile's solve across ranks"). Each member holds the whole island and
-// runs every stage, but the stages over rows split their work: each block of the blocked order
-// (resting_blocks.hpp) belongs to one member (the team says which: a split run's rank whose box
-// holds the block's centre), the member sweeps the rows of its blocks, and
-// after each colour it sends the velocities it changed to the members whose rows read them.
-// The shock pass splits its bodies the same way, level by level. A stage ends with every member
-// holding every body's latest velocity and every row's impulse, so the stages between (the
-// booking, the marks, the set of a closing round) run whole on every member. Every member
-// visits every row in the order one process does, so the pass gives the one-process bits on
-// any number of members.
+// Processes that solve one large island together (a run split over ranks, docs/distributed.md
+// "The pile's solve across ranks"). Each member holds the whole island and runs every stage, but
+// the stages over rows split their work: each block of the blocked order (resting_blocks.hpp)
+// belongs to one member (the team says which: a split run's rank whose box holds the block's
+// centre), the member sweeps the rows of its blocks, and after each colour it sends the
+// velocities it changed to the members whose rows read them. The shock pass splits its bodies
+// the same way, level by level. A member builds only the rows it relaxes and those the bodies it
+// settles rest on (it reads the others' contacts), and before the pass the island's collision
+// groups go to the members that settle their smallest bodies (world/collision_groups.hpp). A
+// stage ends with every member holding every body's latest velocity and every row's impulse, so
+// the stages between (the booking, the marks, the set of a closing round) run whole on every
+// member. Every member visits every row in the order one process does, so the pass gives the
+// one-process bits on any number of members.
 #pragma once
 
 #include <cstdint>
