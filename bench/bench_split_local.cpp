@@ -13,15 +13,15 @@
 //         islands_shared=... groups_shared=...
 // where HASH is an FNV-1a hash of the grains' final positions and velocities: the same on any
 // rank count, shared or not (the split run's bits are the serial run's).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <mutex>
-#include <string>
-
-#include <chrono>
 
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/local_transport.hpp"
