@@ -97,6 +97,14 @@ TEST(CarriedContacts, BadRecordsAndContactsAreRefused) {
   ASSERT_FALSE(cs.empty());
   const std::string record = write_contact_record(cs);
   EXPECT_EQ(record.size(), 8 + cs.size() * kContactBytes);
+  {  // written in place into a stream: the bytes of the record put as one string value
+    ByteWriter copied, in_place;
+    copied.put(std::int32_t{7});
+    copied.put(record);
+    in_place.put(std::int32_t{7});
+    put_contact_record(in_place, cs);
+    EXPECT_EQ(in_place.bytes(), copied.bytes());
+  }
   std::vector<Contact> out(2);
   EXPECT_THROW(read_contact_record(record.substr(0, record.size() - 1), out), ByteStreamError);
   EXPECT_THROW(read_contact_record(record + "x", out), ByteStreamError);

@@ -36,6 +36,7 @@ TEST_P(IslandGather, EveryHostGetsExactlyThePartsOfItsIslands) {
   const auto root = [](int k) { return static_cast<std::int64_t>(1000 + 3 * k); };
   std::vector<std::vector<GatheredIsland>> got(ranks);
   std::vector<long> messages(ranks), remote_hosts(ranks);
+  std::vector<std::vector<IslandPart>> sent(ranks), expected_sent(ranks);
   run_local_ranks(ranks, [&](Transport& t) {
     const int me = t.rank();
     std::vector<IslandPart> parts;
@@ -46,13 +47,21 @@ TEST_P(IslandGather, EveryHostGetsExactlyThePartsOfItsIslands) {
         parts.push_back({root(k), host[k], part_text(root(k), me)});
         if (host[k] != me) hosts.insert(host[k]);
       }
+    for (const IslandPart& p : parts)
+      if (p.host != me) expected_sent[me].push_back(p);
     const long before = t.counters().messages;
-    got[me] = gather_islands(std::move(parts), t);
+    got[me] = gather_islands(std::move(parts), t, &sent[me]);
     messages[me] = t.counters().messages - before;
     remote_hosts[me] = static_cast<long>(hosts.size());
   });
   for (int r = 0; r < ranks; ++r) {
     EXPECT_EQ(messages[r], remote_hosts[r]) << "one message per other host, none to itself";
+    ASSERT_EQ(sent[r].size(), expected_sent[r].size()) << "the parts sent elsewhere, handed back";
+    for (std::size_t i = 0; i < sent[r].size(); ++i) {
+      EXPECT_EQ(sent[r][i].root, expected_sent[r][i].root);
+      EXPECT_EQ(sent[r][i].host, expected_sent[r][i].host);
+      EXPECT_EQ(sent[r][i].bytes, expected_sent[r][i].bytes);
+    }
     std::vector<GatheredIsland> expected;
     for (int k = 0; k < kIslands; ++k) {
       if (host[k] != r) continue;

@@ -26,6 +26,13 @@ std::string write_contact_record(std::span<const Contact> contacts) {
   return out.take();
 }
 
+void put_contact_record(ByteWriter& out, std::span<const Contact> contacts) {
+  const std::uint64_t record = sizeof(std::uint64_t) + contacts.size() * kContactBytes;
+  out.put(record);
+  out.put(static_cast<std::uint64_t>(contacts.size()));
+  for (const Contact& c : contacts) put_contact(out, c);
+}
+
 void read_contact_record(std::string_view record, std::vector<Contact>& out) {
   ByteReader in(record);
   const std::uint64_t n = in.count(kContactBytes);

@@ -24,6 +24,9 @@ inline constexpr std::size_t kContactBytes = 2 * 4 + 24 * 8;
 
 /// A list of contacts as one record (their count, then each contact), in their order.
 std::string write_contact_record(std::span<const Contact> contacts);
+/// Appends the record of `contacts` to `out` as one string value: the bytes of
+/// out.put(write_contact_record(contacts)), without the record's own copy.
+void put_contact_record(ByteWriter& out, std::span<const Contact> contacts);
 /// Appends the contacts of a record to `out`, in their order. Throws ByteStreamError for a
 /// truncated or overlong record, and then appends nothing.
 void read_contact_record(std::string_view record, std::vector<Contact>& out);

@@ -173,9 +173,10 @@ class DecomposedWorld final : public Domain {
   /// Collective: the islands hosted here that the resting pass sweeps by blocks (`shared` set
   /// for them) and those of the other hosts, each sent whole to every rank and solved by all
   /// together, host after host, root after root (solvers/resting_team.hpp). `kept`: this
-  /// rank's parts of the islands others host; `part_contacts`: its contacts of each island.
+  /// rank's parts of the islands others host (each moved out as it comes back);
+  /// `part_contacts`: its contacts of each island.
   void share_islands(const std::vector<GatheredIsland>& hosted,
-                     const std::map<std::int64_t, std::string>& kept,
+                     std::map<std::int64_t, std::string>& kept,
                      const std::map<std::int64_t, std::vector<int>>& part_contacts,
                      SubstepLists& lists, std::vector<char>& shared);
   /// The projection's contributions from the ranks that detected the contacts, to the grains'

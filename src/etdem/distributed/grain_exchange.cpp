@@ -17,7 +17,7 @@ void put(ByteWriter& w, const GrainRecord& g, bool copy) {
   w.put(g.gid);
   w.put(g.position);
   w.put(g.state);
-  w.put(write_contact_record(copy ? std::span<const Contact>() : std::span(g.carried)));
+  put_contact_record(w, copy ? std::span<const Contact>() : std::span(g.carried));
 }
 
 bool by_id(const GrainRecord& a, const GrainRecord& b) {

@@ -9,7 +9,8 @@
 
 namespace etdem::distributed {
 
-std::vector<GatheredIsland> gather_islands(std::vector<IslandPart> parts, Transport& transport) {
+std::vector<GatheredIsland> gather_islands(std::vector<IslandPart> parts, Transport& transport,
+                                           std::vector<IslandPart>* sent) {
   const int me = transport.rank(), ranks = transport.size();
   std::map<int, ByteWriter> writers;
   std::vector<std::pair<std::int64_t, std::string>> own;  // parts hosted here: no message
@@ -25,6 +26,7 @@ std::vector<GatheredIsland> gather_islands(std::vector<IslandPart> parts, Transp
     ByteWriter& w = writers[p.host];
     w.put(p.root);
     w.put(p.bytes);
+    if (sent) sent->push_back(std::move(p));
   }
   std::vector<Message> out;
   for (auto& [peer, w] : writers) out.push_back({peer, w.take()});

@@ -29,9 +29,11 @@ struct GatheredIsland {
 };
 
 /// Collective. Returns the islands this rank hosts that some rank sent a part of, by root
-/// ascending. Throws std::invalid_argument for a host outside the ranks, and
+/// ascending; with `sent`, the parts this rank sent to other hosts are handed back there, in
+/// their order. Throws std::invalid_argument for a host outside the ranks, and
 /// std::logic_error when one rank sends two parts of one island.
-std::vector<GatheredIsland> gather_islands(std::vector<IslandPart> parts, Transport& transport);
+std::vector<GatheredIsland> gather_islands(std::vector<IslandPart> parts, Transport& transport,
+                                           std::vector<IslandPart>* sent = nullptr);
 
 /// A result for the ranks listed (owner and ghost holders of a grain).
 struct Delivery {

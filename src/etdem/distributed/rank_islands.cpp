@@ -189,17 +189,17 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       for (int e = 0; e < 9; ++e) out.put(w.bodies.inv_inertia_world[i](e));
       out.put(static_cast<std::int8_t>(w.bodies.is_asleep(i) ? 1 : 0));
     }
-    out.put(write_contact_record(global));
+    put_contact_record(out, global);
     parts.push_back({root, labels[island_grain(sc.contacts[list.front()])].host, out.take()});
   }
   // A rank keeps its parts of the islands other ranks host: a large island comes back to be
   // solved by every rank together (share_islands), without its own part.
   const bool may_share = may_share_islands(w);
+  std::vector<IslandPart> sent;
+  const std::vector<GatheredIsland> hosted =
+      gather_islands(std::move(parts), t_, may_share ? &sent : nullptr);
   std::map<std::int64_t, std::string> kept;
-  if (may_share)
-    for (const IslandPart& p : parts)
-      if (p.host != t_.rank()) kept[p.root] = p.bytes;
-  const std::vector<GatheredIsland> hosted = gather_islands(std::move(parts), t_);
+  for (IslandPart& p : sent) kept[p.root] = std::move(p.bytes);
   // The results are written below as they come: this rank's grains' motion from zero, the
   // impulses of its contacts zero for contacts in no island, as in the serial step.
   motion.assign(n, Motion{});
@@ -354,7 +354,7 @@ bool DecomposedWorld::may_share_islands(const World& w) const {
 }
 
 void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
-                                    const std::map<std::int64_t, std::string>& kept,
+                                    std::map<std::int64_t, std::string>& kept,
                                     const std::map<std::int64_t, std::vector<int>>& part_contacts,
                                     SubstepLists& lists, std::vector<char>& shared) {
   // Each host reads its islands' headers: one the resting pass sweeps by blocks, and that is
@@ -427,7 +427,7 @@ void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
         if (it == kept.end())
           throw std::logic_error(fmt::format(
               "rank {}: island {} came back with a part of this rank it did not send", me, g.root));
-        g.parts[static_cast<std::size_t>(p)] = it->second;
+        g.parts[static_cast<std::size_t>(p)] = std::move(it->second);  // (each part comes once)
       }
       solve(g, m.peer);
     }

@@ -98,7 +98,7 @@ void DecomposedWorld::gather(World& full, bool warm_start) {
       c.b = static_cast<int>(gid_[c.b]);
     }
   }
-  out.put(write_contact_record(contacts));
+  put_contact_record(out, contacts);
   for (const GrainRecord& r : grains_.owned) {
     out.put(r.gid);
     out.put(write_body_record(local_.bodies, local_of_[r.gid]));

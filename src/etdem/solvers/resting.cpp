@@ -83,7 +83,7 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   warm_start(w);
   sweep_all(w);
   if (w.share.team)
-    share_sync(w, SyncRows::kAll, {}, false);  // every row's impulses, every body's velocity
+    share_sync(w, SyncRows::kAll, {});  // every row's impulses, every body's velocity
   // 0, 1, ..., n - 1: every row (kept from island to island, extended when an island is larger).
   for (std::size_t i = w.all.size(); i < n; ++i) w.all.push_back(static_cast<int>(i));
   w.pn_base.assign(n, 0.0);

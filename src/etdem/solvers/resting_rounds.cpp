@@ -196,6 +196,11 @@ bool RestingPass::grow(RestingWork& w) const {
   // and many bodies were stirred, the threads share them and claim the rows that join
   // (`in_round`, exchanged atomically: a row of two stirred bodies is found twice). The joined
   // rows are sorted and merged into the set: the same set, the same bits, on any thread count.
+  // A team: each member joins its own rows of the bodies stirred anywhere (share_stirred) and
+  // the leftovers' alike, so the set's rows are joined where they are swept; whether any joined
+  // is the team's answer.
+  RestingShare& s = w.share;
+  if (s.team) share_stirred(w);
   const std::size_t count = w.left.size();
   w.stirred_bodies.clear();
   for (std::vector<int>& list : w.stirred_of_thread) {
@@ -227,6 +232,9 @@ bool RestingPass::grow(RestingWork& w) const {
       w.stirred[body] = 0.0;
       for (int j = w.contact_start[body]; j < w.contact_start[body + 1]; ++j) {
         const int i = w.contacts_of[j];
+        if (s.team && s.row_member[static_cast<std::size_t>(i)] >= 0 &&
+            s.row_member[static_cast<std::size_t>(i)] != s.me)
+          continue;
         if (is_set(w.in_round[i], atomic)) continue;
         if (!w.closes_beyond(static_cast<std::size_t>(i), kJoinShare, dt)) continue;
         if (!claim(w.in_round[i], atomic)) continue;
@@ -247,20 +255,24 @@ bool RestingPass::grow(RestingWork& w) const {
   }
   for (int th = 0; th < team; ++th)
     w.left.insert(w.left.end(), w.joined_of_thread[th].begin(), w.joined_of_thread[th].end());
-  if (w.left.size() == count) return false;
-  std::sort(w.left.begin() + count, w.left.end());
-  std::inplace_merge(w.left.begin(), w.left.begin() + count, w.left.end());
-  return true;
+  const bool grew = w.left.size() != count;
+  if (grew) {
+    std::sort(w.left.begin() + count, w.left.end());
+    std::inplace_merge(w.left.begin(), w.left.begin() + count, w.left.end());
+  }
+  if (!s.team) return grew;
+  std::int64_t any[1] = {grew ? 1 : 0};
+  s.team->sum(any);
+  return any[0] != 0;
 }
 
 bool RestingPass::sweep_round(RestingWork& w, int k) const {
   if (w.share.team) {
-    // A team: this member's blocks, colour by colour; then every member holds the round's
-    // velocities, impulses and stirred bodies, and grows the set alike.
+    // A team: this member's rows of the set, colour by colour, each colour's moves passed to
+    // the members whose rows read them (their stir with them), then the leftovers.
     w.share.stir = true;
     const RestingSweep sw =
         run_shared(w, w.left, false, [&](std::size_t i, RestingSweep& mine) { close(w, i, mine); });
-    share_sync(w, SyncRows::kListed, w.left, true);
     return finish_sweep(w, sw, k, std::ssize(w.left));
   }
   const RestingSweep sw = run_subset(
@@ -272,12 +284,25 @@ bool RestingPass::sweep_round(RestingWork& w, int k) const {
 void RestingPass::follow(RestingWork& w, int bound) const {
   // Sweeps of the round's set until converged with none joining, at most `bound`; reaching the
   // bound is counted.
-  for (int k = 0; k < bound; ++k) {
-    const bool converged = sweep_round(w, k);
-    if (k + 1 < bound && grow(w)) continue;
-    if (converged) return;
+  bool converged = false;
+  for (int k = 0; k < bound && !converged; ++k) {
+    converged = sweep_round(w, k);
+    if (k + 1 < bound && grow(w)) converged = false;
   }
-  ++w.stats.guards_fired;
+  if (!converged) ++w.stats.guards_fired;
+  if (!w.share.team) return;
+  // A team: each member grew the set by its own rows (and the leftovers, alike). Every member
+  // now takes every body's latest velocity, the impulses of the set's rows, and the rows the
+  // others joined, each joined here from the round's start as its member joined it.
+  const std::size_t count = w.left.size();
+  share_sync(w, SyncRows::kListed, w.left, [&](int i) {
+    w.in_round[static_cast<std::size_t>(i)] = 1;
+    join(w, i);
+    w.left.push_back(i);
+  });
+  std::sort(w.left.begin() + static_cast<std::ptrdiff_t>(count), w.left.end());
+  std::inplace_merge(w.left.begin(), w.left.begin() + static_cast<std::ptrdiff_t>(count),
+                     w.left.end());
 }
 
 void RestingPass::close_rounds(RestingWork& w) const {

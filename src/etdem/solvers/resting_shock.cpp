@@ -218,7 +218,7 @@ void RestingPass::settle_shared(RestingWork& w, int levels) const {
     for (int& q : mine) q = w.by_height[w.by_level[q]].second;
     share_phase(w, mine, s.shock_readers);
   }
-  share_sync(w, SyncRows::kNone, {}, false);
+  share_sync(w, SyncRows::kNone, {});
 }
 
 RestingSettled RestingPass::settle_body(int body, RestingWork& w,

@@ -150,7 +150,8 @@ void share_maxima(RestingWork& w, RestingSweep& total) {
   total.updates = 0;
 }
 
-void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, bool stirred) {
+void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed,
+                const std::function<void(int)>& first_seen) {
   RestingShare& s = w.share;
   RestingRows& r = w.rows;
   const int nb = w.bodies.count;
@@ -174,8 +175,7 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, boo
   ByteWriter out;
   const std::size_t body_bytes = 8 + 6 * sizeof(double) + (s.stir ? sizeof(double) : 0);
   const std::size_t row_bytes = 4 + 3 * sizeof(double) + (r.any_rolling ? 2 * sizeof(double) : 0);
-  out.reserve(12 + bodies.size() * body_bytes + rows.size() * row_bytes +
-              (stirred ? 4 * static_cast<std::size_t>(nb) : 0));
+  out.reserve(8 + bodies.size() * body_bytes + rows.size() * row_bytes);
   out.put(static_cast<std::int32_t>(bodies.size()));
   for (const int b : bodies) {
     out.put(static_cast<std::int32_t>(b));
@@ -194,17 +194,6 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, boo
       out.put(r.pr[at(i)].x());
       out.put(r.pr[at(i)].y());
     }
-  }
-  // The bodies whose stir crossed its limit here (grow looks at each once: duplicates from the
-  // leftovers, which every member sweeps, are removed below).
-  if (stirred) {
-    std::vector<int>& list = w.stirred_of_thread[0];
-    for (std::size_t th = 1; th < w.stirred_of_thread.size(); ++th) {
-      list.insert(list.end(), w.stirred_of_thread[th].begin(), w.stirred_of_thread[th].end());
-      w.stirred_of_thread[th].clear();
-    }
-    out.put(static_cast<std::int32_t>(list.size()));
-    for (const int b : list) out.put(static_cast<std::int32_t>(b));
   }
   const std::vector<std::string> got = to_every_member(s, out.take());
   for (int m = 0; m < s.members; ++m) {
@@ -229,6 +218,7 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, boo
     const int row_count = in.get<std::int32_t>();
     for (int q = 0; q < row_count; ++q) {
       const std::size_t i = at(in.get<std::int32_t>());
+      if (first_seen && !w.in_round[i]) first_seen(static_cast<int>(i));
       in.get(r.pn[i]);
       r.pt[i].x() = in.get<double>();
       r.pt[i].y() = in.get<double>();
@@ -237,17 +227,33 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, boo
         r.pr[i].y() = in.get<double>();
       }
     }
-    if (stirred) {
-      const int crossed = in.get<std::int32_t>();
-      for (int q = 0; q < crossed; ++q) w.stirred_of_thread[0].push_back(in.get<std::int32_t>());
-    }
-  }
-  if (stirred) {
-    std::vector<int>& list = w.stirred_of_thread[0];
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
   }
   s.shared_from = s.phase;
+}
+
+void share_stirred(RestingWork& w) {
+  RestingShare& s = w.share;
+  std::vector<int>& list = w.stirred_of_thread[0];
+  for (std::size_t th = 1; th < w.stirred_of_thread.size(); ++th) {
+    list.insert(list.end(), w.stirred_of_thread[th].begin(), w.stirred_of_thread[th].end());
+    w.stirred_of_thread[th].clear();
+  }
+  // A body the leftovers stirred was found on every member alike; the others on the member
+  // whose row crossed the limit, which tells the members whose rows move the body too.
+  const std::uint64_t mine = std::uint64_t{1} << s.me;
+  std::vector<ByteWriter>& out = s.out;
+  out.resize(at(s.members));
+  for (const int body : list)
+    for (std::uint64_t to = s.readers[at(body)] & ~mine; to != 0; to &= to - 1)
+      out[at(std::countr_zero(to))].put(static_cast<std::int32_t>(body));
+  std::vector<std::string> to(at(s.members));
+  for (int m = 0; m < s.members; ++m) to[at(m)] = out[at(m)].take();
+  for (const std::string& bytes : s.team->exchange(std::move(to))) {
+    ByteReader in(bytes);
+    while (!in.done()) list.push_back(in.get<std::int32_t>());
+  }
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
 }
 
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts) {

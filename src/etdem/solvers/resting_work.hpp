@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <span>
 #include <utility>
@@ -342,9 +343,15 @@ void share_maxima(RestingWork& w, RestingSweep& total);
 /// Which rows' impulses a sync carries: none, every row of the member's blocks, or those of the
 /// rows listed.
 enum class SyncRows { kNone, kAll, kListed };
-/// Every member's latest bodies and the impulses of its rows (`which`; kListed: of `listed`),
-/// and with `stirred` the bodies whose stir crossed its limit, to every member.
-void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed, bool stirred);
+/// Every member's latest bodies and the impulses of its rows (`which`; kListed: of `listed`), to
+/// every member. With kListed, `first_seen(i)` is called for a row another member sent that is
+/// not in this member's round (in_round), before its impulses are taken: a row it joined.
+void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed,
+                const std::function<void(int)>& first_seen = {});
+/// After a sweep of a closing round: the bodies whose stir crossed its limit here to the other
+/// members whose rows move them (readers), and theirs here; every list of stirred bodies ends
+/// merged into the first thread's, ascending, each body once.
+void share_stirred(RestingWork& w);
 /// Each member's exact sums and integer counts, summed over the team in place (collective).
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts);
 /// The team's updates in the stages over rows, summed (collective).
