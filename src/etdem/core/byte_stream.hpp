@@ -83,6 +83,14 @@ class ByteReader {
     s.assign(bytes_.data() + pos_, n);
     pos_ += n;
   }
+  /// A string written by ByteWriter::put(string), as a view into the bytes read (valid as long
+  /// as they are), without a copy.
+  std::string_view view() {
+    const std::uint64_t n = count(1);
+    const std::string_view s = bytes_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
   /// A vector written by ByteWriter::put(vector); `min_bytes` is the least an element takes, so
   /// a corrupted length is refused before anything is allocated.
   template <class T>

@@ -77,7 +77,6 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   st.neighbours = static_cast<long>(out.size());
   std::vector<Message> messages;
   for (auto& [peer, w] : out) messages.push_back({peer, w.take()});
-  std::string record;
   for (const Message& m : transport.exchange(std::move(messages))) {
     ByteReader r(m.bytes);
     while (!r.done()) {
@@ -86,8 +85,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
       g.gid = r.get<std::int64_t>();
       r.get(g.position);
       r.get(g.state);
-      r.get(record);
-      read_contact_record(record, g.carried);
+      read_contact_record(r.view(), g.carried);
       if (owner == me) {
         owned.push_back(std::move(g));
         ++st.migrated_in;
@@ -97,16 +95,21 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
       }
     }
   }
-  std::sort(owned.begin(), owned.end(), by_id);
-  grains.owned = std::move(owned);
-  // Ghosts ascending by id, each with its owner (a grain comes once: from its old owner).
-  std::vector<std::size_t> order(ghosts.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return ghosts[a].gid < ghosts[b].gid; });
+  // Both lists ascending by id, a ghost with its owner (a grain comes once: from its old owner).
+  // The records are sorted through their indices, each moved once: the grains kept come in
+  // order, the arrivals after them.
+  auto ascending = [](const std::vector<GrainRecord>& records) {
+    std::vector<std::size_t> order(records.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return by_id(records[a], records[b]); });
+    return order;
+  };
+  grains.owned.clear();
+  for (const std::size_t k : ascending(owned)) grains.owned.push_back(std::move(owned[k]));
   grains.ghosts.clear();
   grains.ghost_owner.clear();
-  for (std::size_t k : order) {
+  for (const std::size_t k : ascending(ghosts)) {
     grains.ghosts.push_back(std::move(ghosts[k]));
     grains.ghost_owner.push_back(ghost_owner[k]);
   }

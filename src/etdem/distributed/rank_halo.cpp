@@ -42,7 +42,6 @@ void DecomposedWorld::rebuild_local(double h) {
   owned_.assign(n, 0);
   for (const std::int64_t g : before) local_of_[g] = -1;  // sized once (constructor)
   std::vector<World::SleepState> sleep(n);
-  std::string body;
   for (int l = 0; l < n; ++l) {
     const Entry& e = entries[l];
     gid_[l] = e.gid;
@@ -54,7 +53,7 @@ void DecomposedWorld::rebuild_local(double h) {
     }
     const GrainRecord& r = e.kind == 1 ? grains_.owned[e.index] : grains_.ghosts[e.index];
     ByteReader reader(r.state);
-    reader.get(body);
+    const std::string_view body = reader.view();
     sleep[l] = read_sleep_state(reader);
     append_body_record(body, bodies);
     if (e.kind == 1)

@@ -240,12 +240,11 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
 
   // 4. The results: the owned grains' velocities and motion, the impulses of the contacts
   //    detected here.
-  std::string grains_text, impulses_text, corrections_text;
   for (const Message& m : received) {
     ByteReader in(m.bytes);
-    in.get(grains_text);
-    in.get(impulses_text);
-    in.get(corrections_text);
+    const std::string_view grains_text = in.view();
+    const std::string_view impulses_text = in.view();
+    const std::string_view corrections_text = in.view();
     ByteReader cr(corrections_text);  // project_hosted's sums of grains owned here
     while (!cr.done()) {
       GrainSum g;
@@ -473,10 +472,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       pg.asleep = in.get<std::int8_t>() != 0;
       island.push_back(pg);
     }
-    std::string record;
-    in.get(record);
     const std::size_t before = contacts.size();
-    read_contact_record(record, contacts);
+    read_contact_record(in.view(), contacts);
     for (std::size_t k = before; k < contacts.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k - before));
   }
