@@ -238,6 +238,11 @@ void expect_serial(const Options& o, long steps) {
     EXPECT_EQ(a.largest_island, b.largest_island);
     EXPECT_EQ(a.collisions, b.collisions);
     EXPECT_EQ(a.resting.iterations, b.resting.iterations);
+    EXPECT_EQ(a.resting.rounds, b.resting.rounds);
+    EXPECT_EQ(a.resting.guards_fired, b.resting.guards_fired);
+    EXPECT_EQ(a.resting.approaching_left, b.resting.approaching_left);
+    EXPECT_EQ(a.resting.shock_bound_reached, b.resting.shock_bound_reached);
+    EXPECT_EQ(a.resting.energy_guards, b.resting.energy_guards);
     EXPECT_EQ(a.solver.iterations, b.solver.iterations);
     EXPECT_EQ(a.max_penetration, b.max_penetration);
     EXPECT_EQ(a.split_steps, b.split_steps);

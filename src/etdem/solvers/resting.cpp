@@ -102,7 +102,6 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   w.stats.negative_dissipation_to_integration();
   store(cs, order, w);
   count_left_approaching(w);
-  if (w.share.team) w.stats.iterations += share_updates(w);
 
   if (blocked) {
     parallel_for(static_cast<std::size_t>(b.count), [&](std::size_t k) {
@@ -282,7 +281,18 @@ void RestingPass::count_left_approaching(RestingWork& w) const {
   // speculative contact apart by g > 0 may approach at g / dt and end touching), by more than
   // approach_tolerance of its lever.
   mark_approaching(w);
-  for (const char m : w.marks) w.stats.approaching_left += m;
+  const RestingShare& s = w.share;
+  std::int64_t counts[2] = {0, s.updates};  // the rows left approaching; a team member's updates
+  for (std::size_t i = 0; i < w.marks.size(); ++i)
+    if (w.marks[i] && (!s.team || s.row_member[i] == s.me || (s.row_member[i] < 0 && s.me == 0)))
+      ++counts[0];
+  // A team marks each row on its member (the leftovers on every member, counted on the first),
+  // and counts its updates apart: both summed in one reduction.
+  if (s.team) {
+    share_sums(w, {}, counts);
+    w.stats.iterations += static_cast<long>(counts[1]);
+  }
+  w.stats.approaching_left += static_cast<long>(counts[0]);
 }
 
 }  // namespace etdem

@@ -166,6 +166,8 @@ class RestingPass final : public Solver {
   void shock_pass(RestingWork& w) const;
   void close_rounds(RestingWork& w) const;
   void store(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const;
+  /// Counts the rows left approaching after the pass (stats.approaching_left); a team's members
+  /// mark their own rows, and their counts and updates are summed here.
   void count_left_approaching(RestingWork& w) const;
 
   // Parts of the stages.

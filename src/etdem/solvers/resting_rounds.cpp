@@ -122,12 +122,17 @@ void close(RestingWork& w, std::size_t i, RestingSweep& sw) {
 void RestingPass::mark_approaching(RestingWork& w) const {
   // Once marked, only the rows of bodies a later stage may have moved (moved) are looked at
   // again: the others' velocities are the same bits, so are their marks.
+  // A team member marks only the rows it sweeps (its blocks' and the leftovers).
   const std::size_t n = w.rows.size();
   const double share = settings_.approach_tolerance, dt = step_.h;
+  const RestingShare& s = w.share;
+  auto here = [&](std::size_t i) {
+    return !s.team || s.row_member[i] < 0 || s.row_member[i] == s.me;
+  };
   if (!w.marked) {
     w.marks.assign(n, 0);
     for_each_row(w.parallel, n, [&](std::size_t i) {
-      if (w.closes_beyond(i, share, dt)) w.marks[i] = 1;
+      if (here(i) && w.closes_beyond(i, share, dt)) w.marks[i] = 1;
     });
     w.moved.assign(static_cast<std::size_t>(w.bodies.count), 0);
     w.marked = true;
@@ -135,7 +140,8 @@ void RestingPass::mark_approaching(RestingWork& w) const {
   }
   auto moved = [&](int body) { return body >= 0 && w.moved[static_cast<std::size_t>(body)]; };
   for_each_row(w.parallel, n, [&](std::size_t i) {
-    if (moved(w.rows.a[i]) || moved(w.rows.b[i])) w.marks[i] = w.closes_beyond(i, share, dt);
+    if (here(i) && (moved(w.rows.a[i]) || moved(w.rows.b[i])))
+      w.marks[i] = w.closes_beyond(i, share, dt);
   });
   std::fill(w.moved.begin(), w.moved.end(), 0);
 }
@@ -329,7 +335,13 @@ void RestingPass::close_rounds(RestingWork& w) const {
     w.left.clear();
     parallel_select(
         n, [&](std::size_t i) { return w.marks[i] != 0; }, w.left);
-    if (w.left.empty()) break;
+    if (w.share.team) {  // each member's rows: the round runs if any member marked one
+      std::int64_t any[1] = {w.left.empty() ? 0 : 1};
+      w.share.team->sum(any);
+      if (any[0] == 0) break;
+    } else if (w.left.empty()) {
+      break;
+    }
     build_lists(w);
     w.v0.assign(w.bodies.v, w.bodies.v + w.bodies.count);
     w.w0.assign(w.bodies.w, w.bodies.w + w.bodies.count);

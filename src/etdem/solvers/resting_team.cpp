@@ -275,10 +275,4 @@ void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t
   std::copy(all.end() - static_cast<long>(counts.size()), all.end(), counts.begin());
 }
 
-long share_updates(RestingWork& w) {
-  std::int64_t u[1] = {w.share.updates};
-  share_sums(w, {}, u);
-  return static_cast<long>(u[0]);
-}
-
 }  // namespace etdem

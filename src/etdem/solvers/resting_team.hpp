@@ -7,10 +7,10 @@
 // the same way, level by level. A member builds only the rows it relaxes and those the bodies it
 // settles rest on (it reads the others' contacts), and before the pass the island's collision
 // groups go to the members that settle their smallest bodies (world/collision_groups.hpp). A
-// stage ends with every member holding every body's latest velocity and every row's impulse, so
-// the stages between (the booking, the marks, the set of a closing round) run whole on every
-// member. Every member visits every row in the order one process does, so the pass gives the
-// one-process bits on any number of members.
+// closing round's set is marked and grown by member, each its own rows. A stage ends with every
+// member holding every body's latest velocity and every row's impulse, so the booking and its
+// guard run whole on every member. Every member visits every row in the order one process does,
+// so the pass gives the one-process bits on any number of members.
 #pragma once
 
 #include <cstdint>

@@ -338,7 +338,7 @@ void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell);
 void share_phase(RestingWork& w, std::span<const int> moved,
                  const std::vector<std::uint64_t>& readers);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
-/// counted apart (share_updates).
+/// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
 void share_maxima(RestingWork& w, RestingSweep& total);
 /// Which rows' impulses a sync carries: none, every row of the member's blocks, or those of the
 /// rows listed.
@@ -354,8 +354,6 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed,
 void share_stirred(RestingWork& w);
 /// Each member's exact sums and integer counts, summed over the team in place (collective).
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts);
-/// The team's updates in the stages over rows, summed (collective).
-long share_updates(RestingWork& w);
 
 /// Calls f(i, sweep) for the rows `which` (all rows when `all`, else ascending) of the blocks of
 /// this team member, colour by colour, sharing what each colour moved, then for the leftovers on
