@@ -134,6 +134,7 @@ struct SplitRun {
   long spanning = 0, migrated = 0, ghosts = 0;
   long shared = 0;         // islands every rank solved together
   long groups_shared = 0;  // their collision groups, split over the ranks
+  long shared_direct = 0;  // of the islands shared, those every rank sent its part of itself
   long most_spanned = 0;   // the most ranks one island came from
   long rebalances = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
@@ -155,6 +156,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     const long most_spanned = static_cast<long>(t.max(static_cast<double>(st.most_ranks_spanned)));
     const long shared = t.sum(st.islands_shared);
     const long groups_shared = t.sum(st.groups_shared);
+    const long shared_direct = t.sum(st.islands_shared_direct);
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
                ghosts = t.sum(st.ghosts);
     const long most_owned = static_cast<long>(t.max(split.owned_count())),
@@ -170,6 +172,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.spanning = spanning, out.migrated = migrated, out.ghosts = ghosts;
     out.shared = shared;
     out.groups_shared = groups_shared;
+    out.shared_direct = shared_direct;
     out.most_spanned = most_spanned;
     out.rebalances = st.rebalances;
     out.most_owned = most_owned, out.all_owned = all_owned;
@@ -275,11 +278,16 @@ void expect_serial(const Options& o, long steps) {
     if (o.blocks && ranks > 1) {
       EXPECT_GT(r.shared, 0) << "the pile's resting pass solved by every rank together";
       EXPECT_GT(r.groups_shared, 0) << "grains landing on the shared pile: groups split";
-      std::printf("%d ranks: %ld islands solved by every rank together, %ld collision groups\n",
-                  ranks, r.shared, r.groups_shared);
+      EXPECT_GT(r.shared_direct, 0) << "a pile shared again: its parts straight to every rank";
+      EXPECT_LT(r.shared_direct, r.shared) << "each pile first shared through its host";
+      std::printf(
+          "%d ranks: %ld islands solved by every rank together (%ld sent straight to every "
+          "rank), %ld collision groups\n",
+          ranks, r.shared, r.shared_direct, r.groups_shared);
     } else {
       EXPECT_EQ(r.shared, 0);
       EXPECT_EQ(r.groups_shared, 0);
+      EXPECT_EQ(r.shared_direct, 0);
     }
     if (!o.boxes && !o.net && !o.sleep && !o.wall_correction && !o.rebalance && !o.blocks) {
       // The settled pour is one pile across every rank: one island came from all of them.

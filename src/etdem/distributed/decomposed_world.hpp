@@ -37,16 +37,17 @@ namespace etdem::distributed {
 
 /// What the decomposition moved, summed over the run on this rank (the scaling model's inputs).
 struct DecomposedStats {
-  long owned = 0, ghosts = 0;   // grain-steps held
-  long islands_hosted = 0;      // islands this rank resolved
-  long islands_spanning = 0;    // of which parts came from other ranks
-  long islands_shared = 0;      // of which every rank solved its resting pass together
-  long groups_shared = 0;       // their collision groups, split over the ranks
-  long most_ranks_spanned = 0;  // the most ranks one island hosted here came from
-  long label_rounds = 0;        // island label rounds
-  long migrated = 0;            // grains that arrived from another rank
-  long rebalances = 0;          // times the rank boxes were drawn again (the same on every rank)
-  long contacts = 0;            // contact points detected here, summed over the sub-steps
+  long owned = 0, ghosts = 0;      // grain-steps held
+  long islands_hosted = 0;         // islands this rank resolved
+  long islands_spanning = 0;       // of which parts came from other ranks
+  long islands_shared = 0;         // of which every rank solved its resting pass together
+  long islands_shared_direct = 0;  // of which each rank sent its part to every rank itself
+  long groups_shared = 0;          // their collision groups, split over the ranks
+  long most_ranks_spanned = 0;     // the most ranks one island hosted here came from
+  long label_rounds = 0;           // island label rounds
+  long migrated = 0;               // grains that arrived from another rank
+  long rebalances = 0;             // times the rank boxes were drawn again (the same on every rank)
+  long contacts = 0;               // contact points detected here, summed over the sub-steps
 };
 
 class DecomposedWorld final : public Domain {
@@ -170,12 +171,15 @@ class DecomposedWorld final : public Domain {
   /// Whether an island may be solved by every rank together: the resting pass sweeps large
   /// islands by blocks, and the ranks are several and few enough for a team.
   bool may_share_islands(const World& w) const;
-  /// Collective: the islands hosted here that the resting pass sweeps by blocks (`shared` set
-  /// for them) and those of the other hosts, each sent whole to every rank and solved by all
-  /// together, host after host, root after root (solvers/resting_team.hpp). `kept`: this
-  /// rank's parts of the islands others host (each moved out as it comes back);
-  /// `part_contacts`: its contacts of each island.
-  void share_islands(const std::vector<GatheredIsland>& hosted,
+  /// Collective: the islands every rank received whole (`direct`, the last sub-step's shared
+  /// islands, root after root), then the islands hosted here that the resting pass sweeps by
+  /// blocks (`shared` set for them) and those of the other hosts, each sent whole to every rank,
+  /// host after host, root after root: each solved by all together
+  /// (solvers/resting_team.hpp). `kept`: this rank's parts of the islands others host (each
+  /// moved out as it comes back); `part_contacts`: its contacts of each island. Sets
+  /// shared_roots_.
+  void share_islands(const std::vector<GatheredIsland>& direct,
+                     const std::vector<GatheredIsland>& hosted,
                      std::map<std::int64_t, std::string>& kept,
                      const std::map<std::int64_t, std::vector<int>>& part_contacts,
                      SubstepLists& lists, std::vector<char>& shared);
@@ -230,6 +234,9 @@ class DecomposedWorld final : public Domain {
   /// share islands (may_share_islands).
   long last_largest_island_ = 0;
   bool shared_islands_ = false;  // set_shared_islands
+  /// The roots of the islands solved by every rank together in the last sub-step (ascending, the
+  /// same on every rank): their parts go from every rank straight to every other.
+  std::vector<std::int64_t> shared_roots_;
   long hosted_penetrating_ = 0;
   DecomposedStats stats_;
 };

@@ -194,12 +194,44 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   }
   // A rank keeps its parts of the islands other ranks host: a large island comes back to be
   // solved by every rank together (share_islands), without its own part.
+  // An island every rank solved together last sub-step goes from each rank that holds some of
+  // it straight to every other rank (no round through its host); the others to their hosts.
   const bool may_share = may_share_islands(w);
+  if (!may_share) shared_roots_.clear();
+  auto shared_before = [&](std::int64_t root) {
+    return std::binary_search(shared_roots_.begin(), shared_roots_.end(), root);
+  };
+  std::map<std::int64_t, std::string> direct_own;  // this rank's parts of those
+  std::vector<IslandPart> to_hosts;
+  for (IslandPart& p : parts) {
+    if (!shared_before(p.root)) {
+      to_hosts.push_back(std::move(p));
+      continue;
+    }
+    for (int d = 0; d < t_.size(); ++d)
+      if (d != t_.rank()) to_hosts.push_back({p.root, d, p.bytes});
+    direct_own[p.root] = std::move(p.bytes);
+  }
   std::vector<IslandPart> sent;
-  const std::vector<GatheredIsland> hosted =
-      gather_islands(std::move(parts), t_, may_share ? &sent : nullptr);
+  std::vector<GatheredIsland> hosted =
+      gather_islands(std::move(to_hosts), t_, may_share ? &sent : nullptr);
   std::map<std::int64_t, std::string> kept;
-  for (IslandPart& p : sent) kept[p.root] = std::move(p.bytes);
+  for (IslandPart& p : sent)
+    if (!shared_before(p.root)) kept[p.root] = std::move(p.bytes);
+  std::vector<GatheredIsland> direct;  // whole, by root, on every rank
+  if (!shared_roots_.empty()) {
+    std::vector<GatheredIsland> rest;
+    for (GatheredIsland& g : hosted) (shared_before(g.root) ? direct : rest).push_back(std::move(g));
+    hosted.swap(rest);
+    for (auto& [root, bytes] : direct_own) {  // this rank's part in its place, by source rank
+      auto g = std::lower_bound(direct.begin(), direct.end(), root,
+                                [](const GatheredIsland& x, std::int64_t r) { return x.root < r; });
+      if (g == direct.end() || g->root != root) g = direct.insert(g, GatheredIsland{root, {}, {}});
+      const auto at = std::lower_bound(g->from.begin(), g->from.end(), t_.rank());
+      g->parts.insert(g->parts.begin() + (at - g->from.begin()), std::move(bytes));
+      g->from.insert(at, t_.rank());
+    }
+  }
   // The results are written below as they come: this rank's grains' motion from zero, the
   // impulses of its contacts zero for contacts in no island, as in the serial step.
   motion.assign(n, Motion{});
@@ -221,7 +253,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   hosted_sums_.clear();
   w.prepare_island_solve();
   std::vector<char> shared(hosted.size(), 0);
-  if (may_share) share_islands(hosted, kept, part_contacts, lists, shared);
+  if (may_share) share_islands(direct, hosted, kept, part_contacts, lists, shared);
   for (std::size_t k = 0; k < hosted.size(); ++k)
     if (!shared[k]) solve_hosted(hosted[k], lists, to_owner, to_source, to_correction);
   std::vector<Message> outgoing;
@@ -352,7 +384,8 @@ bool DecomposedWorld::may_share_islands(const World& w) const {
          w.sweeps_by_blocks(static_cast<std::size_t>(2 * last_largest_island_));
 }
 
-void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
+void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& direct,
+                                    const std::vector<GatheredIsland>& hosted,
                                     std::map<std::int64_t, std::string>& kept,
                                     const std::map<std::int64_t, std::vector<int>>& part_contacts,
                                     SubstepLists& lists, std::vector<char>& shared) {
@@ -360,9 +393,7 @@ void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
   // solved (not a sleeping one), goes to every rank, without the parts the rank sent.
   const World& w = local_;
   const int me = t_.rank(), ranks = t_.size();
-  std::vector<ByteWriter> out(static_cast<std::size_t>(ranks));
-  for (std::size_t k = 0; k < hosted.size(); ++k) {
-    const GatheredIsland& g = hosted[k];
+  auto worth_sharing = [&](const GatheredIsland& g) {
     long contacts = 0;
     bool asleep = false, awake = false;
     for (const std::string& part : g.parts) {
@@ -373,8 +404,15 @@ void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
       awake = awake || h.awake;
     }
     const bool sleeping = w.settings.sleep_velocity > 0.0 && asleep && !awake;
-    if (sleeping || !w.sweeps_by_blocks(static_cast<std::size_t>(contacts))) continue;
+    return !sleeping && w.sweeps_by_blocks(static_cast<std::size_t>(contacts));
+  };
+  std::vector<std::int64_t> now_shared;
+  std::vector<ByteWriter> out(static_cast<std::size_t>(ranks));
+  for (std::size_t k = 0; k < hosted.size(); ++k) {
+    const GatheredIsland& g = hosted[k];
+    if (!worth_sharing(g)) continue;
     shared[k] = 1;
+    now_shared.push_back(g.root);
     for (int d = 0; d < ranks; ++d) {
       if (d == me) continue;
       ByteWriter& o = out[static_cast<std::size_t>(d)];
@@ -405,6 +443,14 @@ void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
     for (std::size_t k = 0; k < hosted.size(); ++k)
       if (shared[k]) solve(hosted[k], me);
   };
+  // The islands every rank received whole: solved together even where one no longer needs it
+  // (grown small, fallen asleep: the same bits), booked by the first rank that holds some of
+  // it, and sent this way again next sub-step while worth it.
+  for (const GatheredIsland& g : direct) {
+    if (worth_sharing(g)) now_shared.push_back(g.root);
+    if (g.from.front() == me) ++stats_.islands_shared_direct;
+    solve(g, g.from.front());
+  }
   bool own_done = false;
   GatheredIsland g;
   for (const Message& m : received) {
@@ -429,9 +475,12 @@ void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& hosted,
         g.parts[static_cast<std::size_t>(p)] = std::move(it->second);  // (each part comes once)
       }
       solve(g, m.peer);
+      now_shared.push_back(g.root);
     }
   }
   if (!own_done) solve_own();
+  std::sort(now_shared.begin(), now_shared.end());
+  shared_roots_ = std::move(now_shared);
 }
 
 void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,

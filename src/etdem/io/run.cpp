@@ -188,7 +188,7 @@ class Stepper {
     std::int64_t sums[] = {st.owned,        st.ghosts,     st.islands_hosted, st.islands_spanning,
                            st.migrated,     tc.exchanges,  tc.messages,       tc.bytes,
                            st.label_rounds, st.rebalances, tc.reductions,     st.islands_shared,
-                           st.groups_shared};
+                           st.groups_shared, st.islands_shared_direct};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, and its busy time (its phases' wall time less what
@@ -212,6 +212,7 @@ class Stepper {
             {"islands", sums[2]},
             {"islands_spanning_ranks", sums[3]},
             {"islands_shared", sums[11]},
+            {"islands_shared_direct", sums[13]},
             {"collision_groups_shared", sums[12]},
             {"most_ranks_one_island_spanned", static_cast<long>(most[4])},
             {"migrations", sums[4]},

@@ -137,8 +137,10 @@ std::vector<Sim> simulation_keys() {
       "share_islands", "", any(),
       "a run split over MPI ranks solves a pile's island with every rank together, each "
       "sweeping the rows of its own box, instead of on one rank (every rank then receives the "
-      "whole island; summary.json `ranks.islands_shared`, and `ranks.collision_groups_shared` "
-      "for their collision groups, split over the ranks); the results do not depend on it",
+      "whole island; summary.json `ranks.islands_shared`, of which "
+      "`ranks.islands_shared_direct` came to every rank straight from every rank, and "
+      "`ranks.collision_groups_shared` for their collision groups, split over the ranks); the "
+      "results do not depend on it",
       [](Scenario & s) -> auto& { return s.settings.share_islands; }));
   v.push_back(field<Scenario>(
       "conserve_angular_momentum", "", any(),
