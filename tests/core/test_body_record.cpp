@@ -57,6 +57,18 @@ TEST(BodyRecord, ARecordReadBackIsTheBodyBitForBit) {
   }
 }
 
+TEST(BodyRecord, ARecordWrittenInPlaceIsTheRecordPutAsAString) {
+  const Bodies a = random_bodies(20, 5);
+  for (int i = 0; i < a.count(); ++i) {
+    ByteWriter copied, in_place;
+    copied.put(std::int32_t{3});
+    copied.put(write_body_record(a, i, 0.5 * i));
+    in_place.put(std::int32_t{3});
+    put_body_record(in_place, a, i, 0.5 * i);
+    EXPECT_EQ(in_place.bytes(), copied.bytes()) << "body " << i;
+  }
+}
+
 TEST(BodyRecord, ADamagedRecordIsRefusedAndLeavesTheBodiesAsTheyWere) {
   const Bodies a = random_bodies(3, 9);
   const std::string rec = write_body_record(a, 1);

@@ -1,11 +1,24 @@
 #include "etdem/core/body_record.hpp"
 
+#include <cstddef>
+#include <cstdint>
+
 #include "etdem/core/byte_stream.hpp"
 
 namespace etdem {
 
-std::string write_body_record(const Bodies& b, int i, double extra) {
-  ByteWriter w;
+namespace {
+
+/// The bytes of body i's record: its fields' (the name's length and characters included).
+std::size_t record_bytes(const Bodies& b, int i) {
+  // position, orientation, velocity, spin, inverse mass and inertia, mass, inertia, extra
+  constexpr std::size_t kFixed = (3 + 4 + 3 + 3 + 1 + 3 + 1 + 3 + 1) * sizeof(double) +
+                                 2 * sizeof(std::int32_t) + sizeof(std::uint8_t) +
+                                 sizeof(std::uint64_t);  // shape, material, flags, name's length
+  return kFixed + b.name[static_cast<std::size_t>(i)].size();
+}
+
+void put_fields(ByteWriter& w, const Bodies& b, int i, double extra) {
   w.put(b.position[i]);
   w.put(b.orientation[i]);
   w.put(b.velocity[i]);
@@ -19,7 +32,20 @@ std::string write_body_record(const Bodies& b, int i, double extra) {
   w.put(b.inertia[i]);
   w.put(b.name[i]);
   w.put(extra);
+}
+
+}  // namespace
+
+std::string write_body_record(const Bodies& b, int i, double extra) {
+  ByteWriter w;
+  w.reserve(record_bytes(b, i));
+  put_fields(w, b, i, extra);
   return w.take();
+}
+
+void put_body_record(ByteWriter& out, const Bodies& b, int i, double extra) {
+  out.put(static_cast<std::uint64_t>(record_bytes(b, i)));
+  put_fields(out, b, i, extra);
 }
 
 double read_body_record(std::string_view record, Bodies& b, int i) {

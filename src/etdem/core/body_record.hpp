@@ -9,11 +9,15 @@
 #include <string_view>
 
 #include "etdem/core/bodies.hpp"
+#include "etdem/core/byte_stream.hpp"
 
 namespace etdem {
 
 /// Body i of `bodies` with `extra` (a per-body value of the world's, e.g. its rest time [s]).
 std::string write_body_record(const Bodies& bodies, int i, double extra = 0.0);
+/// Appends the record of body i to `out` as one string value: the bytes of
+/// out.put(write_body_record(bodies, i, extra)), without the record's own copy.
+void put_body_record(ByteWriter& out, const Bodies& bodies, int i, double extra = 0.0);
 
 /// Overwrites body i of `bodies` from a record (a ghost refreshed); returns its `extra`.
 /// Throws ByteStreamError for a truncated or overlong record.

@@ -101,7 +101,7 @@ void DecomposedWorld::gather(World& full, bool warm_start) {
   put_contact_record(out, contacts);
   for (const GrainRecord& r : grains_.owned) {
     out.put(r.gid);
-    out.put(write_body_record(local_.bodies, local_of_[r.gid]));
+    put_body_record(out, local_.bodies, local_of_[r.gid]);
     put_sleep_state(out, local_.sleep_state(local_of_[r.gid]));
   }
   std::vector<Message> outgoing;

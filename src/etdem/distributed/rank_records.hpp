@@ -50,7 +50,8 @@ inline World::SleepState read_sleep_state(ByteReader& in) {
 /// of the pairs it detects (global ids) is the record's `carried` part, write_contact_record.
 inline std::string grain_state(const Bodies& bodies, int i, const World::SleepState& sleep) {
   ByteWriter w;
-  w.put(write_body_record(bodies, i));
+  w.reserve(512);  // a body's record and its sleep state: one allocation
+  put_body_record(w, bodies, i);
   put_sleep_state(w, sleep);
   return w.take();
 }
