@@ -111,6 +111,52 @@ TEST_P(IslandGather, ResultsReachTheRanksTheyNameOnly) {
   }
 }
 
+TEST_P(IslandGather, APartForEveryRankReachesEveryOtherRankAndComesBack) {
+  // Island 5: every rank but the last holds some of it and sends its part to every rank; island
+  // 9 goes to its host, rank 0, from every rank.
+  const int ranks = GetParam();
+  std::vector<std::vector<GatheredIsland>> got(ranks);
+  std::vector<std::vector<IslandPart>> sent(ranks);
+  run_local_ranks(ranks, [&](Transport& t) {
+    const int me = t.rank();
+    std::vector<IslandPart> parts;
+    if (me + 1 < ranks || ranks == 1) parts.push_back({5, kEveryRank, part_text(5, me)});
+    parts.push_back({9, 0, part_text(9, me)});
+    got[me] = gather_islands(std::move(parts), t, &sent[me]);
+  });
+  for (int r = 0; r < ranks; ++r) {
+    const bool holds = r + 1 < ranks || ranks == 1;
+    GatheredIsland every{5, {}, {}}, hosted{9, {}, {}};
+    for (int from = 0; from < ranks; ++from) {
+      if (from != r && (from + 1 < ranks || ranks == 1)) {
+        every.from.push_back(from);
+        every.parts.push_back(part_text(5, from));
+      }
+      hosted.from.push_back(from);
+      hosted.parts.push_back(part_text(9, from));
+    }
+    std::vector<GatheredIsland> expected;
+    if (!every.from.empty()) expected.push_back(every);  // never its own part
+    if (r == 0) expected.push_back(hosted);
+    ASSERT_EQ(got[r].size(), expected.size()) << "rank " << r;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_EQ(got[r][i].root, expected[i].root);
+      EXPECT_EQ(got[r][i].from, expected[i].from);
+      EXPECT_EQ(got[r][i].parts, expected[i].parts);
+    }
+    // Handed back: the part for every rank (even alone) and the part hosted elsewhere.
+    std::vector<std::int64_t> back;
+    for (const IslandPart& p : sent[r]) {
+      back.push_back(p.root);
+      EXPECT_EQ(p.bytes, part_text(p.root, r));
+    }
+    std::vector<std::int64_t> want;
+    if (holds) want.push_back(5);
+    if (r != 0) want.push_back(9);
+    EXPECT_EQ(back, want) << "rank " << r;
+  }
+}
+
 TEST(IslandGather, TwoPartsOfOneIslandFromOneRankFailOnEveryRank) {
   EXPECT_THROW(run_local_ranks(3,
                                [](Transport& t) {

@@ -15,6 +15,15 @@ std::vector<GatheredIsland> gather_islands(std::vector<IslandPart> parts, Transp
   std::map<int, ByteWriter> writers;
   std::vector<std::pair<std::int64_t, std::string>> own;  // parts hosted here: no message
   for (IslandPart& p : parts) {
+    if (p.host == kEveryRank) {
+      for (int d = 0; d < ranks; ++d) {
+        if (d == me) continue;
+        writers[d].put(p.root);
+        writers[d].put(p.bytes);
+      }
+      if (sent) sent->push_back(std::move(p));
+      continue;
+    }
     if (p.host < 0 || p.host >= ranks)
       throw std::invalid_argument("island " + std::to_string(p.root) + ": host " +
                                   std::to_string(p.host) + " is not one of the " +

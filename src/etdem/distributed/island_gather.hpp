@@ -14,6 +14,10 @@
 
 namespace etdem::distributed {
 
+/// An IslandPart's host that sends the part to every other rank, each receiving it as an
+/// island it hosts.
+inline constexpr int kEveryRank = -2;
+
 /// What one rank holds of one island (distributed/island_labels: its root and host).
 struct IslandPart {
   std::int64_t root = -1;

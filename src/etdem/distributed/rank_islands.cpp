@@ -192,36 +192,29 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     put_contact_record(out, global);
     parts.push_back({root, labels[island_grain(sc.contacts[list.front()])].host, out.take()});
   }
-  // A rank keeps its parts of the islands other ranks host: a large island comes back to be
-  // solved by every rank together (share_islands), without its own part.
   // An island every rank solved together last sub-step goes from each rank that holds some of
-  // it straight to every other rank (no round through its host); the others to their hosts.
+  // it straight to every other rank (no round through its host); the others to their hosts. A
+  // rank keeps its parts of both: a large island comes back from its host to be solved by every
+  // rank together (share_islands) without the part the rank sent.
   const bool may_share = may_share_islands(w);
   if (!may_share) shared_roots_.clear();
   auto shared_before = [&](std::int64_t root) {
     return std::binary_search(shared_roots_.begin(), shared_roots_.end(), root);
   };
-  std::map<std::int64_t, std::string> direct_own;  // this rank's parts of those
-  std::vector<IslandPart> to_hosts;
-  for (IslandPart& p : parts) {
-    if (!shared_before(p.root)) {
-      to_hosts.push_back(std::move(p));
-      continue;
-    }
-    for (int d = 0; d < t_.size(); ++d)
-      if (d != t_.rank()) to_hosts.push_back({p.root, d, p.bytes});
-    direct_own[p.root] = std::move(p.bytes);
-  }
+  for (IslandPart& p : parts)
+    if (shared_before(p.root)) p.host = kEveryRank;
   std::vector<IslandPart> sent;
   std::vector<GatheredIsland> hosted =
-      gather_islands(std::move(to_hosts), t_, may_share ? &sent : nullptr);
-  std::map<std::int64_t, std::string> kept;
+      gather_islands(std::move(parts), t_, may_share ? &sent : nullptr);
+  // This rank's parts of the islands hosted elsewhere (kept) and of those sent to every rank.
+  std::map<std::int64_t, std::string> kept, direct_own;
   for (IslandPart& p : sent)
-    if (!shared_before(p.root)) kept[p.root] = std::move(p.bytes);
+    (p.host == kEveryRank ? direct_own : kept)[p.root] = std::move(p.bytes);
   std::vector<GatheredIsland> direct;  // whole, by root, on every rank
   if (!shared_roots_.empty()) {
     std::vector<GatheredIsland> rest;
-    for (GatheredIsland& g : hosted) (shared_before(g.root) ? direct : rest).push_back(std::move(g));
+    for (GatheredIsland& g : hosted)
+      (shared_before(g.root) ? direct : rest).push_back(std::move(g));
     hosted.swap(rest);
     for (auto& [root, bytes] : direct_own) {  // this rank's part in its place, by source rank
       auto g = std::lower_bound(direct.begin(), direct.end(), root,

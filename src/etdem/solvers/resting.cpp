@@ -246,9 +246,8 @@ void RestingPass::build_rows_read_here(std::span<Contact> cs, std::span<const in
   const RestingRows& r = w.rows;
   const bool shock = r.upper_body.size() == r.size();
   for_each_row(w.parallel, r.size(), [&](std::size_t i) {
-    const int m = s.row_member[i];
     const int up = shock ? r.upper_body[i] : -1;
-    if (m == s.me || m < 0 || (up >= 0 && s.body_member[static_cast<std::size_t>(up)] == s.me))
+    if (s.sweeps(i) || (up >= 0 && s.body_member[static_cast<std::size_t>(up)] == s.me))
       build_row(i, contact_of_row(cs, order, w, i), w);
   });
 }
@@ -284,8 +283,7 @@ void RestingPass::count_left_approaching(RestingWork& w) const {
   const RestingShare& s = w.share;
   std::int64_t counts[2] = {0, s.updates};  // the rows left approaching; a team member's updates
   for (std::size_t i = 0; i < w.marks.size(); ++i)
-    if (w.marks[i] && (!s.team || s.row_member[i] == s.me || (s.row_member[i] < 0 && s.me == 0)))
-      ++counts[0];
+    if (w.marks[i] && s.counts(i)) ++counts[0];
   // A team marks each row on its member (the leftovers on every member, counted on the first),
   // and counts its updates apart: both summed in one reduction.
   if (s.team) {

@@ -126,13 +126,10 @@ void RestingPass::mark_approaching(RestingWork& w) const {
   const std::size_t n = w.rows.size();
   const double share = settings_.approach_tolerance, dt = step_.h;
   const RestingShare& s = w.share;
-  auto here = [&](std::size_t i) {
-    return !s.team || s.row_member[i] < 0 || s.row_member[i] == s.me;
-  };
   if (!w.marked) {
     w.marks.assign(n, 0);
     for_each_row(w.parallel, n, [&](std::size_t i) {
-      if (here(i) && w.closes_beyond(i, share, dt)) w.marks[i] = 1;
+      if (s.sweeps(i) && w.closes_beyond(i, share, dt)) w.marks[i] = 1;
     });
     w.moved.assign(static_cast<std::size_t>(w.bodies.count), 0);
     w.marked = true;
@@ -140,7 +137,7 @@ void RestingPass::mark_approaching(RestingWork& w) const {
   }
   auto moved = [&](int body) { return body >= 0 && w.moved[static_cast<std::size_t>(body)]; };
   for_each_row(w.parallel, n, [&](std::size_t i) {
-    if (here(i) && (moved(w.rows.a[i]) || moved(w.rows.b[i])))
+    if (s.sweeps(i) && (moved(w.rows.a[i]) || moved(w.rows.b[i])))
       w.marks[i] = w.closes_beyond(i, share, dt);
   });
   std::fill(w.moved.begin(), w.moved.end(), 0);
@@ -238,9 +235,7 @@ bool RestingPass::grow(RestingWork& w) const {
       w.stirred[body] = 0.0;
       for (int j = w.contact_start[body]; j < w.contact_start[body + 1]; ++j) {
         const int i = w.contacts_of[j];
-        if (s.team && s.row_member[static_cast<std::size_t>(i)] >= 0 &&
-            s.row_member[static_cast<std::size_t>(i)] != s.me)
-          continue;
+        if (!s.sweeps(static_cast<std::size_t>(i))) continue;
         if (is_set(w.in_round[i], atomic)) continue;
         if (!w.closes_beyond(static_cast<std::size_t>(i), kJoinShare, dt)) continue;
         if (!claim(w.in_round[i], atomic)) continue;
@@ -266,10 +261,7 @@ bool RestingPass::grow(RestingWork& w) const {
     std::sort(w.left.begin() + count, w.left.end());
     std::inplace_merge(w.left.begin(), w.left.begin() + count, w.left.end());
   }
-  if (!s.team) return grew;
-  std::int64_t any[1] = {grew ? 1 : 0};
-  s.team->sum(any);
-  return any[0] != 0;
+  return s.team ? share_any(w, grew) : grew;
 }
 
 bool RestingPass::sweep_round(RestingWork& w, int k) const {
@@ -335,13 +327,8 @@ void RestingPass::close_rounds(RestingWork& w) const {
     w.left.clear();
     parallel_select(
         n, [&](std::size_t i) { return w.marks[i] != 0; }, w.left);
-    if (w.share.team) {  // each member's rows: the round runs if any member marked one
-      std::int64_t any[1] = {w.left.empty() ? 0 : 1};
-      w.share.team->sum(any);
-      if (any[0] == 0) break;
-    } else if (w.left.empty()) {
-      break;
-    }
+    // (A team: each member's rows; the round runs if any member marked one.)
+    if (w.share.team ? !share_any(w, !w.left.empty()) : w.left.empty()) break;
     build_lists(w);
     w.v0.assign(w.bodies.v, w.bodies.v + w.bodies.count);
     w.w0.assign(w.bodies.w, w.bodies.w + w.bodies.count);

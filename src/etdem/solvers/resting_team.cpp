@@ -275,4 +275,10 @@ void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t
   std::copy(all.end() - static_cast<long>(counts.size()), all.end(), counts.begin());
 }
 
+bool share_any(RestingWork& w, bool here) {
+  std::int64_t any[1] = {here ? 1 : 0};
+  w.share.team->sum(any);
+  return any[0] != 0;
+}
+
 }  // namespace etdem

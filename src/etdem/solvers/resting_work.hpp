@@ -166,6 +166,11 @@ struct RestingShare {
   bool stir = false;       // the bodies' stir travels with their velocities (closing rounds)
   std::vector<int> scratch, rows;  // bodies (a level's, a sync's), rows of a sync
   std::vector<ByteWriter> out;     // per member, a phase's message
+
+  /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
+  bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
+  /// Whether row i is counted here: each row once over the team, a leftover on the first.
+  bool counts(std::size_t i) const { return sweeps(i) && (row_member[i] >= 0 || me == 0 || !team); }
 };
 
 struct RestingWork {
@@ -354,6 +359,8 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed,
 void share_stirred(RestingWork& w);
 /// Each member's exact sums and integer counts, summed over the team in place (collective).
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts);
+/// Whether `here` holds on any member (collective).
+bool share_any(RestingWork& w, bool here);
 
 /// Calls f(i, sweep) for the rows `which` (all rows when `all`, else ascending) of the blocks of
 /// this team member, colour by colour, sharing what each colour moved, then for the leftovers on
