@@ -69,6 +69,21 @@ TEST(BodyRecord, ARecordWrittenInPlaceIsTheRecordPutAsAString) {
   }
 }
 
+TEST(BodyRecord, ACopyAppendedIsTheBodyAsARecordReadBackGivesIt) {
+  // A split run keeps the grains that stay on their rank by copying them (Bodies::append_copy)
+  // and reads the others from records: both must give the same bits.
+  const Bodies a = random_bodies(30, 6);
+  Bodies copied, read;
+  copied.reserve(static_cast<std::size_t>(a.count()));
+  for (int i = a.count() - 1; i >= 0; --i) {
+    const int j = copied.append_copy(a, i);
+    EXPECT_EQ(append_body_record(write_body_record(a, i), read), j);
+    EXPECT_TRUE(same_bits(a, i, copied, j)) << "body " << i;
+    EXPECT_TRUE(same_bits(read, j, copied, j)) << "body " << i;
+  }
+  EXPECT_EQ(copied.count(), a.count());
+}
+
 TEST(BodyRecord, ADamagedRecordIsRefusedAndLeavesTheBodiesAsTheyWere) {
   const Bodies a = random_bodies(3, 9);
   const std::string rec = write_body_record(a, 1);

@@ -101,6 +101,62 @@ TEST(GrainExchange, GrainsEndOnTheirOwnersWithExactlyTheGhostsOfTheHalo) {
   }
 }
 
+TEST(GrainExchange, AStateIsWrittenOnlyForTheGrainsSentAndEveryRecordArrivesWithIt) {
+  // An owned record may come without its state: the exchange asks for it only for the grains it
+  // sends (to a new owner or as a ghost); a grain kept here and copied nowhere stays without.
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    SCOPED_TRACE("ranks " + std::to_string(ranks));
+    std::mt19937 rng(10 + ranks);
+    std::uniform_real_distribution<double> u(0, 1);
+    const int n = 400;
+    std::vector<Vec3> x(n);
+    for (Vec3& p : x) p = Vec3(u(rng), u(rng), 0.3 * u(rng));
+    const Decomposition d = Decomposition::bisect(x, {}, ranks);
+    const double halo = 0.05;
+    std::vector<RankGrains> held(ranks);
+    for (int i = 0; i < n; ++i) held[i % ranks].owned.push_back({i, x[i], "", carried_of(i)});
+    std::vector<std::vector<std::int64_t>> written(ranks);
+    run_local_ranks(ranks, [&](Transport& t) {
+      exchange_grains(d, halo, held[t.rank()], t, nullptr, [&](GrainRecord& g) {
+        written[t.rank()].push_back(g.gid);
+        g.state = state_of(g.gid, g.position);
+      });
+    });
+    long kept_without = 0;
+    for (int r = 0; r < ranks; ++r) {
+      for (const std::int64_t gid : written[r]) {  // each was sent: it left or is a ghost
+        const int owner = d.owner_of(x[gid]);
+        std::vector<int> ghost_of;
+        d.ghost_ranks(x[gid], halo, owner, ghost_of);
+        EXPECT_TRUE(owner != r || !ghost_of.empty()) << "grain " << gid;
+      }
+      for (const GrainRecord& g : held[r].owned) {
+        expect_carried(g.carried, g.gid);
+        if (g.state.empty()) {
+          ++kept_without;
+          EXPECT_EQ(g.gid % ranks, r) << "grain " << g.gid;  // it started here
+        } else {
+          EXPECT_EQ(g.state, state_of(g.gid, x[g.gid]));
+        }
+      }
+      for (const GrainRecord& g : held[r].ghosts) EXPECT_EQ(g.state, state_of(g.gid, x[g.gid]));
+    }
+    if (ranks == 1)
+      EXPECT_EQ(kept_without, n);  // nothing goes anywhere
+    else
+      EXPECT_GT(kept_without, 0);
+  }
+  // A grain to send with no state and nothing to write it: refused.
+  const Decomposition d =
+      Decomposition::bisect(std::vector<Vec3>{Vec3::Zero(), Vec3::Ones()}, {}, 2);
+  std::vector<RankGrains> held(2);
+  held[0].owned.push_back({0, Vec3::Zero(), "", {}});  // one of the two is box 1's: it migrates
+  held[0].owned.push_back({1, Vec3::Ones(), "", {}});
+  EXPECT_THROW(
+      run_local_ranks(2, [&](Transport& t) { exchange_grains(d, 0.1, held[t.rank()], t); }),
+      std::invalid_argument);
+}
+
 TEST(GrainExchange, BadInputIsRefusedOnEveryRank) {
   const Decomposition d =
       Decomposition::bisect(std::vector<Vec3>{Vec3::Zero(), Vec3::Ones()}, {}, 2);

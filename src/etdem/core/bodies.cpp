@@ -26,9 +26,43 @@ int Bodies::add(const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w, doub
   return i;
 }
 
+int Bodies::append_copy(const Bodies& from, int i) {
+  position.push_back(from.position[i]);
+  orientation.push_back(from.orientation[i]);
+  velocity.push_back(from.velocity[i]);
+  angular_velocity.push_back(from.angular_velocity[i]);
+  inv_mass.push_back(from.inv_mass[i]);
+  inv_inertia.push_back(from.inv_inertia[i]);
+  inv_inertia_world.push_back(from.inv_inertia_world[i]);
+  shape.push_back(from.shape[i]);
+  material.push_back(from.material[i]);
+  flags.push_back(from.flags[i]);
+  mass.push_back(from.mass[i]);
+  inertia.push_back(from.inertia[i]);
+  name.push_back(from.name[i]);
+  return count() - 1;
+}
+
+void Bodies::reserve(std::size_t n) {
+  position.reserve(n);
+  orientation.reserve(n);
+  velocity.reserve(n);
+  angular_velocity.reserve(n);
+  inv_mass.reserve(n);
+  inv_inertia.reserve(n);
+  inv_inertia_world.reserve(n);
+  shape.reserve(n);
+  material.reserve(n);
+  flags.reserve(n);
+  mass.reserve(n);
+  inertia.reserve(n);
+  name.reserve(n);
+}
+
 void Bodies::update_world_inertia() {
   parallel_for(static_cast<std::size_t>(count()), [&](std::size_t i) {
-    if (inv_mass[i] > 0.0) inv_inertia_world[i] = world_inverse_inertia(orientation[i], inv_inertia[i]);
+    if (inv_mass[i] > 0.0)
+      inv_inertia_world[i] = world_inverse_inertia(orientation[i], inv_inertia[i]);
   });
 }
 

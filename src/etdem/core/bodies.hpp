@@ -46,6 +46,11 @@ struct Bodies {
           const Vec3& principal_inertia, int shape_id, int material_id, bool fixed,
           const std::string& nm = "");
 
+  /// Appends a copy of body i of `from`, every field's bits. Returns its index.
+  int append_copy(const Bodies& from, int i);
+  /// Room for n bodies in every field.
+  void reserve(std::size_t n);
+
   /// Recomputes inv_inertia_world from the orientations.
   void update_world_inertia();
 

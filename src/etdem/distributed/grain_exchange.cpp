@@ -27,7 +27,8 @@ bool by_id(const GrainRecord& a, const GrainRecord& b) {
 }  // namespace
 
 void exchange_grains(const Decomposition& decomposition, double halo, RankGrains& grains,
-                     Transport& transport, GrainExchangeStats* stats) {
+                     Transport& transport, GrainExchangeStats* stats,
+                     const WriteState& write_state) {
   if (!(halo >= 0.0) || !std::isfinite(halo))
     throw std::invalid_argument("exchange_grains: halo must be finite and >= 0, not " +
                                 std::to_string(halo));
@@ -58,6 +59,12 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
                                   " has a non-finite position");
     const int owner = decomposition.owner_of(g.position);
     decomposition.ghost_ranks(g.position, halo, owner, ranks);
+    if (g.state.empty() && (owner != me || !ranks.empty())) {
+      if (!write_state)
+        throw std::invalid_argument("exchange_grains: grain " + std::to_string(g.gid) +
+                                    " is sent with no state");
+      write_state(g);
+    }
     for (int r : ranks) {
       ++st.ghosts_sent;
       if (r == me) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,9 @@ namespace etdem::distributed {
 struct GrainRecord {
   std::int64_t gid = -1;         // global body id
   Vec3 position = Vec3::Zero();  // its centre [m]: decides owner and ghost ranks
-  std::string state;             // everything else a ghost needs, written by the owner
+  /// Everything else a ghost needs, written by the owner. Empty for an owned grain no other
+  /// rank needs (its owner holds it in its world): exchange_grains asks for it only to send it.
+  std::string state;
   /// The warm start of the pairs the grain detects (global ids): only its owner reads it, so it
   /// moves with the grain and is left out of a ghost's copy.
   std::vector<Contact> carried;
@@ -43,9 +46,13 @@ struct GrainExchangeStats {
 /// sends the copies, for the owner the decomposition gives it now): afterwards rank r owns exactly
 /// the grains whose centre lies in box r and holds as ghosts exactly the other grains whose
 /// centre lies within `halo` of box r. Orders are by id, so the result does not depend on
-/// message timing. Throws std::invalid_argument for a negative or non-finite halo, a
-/// non-finite position, or a decomposition for another number of ranks.
+/// message timing. An owned record whose state is empty gets it from `write_state` the first
+/// time it is sent (a grain that stays, copied nowhere, keeps it empty). Throws
+/// std::invalid_argument for a negative or non-finite halo, a non-finite position, a decomposition
+/// for another number of ranks, or a record to send with no state and no `write_state`.
+using WriteState = std::function<void(GrainRecord&)>;
 void exchange_grains(const Decomposition& decomposition, double halo, RankGrains& grains,
-                     Transport& transport, GrainExchangeStats* stats = nullptr);
+                     Transport& transport, GrainExchangeStats* stats = nullptr,
+                     const WriteState& write_state = {});
 
 }  // namespace etdem::distributed

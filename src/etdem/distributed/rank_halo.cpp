@@ -18,7 +18,10 @@ double DecomposedWorld::halo_for(double speed) const {
 }
 
 void DecomposedWorld::rebuild_local(double h) {
-  // The local bodies in ascending global id: the statics, the owned grains and the ghosts.
+  // The local bodies in ascending global id: the statics, the owned grains and the ghosts. A
+  // static is copied from the world every rank keeps, an owned grain with no record state (it
+  // stayed here and went nowhere) from the local world as it was, the others read from their
+  // records: every field's bits either way.
   struct Entry {
     std::int64_t gid;
     int kind;  // 0 static, 1 owned, 2 ghost
@@ -33,33 +36,41 @@ void DecomposedWorld::rebuild_local(double h) {
     entries.push_back({grains_.ghosts[k].gid, 2, static_cast<int>(k)});
   std::sort(entries.begin(), entries.end(),
             [](const Entry& x, const Entry& y) { return x.gid < y.gid; });
+  const World& old = local_;
   Bodies bodies;
   const int n = static_cast<int>(entries.size());
+  bodies.reserve(static_cast<std::size_t>(n));
+  std::vector<World::SleepState> sleep(n);
+  for (int l = 0; l < n; ++l) {
+    const Entry& e = entries[l];
+    if (e.kind == 0) {
+      bodies.append_copy(full_.bodies, e.index);
+      continue;
+    }
+    const GrainRecord& r = e.kind == 1 ? grains_.owned[e.index] : grains_.ghosts[e.index];
+    if (r.state.empty()) {  // an owned grain that stayed: local_of_ is still the old world's
+      const int was = local_of_[r.gid];
+      bodies.append_copy(old.bodies, was);
+      sleep[l] = old.sleep_state(was);
+      continue;
+    }
+    ByteReader reader(r.state);
+    const std::string_view body = reader.view();
+    sleep[l] = read_sleep_state(reader);
+    append_body_record(body, bodies);
+  }
   std::vector<std::int64_t> before;
   before.swap(gid_);
   gid_.resize(n);
   owner_.resize(n);
   owned_.assign(n, 0);
   for (const std::int64_t g : before) local_of_[g] = -1;  // sized once (constructor)
-  std::vector<World::SleepState> sleep(n);
   for (int l = 0; l < n; ++l) {
     const Entry& e = entries[l];
     gid_[l] = e.gid;
     local_of_[e.gid] = l;
-    owner_[l] = t_.rank();
-    if (e.kind == 0) {
-      append_body_record(write_body_record(full_.bodies, e.index), bodies);
-      continue;
-    }
-    const GrainRecord& r = e.kind == 1 ? grains_.owned[e.index] : grains_.ghosts[e.index];
-    ByteReader reader(r.state);
-    const std::string_view body = reader.view();
-    sleep[l] = read_sleep_state(reader);
-    append_body_record(body, bodies);
-    if (e.kind == 1)
-      owned_[l] = 1;
-    else
-      owner_[l] = grains_.ghost_owner[e.index];
+    owner_[l] = e.kind == 2 ? grains_.ghost_owner[e.index] : t_.rank();
+    owned_[l] = e.kind == 1 ? 1 : 0;
   }
   std::vector<int> new_id(before.size());  // the local bodies' ids, before to now (-1: gone)
   for (std::size_t l = 0; l < before.size(); ++l) new_id[l] = local_of_[before[l]];
@@ -92,13 +103,16 @@ void DecomposedWorld::exchange_grains_now() {
       c.b = static_cast<int>(gid_[c.b]);
     }
     r.position = w.bodies.position[l];
-    r.state = grain_state(w.bodies, l, w.sleep_state(l));
+    r.state.clear();  // written only if the grain is sent (exchange_grains)
     r.carried.assign(carried.of(l).begin(), carried.of(l).end());
   }
   const double h = halo();
   last_halo_ = h;
   GrainExchangeStats xs;
-  exchange_grains(decomposition_, h, grains_, t_, &xs);
+  exchange_grains(decomposition_, h, grains_, t_, &xs, [&](GrainRecord& r) {
+    const int l = local_of_[r.gid];
+    r.state = grain_state(w.bodies, l, w.sleep_state(l));
+  });
   stats_.migrated += xs.migrated_in;
   const double substep = w.warm_start_substep();
   rebuild_local(substep > 0.0 ? substep : w.settings.dt);
