@@ -8,6 +8,7 @@
 
 #include "etdem/collision/contact_record.hpp"
 #include "etdem/core/byte_stream.hpp"
+#include "etdem/core/sort_runs.hpp"
 
 namespace etdem::distributed {
 namespace {
@@ -108,8 +109,8 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   auto ascending = [](const std::vector<GrainRecord>& records) {
     std::vector<std::size_t> order(records.size());
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return by_id(records[a], records[b]); });
+    stable_sort_runs(order,
+                     [&](std::size_t a, std::size_t b) { return by_id(records[a], records[b]); });
     return order;
   };
   grains.owned.clear();

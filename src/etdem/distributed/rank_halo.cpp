@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "etdem/core/sort_runs.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/rank_records.hpp"
 
@@ -34,8 +35,7 @@ void DecomposedWorld::rebuild_local(double h) {
     entries.push_back({grains_.owned[k].gid, 1, static_cast<int>(k)});
   for (std::size_t k = 0; k < grains_.ghosts.size(); ++k)
     entries.push_back({grains_.ghosts[k].gid, 2, static_cast<int>(k)});
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& x, const Entry& y) { return x.gid < y.gid; });
+  stable_sort_runs(entries, [](const Entry& x, const Entry& y) { return x.gid < y.gid; });
   const World& old = local_;
   Bodies bodies;
   const int n = static_cast<int>(entries.size());

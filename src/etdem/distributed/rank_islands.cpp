@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "etdem/collision/contact_record.hpp"
+#include "etdem/core/sort_runs.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/host_scratch.hpp"
 #include "etdem/distributed/rank_records.hpp"
@@ -524,8 +525,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   std::vector<int>& by_id = h.grain_order;
   by_id.resize(island.size());
   for (std::size_t k = 0; k < by_id.size(); ++k) by_id[k] = static_cast<int>(k);
-  std::stable_sort(by_id.begin(), by_id.end(),
-                   [&](int x, int y) { return island[x].gid < island[y].gid; });
+  stable_sort_runs(by_id, [&](int x, int y) { return island[x].gid < island[y].gid; });
   std::vector<PartGrain>& sorted = h.sorted;
   sorted.clear();
   for (const int k : by_id)

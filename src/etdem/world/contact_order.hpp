@@ -8,10 +8,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <span>
 #include <tuple>
 #include <vector>
+
+#include "etdem/core/sort_runs.hpp"
 
 namespace etdem {
 
@@ -25,11 +26,18 @@ struct ContactOrderKey {
 };
 
 /// The places 0..n-1 of `keys` in a stable sort by key: the serial order of contacts listed in
-/// another order, each key computed once (the sort compares keys, not 200-byte contacts).
+/// another order, each key computed once (the sort compares keys, not 200-byte contacts). The
+/// lists it gets are a few lists in serial order laid end to end (an island's parts from each
+/// rank; each grain's contacts, its pairs' and then its walls'): the places are first split
+/// stably by the key's first field, which leaves a few sorted runs to merge (stable_sort_runs).
 inline void stable_order(std::span<const ContactOrderKey> keys, std::vector<int>& order) {
+  const int n = static_cast<int>(keys.size());
   order.resize(keys.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return keys[x] < keys[y]; });
+  int bounded = 0;
+  for (int k = 0; k < n; ++k) bounded += keys[k].against_unbounded ? 0 : 1;
+  int first = 0, second = bounded;
+  for (int k = 0; k < n; ++k) order[keys[k].against_unbounded ? second++ : first++] = k;
+  stable_sort_runs(order, [&](int x, int y) { return keys[x] < keys[y]; });
 }
 
 }  // namespace etdem

@@ -15,6 +15,7 @@
 #include "etdem/collision/collide.hpp"
 #include "etdem/collision/near_node_list.hpp"
 #include "etdem/core/parallel.hpp"
+#include "etdem/core/sort_runs.hpp"
 #include "etdem/world/world.hpp"
 
 namespace etdem {
@@ -484,8 +485,11 @@ void World::order_previous() {
   previous_key_.resize(previous_.size());
   parallel_for(previous_.size(),
                [&](std::size_t k) { previous_key_[k] = pair_key(previous_[k].a, previous_[k].b); });
-  __gnu_parallel::stable_sort(previous_order_.begin(), previous_order_.end(),
-                              [&](int x, int y) { return previous_key_[x] < previous_key_[y]; });
+  // The contacts come in serial order, by pair and then each body's walls: a few sorted runs
+  // (merged on one thread), or sorted on every thread.
+  auto by_pair = [&](int x, int y) { return previous_key_[x] < previous_key_[y]; };
+  if (!merge_sorted_runs(previous_order_, by_pair, previous_scratch_))
+    __gnu_parallel::stable_sort(previous_order_.begin(), previous_order_.end(), by_pair);
 }
 
 World::CarriedContacts World::carried_contacts() const {

@@ -523,6 +523,7 @@ class World {
   std::vector<Contact> previous_;
   std::vector<int> previous_order_;          // previous_ by (a, b), ties in contact order
   std::vector<std::uint64_t> previous_key_;  // per previous_ contact: (a, b) packed, for the sort
+  std::vector<int> previous_scratch_;        // order_previous's merge buffer
 
   // Candidate pairs kept while the bodies stay in their reach (a cache: clearing it changes
   // no result, so a checkpoint need not hold it).
