@@ -30,15 +30,15 @@ class ByteWriter {
     const char* p = reinterpret_cast<const char*>(&value);
     bytes_.append(p, sizeof(T));
   }
-  void put(const Vec3& v) {
-    for (int k = 0; k < 3; ++k) put(v[k]);
-  }
+  void put(const Vec3& v) { put_bytes(v.data(), 3 * sizeof(double)); }  // x, y, z
   void put(const Quat& q) { put(q.w()), put(q.x()), put(q.y()), put(q.z()); }
   void put(std::string_view s) {
     put(static_cast<std::uint64_t>(s.size()));
     bytes_.append(s.data(), s.size());
   }
   void put(const char* s) { put(std::string_view(s)); }
+  /// `n` bytes as they are (a block laid out by the caller, e.g. a record of fixed size).
+  void put_bytes(const void* p, std::size_t n) { bytes_.append(static_cast<const char*>(p), n); }
   void put(const std::string& s) { put(std::string_view(s)); }
   /// A vector: its length, then each element through put().
   template <class T>
@@ -71,9 +71,7 @@ class ByteReader {
   template <class T>
   requires std::is_arithmetic_v<T>
   void get(T& value) { value = get<T>(); }
-  void get(Vec3& v) {
-    for (int k = 0; k < 3; ++k) v[k] = get<double>();
-  }
+  void get(Vec3& v) { std::memcpy(v.data(), take(3 * sizeof(double)).data(), 3 * sizeof(double)); }
   void get(Quat& q) {
     const double w = get<double>(), x = get<double>(), y = get<double>(), z = get<double>();
     q = Quat(w, x, y, z);
@@ -105,6 +103,14 @@ class ByteReader {
     if (min_bytes > 0 && n > (bytes_.size() - pos_) / min_bytes)
       throw ByteStreamError("a count of " + std::to_string(n) + " exceeds the bytes left");
     return n;
+  }
+
+  /// The next `n` bytes as they are, as a view into the bytes read.
+  std::string_view take(std::size_t n) {
+    need(n);
+    const std::string_view s = bytes_.substr(pos_, n);
+    pos_ += n;
+    return s;
   }
 
   bool done() const { return pos_ == bytes_.size(); }
