@@ -5,9 +5,9 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 
 #include "etdem/core/byte_stream.hpp"
+#include "etdem/core/sort_runs.hpp"
 
 namespace etdem::distributed {
 namespace {
@@ -93,9 +93,16 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
 
   // 2. Rounds along shared bodies. Ghost holders report to owners; owners answer every rank
   //    that reported the body, whenever the owner knows a smaller label than it last sent.
-  std::unordered_map<std::int64_t, int> local_of;  // global id -> local index
-  local_of.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) local_of.emplace(graph.gid[i], i);
+  // Global id -> local index: the ids ascending (a rank's bodies come so: one run to merge),
+  // looked up by bisection; -1 for an id not held here.
+  std::vector<std::pair<std::int64_t, int>> by_gid(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) by_gid[static_cast<std::size_t>(i)] = {graph.gid[i], i};
+  stable_sort_runs(by_gid, [](const auto& x, const auto& y) { return x.first < y.first; });
+  auto local_of = [&](std::int64_t gid) {
+    const auto it = std::lower_bound(by_gid.begin(), by_gid.end(), gid,
+                                     [](const auto& e, std::int64_t g) { return e.first < g; });
+    return it != by_gid.end() && it->first == gid ? it->second : -1;
+  };
   std::vector<int> ghosts;
   for (int i = 0; i < n; ++i)
     if (touched[i] && graph.owner[i] != me) ghosts.push_back(i);
@@ -124,12 +131,11 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
       }
     }
     read_records(transport.exchange(up.take()), [&](int from, std::int64_t gid, IslandLabel l) {
-      const auto it = local_of.find(gid);
-      if (it == local_of.end() || graph.owner[it->second] != me)
+      const int body = local_of(gid);
+      if (body < 0 || graph.owner[body] != me)
         throw std::logic_error("label_islands: rank " + std::to_string(from) + " reported body " +
                                std::to_string(gid) + " to rank " + std::to_string(me) +
                                ", which does not own it");
-      const int body = it->second;
       auto& subs = subscribers[body];
       auto s = std::find_if(subs.begin(), subs.end(), [&](auto& p) { return p.first == from; });
       if (s == subs.end()) {
@@ -155,13 +161,13 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
       }
     }
     read_records(transport.exchange(down.take()), [&](int, std::int64_t gid, IslandLabel l) {
-      const auto it = local_of.find(gid);
-      if (it == local_of.end())
+      const int body = local_of(gid);
+      if (body < 0)
         throw std::logic_error("label_islands: an owner answered about body " +
                                std::to_string(gid) + ", which rank " + std::to_string(me) +
                                " does not hold");
-      lower(it->second, l);
-      reported[it->second] = l.root;  // what the owner knows now: no need to report it back
+      lower(body, l);
+      reported[body] = l.root;  // what the owner knows now: no need to report it back
     });
     // 2c. Would the next round send anything? A ghost whose label is not what its owner knows,
     //     an owned body whose label is below what a holder was last told. When no rank would,
