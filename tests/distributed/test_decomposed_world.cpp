@@ -425,6 +425,10 @@ class FailingTransport final : public Transport {
       throw std::runtime_error("non-finite state of body 7 on rank " + std::to_string(rank_));
     return inner_.exchange(std::move(out));
   }
+  void do_post(std::vector<distributed::Message> out) override { inner_.post(std::move(out)); }
+  std::vector<distributed::Message> do_collect(std::span<const int> from) override {
+    return inner_.collect(from);
+  }
   long do_sum(long v) override { return inner_.sum(v); }
   void do_sum(std::span<std::int64_t> v) override { inner_.sum(v); }
   double do_max(double v) override { return inner_.max(v); }

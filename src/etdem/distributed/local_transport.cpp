@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <barrier>
+#include <condition_variable>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -18,9 +20,11 @@ struct RankLeft : std::runtime_error {
 /// What the threads share: a mailbox per rank, a slot per rank for sums, and a barrier.
 struct Shared {
   explicit Shared(int n)
-      : inbox(n), slots(n, 0), vectors(n), reals(n, 0.0), real_vectors(n), sync(n) {}
+      : inbox(n), posted(n), slots(n, 0), vectors(n), reals(n, 0.0), real_vectors(n), sync(n) {}
   std::mutex mutex;
   std::vector<std::vector<Message>> inbox;  // per destination; peer = source
+  std::vector<std::deque<Message>> posted;  // per destination, point to point; peer = source
+  std::condition_variable arrived;          // a message was posted, or a rank failed
   std::vector<long> slots;
   std::vector<std::vector<std::int64_t>> vectors;  // per rank, for element-wise sums
   std::vector<double> reals;
@@ -56,6 +60,39 @@ class LocalTransport final : public Transport {
     std::stable_sort(received.begin(), received.end(),
                      [](const Message& a, const Message& b) { return a.peer < b.peer; });
     wait();  // every rank has taken its mail before the next exchange posts
+    return received;
+  }
+
+  void do_post(std::vector<Message> outgoing) override {
+    {
+      std::lock_guard lock(shared_.mutex);
+      for (Message& m : outgoing) {
+        if (m.peer < 0 || m.peer >= size_ || m.peer == rank_)
+          throw std::invalid_argument("posted message to rank " + std::to_string(m.peer) + " of " +
+                                      std::to_string(size_));
+        shared_.posted[m.peer].push_back({rank_, std::move(m.bytes)});
+      }
+    }
+    shared_.arrived.notify_all();
+  }
+
+  std::vector<Message> do_collect(std::span<const int> from) override {
+    std::vector<Message> received;
+    std::unique_lock lock(shared_.mutex);
+    std::deque<Message>& box = shared_.posted[rank_];
+    for (const int source : from) {
+      if (source < 0 || source >= size_ || source == rank_)
+        throw std::invalid_argument("collect from rank " + std::to_string(source));
+      auto next = [&] {
+        return std::find_if(box.begin(), box.end(),
+                            [&](const Message& m) { return m.peer == source; });
+      };
+      shared_.arrived.wait(lock, [&] { return shared_.failed || next() != box.end(); });
+      if (shared_.failed) throw RankLeft();
+      const auto it = next();
+      received.push_back(std::move(*it));
+      box.erase(it);
+    }
     return received;
   }
 
@@ -142,6 +179,7 @@ void run_local_ranks(int ranks, const std::function<void(Transport&)>& body) {
           std::lock_guard lock(shared.mutex);
           shared.failed = true;
         }
+        shared.arrived.notify_all();  // a rank waiting for its messages leaves too
         shared.sync.arrive_and_drop();
       }
     });

@@ -118,6 +118,22 @@ class TransportTeam final : public RestingTeam {
     }
     return got;
   }
+  void post(std::vector<std::string> to, std::uint64_t members_to) override {
+    std::vector<Message> out;
+    for (int m = 0; m < t_.size(); ++m)
+      if (m != t_.rank() && (members_to >> m & 1U) != 0)
+        out.push_back({m, std::move(to[static_cast<std::size_t>(m)])});
+    t_.post(std::move(out));
+  }
+  std::vector<std::string> collect(std::uint64_t from) override {
+    std::vector<int> sources;
+    for (int m = 0; m < t_.size(); ++m)
+      if (m != t_.rank() && (from >> m & 1U) != 0) sources.push_back(m);
+    std::vector<std::string> got(static_cast<std::size_t>(t_.size()));
+    for (Message& msg : t_.collect(sources))
+      got[static_cast<std::size_t>(msg.peer)] = std::move(msg.bytes);
+    return got;
+  }
   void max(std::span<double> values) override { t_.max(values); }
   void sum(std::span<std::int64_t> values) override { t_.sum(values); }
 

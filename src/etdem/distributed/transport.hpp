@@ -23,10 +23,11 @@ struct Message {
 
 /// What a rank sent, for the scaling model (bench/): counted by every transport the same way.
 struct TransportCounters {
-  long exchanges = 0;   // calls of exchange()
-  long messages = 0;    // messages sent
-  long bytes = 0;       // payload bytes sent
-  long reductions = 0;  // calls of sum() and max()
+  long exchanges = 0;    // calls of exchange()
+  long collects = 0;     // calls of collect() (point to point: no rank waits for all)
+  long messages = 0;     // messages sent
+  long bytes = 0;        // payload bytes sent
+  long reductions = 0;   // calls of sum() and max()
   double seconds = 0.0;  // [s] wall time inside exchanges and reductions, waiting included
 };
 
@@ -48,6 +49,25 @@ class Transport {
       counters_.bytes += static_cast<long>(m.bytes.size());
     }
     return do_exchange(std::move(outgoing));
+  }
+  /// Point to point with known peers, not collective: `post` sends each message to its peer (not
+  /// this rank) and returns at once; the peer takes it with `collect`, which waits for the next
+  /// message posted to this rank by each rank of `from` (ascending, not this rank) and returns
+  /// them in that order. Both sides must know who writes to whom: a rank that expects a message
+  /// waits for it (up to the transport's bound, then it throws), so a sender with nothing to say
+  /// posts an empty one. One source's messages are taken in the order it posted them.
+  void post(std::vector<Message> outgoing) {
+    const Clock clock(counters_);
+    for (const Message& m : outgoing) {
+      ++counters_.messages;
+      counters_.bytes += static_cast<long>(m.bytes.size());
+    }
+    do_post(std::move(outgoing));
+  }
+  std::vector<Message> collect(std::span<const int> from) {
+    const Clock clock(counters_);
+    ++counters_.collects;
+    return do_collect(from);
   }
   /// The sum of `value` over all ranks, the same on every rank.
   long sum(long value) {
@@ -88,6 +108,8 @@ class Transport {
 
  protected:
   virtual std::vector<Message> do_exchange(std::vector<Message> outgoing) = 0;
+  virtual void do_post(std::vector<Message> outgoing) = 0;
+  virtual std::vector<Message> do_collect(std::span<const int> from) = 0;
   virtual long do_sum(long value) = 0;
   virtual void do_sum(std::span<std::int64_t> values) = 0;
   virtual double do_max(double value) = 0;

@@ -93,6 +93,45 @@ void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell) 
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
   }
+  // The colours' point-to-point phases: after colour c a member posts to the readers (other
+  // than itself) of the bodies its rows of c move; it takes from each member whose rows of c
+  // move a body it reads. Its blocks of colour c + 1 that read such a body wait for those
+  // messages; the others (early) go first.
+  const int colours = o.colours();
+  s.colour_to.assign(at(colours), 0);
+  s.colour_from.assign(at(colours), 0);
+  s.early.assign(at(colours), 0);
+  std::vector<int> moved_by_other(at(nb),
+                                  -1);  // per body: the last colour another member moved it in
+  for (int colour = 0; colour < colours; ++colour) {
+    for (int k = o.colour_start[at(colour)]; k < o.colour_start[at(colour) + 1]; ++k) {
+      const int m = s.block_member[at(k)];
+      const std::uint64_t bit = std::uint64_t{1} << m;
+      for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
+        for (const int body : {r.a[at(i)], r.b[at(i)]}) {
+          if (body < 0) continue;
+          const std::uint64_t to = s.readers[at(body)] & ~bit;
+          if (m == s.me) {
+            s.colour_to[at(colour)] |= to;
+          } else if ((to & mine) != 0) {
+            s.colour_from[at(colour)] |= bit;
+            moved_by_other[at(body)] = colour;
+          }
+        }
+    }
+    if (colour + 1 == colours) break;
+    // This member's blocks of the next colour: those that read none of those bodies first.
+    std::vector<int>& next = s.my_blocks[at(colour + 1)];
+    const auto waits = [&](int k) {
+      for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
+        for (const int body : {r.a[at(i)], r.b[at(i)]})
+          if (body >= 0 && moved_by_other[at(body)] == colour) return true;
+      return false;
+    };
+    const auto late =
+        std::stable_partition(next.begin(), next.end(), [&](int k) { return !waits(k); });
+    s.early[at(colour + 1)] = static_cast<int>(late - next.begin());
+  }
   // The shock pass: a body is read by the members settling the bodies it supports.
   s.body_member.resize(at(nb));
   for (int b = 0; b < nb; ++b) s.body_member[at(b)] = team->body_member(o.body_order[at(b)]);
@@ -107,8 +146,11 @@ void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell) 
   s.known.assign(at(nb), -1);
 }
 
-void share_phase(RestingWork& w, std::span<const int> moved,
-                 const std::vector<std::uint64_t>& readers) {
+namespace {
+
+/// The bodies of `moved` this member moved in the phase (stamp), one message per reader.
+std::vector<std::string> phase_messages(RestingWork& w, std::span<const int> moved,
+                                        const std::vector<std::uint64_t>& readers) {
   RestingShare& s = w.share;
   const std::uint64_t mine = std::uint64_t{1} << s.me;
   std::vector<ByteWriter>& out = s.out;
@@ -125,7 +167,12 @@ void share_phase(RestingWork& w, std::span<const int> moved,
   }
   std::vector<std::string> to(at(s.members));
   for (int m = 0; m < s.members; ++m) to[at(m)] = out[at(m)].take();
-  const std::vector<std::string> got = s.team->exchange(std::move(to));
+  return to;
+}
+
+/// The bodies other members sent for phase `phase`, taken into this member's state.
+void take_phase(RestingWork& w, const std::vector<std::string>& got, int phase) {
+  RestingShare& s = w.share;
   for (const std::string& bytes : got) {
     ByteReader in(bytes);
     while (!in.done()) {
@@ -133,10 +180,29 @@ void share_phase(RestingWork& w, std::span<const int> moved,
       in.get(w.bodies.v[body]);
       in.get(w.bodies.w[body]);
       if (s.stir) in.get(w.stirred[at(body)]);
-      s.known[at(body)] = s.phase;
+      s.known[at(body)] = phase;
     }
   }
+}
+
+}  // namespace
+
+void share_phase(RestingWork& w, std::span<const int> moved,
+                 const std::vector<std::uint64_t>& readers) {
+  RestingShare& s = w.share;
+  take_phase(w, s.team->exchange(phase_messages(w, moved, readers)), s.phase);
   ++s.phase;
+}
+
+void share_post(RestingWork& w, std::span<const int> moved,
+                const std::vector<std::uint64_t>& readers, std::uint64_t to) {
+  RestingShare& s = w.share;
+  s.team->post(phase_messages(w, moved, readers), to);
+  ++s.phase;
+}
+
+void share_collect(RestingWork& w, std::uint64_t from, int phase) {
+  take_phase(w, w.share.team->collect(from), phase);
 }
 
 void share_maxima(RestingWork& w, RestingSweep& total) {

@@ -150,13 +150,19 @@ inline Eigen::Vector2d onto_disc(const Eigen::Vector2d& p, double radius) {
 struct RestingShare {
   RestingTeam* team = nullptr;  // null: this process alone
   int me = 0, members = 1;
-  std::vector<int> block_member;             // per block
-  std::vector<int> row_member;               // per row: its block's member, -1 a leftover
-  std::vector<std::vector<int>> my_blocks;   // per colour: this member's blocks
-  std::vector<std::uint64_t> readers;        // per body slot: members whose rows move it
-  std::vector<std::vector<int>> boundary;    // per colour: bodies this member's blocks of it
-                                             // move that another member's rows move too
-  std::vector<int> body_member;              // per body slot: the member that settles it
+  std::vector<int> block_member;            // per block
+  std::vector<int> row_member;              // per row: its block's member, -1 a leftover
+  std::vector<std::vector<int>> my_blocks;  // per colour: this member's blocks
+  std::vector<std::uint64_t> readers;       // per body slot: members whose rows move it
+  std::vector<std::vector<int>> boundary;   // per colour: bodies this member's blocks of it
+                                            // move that another member's rows move too
+  // A colour's phase is point to point: after colour c this member posts what it moved to the
+  // members colour_to[c] and takes what colour_from[c] posted before it sweeps the blocks of
+  // colour c + 1 that read those bodies; the first early[c] of my_blocks[c] read none of what
+  // the other members moved in the colour before, and are swept while their messages travel.
+  std::vector<std::uint64_t> colour_to, colour_from;  // per colour
+  std::vector<int> early;                             // per colour
+  std::vector<int> body_member;                       // per body slot: the member that settles it
   std::vector<std::uint64_t> shock_readers;  // per body slot: members settling a body it holds
   std::vector<int> stamp;  // per body slot: the phase this member last moved it in, -1 never
   std::vector<int> known;  // per body slot: the phase of the value held here, -1 the start
@@ -342,6 +348,13 @@ void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell);
 /// (stamp) to the other members `readers` lists for them; the next phase.
 void share_phase(RestingWork& w, std::span<const int> moved,
                  const std::vector<std::uint64_t>& readers);
+/// The point-to-point form of share_phase for a colour: share_post sends the bodies of `moved`
+/// this member moved in the phase to the members of `to` (each of them gets a message, empty or
+/// not) and starts the next phase; share_collect takes the messages of the members of `from`
+/// for the phase `phase` that was posted.
+void share_post(RestingWork& w, std::span<const int> moved,
+                const std::vector<std::uint64_t>& readers, std::uint64_t to);
+void share_collect(RestingWork& w, std::uint64_t from, int phase);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
 /// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
 void share_maxima(RestingWork& w, RestingSweep& total);
@@ -374,9 +387,8 @@ RestingSweep run_shared(RestingWork& w, std::span<const int> which, bool all, F&
     return static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
                                     which.begin());
   };
-  for (int colour = 0; colour < o.colours(); ++colour) {
-    const std::vector<int>& mine = s.my_blocks[static_cast<std::size_t>(colour)];
-    const long count = static_cast<long>(mine.size());
+  // A colour's blocks of this member [first, last), in parallel.
+  auto sweep = [&](const std::vector<int>& mine, long first, long last) {
     auto visit = [&](int i, RestingSweep& sw) {
       f(static_cast<std::size_t>(i), sw);
       for (const int body :
@@ -385,11 +397,11 @@ RestingSweep run_shared(RestingWork& w, std::span<const int> which, bool all, F&
           s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] =
               s.phase;
     };
-#pragma omp parallel if (w.parallel && count > 1)
+#pragma omp parallel if (w.parallel && last - first > 1)
     {
       RestingSweep part;
 #pragma omp for schedule(dynamic, 4)
-      for (long q = 0; q < count; ++q) {
+      for (long q = first; q < last; ++q) {
         const int k = mine[static_cast<std::size_t>(q)];
         if (all) {
           for (int i = o.block_start[k]; i < o.block_start[k + 1]; ++i) visit(i, part);
@@ -402,8 +414,23 @@ RestingSweep run_shared(RestingWork& w, std::span<const int> which, bool all, F&
 #pragma omp critical(etdem_resting_shared)
       total.merge(part);
     }
-    share_phase(w, s.boundary[static_cast<std::size_t>(colour)], s.readers);
+  };
+  // Colour by colour: the blocks that read nothing the others moved in the colour before first,
+  // then that colour's messages, then the rest; what this colour moved is posted at its end.
+  int pending = -1, pending_phase = -1;  // the colour whose messages are still to take
+  for (int colour = 0; colour < o.colours(); ++colour) {
+    const std::size_t c = static_cast<std::size_t>(colour);
+    const std::vector<int>& mine = s.my_blocks[c];
+    sweep(mine, 0, s.early[c]);
+    if (pending >= 0)
+      share_collect(w, s.colour_from[static_cast<std::size_t>(pending)], pending_phase);
+    sweep(mine, s.early[c], static_cast<long>(mine.size()));
+    pending = colour;
+    pending_phase = s.phase;
+    share_post(w, s.boundary[c], s.readers, s.colour_to[c]);
   }
+  if (pending >= 0)
+    share_collect(w, s.colour_from[static_cast<std::size_t>(pending)], pending_phase);
   // The leftovers: on every member alike (their bodies are read by every member), counted once.
   RestingSweep left;
   if (all) {

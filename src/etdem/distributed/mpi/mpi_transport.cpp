@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -43,7 +44,13 @@ MpiTransport::MpiTransport(MPI_Comm comm, double timeout_seconds) : timeout_(tim
 MpiTransport::~MpiTransport() {
   int finalised = 0;
   MPI_Finalized(&finalised);
-  if (comm_ != MPI_COMM_NULL && !finalised) MPI_Comm_free(&comm_);
+  if (finalised) return;
+  // Posted messages are taken by their peers; a run that ends normally has them all sent. Wait
+  // for them a bounded time (a peer that failed never takes its own), then leave them.
+  const double start = MPI_Wtime();
+  while (!posted_.empty() && MPI_Wtime() - start < 10.0) reap_posted();
+  for (Posted& p : posted_) MPI_Request_free(&p.request);
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
 void MpiTransport::abort(const char* message, int exit_code) const {
@@ -115,6 +122,69 @@ std::vector<Message> MpiTransport::do_exchange(std::vector<Message> outgoing) {
   // One source's messages arrive in the order it sent them (MPI's non-overtaking rule).
   std::stable_sort(received.begin(), received.end(),
                    [](const Message& a, const Message& b) { return a.peer < b.peer; });
+  return received;
+}
+
+// Point to point with known peers: a standard send that returns at once (the bytes kept until
+// it completes) and a receive of the next message from each named source, on a tag of its own
+// (MPI's non-overtaking rule keeps one source's messages in order).
+namespace {
+constexpr int kPostedTag = 29;
+}
+
+void MpiTransport::reap_posted() {
+  for (auto p = posted_.begin(); p != posted_.end();) {
+    int done = 0;
+    check(MPI_Test(&p->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    p = done ? posted_.erase(p) : std::next(p);
+  }
+}
+
+void MpiTransport::do_post(std::vector<Message> outgoing) {
+  reap_posted();
+  for (Message& m : outgoing) {
+    if (m.peer < 0 || m.peer >= size_ || m.peer == rank_)
+      throw std::invalid_argument("posted message to rank " + std::to_string(m.peer) + " of " +
+                                  std::to_string(size_) + " from rank " + std::to_string(rank_));
+    if (m.bytes.size() > static_cast<std::size_t>(INT_MAX))
+      throw std::length_error("message of " + std::to_string(m.bytes.size()) +
+                              " bytes: over MPI's int count");
+    Posted& p = posted_.emplace_back(Posted{std::move(m.bytes), MPI_REQUEST_NULL});
+    check(MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_BYTE, m.peer, kPostedTag,
+                    comm_, &p.request),
+          "MPI_Isend");
+  }
+}
+
+std::vector<Message> MpiTransport::do_collect(std::span<const int> from) {
+  std::vector<Message> received;
+  const double start = MPI_Wtime();
+  for (const int source : from) {
+    if (source < 0 || source >= size_ || source == rank_)
+      throw std::invalid_argument("collect from rank " + std::to_string(source) + " of " +
+                                  std::to_string(size_) + " on rank " + std::to_string(rank_));
+    for (long polls = 0;; ++polls) {
+      int arrived = 0;
+      MPI_Status status;
+      check(MPI_Iprobe(source, kPostedTag, comm_, &arrived, &status), "MPI_Iprobe");
+      if (arrived) {
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        Message m{source, std::string(static_cast<std::size_t>(count), '\0')};
+        check(
+            MPI_Recv(m.bytes.data(), count, MPI_BYTE, source, kPostedTag, comm_, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+        received.push_back(std::move(m));
+        break;
+      }
+      // The bound, as the exchange's: a source that never posts (it failed without MPI_Abort).
+      if ((polls & 1023) == 1023 && MPI_Wtime() - start > timeout_)
+        throw std::runtime_error("rank " + std::to_string(rank_) + ": no message from rank " +
+                                 std::to_string(source) + " for " +
+                                 std::to_string(static_cast<int>(timeout_)) + " s");
+    }
+  }
+  reap_posted();
   return received;
 }
 

@@ -4,6 +4,9 @@
 
 #include <mpi.h>
 
+#include <list>
+#include <string>
+
 #include "etdem/distributed/transport.hpp"
 
 namespace etdem::distributed {
@@ -37,6 +40,8 @@ class MpiTransport final : public Transport {
 
  protected:
   std::vector<Message> do_exchange(std::vector<Message> outgoing) override;
+  void do_post(std::vector<Message> outgoing) override;
+  std::vector<Message> do_collect(std::span<const int> from) override;
   long do_sum(long value) override;
   void do_sum(std::span<std::int64_t> values) override;
   double do_max(double value) override;
@@ -47,6 +52,14 @@ class MpiTransport final : public Transport {
   int rank_ = 0, size_ = 1;
   double timeout_ = 600.0;
   int round_ = 0;  // exchanges so far: alternates the tag (see do_exchange)
+  /// Posted messages not yet known to be sent: each keeps its bytes until its request completes
+  /// (a list: the bytes never move).
+  struct Posted {
+    std::string bytes;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  std::list<Posted> posted_;
+  void reap_posted();  // drops the posted messages whose sends completed
 };
 
 }  // namespace etdem::distributed
