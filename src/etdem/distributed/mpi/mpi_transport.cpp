@@ -18,6 +18,16 @@ void check(int code, const char* what) {
   throw std::runtime_error(std::string(what) + ": " + std::string(text, length));
 }
 
+/// The message a probe found (`status`), received whole.
+Message receive_probed(MPI_Comm comm, const MPI_Status& status, int tag) {
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  Message m{status.MPI_SOURCE, std::string(static_cast<std::size_t>(count), '\0')};
+  check(MPI_Recv(m.bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE),
+        "MPI_Recv");
+  return m;
+}
+
 }  // namespace
 
 MpiSession::MpiSession(int& argc, char**& argv) {
@@ -91,13 +101,7 @@ std::vector<Message> MpiTransport::do_exchange(std::vector<Message> outgoing) {
     MPI_Status status;
     check(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm_, &arrived, &status), "MPI_Iprobe");
     if (arrived) {
-      int count = 0;
-      MPI_Get_count(&status, MPI_BYTE, &count);
-      Message m{status.MPI_SOURCE, std::string(static_cast<std::size_t>(count), '\0')};
-      check(MPI_Recv(m.bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, tag, comm_,
-                     MPI_STATUS_IGNORE),
-            "MPI_Recv");
-      received.push_back(std::move(m));
+      received.push_back(receive_probed(comm_, status, tag));
     }
     if (!in_barrier) {
       int sent = 0;
@@ -168,13 +172,7 @@ std::vector<Message> MpiTransport::do_collect(std::span<const int> from) {
       MPI_Status status;
       check(MPI_Iprobe(source, kPostedTag, comm_, &arrived, &status), "MPI_Iprobe");
       if (arrived) {
-        int count = 0;
-        MPI_Get_count(&status, MPI_BYTE, &count);
-        Message m{source, std::string(static_cast<std::size_t>(count), '\0')};
-        check(
-            MPI_Recv(m.bytes.data(), count, MPI_BYTE, source, kPostedTag, comm_, MPI_STATUS_IGNORE),
-            "MPI_Recv");
-        received.push_back(std::move(m));
+        received.push_back(receive_probed(comm_, status, kPostedTag));
         break;
       }
       // The bound, as the exchange's: a source that never posts (it failed without MPI_Abort).
