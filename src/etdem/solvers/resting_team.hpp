@@ -2,15 +2,17 @@
 // "The pile's solve across ranks"). Each member holds the whole island and runs every stage, but
 // the stages over rows split their work: each block of the blocked order (resting_blocks.hpp)
 // belongs to one member (the team says which: a split run's rank whose box holds the block's
-// centre), the member sweeps the rows of its blocks, and after each colour it sends the
-// velocities it changed to the members whose rows read them. The shock pass splits its bodies
-// the same way, level by level. A member builds only the rows it relaxes and those the bodies it
-// settles rest on (it reads the others' contacts), and before the pass the island's collision
-// groups go to the members that settle their smallest bodies (world/collision_groups.hpp). A
-// closing round's set is marked and grown by member, each its own rows. A stage ends with every
-// member holding every body's latest velocity and every row's impulse, so the booking and its
-// guard run whole on every member. Every member visits every row in the order one process does,
-// so the pass gives the one-process bits on any number of members.
+// centre), the member sweeps the rows of its blocks, and after each colour it posts the
+// velocities it changed to the members whose rows read them (point to point: the blocks say who
+// reads what) while it sweeps its next colour's blocks that need none of the others'. The shock
+// pass splits its bodies the same way, level by level, one exchange of the team a level. A member
+// builds only the rows it relaxes and those the bodies it settles rest on (it reads the others'
+// contacts), and before the pass the island's collision groups go to the members that settle their
+// smallest bodies (world/collision_groups.hpp). A closing round's set is marked and grown by
+// member, each its own rows. A stage ends with every member holding every body's latest velocity
+// and every row's impulse, so the booking and its guard run whole on every member. Every member
+// visits every row in the order one process does, so the pass gives the one-process bits on any
+// number of members.
 #pragma once
 
 #include <cstdint>

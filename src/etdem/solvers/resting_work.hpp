@@ -344,8 +344,8 @@ struct RestingWork {
 /// The team's data for this island (w.blocks built, rows prepared; `x` the island's centres in
 /// island order, `cell` the blocks' edge).
 void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell);
-/// After a colour (or a level of the shock pass): the bodies of `moved` this member moved in it
-/// (stamp) to the other members `readers` lists for them; the next phase.
+/// After a level of the shock pass, in one exchange of the team: the bodies of `moved` this
+/// member moved in it (stamp) to the other members `readers` lists for them; the next phase.
 void share_phase(RestingWork& w, std::span<const int> moved,
                  const std::vector<std::uint64_t>& readers);
 /// The point-to-point form of share_phase for a colour: share_post sends the bodies of `moved`
