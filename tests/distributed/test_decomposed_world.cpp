@@ -135,6 +135,7 @@ struct SplitRun {
   long shared = 0;         // islands every rank solved together
   long groups_shared = 0;  // their collision groups, split over the ranks
   long shared_direct = 0;  // of the islands shared, those every rank sent its part of itself
+  long collects = 0;       // point-to-point waits over the ranks (the team's colour phases)
   long most_spanned = 0;   // the most ranks one island came from
   long rebalances = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
@@ -157,6 +158,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     const long shared = t.sum(st.islands_shared);
     const long groups_shared = t.sum(st.groups_shared);
     const long shared_direct = t.sum(st.islands_shared_direct);
+    const long collects = t.sum(t.counters().collects);
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
                ghosts = t.sum(st.ghosts);
     const long most_owned = static_cast<long>(t.max(split.owned_count())),
@@ -173,6 +175,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.shared = shared;
     out.groups_shared = groups_shared;
     out.shared_direct = shared_direct;
+    out.collects = collects;
     out.most_spanned = most_spanned;
     out.rebalances = st.rebalances;
     out.most_owned = most_owned, out.all_owned = all_owned;
@@ -280,6 +283,7 @@ void expect_serial(const Options& o, long steps) {
       EXPECT_GT(r.groups_shared, 0) << "grains landing on the shared pile: groups split";
       EXPECT_GT(r.shared_direct, 0) << "a pile shared again: its parts straight to every rank";
       EXPECT_LT(r.shared_direct, r.shared) << "each pile first shared through its host";
+      EXPECT_GT(r.collects, 0) << "the colours' phases point to point";
       std::printf(
           "%d ranks: %ld islands solved by every rank together (%ld sent straight to every "
           "rank), %ld collision groups\n",
@@ -288,6 +292,7 @@ void expect_serial(const Options& o, long steps) {
       EXPECT_EQ(r.shared, 0);
       EXPECT_EQ(r.groups_shared, 0);
       EXPECT_EQ(r.shared_direct, 0);
+      EXPECT_EQ(r.collects, 0) << "no team, no point-to-point phase";
     }
     if (!o.boxes && !o.net && !o.sleep && !o.wall_correction && !o.rebalance && !o.blocks) {
       // The settled pour is one pile across every rank: one island came from all of them.

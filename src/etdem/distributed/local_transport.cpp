@@ -66,12 +66,7 @@ class LocalTransport final : public Transport {
   void do_post(std::vector<Message> outgoing) override {
     {
       std::lock_guard lock(shared_.mutex);
-      for (Message& m : outgoing) {
-        if (m.peer < 0 || m.peer >= size_ || m.peer == rank_)
-          throw std::invalid_argument("posted message to rank " + std::to_string(m.peer) + " of " +
-                                      std::to_string(size_));
-        shared_.posted[m.peer].push_back({rank_, std::move(m.bytes)});
-      }
+      for (Message& m : outgoing) shared_.posted[m.peer].push_back({rank_, std::move(m.bytes)});
     }
     shared_.arrived.notify_all();
   }
@@ -81,8 +76,6 @@ class LocalTransport final : public Transport {
     std::unique_lock lock(shared_.mutex);
     std::deque<Message>& box = shared_.posted[rank_];
     for (const int source : from) {
-      if (source < 0 || source >= size_ || source == rank_)
-        throw std::invalid_argument("collect from rank " + std::to_string(source));
       auto next = [&] {
         return std::find_if(box.begin(), box.end(),
                             [&](const Message& m) { return m.peer == source; });

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -56,15 +57,18 @@ class Transport {
   /// them in that order. Both sides must know who writes to whom: a rank that expects a message
   /// waits for it (up to the transport's bound, then it throws), so a sender with nothing to say
   /// posts an empty one. One source's messages are taken in the order it posted them.
+  /// Throws std::invalid_argument for a peer outside the ranks or this rank itself.
   void post(std::vector<Message> outgoing) {
     const Clock clock(counters_);
     for (const Message& m : outgoing) {
+      check_peer(m.peer, "posted message to");
       ++counters_.messages;
       counters_.bytes += static_cast<long>(m.bytes.size());
     }
     do_post(std::move(outgoing));
   }
   std::vector<Message> collect(std::span<const int> from) {
+    for (const int r : from) check_peer(r, "collect from");
     const Clock clock(counters_);
     ++counters_.collects;
     return do_collect(from);
@@ -116,6 +120,12 @@ class Transport {
   virtual void do_max(std::span<double> values) = 0;
 
  private:
+  void check_peer(int peer, const char* what) const {
+    if (peer < 0 || peer >= size() || peer == rank())
+      throw std::invalid_argument(std::string(what) + " rank " + std::to_string(peer) +
+                                  " on rank " + std::to_string(rank()) + " of " +
+                                  std::to_string(size()));
+  }
   /// Adds the wall time of one collective call to the counters.
   class Clock {
    public:

@@ -185,10 +185,14 @@ class Stepper {
     if (!split_) return nullptr;
     const distributed::DecomposedStats& st = split_->stats();
     const distributed::TransportCounters& tc = t_->counters();
-    std::int64_t sums[] = {st.owned,        st.ghosts,     st.islands_hosted, st.islands_spanning,
-                           st.migrated,     tc.exchanges,  tc.messages,       tc.bytes,
-                           st.label_rounds, st.rebalances, tc.reductions,     st.islands_shared,
-                           st.groups_shared, st.islands_shared_direct};
+    std::int64_t sums[] = {st.owned,          st.ghosts,
+                           st.islands_hosted, st.islands_spanning,
+                           st.migrated,       tc.exchanges,
+                           tc.messages,       tc.bytes,
+                           st.label_rounds,   st.rebalances,
+                           tc.reductions,     st.islands_shared,
+                           st.groups_shared,  st.islands_shared_direct,
+                           tc.collects};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, and its busy time (its phases' wall time less what
@@ -217,6 +221,7 @@ class Stepper {
             {"most_ranks_one_island_spanned", static_cast<long>(most[4])},
             {"migrations", sums[4]},
             {"exchanges_per_rank", sums[5] / t_->size()},
+            {"collects_per_rank", sums[14] / t_->size()},
             {"messages", sums[6]},
             {"bytes", sums[7]},
             {"label_rounds_per_rank", sums[8] / t_->size()},

@@ -101,8 +101,8 @@ void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell) 
   s.colour_to.assign(at(colours), 0);
   s.colour_from.assign(at(colours), 0);
   s.early.assign(at(colours), 0);
-  std::vector<int> moved_by_other(at(nb),
-                                  -1);  // per body: the last colour another member moved it in
+  std::vector<int>& moved_by_other = s.moved_by_other;
+  moved_by_other.assign(at(nb), -1);
   for (int colour = 0; colour < colours; ++colour) {
     for (int k = o.colour_start[at(colour)]; k < o.colour_start[at(colour) + 1]; ++k) {
       const int m = s.block_member[at(k)];
@@ -201,8 +201,8 @@ void share_post(RestingWork& w, std::span<const int> moved,
   ++s.phase;
 }
 
-void share_collect(RestingWork& w, std::uint64_t from, int phase) {
-  take_phase(w, w.share.team->collect(from), phase);
+void share_collect(RestingWork& w, std::uint64_t from) {
+  take_phase(w, w.share.team->collect(from), w.share.phase - 1);
 }
 
 void share_maxima(RestingWork& w, RestingSweep& total) {

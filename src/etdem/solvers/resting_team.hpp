@@ -39,8 +39,8 @@ class RestingTeam {
   /// Collective: to[m] sent to member m (an empty string sends nothing; to[member()] is not
   /// sent); returns what each member sent here, indexed by member (empty: nothing).
   virtual std::vector<std::string> exchange(std::vector<std::string> to) = 0;
-  /// Point to point, not collective: sends to[m] to each member m whose bit is set in `to`
-  /// (an empty string too: m waits for it) and returns at once.
+  /// Point to point, not collective: sends to[m] to each member m whose bit is set in
+  /// `members_to` (an empty string too: m waits for it) and returns at once.
   virtual void post(std::vector<std::string> to, std::uint64_t members_to) = 0;
   /// Waits for the next string each member whose bit is set in `from` posted here; returns them
   /// indexed by member (empty for the others).

@@ -170,8 +170,9 @@ struct RestingShare {
   int shared_from = 0;     // the first phase since the last sync (share_sync)
   long updates = 0;        // this member's updates in the stages over rows
   bool stir = false;       // the bodies' stir travels with their velocities (closing rounds)
-  std::vector<int> scratch, rows;  // bodies (a level's, a sync's), rows of a sync
-  std::vector<ByteWriter> out;     // per member, a phase's message
+  std::vector<int> scratch, rows;   // bodies (a level's, a sync's), rows of a sync
+  std::vector<int> moved_by_other;  // per body slot: the last colour another member moved it in
+  std::vector<ByteWriter> out;      // per member, a phase's message
 
   /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
@@ -351,10 +352,10 @@ void share_phase(RestingWork& w, std::span<const int> moved,
 /// The point-to-point form of share_phase for a colour: share_post sends the bodies of `moved`
 /// this member moved in the phase to the members of `to` (each of them gets a message, empty or
 /// not) and starts the next phase; share_collect takes the messages of the members of `from`
-/// for the phase `phase` that was posted.
+/// for the phase before the current one (the one last posted).
 void share_post(RestingWork& w, std::span<const int> moved,
                 const std::vector<std::uint64_t>& readers, std::uint64_t to);
-void share_collect(RestingWork& w, std::uint64_t from, int phase);
+void share_collect(RestingWork& w, std::uint64_t from);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
 /// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
 void share_maxima(RestingWork& w, RestingSweep& total);
@@ -417,20 +418,15 @@ RestingSweep run_shared(RestingWork& w, std::span<const int> which, bool all, F&
   };
   // Colour by colour: the blocks that read nothing the others moved in the colour before first,
   // then that colour's messages, then the rest; what this colour moved is posted at its end.
-  int pending = -1, pending_phase = -1;  // the colour whose messages are still to take
-  for (int colour = 0; colour < o.colours(); ++colour) {
-    const std::size_t c = static_cast<std::size_t>(colour);
+  const std::size_t colours = static_cast<std::size_t>(o.colours());
+  for (std::size_t c = 0; c < colours; ++c) {
     const std::vector<int>& mine = s.my_blocks[c];
     sweep(mine, 0, s.early[c]);
-    if (pending >= 0)
-      share_collect(w, s.colour_from[static_cast<std::size_t>(pending)], pending_phase);
+    if (c > 0) share_collect(w, s.colour_from[c - 1]);
     sweep(mine, s.early[c], static_cast<long>(mine.size()));
-    pending = colour;
-    pending_phase = s.phase;
     share_post(w, s.boundary[c], s.readers, s.colour_to[c]);
   }
-  if (pending >= 0)
-    share_collect(w, s.colour_from[static_cast<std::size_t>(pending)], pending_phase);
+  if (colours > 0) share_collect(w, s.colour_from[colours - 1]);
   // The leftovers: on every member alike (their bodies are read by every member), counted once.
   RestingSweep left;
   if (all) {
