@@ -105,6 +105,36 @@ TEST(CarriedContacts, BadRecordsAndContactsAreRefused) {
     put_contact_record(in_place, cs);
     EXPECT_EQ(in_place.bytes(), copied.bytes());
   }
+  {  // a chosen list renamed while written: the record of the renamed copies
+    std::vector<std::int64_t> name(static_cast<std::size_t>(t.world.bodies.count()));
+    for (std::size_t i = 0; i < name.size(); ++i) name[i] = 1000 + 3 * static_cast<long>(i);
+    const std::vector<int> which = {static_cast<int>(cs.size()) - 1, 0, 1};
+    std::vector<Contact> renamed;
+    for (const int k : which) {
+      Contact c = cs[static_cast<std::size_t>(k)];
+      c.a = static_cast<int>(name[static_cast<std::size_t>(c.a)]);
+      c.b = static_cast<int>(name[static_cast<std::size_t>(c.b)]);
+      renamed.push_back(c);
+    }
+    ByteWriter copied, in_place;
+    put_contact_record(copied, renamed);
+    put_contact_record(in_place, cs, which, name);
+    EXPECT_EQ(in_place.bytes(), copied.bytes());
+  }
+  {  // read in place: the bodies alone, and each contact where it is wanted
+    const ContactRecordView view(record);
+    ASSERT_EQ(view.size(), cs.size());
+    for (const std::size_t k : {std::size_t{0}, cs.size() / 2, cs.size() - 1}) {
+      EXPECT_EQ(view.a(k), cs[k].a);
+      EXPECT_EQ(view.b(k), cs[k].b);
+      Contact c;
+      view.get(k, c);
+      EXPECT_EQ(write_contact_record(std::span(&c, 1)), write_contact_record(std::span(&cs[k], 1)));
+    }
+    EXPECT_THROW(ContactRecordView(record.substr(0, record.size() - 1)), ByteStreamError);
+    EXPECT_THROW(ContactRecordView(record + "x"), ByteStreamError);
+    EXPECT_EQ(ContactRecordView(write_contact_record({})).size(), 0u);
+  }
   std::vector<Contact> out(2);
   EXPECT_THROW(read_contact_record(record.substr(0, record.size() - 1), out), ByteStreamError);
   EXPECT_THROW(read_contact_record(record + "x", out), ByteStreamError);

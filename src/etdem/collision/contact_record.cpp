@@ -1,5 +1,6 @@
 #include "etdem/collision/contact_record.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -64,15 +65,57 @@ void put_contact_record(ByteWriter& out, std::span<const Contact> contacts) {
   for (const Contact& c : contacts) put_contact(out, c);
 }
 
-void read_contact_record(std::string_view record, std::vector<Contact>& out) {
+void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<const int> which,
+                        std::span<const std::int64_t> name) {
+  const std::uint64_t record = sizeof(std::uint64_t) + which.size() * kContactBytes;
+  out.put(record);
+  out.put(static_cast<std::uint64_t>(which.size()));
+  for (const int k : which) {
+    const Contact& c = cs[static_cast<std::size_t>(k)];
+    char bytes[kContactBytes];
+    Block<char*> block{bytes};
+    fields(block, c);
+    const int ids[2] = {static_cast<int>(name[static_cast<std::size_t>(c.a)]),
+                        static_cast<int>(name[static_cast<std::size_t>(c.b)])};
+    std::memcpy(bytes, ids, sizeof ids);  // a and b lead the block
+    out.put_bytes(bytes, kContactBytes);
+  }
+}
+
+ContactRecordView::ContactRecordView(std::string_view record) {
   ByteReader in(record);
   const std::uint64_t n = in.count(kContactBytes);
   if (in.left() != n * kContactBytes)
     throw ByteStreamError("a contact record of " + std::to_string(record.size()) +
                           " bytes does not hold " + std::to_string(n) + " contacts");
-  const std::size_t start = out.size();
-  out.resize(start + n);
-  for (std::size_t k = start; k < out.size(); ++k) get_contact(in, out[k]);
+  count_ = static_cast<std::size_t>(n);
+  first_ = in.take(n * kContactBytes).data();
+}
+
+int ContactRecordView::a(std::size_t k) const {
+  int id;
+  std::memcpy(&id, first_ + k * kContactBytes, sizeof id);
+  return id;
+}
+
+int ContactRecordView::b(std::size_t k) const {
+  int id;
+  std::memcpy(&id, first_ + k * kContactBytes + sizeof(int), sizeof id);
+  return id;
+}
+
+void ContactRecordView::get(std::size_t k, Contact& c) const {
+  Block<const char*> block{first_ + k * kContactBytes};
+  fields(block, c);
+}
+
+void read_contact_record(std::string_view record, std::vector<Contact>& out) {
+  const ContactRecordView view(record);
+  // Each contact built and read in one pass over its memory (a resize first would write every
+  // contact twice). Growth stays geometric when records are appended one after another.
+  const std::size_t n = view.size();
+  if (out.capacity() < out.size() + n) out.reserve(std::max(out.size() + n, 2 * out.capacity()));
+  for (std::size_t k = 0; k < n; ++k) view.get(k, out.emplace_back());
 }
 
 }  // namespace etdem

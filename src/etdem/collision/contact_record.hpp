@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,8 +28,28 @@ std::string write_contact_record(std::span<const Contact> contacts);
 /// Appends the record of `contacts` to `out` as one string value: the bytes of
 /// out.put(write_contact_record(contacts)), without the record's own copy.
 void put_contact_record(ByteWriter& out, std::span<const Contact> contacts);
+/// The record of the contacts cs[which[k]], in that order, each with its bodies renamed a ->
+/// name[a] and b -> name[b]: the bytes put_contact_record writes for those contacts so renamed,
+/// without copying them first.
+void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<const int> which,
+                        std::span<const std::int64_t> name);
 /// Appends the contacts of a record to `out`, in their order. Throws ByteStreamError for a
 /// truncated or overlong record, and then appends nothing.
 void read_contact_record(std::string_view record, std::vector<Contact>& out);
+
+/// A record's contacts read in place: their bodies without reading the rest, and each contact
+/// read where its reader wants it. Throws ByteStreamError for a truncated or overlong record.
+class ContactRecordView {
+ public:
+  explicit ContactRecordView(std::string_view record);
+  std::size_t size() const { return count_; }
+  int a(std::size_t k) const;  // contact k's body A, k < size()
+  int b(std::size_t k) const;
+  void get(std::size_t k, Contact& c) const;
+
+ private:
+  const char* first_ = nullptr;
+  std::size_t count_ = 0;
+};
 
 }  // namespace etdem

@@ -212,10 +212,11 @@ class DecomposedWorld final : public Domain {
   bool event_fired_ = false;
   const volatile std::sig_atomic_t* stop_flag_ = nullptr;
   bool stop_seen_ = false;
-  std::vector<int> statics_;       // global ids of the bodies every rank holds
-  std::vector<std::int64_t> gid_;  // per local body
-  std::vector<int> owner_;         // per local body (statics: this rank)
-  std::vector<int> local_of_;      // per global id: local index, -1 absent
+  std::vector<int> statics_;             // global ids of the bodies every rank holds
+  std::vector<std::int64_t> gid_;        // per local body
+  std::vector<int> owner_;               // per local body (statics: this rank)
+  std::vector<int> local_of_;            // per global id: local index, -1 absent
+  std::vector<GrainRecord*> record_of_;  // exchange_grains_now: per local body, its owned record
   Decomposition decomposition_;
   RankGrains grains_;
   std::vector<Net> nets_at_start_;   // the nets at the start of a sub-step that may be redone

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "etdem/collision/contact.hpp"
+#include "etdem/collision/contact_record.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/world/contact_order.hpp"
@@ -28,7 +29,8 @@ struct DecomposedWorld::HostScratch {
   std::vector<PartGrain> island;            // its grains, ascending by global id
   std::vector<PartGrain> sorted;            // (island as gathered, then sorted into this)
   std::vector<int> grain_order;             // the gathered grains' places, ascending by id
-  std::vector<Contact> contacts, serial;    // as gathered; in the serial order, island-local ids
+  std::vector<ContactRecordView> parts;     // each part's contacts, as gathered (global ids)
+  std::vector<Contact> serial;              // in the serial order, island-local ids
   std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
   std::vector<int> order, place;            // serial place -> gathered, and back
   std::vector<ContactOrderKey> key;         // per gathered contact: its place in the serial order

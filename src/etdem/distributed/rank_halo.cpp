@@ -79,11 +79,16 @@ void DecomposedWorld::rebuild_local(double h) {
   // ascending by id), on local ids. A pair whose other body is no longer held here cannot touch
   // this step (the halo holds every pair that can): its contacts are not needed.
   std::vector<Contact> previous;
+  std::size_t carried = 0;
+  for (const GrainRecord& r : grains_.owned) carried += r.carried.size();
+  previous.reserve(carried);
   for (const GrainRecord& r : grains_.owned)
-    for (Contact c : r.carried) {
-      c.a = local_of_[c.a];
-      c.b = local_of_[c.b];
-      if (c.a >= 0 && c.b >= 0) previous.push_back(c);
+    for (const Contact& c : r.carried) {
+      const int a = local_of_[c.a], b = local_of_[c.b];
+      if (a < 0 || b < 0) continue;
+      Contact& kept = previous.emplace_back(c);
+      kept.a = a;
+      kept.b = b;
     }
   local_.restore_warm_start(std::move(previous), h);
 }
@@ -94,17 +99,24 @@ void DecomposedWorld::exchange(World&) {
 
 void DecomposedWorld::exchange_grains_now() {
   // The warm start each owned grain carries: last step's contacts whose first grain it is.
+  // Each contact is copied once, straight to its first grain's record, in the serial order (so
+  // each grain's stay in that order); a contact whose first grain is a ghost is not carried.
   World& w = local_;
-  World::CarriedContacts carried = w.carried_contacts();
+  std::vector<GrainRecord*>& record_of = record_of_;
+  record_of.assign(static_cast<std::size_t>(w.bodies.count()), nullptr);
   for (GrainRecord& r : grains_.owned) {
     const int l = local_of_[r.gid];
-    for (Contact& c : carried.of(l)) {
-      c.a = static_cast<int>(gid_[c.a]);
-      c.b = static_cast<int>(gid_[c.b]);
-    }
+    record_of[static_cast<std::size_t>(l)] = &r;
     r.position = w.bodies.position[l];
     r.state.clear();  // written only if the grain is sent (exchange_grains)
-    r.carried.assign(carried.of(l).begin(), carried.of(l).end());
+    r.carried.clear();
+  }
+  for (const Contact& c : w.warm_start_contacts()) {
+    GrainRecord* r = record_of[static_cast<std::size_t>(w.first_grain(c))];
+    if (!r) continue;
+    Contact& kept = r->carried.emplace_back(c);
+    kept.a = static_cast<int>(gid_[c.a]);
+    kept.b = static_cast<int>(gid_[c.b]);
   }
   const double h = halo();
   last_halo_ = h;

@@ -177,22 +177,17 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   for (int k : sc.candidates) part_contacts[labels[island_grain(sc.contacts[k])].root].push_back(k);
   std::vector<IslandPart> parts;
   std::vector<int> grains;
-  std::vector<Contact> global;
   for (const auto& [root, list] : part_contacts) {
     grains.clear();
-    global.clear();
     for (int k : list) {
-      Contact c = sc.contacts[k];
+      const Contact& c = sc.contacts[k];
       if (moves(c.a)) grains.push_back(c.a);
       if (moves(c.b)) grains.push_back(c.b);
-      c.a = static_cast<int>(gid_[c.a]);
-      c.b = static_cast<int>(gid_[c.b]);
-      global.push_back(c);
     }
     std::sort(grains.begin(), grains.end());
     grains.erase(std::unique(grains.begin(), grains.end()), grains.end());
     ByteWriter out;
-    PartHeader header{static_cast<long>(global.size())};
+    PartHeader header{static_cast<long>(list.size())};
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
     put_part_header(out, header);
     out.put(static_cast<std::int32_t>(grains.size()));
@@ -206,7 +201,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       for (int e = 0; e < 9; ++e) out.put(w.bodies.inv_inertia_world[i](e));
       out.put(static_cast<std::int8_t>(w.bodies.is_asleep(i) ? 1 : 0));
     }
-    put_contact_record(out, global);
+    put_contact_record(out, sc.contacts, list, gid_);  // on global ids
     parts.push_back({root, labels[island_grain(sc.contacts[list.front()])].host, out.take()});
   }
   // An island every rank solved together last sub-step goes from each rank that holds some of
@@ -505,7 +500,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   HostScratch& h = *host_;
   // (References, not a structured binding: lambdas below use them, which clang 14 refuses.)
   std::vector<PartGrain>& island = h.island;
-  std::vector<Contact>& contacts = h.contacts;
+  std::vector<ContactRecordView>& parts = h.parts;
   std::vector<Contact>& serial = h.serial;
   std::vector<std::pair<int, int>>& origin = h.origin;
   std::vector<int>& order = h.order;
@@ -513,7 +508,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   IslandArrays& a = h.bodies;
   std::vector<Vec3>& v = a.v;
   island.clear();
-  contacts.clear();
+  parts.clear();
   origin.clear();
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
     ByteReader in(g.parts[s]);
@@ -531,10 +526,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       pg.asleep = in.get<std::int8_t>() != 0;
       island.push_back(pg);
     }
-    const std::size_t before = contacts.size();
-    read_contact_record(in.view(), contacts);
-    for (std::size_t k = before; k < contacts.size(); ++k)
-      origin.emplace_back(static_cast<int>(s), static_cast<int>(k - before));
+    const ContactRecordView& part = parts.emplace_back(in.view());
+    for (std::size_t k = 0; k < part.size(); ++k)
+      origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
   }
   // Ascending by id (the grains' places sorted, then the grains moved once). A grain held by
   // several ranks came from each: the copies are the same bits, one is kept.
@@ -561,13 +555,19 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   };
   // The gathered contacts carry global ids: the whole world's key (its bodies are global ids).
   std::vector<ContactOrderKey>& key = h.key;
-  key.resize(contacts.size());
-  for (std::size_t k = 0; k < contacts.size(); ++k) key[k] = full_.contact_order_key(contacts[k]);
+  // Each contact is read from its record once, into its serial place.
+  key.resize(origin.size());
+  for (std::size_t k = 0; k < origin.size(); ++k) {
+    const ContactRecordView& part = parts[static_cast<std::size_t>(origin[k].first)];
+    const auto j = static_cast<std::size_t>(origin[k].second);
+    key[k] = full_.contact_order_key(part.a(j), part.b(j));
+  }
   stable_order(key, order);
-  serial.resize(contacts.size());
+  serial.resize(origin.size());
   for (std::size_t s = 0; s < order.size(); ++s) {
     Contact& c = serial[s];
-    c = contacts[order[s]];
+    const std::pair<int, int>& from = origin[static_cast<std::size_t>(order[s])];
+    parts[static_cast<std::size_t>(from.first)].get(static_cast<std::size_t>(from.second), c);
     c.a = local_index(c.a);
     c.b = local_index(c.b);
   }

@@ -515,8 +515,16 @@ void World::restore_warm_start(std::vector<Contact> contacts, double h) {
   for (std::size_t k = 0; k < contacts.size(); ++k) key[k] = contact_order_key(contacts[k]);
   std::vector<int> order;
   stable_order(key, order);
-  previous_.resize(contacts.size());
-  for (std::size_t k = 0; k < order.size(); ++k) previous_[k] = std::move(contacts[order[k]]);
+  // Usually in the serial order already (each body's contacts in order, bodies ascending).
+  bool in_order = true;
+  for (std::size_t k = 0; k < order.size() && in_order; ++k)
+    in_order = order[k] == static_cast<int>(k);
+  if (in_order) {
+    previous_.swap(contacts);
+  } else {
+    previous_.resize(contacts.size());
+    for (std::size_t k = 0; k < order.size(); ++k) previous_[k] = contacts[order[k]];
+  }
   previous_h_ = h;
   order_previous();
 }

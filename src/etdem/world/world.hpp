@@ -212,8 +212,9 @@ class World {
   double warm_start_substep() const { return previous_h_; }
   /// Contact c's place in the serial contact order (world/contact_order.hpp), on this world's
   /// body ids.
-  ContactOrderKey contact_order_key(const Contact& c) const {
-    return ContactOrderKey{shapes.tested_apart(bodies.shape[c.b]), c.a, c.b};
+  ContactOrderKey contact_order_key(const Contact& c) const { return contact_order_key(c.a, c.b); }
+  ContactOrderKey contact_order_key(int a, int b) const {
+    return ContactOrderKey{shapes.tested_apart(bodies.shape[b]), a, b};
   }
 
   // --- A rank's part of a run split over ranks (world/domain.hpp) ---
