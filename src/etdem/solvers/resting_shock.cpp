@@ -192,11 +192,30 @@ void RestingPass::shock_pass(RestingWork& w) const {
 }
 
 void RestingPass::settle_shared(RestingWork& w, int levels) const {
-  // A team (resting_team.hpp): each member settles its bodies of a level, then sends those that
-  // support another member's bodies to it, before the next level; at the end every member holds
-  // every settled body.
+  // A team (resting_team.hpp): each member settles its bodies of a level, and after a level on
+  // which a body of the next level rests that another member settled, each sends the bodies it
+  // settled since its last such exchange to the members settling the bodies they support. A
+  // body's supports lie on lower levels, so each body is settled from the values the one-process
+  // pass reads, and levels whose next level rests only on bodies of its own member need no
+  // exchange (every member knows the levels, supports and members alike). At the end every
+  // member holds every settled body.
   RestingShare& s = w.share;
+  const RestingRows& r = w.rows;
+  std::vector<char>& exchange = s.level_exchange;
+  exchange.assign(static_cast<std::size_t>(levels), 0);
+  for (int body = 0; body < w.bodies.count; ++body) {
+    const int level = w.level[body];
+    if (w.position[body] < 0 || level == 0) continue;
+    const int member = s.body_member[static_cast<std::size_t>(body)];
+    for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j) {
+      const int lower = r.lower_body[w.support[j]];
+      if (lower >= 0 && s.body_member[static_cast<std::size_t>(lower)] != member)
+        exchange[static_cast<std::size_t>(level - 1)] = 1;
+    }
+  }
   std::vector<int>& mine = s.scratch;
+  std::vector<int>& settled = s.settled;
+  settled.clear();
   for (int l = 0; l < levels; ++l) {
     mine.clear();
     for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
@@ -215,9 +234,14 @@ void RestingPass::settle_shared(RestingWork& w, int levels) const {
         s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] = s.phase;
       }
     }
-    for (int& q : mine) q = w.by_height[w.by_level[q]].second;
-    share_phase(w, mine, s.shock_readers);
+    for (const int q : mine) settled.push_back(w.by_height[w.by_level[q]].second);
+    if (!exchange[static_cast<std::size_t>(l)]) continue;
+    share_phase(w, settled, s.shock_readers);
+    settled.clear();
   }
+  // The bodies settled since the last exchange carry the phase that is still open: it closes
+  // here, so that no later stage moves a body in it (the sync keeps the latest phase's value).
+  ++s.phase;
   share_sync(w, SyncRows::kNone, {});
 }
 

@@ -170,9 +170,11 @@ struct RestingShare {
   int shared_from = 0;     // the first phase since the last sync (share_sync)
   long updates = 0;        // this member's updates in the stages over rows
   bool stir = false;       // the bodies' stir travels with their velocities (closing rounds)
-  std::vector<int> scratch, rows;   // bodies (a level's, a sync's), rows of a sync
-  std::vector<int> moved_by_other;  // per body slot: the last colour another member moved it in
-  std::vector<ByteWriter> out;      // per member, a phase's message
+  std::vector<int> scratch, rows;    // bodies (a level's, a sync's), rows of a sync
+  std::vector<int> settled;          // shock pass: bodies settled here since the last exchange
+  std::vector<char> level_exchange;  // shock pass: per level, whether an exchange follows it
+  std::vector<int> moved_by_other;   // per body slot: the last colour another member moved it in
+  std::vector<ByteWriter> out;       // per member, a phase's message
 
   /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
