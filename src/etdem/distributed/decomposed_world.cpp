@@ -3,14 +3,34 @@
 #include <algorithm>
 #include <stdexcept>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "etdem/distributed/host_scratch.hpp"
 #include "etdem/distributed/rank_records.hpp"
 
 namespace etdem::distributed {
+namespace {
+
+/// A split run sends and receives messages of megabytes every sub-step (the islands' parts, the
+/// grains). glibc serves blocks that large from pages of their own and returns them when they
+/// are freed, so every sub-step's messages would fault their pages in afresh: they come from the
+/// heap instead, which keeps what is freed for the next sub-step. (Process-wide and idempotent;
+/// other C libraries are left as they are.)
+void keep_large_blocks() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
+}  // namespace
 
 DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
     : full_(full), t_(transport), host_(std::make_unique<HostScratch>()) {
   check_supported(full);
+  if (t_.size() > 1) keep_large_blocks();
   shared_islands_ = full.settings.share_islands;
   const Bodies& b = full.bodies;
   std::vector<Vec3> centres;
