@@ -77,6 +77,9 @@ struct Options {
   // The rank boxes drawn again every 10 steps whenever the largest rank owns more than 1.05
   // times the mean (the pour falls out of the boxes drawn around its start).
   bool rebalance = false;
+  // The rank boxes drawn again at every check (every 5 steps) for the ranks' measured busy
+  // times, and never for their work: boxes that depend on the machine's timing.
+  bool rebalance_by_time = false;
   // Islands of 100 contacts or more swept by blocks (pgs.block_contacts): the pile's resting
   // pass solved by every rank together.
   bool blocks = false;
@@ -110,6 +113,11 @@ void pour(TestWorld& t, const Options& o) {
   if (o.rebalance) {
     t.world.settings.rebalance_every = 10;
     t.world.settings.rebalance_imbalance = 1.05;
+    t.world.settings.rebalance_busy_imbalance = 0.0;  // by work alone: the test's bound holds
+  } else if (o.rebalance_by_time) {
+    t.world.settings.rebalance_every = 5;
+    t.world.settings.rebalance_imbalance = 1e9;
+    t.world.settings.rebalance_busy_imbalance = 0.5;  // below 1: at every check
   } else {
     t.world.settings.rebalance_every = 0;
   }
@@ -137,7 +145,7 @@ struct SplitRun {
   long shared_direct = 0;  // of the islands shared, those every rank sent its part of itself
   long collects = 0;       // point-to-point waits over the ranks (the team's colour phases)
   long most_spanned = 0;   // the most ranks one island came from
-  long rebalances = 0;
+  long rebalances = 0, rebalances_by_time = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
   long most_work = 0, all_work = 0;    // the same of the ranks' work (DecomposedWorld::work)
   std::vector<Net> nets;
@@ -178,6 +186,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.collects = collects;
     out.most_spanned = most_spanned;
     out.rebalances = st.rebalances;
+    out.rebalances_by_time = st.rebalances_by_time;
     out.most_owned = most_owned, out.all_owned = all_owned;
     out.most_work = most_work, out.all_work = all_work;
   });
@@ -308,7 +317,17 @@ void expect_serial(const Options& o, long steps) {
           "work %ld of %ld\n",
           ranks, r.rebalances, r.migrated, r.most_owned, r.all_owned, r.most_work, r.all_work);
     }
-    if (!o.rebalance) {
+    if (o.rebalance_by_time && ranks > 1) {
+      // 400 steps, a check every 5: the boxes were drawn again for the busy times alone.
+      EXPECT_GT(r.rebalances_by_time, 40);
+      EXPECT_EQ(r.rebalances, r.rebalances_by_time);
+      std::printf("%d ranks: %ld rebalances for the busy times, %ld migrations\n", ranks,
+                  r.rebalances_by_time, r.migrated);
+    }
+    if (o.rebalance && ranks > 1) {
+      EXPECT_EQ(r.rebalances_by_time, 0);
+    }
+    if (!o.rebalance && !o.rebalance_by_time) {
       EXPECT_EQ(r.rebalances, 0);
     }
   }
@@ -342,6 +361,10 @@ TEST(DecomposedWorld, RebalancedRankBoxesKeepTheSerialRunBitForBit) {
   o.rebalance = true;
   expect_serial(o, 400);
 }
+TEST(DecomposedWorld, RankBoxesDrawnForTheMeasuredBusyTimesKeepTheSerialRunBitForBit) {
+  expect_serial({.rebalance_by_time = true, .blocks = true}, 400);
+}
+
 TEST(DecomposedWorld, SpheresAndBoxesOnOneToFourRanksAreTheSerialRunBitForBit) {
   expect_serial({.boxes = true}, 300);
 }

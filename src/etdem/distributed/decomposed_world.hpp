@@ -47,6 +47,7 @@ struct DecomposedStats {
   long label_rounds = 0;           // island label rounds
   long migrated = 0;               // grains that arrived from another rank
   long rebalances = 0;             // times the rank boxes were drawn again (the same on every rank)
+  long rebalances_by_time = 0;     // of those, for the ranks' busy times (rebalance_busy_imbalance)
   long contacts = 0;               // contact points detected here, summed over the sub-steps
 };
 
@@ -145,7 +146,9 @@ class DecomposedWorld final : public Domain {
   void exchange_grains_now();
   /// Collective: every settings.rebalance_every steps, the rank boxes drawn again from every
   /// grain's centre, weighted by its work, when the largest rank's work exceeds
-  /// rebalance_imbalance times the mean, and the grains moved to their new owners.
+  /// rebalance_imbalance times the mean, or weighted by its work times its rank's measured
+  /// seconds per unit of work when the busiest rank's busy time since the last check exceeds
+  /// rebalance_busy_imbalance times the mean; the grains then moved to their new owners.
   void rebalance();
   /// Per owned grain (in grains_.owned's order), its work: 1 + the contacts it detects (its
   /// warm start: last step's contacts whose first grain it is).
@@ -212,6 +215,8 @@ class DecomposedWorld final : public Domain {
   bool event_fired_ = false;
   const volatile std::sig_atomic_t* stop_flag_ = nullptr;
   bool stop_seen_ = false;
+  double balance_profiled_ = 0.0;        // the step phases' wall time and the time in collectives
+  double balance_waited_ = 0.0;          // at the last rebalance check [s]
   std::vector<int> statics_;             // global ids of the bodies every rank holds
   std::vector<std::int64_t> gid_;        // per local body
   std::vector<int> owner_;               // per local body (statics: this rank)

@@ -177,11 +177,27 @@ void DecomposedWorld::rebalance() {
   const std::vector<double> work = owned_work();
   const long mine_work = total_work(work);
   const long total = t_.sum(mine_work);
-  const double most = t_.max(static_cast<double>(mine_work));
+  // The rank's busy time since the last check: its step phases' wall time less its time in
+  // collectives (waits included).
+  const double profiled = local_.profile().total(), waited = t_.counters().seconds;
+  const double busy = std::max(0.0, (profiled - balance_profiled_) - (waited - balance_waited_));
+  balance_profiled_ = profiled;
+  balance_waited_ = waited;
+  double most[2] = {static_cast<double>(mine_work), busy};
+  t_.max(most);
+  ExactSum busy_sum;
+  busy_sum += busy;
+  const double busy_mean = t_.sum(busy_sum).value() / ranks;
   // Nothing to gain where the largest rank has no more than a bisection would give it.
   const double mean = static_cast<double>(total) / ranks;
-  if (total == 0 || most <= local_.settings.rebalance_imbalance * mean || most <= std::ceil(mean))
-    return;
+  const bool by_work = total > 0 && most[0] > local_.settings.rebalance_imbalance * mean &&
+                       most[0] > std::ceil(mean);
+  const double busy_limit = local_.settings.rebalance_busy_imbalance;
+  const bool by_time = !by_work && total > 0 && busy_limit > 0.0 && busy_mean > 0.0 &&
+                       most[1] > busy_limit * busy_mean;
+  if (!by_work && !by_time) return;
+  // By time: each grain's work in seconds, at the rate its rank worked since the last check.
+  const double rate = by_time && mine_work > 0 ? busy / static_cast<double>(mine_work) : 1.0;
   // Every rank's owned grains (global id, centre, work) to every rank. The new boxes are a
   // function of the grains alone, taken in the order of their ids, not of the ranks that held
   // them: every rank draws the same boxes. (The exchange left each record's position current.)
@@ -189,7 +205,7 @@ void DecomposedWorld::rebalance() {
   for (std::size_t k = 0; k < grains_.owned.size(); ++k) {
     mine.put(grains_.owned[k].gid);
     mine.put(grains_.owned[k].position);
-    mine.put(work[k]);
+    mine.put(work[k] * rate);
   }
   const std::string bytes = mine.take();
   std::vector<Message> out;
@@ -216,6 +232,7 @@ void DecomposedWorld::rebalance() {
   for (std::size_t k = 0; k < all.size(); ++k) centres[k] = all[k].x, weights[k] = all[k].work;
   decomposition_ = Decomposition::bisect(centres, weights, ranks);
   ++stats_.rebalances;
+  if (by_time) ++stats_.rebalances_by_time;
   exchange_grains_now();  // the grains to their new owners, the ghosts of the new boxes
 }
 

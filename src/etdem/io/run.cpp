@@ -192,7 +192,7 @@ class Stepper {
                            st.label_rounds,   st.rebalances,
                            tc.reductions,     st.islands_shared,
                            st.groups_shared,  st.islands_shared_direct,
-                           tc.collects};
+                           tc.collects,       st.rebalances_by_time};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, and its busy time (its phases' wall time less what
@@ -226,6 +226,7 @@ class Stepper {
             {"bytes", sums[7]},
             {"label_rounds_per_rank", sums[8] / t_->size()},
             {"rebalances", sums[9] / t_->size()},
+            {"rebalances_by_time", sums[15] / t_->size()},
             {"reductions_per_rank", sums[10] / t_->size()},
             {"contacts_detected", static_cast<long>(contacts)},
             {"busy_seconds_mean", busy_sum / ranks},

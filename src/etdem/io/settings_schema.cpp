@@ -134,6 +134,14 @@ std::vector<Sim> simulation_keys() {
       "the largest rank's work over the mean above which a split run rebalances",
       [](Scenario & s) -> auto& { return s.settings.rebalance_imbalance; }));
   v.push_back(field<Scenario>(
+      "rebalance_busy_imbalance", "1", at_least(0),
+      "at the same checks, a split run also rebalances when the busiest rank's busy time since "
+      "the last check (its step phases' wall time less its time in collectives) exceeds this "
+      "times the mean, each grain then weighted by its work times the seconds its rank took per "
+      "unit of work (summary.json `ranks.rebalances_by_time`); 0 never (up to 1: at every "
+      "check); the boxes then depend on the machine's timing, the results do not",
+      [](Scenario & s) -> auto& { return s.settings.rebalance_busy_imbalance; }));
+  v.push_back(field<Scenario>(
       "share_islands", "", any(),
       "a run split over MPI ranks solves a pile's island with every rank together, each "
       "sweeping the rows of its own box, instead of on one rank (every rank then receives the "
