@@ -217,6 +217,7 @@ class DecomposedWorld final : public Domain {
   bool stop_seen_ = false;
   double balance_profiled_ = 0.0;        // the step phases' wall time and the time in collectives
   double balance_waited_ = 0.0;          // at the last rebalance check [s]
+  long balance_shared_ = 0;              // stats_.islands_shared then
   std::vector<int> statics_;             // global ids of the bodies every rank holds
   std::vector<std::int64_t> gid_;        // per local body
   std::vector<int> owner_;               // per local body (statics: this rank)

@@ -183,7 +183,10 @@ void DecomposedWorld::rebalance() {
   const double busy = std::max(0.0, (profiled - balance_profiled_) - (waited - balance_waited_));
   balance_profiled_ = profiled;
   balance_waited_ = waited;
-  double most[2] = {static_cast<double>(mine_work), busy};
+  // Islands the ranks solved together since the last check (each counted by its host).
+  const long shared = stats_.islands_shared - balance_shared_;
+  balance_shared_ = stats_.islands_shared;
+  double most[3] = {static_cast<double>(mine_work), busy, static_cast<double>(shared)};
   t_.max(most);
   ExactSum busy_sum;
   busy_sum += busy;
@@ -192,9 +195,12 @@ void DecomposedWorld::rebalance() {
   const double mean = static_cast<double>(total) / ranks;
   const bool by_work = total > 0 && most[0] > local_.settings.rebalance_imbalance * mean &&
                        most[0] > std::ceil(mean);
+  // By time only where the ranks solved piles together since the last check: a rank's time
+  // then follows the grains and rows of its box. A hosted island's solve belongs to its host
+  // whatever the boxes, and drawing them again for it only moves grains.
   const double busy_limit = local_.settings.rebalance_busy_imbalance;
   const bool by_time = !by_work && total > 0 && busy_limit > 0.0 && busy_mean > 0.0 &&
-                       most[1] > busy_limit * busy_mean;
+                       most[2] > 0.0 && most[1] > busy_limit * busy_mean;
   if (!by_work && !by_time) return;
   // By time: each grain's work in seconds, at the rate its rank worked since the last check.
   const double rate = by_time && mine_work > 0 ? busy / static_cast<double>(mine_work) : 1.0;

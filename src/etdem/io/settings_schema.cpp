@@ -135,8 +135,9 @@ std::vector<Sim> simulation_keys() {
       [](Scenario & s) -> auto& { return s.settings.rebalance_imbalance; }));
   v.push_back(field<Scenario>(
       "rebalance_busy_imbalance", "1", at_least(0),
-      "at the same checks, a split run also rebalances when the busiest rank's busy time since "
-      "the last check (its step phases' wall time less its time in collectives) exceeds this "
+      "at the same checks, a split run whose ranks solved piles together since the last check "
+      "(`share_islands`) also rebalances when the busiest rank's busy time since then (its step "
+      "phases' wall time less its time in collectives) exceeds this "
       "times the mean, each grain then weighted by its work times the seconds its rank took per "
       "unit of work (summary.json `ranks.rebalances_by_time`); 0 never (up to 1: at every "
       "check); the boxes then depend on the machine's timing, the results do not",
