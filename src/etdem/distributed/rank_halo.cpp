@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "etdem/core/exact_sum.hpp"
 #include "etdem/core/sort_runs.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/rank_records.hpp"
@@ -100,7 +101,8 @@ void DecomposedWorld::exchange(World&) {
 void DecomposedWorld::exchange_grains_now() {
   // The warm start each owned grain carries: last step's contacts whose first grain it is.
   // Each contact is copied once, straight to its first grain's record, in the serial order (so
-  // each grain's stay in that order); a contact whose first grain is a ghost is not carried.
+  // each grain's contacts stay in that order); a contact whose first grain is a ghost is not
+  // carried.
   World& w = local_;
   std::vector<GrainRecord*>& record_of = record_of_;
   record_of.assign(static_cast<std::size_t>(w.bodies.count()), nullptr);
