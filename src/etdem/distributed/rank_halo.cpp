@@ -60,6 +60,15 @@ void DecomposedWorld::rebuild_local(double h) {
     sleep[l] = read_sleep_state(reader);
     append_body_record(body, bodies);
   }
+  // The warm start the grains that stay keep: last step's contacts whose first grain was owned
+  // here (the others' first grains are ghosts; a migrant took its own), on the old ids.
+  std::vector<Contact> previous = local_.release_warm_start();
+  std::vector<int>& first = first_of_kept_;
+  first.resize(previous.size());
+  for (std::size_t k = 0; k < previous.size(); ++k) {
+    const int f = old.first_grain(previous[k]);
+    first[k] = owned_[static_cast<std::size_t>(f)] ? f : -1;
+  }
   std::vector<std::int64_t> before;
   before.swap(gid_);
   gid_.resize(n);
@@ -76,13 +85,24 @@ void DecomposedWorld::rebuild_local(double h) {
   std::vector<int> new_id(before.size());  // the local bodies' ids, before to now (-1: gone)
   for (std::size_t l = 0; l < before.size(); ++l) new_id[l] = local_of_[before[l]];
   local_.replace_bodies(std::move(bodies), sleep, new_id);
-  // The warm start: the contacts the owned grains detected last step (global ids, the grains
-  // ascending by id), on local ids. A pair whose other body is no longer held here cannot touch
-  // this step (the halo holds every pair that can): its contacts are not needed.
-  std::vector<Contact> previous;
-  std::size_t carried = 0;
-  for (const GrainRecord& r : grains_.owned) carried += r.carried.size();
-  previous.reserve(carried);
+  // The warm start: the contacts the owned grains detected last step, on the new ids, in place
+  // (ids ascend with the global ids, so the serial order holds), then those the grains that
+  // arrived carried (global ids, the grains ascending by id). A pair whose other body is no
+  // longer held here cannot touch this step (the halo holds every pair that can): its contacts
+  // are not needed.
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < previous.size(); ++k) {
+    const Contact& c = previous[k];
+    const int f = first[k] < 0 ? -1 : new_id[static_cast<std::size_t>(first[k])];
+    if (f < 0 || !owned_[static_cast<std::size_t>(f)]) continue;
+    const int a = new_id[c.a], b = new_id[c.b];
+    if (a < 0 || b < 0) continue;
+    Contact& to = previous[kept++];
+    to = c;
+    to.a = a;
+    to.b = b;
+  }
+  previous.resize(kept);
   for (const GrainRecord& r : grains_.owned)
     for (const Contact& c : r.carried) {
       const int a = local_of_[c.a], b = local_of_[c.b];
@@ -99,27 +119,30 @@ void DecomposedWorld::exchange(World&) {
 }
 
 void DecomposedWorld::exchange_grains_now() {
-  // The warm start each owned grain carries: last step's contacts whose first grain it is.
-  // Each contact is copied once, straight to its first grain's record, in the serial order (so
-  // each grain's contacts stay in that order); a contact whose first grain is a ghost is not
-  // carried.
+  // A grain that goes to another owner carries its warm start: last step's contacts whose first
+  // grain it is, in the serial order, on global ids. A grain that stays keeps its own in the
+  // world (rebuild_local).
   World& w = local_;
   std::vector<GrainRecord*>& record_of = record_of_;
   record_of.assign(static_cast<std::size_t>(w.bodies.count()), nullptr);
+  bool migrants = false;
   for (GrainRecord& r : grains_.owned) {
     const int l = local_of_[r.gid];
-    record_of[static_cast<std::size_t>(l)] = &r;
     r.position = w.bodies.position[l];
     r.state.clear();  // written only if the grain is sent (exchange_grains)
     r.carried.clear();
+    if (decomposition_.owner_of(r.position) == t_.rank()) continue;
+    record_of[static_cast<std::size_t>(l)] = &r;
+    migrants = true;
   }
-  for (const Contact& c : w.warm_start_contacts()) {
-    GrainRecord* r = record_of[static_cast<std::size_t>(w.first_grain(c))];
-    if (!r) continue;
-    Contact& kept = r->carried.emplace_back(c);
-    kept.a = static_cast<int>(gid_[c.a]);
-    kept.b = static_cast<int>(gid_[c.b]);
-  }
+  if (migrants)
+    for (const Contact& c : w.warm_start_contacts()) {
+      GrainRecord* r = record_of[static_cast<std::size_t>(w.first_grain(c))];
+      if (!r) continue;
+      Contact& kept = r->carried.emplace_back(c);
+      kept.a = static_cast<int>(gid_[c.a]);
+      kept.b = static_cast<int>(gid_[c.b]);
+    }
   const double h = halo();
   last_halo_ = h;
   GrainExchangeStats xs;
@@ -188,7 +211,7 @@ void DecomposedWorld::rebalance() {
   // Islands the ranks solved together since the last check (each counted by its host).
   const long shared = stats_.islands_shared - balance_shared_;
   balance_shared_ = stats_.islands_shared;
-  double most[3] = {static_cast<double>(mine_work), busy, static_cast<double>(shared)};
+  double most[4] = {static_cast<double>(mine_work), busy, static_cast<double>(shared), -busy};
   t_.max(most);
   ExactSum busy_sum;
   busy_sum += busy;
@@ -201,7 +224,8 @@ void DecomposedWorld::rebalance() {
   // then follows the grains and rows of its box. A hosted island's solve belongs to its host
   // whatever the boxes, and drawing them again for it only moves grains.
   const double busy_limit = local_.settings.rebalance_busy_imbalance;
-  const bool by_time = !by_work && total > 0 && busy_limit > 0.0 && busy_mean > 0.0 &&
+  // (Every rank's busy time is positive: a grain's weight is never zero.)
+  const bool by_time = !by_work && total > 0 && busy_limit > 0.0 && -most[3] > 0.0 &&
                        most[2] > 0.0 && most[1] > busy_limit * busy_mean;
   if (!by_work && !by_time) return;
   // By time: each grain's work in seconds, at the rate its rank worked since the last check.

@@ -208,6 +208,9 @@ class World {
   /// std::invalid_argument, changing nothing, for a contact naming a body the world lacks or a
   /// non-positive h.
   void restore_warm_start(std::vector<Contact> contacts, double h);
+  /// Moves the warm start out (on this world's body ids, in the serial order), leaving none:
+  /// for a caller that gives it back, changed, through restore_warm_start.
+  std::vector<Contact> release_warm_start() { return std::exchange(previous_, {}); }
   /// [s] The length of the sub-step whose contacts the warm start holds (restore_warm_start's h).
   double warm_start_substep() const { return previous_h_; }
   /// Contact c's place in the serial contact order (world/contact_order.hpp), on this world's
