@@ -8,7 +8,8 @@
 //
 // SHARED = 1 solves a pile's island with every rank together (simulation.share_islands);
 // BLOCK_CONTACTS sets simulation.pgs.block_contacts (default: the settings' own), so that the
-// pile of a small pour is swept by blocks. One thread per rank. Prints one line:
+// pile of a small pour is swept by blocks. One thread per rank; the boxes are not drawn again
+// for the ranks' busy times. Prints one line:
 //   bench_split_local N=... ranks=... shared=... steps=... wall_s=... state=HASH
 //         islands_shared=... groups_shared=...
 // where HASH is an FNV-1a hash of the grains' final positions and velocities: the same on any
@@ -74,6 +75,9 @@ int main(int argc, char** argv) try {
     etdem::World full;
     full.settings.dt = dt;
     full.settings.threads = 1;
+    // The boxes are drawn again for the work alone: a decision from the ranks' timings would
+    // change the instruction count from run to run.
+    full.settings.rebalance_busy_imbalance = 0.0;
     if (block_contacts >= 0) full.settings.resting_pass.block_contacts = block_contacts;
     build_pour(full, n);
     full.initialize();
