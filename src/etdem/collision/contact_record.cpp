@@ -58,18 +58,25 @@ std::string write_contact_record(std::span<const Contact> contacts) {
   return out.take();
 }
 
+namespace {
+
+/// A record of `count` contacts as one string value: its length, then the count (the contacts
+/// follow).
+void put_record_head(ByteWriter& out, std::size_t count) {
+  out.put(static_cast<std::uint64_t>(sizeof(std::uint64_t) + count * kContactBytes));
+  out.put(static_cast<std::uint64_t>(count));
+}
+
+}  // namespace
+
 void put_contact_record(ByteWriter& out, std::span<const Contact> contacts) {
-  const std::uint64_t record = sizeof(std::uint64_t) + contacts.size() * kContactBytes;
-  out.put(record);
-  out.put(static_cast<std::uint64_t>(contacts.size()));
+  put_record_head(out, contacts.size());
   for (const Contact& c : contacts) put_contact(out, c);
 }
 
 void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<const int> which,
                         std::span<const std::int64_t> name) {
-  const std::uint64_t record = sizeof(std::uint64_t) + which.size() * kContactBytes;
-  out.put(record);
-  out.put(static_cast<std::uint64_t>(which.size()));
+  put_record_head(out, which.size());
   for (const int k : which) {
     const Contact& c = cs[static_cast<std::size_t>(k)];
     char bytes[kContactBytes];

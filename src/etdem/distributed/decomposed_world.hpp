@@ -223,7 +223,6 @@ class DecomposedWorld final : public Domain {
   std::vector<int> owner_;               // per local body (statics: this rank)
   std::vector<int> local_of_;            // per global id: local index, -1 absent
   std::vector<GrainRecord*> record_of_;  // exchange_grains_now: per local body, a migrant's record
-  std::vector<int> first_of_kept_;       // rebuild_local: per warm-start contact, its first grain
   Decomposition decomposition_;
   RankGrains grains_;
   std::vector<Net> nets_at_start_;   // the nets at the start of a sub-step that may be redone

@@ -60,56 +60,50 @@ void DecomposedWorld::rebuild_local(double h) {
     sleep[l] = read_sleep_state(reader);
     append_body_record(body, bodies);
   }
-  // The warm start the grains that stay keep: last step's contacts whose first grain was owned
-  // here (the others' first grains are ghosts; a migrant took its own), on the old ids.
-  std::vector<Contact> previous = local_.release_warm_start();
-  std::vector<int>& first = first_of_kept_;
-  first.resize(previous.size());
-  for (std::size_t k = 0; k < previous.size(); ++k) {
-    const int f = old.first_grain(previous[k]);
-    first[k] = owned_[static_cast<std::size_t>(f)] ? f : -1;
-  }
   std::vector<std::int64_t> before;
   before.swap(gid_);
   gid_.resize(n);
   owner_.resize(n);
-  owned_.assign(n, 0);
   for (const std::int64_t g : before) local_of_[g] = -1;  // sized once (constructor)
   for (int l = 0; l < n; ++l) {
     const Entry& e = entries[l];
     gid_[l] = e.gid;
     local_of_[e.gid] = l;
     owner_[l] = e.kind == 2 ? grains_.ghost_owner[e.index] : t_.rank();
-    owned_[l] = e.kind == 1 ? 1 : 0;
   }
   std::vector<int> new_id(before.size());  // the local bodies' ids, before to now (-1: gone)
   for (std::size_t l = 0; l < before.size(); ++l) new_id[l] = local_of_[before[l]];
-  local_.replace_bodies(std::move(bodies), sleep, new_id);
-  // The warm start: the contacts the owned grains detected last step, on the new ids, in place
-  // (ids ascend with the global ids, so the serial order holds), then those the grains that
-  // arrived carried (global ids, the grains ascending by id). A pair whose other body is no
-  // longer held here cannot touch this step (the halo holds every pair that can): its contacts
-  // are not needed.
+  // The warm start: the contacts the grains that stay detected last step (their first grain
+  // owned here before and now; a migrant took its own), moved out of the world and renamed to
+  // the new ids in place (ids ascend with the global ids, so the serial order holds), then
+  // those the grains that arrived carried (global ids, the grains ascending by id). A pair whose
+  // other body is no longer held here cannot touch this step (the halo holds every pair that
+  // can): its contacts are not needed. (Read while `old` and owned_ are still the old world's.)
+  std::vector<Contact> previous = local_.release_warm_start();
   std::size_t kept = 0;
-  for (std::size_t k = 0; k < previous.size(); ++k) {
-    const Contact& c = previous[k];
-    const int f = first[k] < 0 ? -1 : new_id[static_cast<std::size_t>(first[k])];
-    if (f < 0 || !owned_[static_cast<std::size_t>(f)]) continue;
+  for (const Contact& c : previous) {
+    const int first = old.first_grain(c);
+    if (!owned_[static_cast<std::size_t>(first)]) continue;
+    const int f = new_id[static_cast<std::size_t>(first)];
     const int a = new_id[c.a], b = new_id[c.b];
-    if (a < 0 || b < 0) continue;
+    // (The first grain is a grain: owned here now when this rank is its owner.)
+    if (f < 0 || owner_[f] != t_.rank() || a < 0 || b < 0) continue;
     Contact& to = previous[kept++];
     to = c;
     to.a = a;
     to.b = b;
   }
   previous.resize(kept);
+  owned_.assign(n, 0);
+  for (int l = 0; l < n; ++l) owned_[l] = entries[l].kind == 1 ? 1 : 0;
+  local_.replace_bodies(std::move(bodies), sleep, new_id);
   for (const GrainRecord& r : grains_.owned)
     for (const Contact& c : r.carried) {
       const int a = local_of_[c.a], b = local_of_[c.b];
       if (a < 0 || b < 0) continue;
-      Contact& kept = previous.emplace_back(c);
-      kept.a = a;
-      kept.b = b;
+      Contact& arrived = previous.emplace_back(c);
+      arrived.a = a;
+      arrived.b = b;
     }
   local_.restore_warm_start(std::move(previous), h);
 }
