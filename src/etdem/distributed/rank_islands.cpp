@@ -177,15 +177,18 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   for (int k : sc.candidates) part_contacts[labels[island_grain(sc.contacts[k])].root].push_back(k);
   std::vector<IslandPart> parts;
   std::vector<int> grains;
+  std::vector<char> listed(static_cast<std::size_t>(n), 0);  // (a grain is in one island)
   for (const auto& [root, list] : part_contacts) {
     grains.clear();
     for (int k : list) {
       const Contact& c = sc.contacts[k];
-      if (moves(c.a)) grains.push_back(c.a);
-      if (moves(c.b)) grains.push_back(c.b);
+      for (const int i : {c.a, c.b})
+        if (moves(i) && !listed[static_cast<std::size_t>(i)]) {
+          listed[static_cast<std::size_t>(i)] = 1;
+          grains.push_back(i);
+        }
     }
     std::sort(grains.begin(), grains.end());
-    grains.erase(std::unique(grains.begin(), grains.end()), grains.end());
     ByteWriter out;
     PartHeader header{static_cast<long>(list.size())};
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
