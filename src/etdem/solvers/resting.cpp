@@ -73,13 +73,11 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   }
 
   // A team's member reads every contact, and builds only the rows it relaxes or settles.
-  const bool team = blocked && team_ && team_->members() > 1;
-  prepare_rows(cs, order, w, !team);
   w.share.team = nullptr;
-  if (team) {
-    share_setup(w, team_, b.x, settings_.block_size);
-    build_rows_read_here(cs, order, w);
-  }
+  const bool team = blocked && team_ && team_->members() > 1;
+  if (team) share_assign(w, team_, settings_.block_size);
+  prepare_rows(cs, order, w);
+  if (team) share_setup(w);
   warm_start(w);
   sweep_all(w);
   if (w.share.team)
@@ -114,9 +112,10 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   return w.stats;
 }
 
-void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order, RestingWork& w,
-                               bool build) const {
+void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order,
+                               RestingWork& w) const {
   RestingRows& r = w.rows;
+  const RestingShare& s = w.share;
   const IslandBodies& b = w.bodies;
   const std::size_t n = order.empty() ? cs.size() : order.size();
   auto contact = [&](std::size_t j) -> const Contact& { return contact_of_row(cs, order, w, j); };
@@ -167,6 +166,7 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
         r.pr[i] = onto_disc(pr, c.rolling * r.pn[i]);
       }
     }
+    int up = -1;
     if (shock) {
       bool upper_a;
       if (c.b < 0)
@@ -175,12 +175,17 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
         upper_a = false;
       else
         upper_a = (c.point - c.ra).dot(down) < (c.point - c.rb).dot(down);
-      const int up = upper_a ? a : bb;
+      up = upper_a ? a : bb;
       r.upper_body[i] = up;
       r.lower_body[i] = upper_a ? bb : a;
       r.upper_height[i] = up < 0 ? 0.0 : -(c.point - (upper_a ? c.ra : c.rb)).dot(down);
     }
-    if (build) build_row(i, c, w);
+    // A team's member builds only the rows it relaxes (its blocks' and the leftovers) and the
+    // support rows of the bodies it settles in the shock pass: the other rows' turns and masses
+    // are never read there (their impulses come from their members, their bookings are summed
+    // there, and a row joining a closing round takes its velocities then).
+    if (s.sweeps(i) || (up >= 0 && s.body_member[static_cast<std::size_t>(up)] == s.me))
+      build_row(i, c, w);
   });
   w.v0.assign(b.v, b.v + b.count);
   w.w0.assign(b.w, b.w + b.count);
@@ -234,22 +239,6 @@ void RestingPass::build_row(std::size_t i, const Contact& c, RestingWork& w) con
     const double allowed = std::max(0.0, settings_.shock_depth * std::sqrt(w.lever2(i)) - depth);
     r.shock_target[i] = r.target[i] - allowed / step_.h;
   }
-}
-
-void RestingPass::build_rows_read_here(std::span<Contact> cs, std::span<const int> order,
-                                       RestingWork& w) const {
-  // This member's blocks' rows and the leftovers (it relaxes them), and the support rows of the
-  // bodies it settles in the shock pass: the other rows' turns and masses are never read here
-  // (their impulses come from their members, their bookings are summed there, and a row joining
-  // a closing round takes its velocities then).
-  const RestingShare& s = w.share;
-  const RestingRows& r = w.rows;
-  const bool shock = r.upper_body.size() == r.size();
-  for_each_row(w.parallel, r.size(), [&](std::size_t i) {
-    const int up = shock ? r.upper_body[i] : -1;
-    if (s.sweeps(i) || (up >= 0 && s.body_member[static_cast<std::size_t>(up)] == s.me))
-      build_row(i, contact_of_row(cs, order, w, i), w);
-  });
 }
 
 void RestingPass::warm_start(RestingWork& w) const {

@@ -152,12 +152,9 @@ class RestingPass final : public Solver {
   SolverStats run(std::span<Contact> cs, std::span<const int> order, IslandBodies& b,
                   RestingWork& w, bool blocked);
   // The stages, in the order run() calls them.
-  /// Reads every contact into its row; with `build`, builds every row (build_row) too.
-  void prepare_rows(std::span<Contact> cs, std::span<const int> order, RestingWork& w,
-                    bool build) const;
-  /// A team's member builds only the rows it relaxes or settles a body on (share_setup done).
-  void build_rows_read_here(std::span<Contact> cs, std::span<const int> order,
-                            RestingWork& w) const;
+  /// Reads every contact into its row and builds it (build_row); a team's member (share_assign
+  /// done) builds only the rows it relaxes or settles a body on.
+  void prepare_rows(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const;
   void warm_start(RestingWork& w) const;
   void sweep_all(RestingWork& w) const;
   double book_and_guard(RestingWork& w, std::span<const int> which) const;

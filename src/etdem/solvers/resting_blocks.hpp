@@ -51,6 +51,13 @@ struct BlockOrder {
   std::vector<int> colour_start;
   int leftover_start = 0;  // contact slots [leftover_start, n) are the leftovers
   long leftovers() const { return static_cast<long>(contact_order.size()) - leftover_start; }
+  /// The cell (i, j, k) of block b's rows, b < colour_start[colours()]: the component-wise least
+  /// cell of its first row's dynamic bodies (the same for every row of a kBlocks block).
+  std::array<std::int64_t, 3> block_cell(int b) const {
+    const Key& key = keys_[static_cast<std::size_t>(
+        contact_order[static_cast<std::size_t>(block_start[static_cast<std::size_t>(b)])])];
+    return {key.i, key.j, key.k};
+  }
   int colours() const { return static_cast<int>(colour_start.size()) - 1; }
 
   /// The order of `contacts` (island-local bodies, -1 static) of bodies centred at `x`

@@ -27,11 +27,10 @@ std::vector<std::string> to_every_member(RestingShare& s, std::string bytes) {
 
 }  // namespace
 
-void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell) {
+void share_assign(RestingWork& w, RestingTeam* team, double cell) {
   // The team says which member sweeps each block (by its centre) and settles each body.
   RestingShare& s = w.share;
   const BlockOrder& o = *w.blocks;
-  const RestingRows& r = w.rows;
   s.team = team;
   s.me = team->member();
   s.members = team->members();
@@ -39,31 +38,16 @@ void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell) 
   s.shared_from = 0;
   s.updates = 0;
   s.stir = false;
-  const int nb = w.bodies.count;
   const int blocks = o.colour_start[at(o.colours())];
-  std::vector<std::array<std::int64_t, 3>> cell_of(at(nb));
-  for (int b = 0; b < nb; ++b)
-    for (int d = 0; d < 3; ++d)
-      cell_of[at(b)][d] = block_coordinate(x[o.body_order[at(b)]][d], cell);
   s.block_member.resize(at(blocks));
   for (int k = 0; k < blocks; ++k) {
-    // The block's cell: the component-wise least cell of its first row's bodies.
-    const std::size_t i = at(o.block_start[at(k)]);
-    std::array<std::int64_t, 3> c{};
-    bool any = false;
-    for (const int body : {r.a[i], r.b[i]}) {
-      if (body < 0) continue;
-      for (int d = 0; d < 3; ++d)
-        c[d] = any ? std::min(c[d], cell_of[at(body)][d]) : cell_of[at(body)][d];
-      any = true;
-    }
+    const std::array<std::int64_t, 3> c = o.block_cell(k);
     const Vec3 centre((static_cast<double>(c[0]) + 0.5) * cell,
                       (static_cast<double>(c[1]) + 0.5) * cell,
                       (static_cast<double>(c[2]) + 0.5) * cell);
     s.block_member[at(k)] = team->block_member(centre);
   }
-  const std::size_t n = r.size();
-  s.row_member.assign(n, -1);
+  s.row_member.assign(o.contact_order.size(), -1);
   s.my_blocks.assign(at(o.colours()), {});
   for (int colour = 0; colour < o.colours(); ++colour)
     for (int k = o.colour_start[at(colour)]; k < o.colour_start[at(colour) + 1]; ++k) {
@@ -71,6 +55,17 @@ void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell) 
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i) s.row_member[at(i)] = m;
       if (m == s.me) s.my_blocks[at(colour)].push_back(k);
     }
+  const int nb = w.bodies.count;
+  s.body_member.resize(at(nb));
+  for (int b = 0; b < nb; ++b) s.body_member[at(b)] = team->body_member(o.body_order[at(b)]);
+}
+
+void share_setup(RestingWork& w) {
+  RestingShare& s = w.share;
+  const BlockOrder& o = *w.blocks;
+  const RestingRows& r = w.rows;
+  const int nb = w.bodies.count;
+  const std::size_t n = r.size();
   // Who reads each body: the members of its rows' blocks; a leftover's bodies every member (the
   // leftovers are swept on every member alike).
   const std::uint64_t all =
@@ -133,8 +128,6 @@ void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell) 
     s.early[at(colour + 1)] = static_cast<int>(late - next.begin());
   }
   // The shock pass: a body is read by the members settling the bodies it supports.
-  s.body_member.resize(at(nb));
-  for (int b = 0; b < nb; ++b) s.body_member[at(b)] = team->body_member(o.body_order[at(b)]);
   s.shock_readers.assign(at(nb), 0);
   if (r.upper_body.size() == n)
     for (std::size_t i = 0; i < n; ++i) {

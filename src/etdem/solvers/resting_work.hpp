@@ -344,9 +344,12 @@ struct RestingWork {
 };
 
 // The team's parts of the stages over rows (resting_team.cpp).
-/// The team's data for this island (w.blocks built, rows prepared; `x` the island's centres in
-/// island order, `cell` the blocks' edge).
-void share_setup(RestingWork& w, RestingTeam* team, const Vec3* x, double cell);
+/// The team's split of this island (w.blocks built, before the rows are prepared; `cell` the
+/// blocks' edge): who sweeps each block and settles each body.
+void share_assign(RestingWork& w, RestingTeam* team, double cell);
+/// The rest of the team's data for this island (the rows prepared): who reads each body, the
+/// colours' and levels' messages.
+void share_setup(RestingWork& w);
 /// After a level of the shock pass, in one exchange of the team: the bodies of `moved` this
 /// member moved in it (stamp) to the other members `readers` lists for them; the next phase.
 void share_phase(RestingWork& w, std::span<const int> moved,
