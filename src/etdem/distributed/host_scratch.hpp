@@ -30,7 +30,7 @@ struct DecomposedWorld::HostScratch {
   std::vector<PartGrain> sorted;            // (island as gathered, then sorted into this)
   std::vector<int> grain_order;             // the gathered grains' places, ascending by id
   std::vector<ContactRecordView> parts;     // each part's contacts, as gathered (global ids)
-  std::vector<Contact> serial;              // in the serial order, island-local ids
+  std::vector<Contact> serial;              // serial order, island-local ids; only grows
   std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
   std::vector<int> order, place;            // serial place -> gathered, and back
   std::vector<ContactOrderKey> key;         // per gathered contact: its place in the serial order

@@ -348,7 +348,7 @@ namespace {
 /// owner gets one record of its sums; the host keeps its own grains'. Counts the penetrating
 /// contacts into `penetrating`; `sum` and `weight` are scratch.
 void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& island,
-                    const std::vector<Contact>& serial, int me, std::map<int, ByteWriter>& to_owner,
+                    std::span<const Contact> serial, int me, std::map<int, ByteWriter>& to_owner,
                     std::vector<DecomposedWorld::GrainSum>& mine, std::vector<Vec3>& sum,
                     std::vector<double>& weight, long& penetrating) {
   const double kp = set.projection;
@@ -504,7 +504,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   // (References, not a structured binding: lambdas below use them, which clang 14 refuses.)
   std::vector<PartGrain>& island = h.island;
   std::vector<ContactRecordView>& parts = h.parts;
-  std::vector<Contact>& serial = h.serial;
+  std::vector<Contact>& serial_room = h.serial;
   std::vector<std::pair<int, int>>& origin = h.origin;
   std::vector<int>& order = h.order;
   std::vector<int>& place = h.place;
@@ -566,7 +566,10 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     key[k] = full_.contact_order_key(part.a(j), part.b(j));
   }
   stable_order(key, order);
-  serial.resize(origin.size());
+  // (The scratch only grows: the islands of a sub-step come in any sizes, and a contact grown
+  // into place is constructed, which costs as much as reading it.)
+  if (serial_room.size() < origin.size()) serial_room.resize(origin.size());
+  const std::span<Contact> serial(serial_room.data(), origin.size());
   for (std::size_t s = 0; s < order.size(); ++s) {
     Contact& c = serial[s];
     const std::pair<int, int>& from = origin[static_cast<std::size_t>(order[s])];
