@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "etdem/core/parallel.hpp"
+#include "etdem/core/prefetch.hpp"
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/resting_work.hpp"
 
@@ -21,6 +22,9 @@ Contact& contact_of_row(std::span<Contact> cs, std::span<const int> order, const
   const std::size_t k = w.blocks ? static_cast<std::size_t>(w.order.contact_order[j]) : j;
   return order.empty() ? cs[k] : cs[static_cast<std::size_t>(order[k])];
 }
+
+/// How many rows ahead prepare_rows fetches a row's contact.
+constexpr std::size_t kPrepareAhead = 8;
 
 }  // namespace
 
@@ -135,6 +139,10 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
   const Vec3 down = step_.down();
   const double warm = settings_.warm_start;
   for_each_row(w.parallel, n, [&](std::size_t i) {
+    // In the blocked order the rows' contacts lie anywhere in the island's: each is fetched
+    // ahead (a hint to the cache, no value changes).
+    if (w.blocks && i + kPrepareAhead < n)
+      prefetch_range(&contact(i + kPrepareAhead), sizeof(Contact));
     const Contact& c = contact(i);
     const int a = body(c.a), bb = body(c.b);
     r.a[i] = a;
