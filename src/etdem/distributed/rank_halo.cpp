@@ -205,6 +205,7 @@ void DecomposedWorld::rebalance() {
   // Islands the ranks solved together since the last check (each counted by its host).
   const long shared = stats_.islands_shared - balance_shared_;
   balance_shared_ = stats_.islands_shared;
+  // (One max: the least busy time as the largest of its negatives.)
   double most[4] = {static_cast<double>(mine_work), busy, static_cast<double>(shared), -busy};
   t_.max(most);
   ExactSum busy_sum;
@@ -219,8 +220,9 @@ void DecomposedWorld::rebalance() {
   // whatever the boxes, and drawing them again for it only moves grains.
   const double busy_limit = local_.settings.rebalance_busy_imbalance;
   // (Every rank's busy time is positive: a grain's weight is never zero.)
-  const bool by_time = !by_work && total > 0 && busy_limit > 0.0 && -most[3] > 0.0 &&
-                       most[2] > 0.0 && most[1] > busy_limit * busy_mean;
+  const double least_busy = -most[3], shared_anywhere = most[2];
+  const bool by_time = !by_work && total > 0 && busy_limit > 0.0 && least_busy > 0.0 &&
+                       shared_anywhere > 0.0 && most[1] > busy_limit * busy_mean;
   if (!by_work && !by_time) return;
   // By time: each grain's work in seconds, at the rate its rank worked since the last check.
   const double rate = by_time && mine_work > 0 ? busy / static_cast<double>(mine_work) : 1.0;

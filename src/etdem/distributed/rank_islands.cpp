@@ -177,14 +177,15 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   for (int k : sc.candidates) part_contacts[labels[island_grain(sc.contacts[k])].root].push_back(k);
   std::vector<IslandPart> parts;
   std::vector<int> grains;
-  std::vector<char> listed(static_cast<std::size_t>(n), 0);  // (a grain is in one island)
+  // (graph.touched marks the moving grains the candidates touch, each in one island: a grain is
+  // listed in its island's part where it is first met, and its mark taken.)
   for (const auto& [root, list] : part_contacts) {
     grains.clear();
     for (int k : list) {
       const Contact& c = sc.contacts[k];
       for (const int i : {c.a, c.b})
-        if (moves(i) && !listed[static_cast<std::size_t>(i)]) {
-          listed[static_cast<std::size_t>(i)] = 1;
+        if (graph.touched[static_cast<std::size_t>(i)]) {
+          graph.touched[static_cast<std::size_t>(i)] = 0;
           grains.push_back(i);
         }
     }
