@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A run split over MPI ranks against one rank on the same cores (docs/distributed.md,
 # bench/README.md "Runs split over ranks"): the pour scenario bench/scenarios/pour_10000.toml on
-# 1 rank x 1 thread, 1 rank x 2 threads, 2 ranks x 1 thread with the pile hosted and with it
-# solved by both ranks (`simulation.share_islands`, code `etdem_shared` in the results), and
+# 1 rank x 1 thread, 1 rank x 2 threads, 2 ranks x 1 thread with the pile hosted
+# (`simulation.share_islands = "off"`, code `etdem_hosted` in the results; `etdem` on 2 ranks
+# before the setting's default became "auto") and with it solved by both ranks ("on", the
+# default on 2 ranks; code `etdem_shared`), and
 # LIGGGHTS on 2 ranks when it is installed (bench/peers/liggghts_pour.sh). Checks that the four
 # etdem runs wrote the same state.csv, and appends one row per configuration to
 # bench/results/split.csv. With --n N the scenario is that file with N spheres in the pour
@@ -48,12 +50,15 @@ DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 OUT=$HERE/results/split.csv
 [ -f "$OUT" ] || echo "date,commit,code,n,duration_s,ranks,threads,wall_s,solve_s_rank0,bytes,messages,islands_spanning,state_sha" > "$OUT"
 reference=""
-for cfg in "1 1 etdem" "1 2 etdem" "2 1 etdem" "2 1 etdem_shared"; do
+for cfg in "1 1 etdem" "1 2 etdem" "2 1 etdem_hosted" "2 1 etdem_shared"; do
   set -- $cfg
   ranks=$1 threads=$2 code=$3
   dir=$WORK/r${ranks}t${threads}$code
   cmd=("$ETDEM" run "$SCENARIO" -o "$dir" --threads "$threads" --set "simulation.duration=$DURATION")
-  if [ "$code" = etdem_shared ]; then cmd+=(--set simulation.share_islands=true); fi
+  case $code in
+    etdem_hosted) cmd+=(--set simulation.share_islands=off) ;;
+    etdem_shared) cmd+=(--set simulation.share_islands=on) ;;
+  esac
   if [ "$ranks" -gt 1 ]; then cmd=(mpirun "${flags[@]}" -np "$ranks" "${cmd[@]}"); fi
   echo "== $code: $ranks rank(s) x $threads thread(s)" >&2
   OMP_NUM_THREADS=$threads "${cmd[@]}" > "$dir.log" 2>&1 || { cat "$dir.log" >&2; exit 1; }

@@ -8,6 +8,7 @@
 // middle of a step ends every rank.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -515,6 +516,33 @@ TEST(DecomposedWorld, WhatASplitRunDoesNotCarryIsRefusedByName) {
   };
   refused([](TestWorld& t) { t.world.set_solver(make_solver(t.world.settings)); },
           "a solver of the user's own");
+}
+
+TEST(DecomposedWorld, PilesAreSolvedByEveryRankTogetherOnTwoToFourRanksByDefault) {
+  // share_islands = "auto": every rank solves a pile together on 2 to kAutoShareRanks ranks,
+  // where each holding the whole island costs less than one rank solving it; on more ranks a
+  // pile is hosted unless "on". One rank has nothing to share.
+  using Sharing = WorldSettings::IslandSharing;
+  auto shares = [](int ranks, Sharing sharing) {
+    TestWorld t(0.5, 0.5);
+    pour(t, {});
+    t.world.settings.share_islands = sharing;
+    std::atomic<int> yes = 0;
+    distributed::run_local_ranks(ranks, [&](Transport& tr) {
+      DecomposedWorld split(t.world, tr);
+      if (split.shared_islands()) ++yes;
+    });
+    EXPECT_TRUE(yes == 0 || yes == ranks) << ranks << " ranks disagree";
+    return yes == ranks;
+  };
+  static_assert(DecomposedWorld::kAutoShareRanks == 4);
+  EXPECT_FALSE(shares(1, Sharing::kAuto));
+  EXPECT_TRUE(shares(2, Sharing::kAuto));
+  EXPECT_TRUE(shares(4, Sharing::kAuto));
+  EXPECT_FALSE(shares(5, Sharing::kAuto));
+  EXPECT_FALSE(shares(1, Sharing::kOn));
+  EXPECT_TRUE(shares(5, Sharing::kOn));
+  EXPECT_FALSE(shares(2, Sharing::kOff));
 }
 
 }  // namespace

@@ -133,6 +133,14 @@ TEST(SettingsSchema, ChoicesAreChecked) {
     EXPECT_NE(msg.find(key), std::string::npos) << msg;
     EXPECT_NE(msg.find("must be one of"), std::string::npos) << msg;
   }
+  // A setting with choices that was a boolean once: `share_islands = true` names the choices.
+  const std::string msg = error_of("simulation.share_islands=true");
+  EXPECT_NE(msg.find("simulation.share_islands"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("must be one of \"auto\", \"on\", \"off\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("value true"), std::string::npos) << msg;
+  EXPECT_EQ(parse_scenario(kScenario, "schema.toml", {"simulation.share_islands=\"off\""})
+                .settings.share_islands,
+            WorldSettings::IslandSharing::kOff);
 }
 
 TEST(SettingsSchema, RangeText) {

@@ -31,7 +31,10 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
     : full_(full), t_(transport), host_(std::make_unique<HostScratch>()) {
   check_supported(full);
   if (t_.size() > 1) keep_large_blocks();
-  shared_islands_ = full.settings.share_islands;
+  using Sharing = WorldSettings::IslandSharing;
+  const Sharing sharing = full.settings.share_islands;
+  shared_islands_ = t_.size() > 1 && (sharing == Sharing::kOn ||
+                                      (sharing == Sharing::kAuto && t_.size() <= kAutoShareRanks));
   const Bodies& b = full.bodies;
   std::vector<Vec3> centres;
   std::vector<int> grains;

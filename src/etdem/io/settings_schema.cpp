@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "etdem/io/scenario_error.hpp"
 #include "etdem/world/solver_registry.hpp"
 
 namespace etdem {
@@ -142,12 +143,17 @@ std::vector<Sim> simulation_keys() {
       "unit of work (summary.json `ranks.rebalances_by_time`); 0 never (up to 1: at every "
       "check); the boxes then depend on the machine's timing, the results do not",
       [](Scenario & s) -> auto& { return s.settings.rebalance_busy_imbalance; }));
-  v.push_back(field<Scenario>(
-      "share_islands", "", any(),
-      "a run split over MPI ranks solves a pile's island with every rank together, each "
-      "sweeping the rows of its own box, instead of on one rank (every rank then receives the "
-      "whole island; summary.json `ranks.islands_shared`, of which "
-      "`ranks.islands_shared_direct` came to every rank straight from every rank, and "
+  v.push_back(named<Scenario>(
+      "share_islands",
+      std::vector<std::pair<std::string, WorldSettings::IslandSharing>>{
+          {"auto", WorldSettings::IslandSharing::kAuto},
+          {"on", WorldSettings::IslandSharing::kOn},
+          {"off", WorldSettings::IslandSharing::kOff}},
+      "whether a run split over MPI ranks solves a pile's island (one swept by blocks, "
+      "`pgs.block_contacts`) with every rank together, each sweeping the rows of its own box, "
+      "instead of on one rank: `auto` = on 2 to 4 ranks, `on` = on any number, `off` = never "
+      "(every rank then receives the whole island; summary.json `ranks.islands_shared`, of "
+      "which `ranks.islands_shared_direct` came to every rank straight from every rank, and "
       "`ranks.collision_groups_shared` for their collision groups, split over the ranks); the "
       "results do not depend on it",
       [](Scenario & s) -> auto& { return s.settings.share_islands; }));
@@ -244,7 +250,15 @@ void read_table(const TomlReader& r, const SettingTable<T>& table, T& target) {
         v = r.boolean(s.key, false);
         break;
       case SettingKind::String: {
-        std::string x = r.string(s.key);
+        // A setting with choices names them when the value is not a string at all (a setting
+        // that was a boolean once, set as `true`).
+        std::string x;
+        try {
+          x = r.string(s.key);
+        } catch (const ScenarioError&) {
+          if (s.choices.empty()) throw;
+          r.fail(s.key, fmt::format("must be one of {}", quoted_list(s.choices)));
+        }
         if (!s.choices.empty() &&
             std::find(s.choices.begin(), s.choices.end(), x) == s.choices.end())
           r.fail(s.key, fmt::format("must be one of {}", quoted_list(s.choices)));

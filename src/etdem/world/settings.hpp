@@ -114,10 +114,12 @@ struct WorldSettings {
   /// the seconds its rank took per unit of work. 0 never (up to 1: at every such check). The
   /// boxes then depend on the machine's timing, the results still not.
   double rebalance_busy_imbalance = 1.05;
-  /// A run split over MPI ranks solves a pile's island (one the resting pass sweeps by blocks)
-  /// on every rank together instead of on its host alone (docs/distributed.md "The pile's solve
-  /// across ranks"). The results do not depend on it; a serial run ignores it.
-  bool share_islands = false;
+  /// Whether a run split over MPI ranks solves a pile's island (one the resting pass sweeps by
+  /// blocks) on every rank together instead of on its host alone (docs/distributed.md "The
+  /// pile's solve across ranks"): kAuto on 2 to DecomposedWorld::kAutoShareRanks ranks. The
+  /// results do not depend on it; a serial run ignores it.
+  enum class IslandSharing { kAuto, kOn, kOff };
+  IslandSharing share_islands = IslandSharing::kAuto;
   bool conserve_angular_momentum = true;  // rotate with L = I w held fixed (torque-free exact)
 
   template <class S>
