@@ -213,6 +213,33 @@ void RestingPass::settle_shared(RestingWork& w, int levels) const {
         exchange[static_cast<std::size_t>(level - 1)] = 1;
     }
   }
+  // Each exchange point to point: a body goes to the members settling the bodies it supports
+  // (shock_readers) after the first level at or above its own that an exchange follows; every
+  // member knows the levels and members alike, so each knows whom it posts to after a level and
+  // whom it waits for (a member it posts to waits for its message, empty or not).
+  const std::uint64_t mine_bit = std::uint64_t{1} << s.me;
+  std::vector<std::uint64_t>& to = s.level_to;
+  std::vector<std::uint64_t>& from = s.level_from;
+  to.assign(static_cast<std::size_t>(levels), 0);
+  from.assign(static_cast<std::size_t>(levels), 0);
+  std::vector<int>& closes = s.level_closes;
+  closes.assign(static_cast<std::size_t>(levels), -1);
+  for (int l = levels - 1, next = -1; l >= 0; --l) {
+    if (exchange[static_cast<std::size_t>(l)]) next = l;
+    closes[static_cast<std::size_t>(l)] = next;
+  }
+  for (int body = 0; body < w.bodies.count; ++body) {
+    if (w.position[body] < 0) continue;
+    const int at = closes[static_cast<std::size_t>(w.level[body])];
+    if (at < 0) continue;
+    const int member = s.body_member[static_cast<std::size_t>(body)];
+    const std::uint64_t readers =
+        s.shock_readers[static_cast<std::size_t>(body)] & ~(std::uint64_t{1} << member);
+    if (member == s.me)
+      to[static_cast<std::size_t>(at)] |= readers;
+    else if ((readers & mine_bit) != 0)
+      from[static_cast<std::size_t>(at)] |= std::uint64_t{1} << member;
+  }
   std::vector<int>& mine = s.scratch;
   std::vector<int>& settled = s.settled;
   settled.clear();
@@ -236,7 +263,8 @@ void RestingPass::settle_shared(RestingWork& w, int levels) const {
     }
     for (const int q : mine) settled.push_back(w.by_height[w.by_level[q]].second);
     if (!exchange[static_cast<std::size_t>(l)]) continue;
-    share_phase(w, settled, s.shock_readers);
+    share_post(w, settled, s.shock_readers, to[static_cast<std::size_t>(l)]);
+    share_collect(w, from[static_cast<std::size_t>(l)]);
     settled.clear();
   }
   // The bodies settled since the last exchange carry the phase that is still open: it closes

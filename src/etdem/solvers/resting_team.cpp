@@ -180,13 +180,6 @@ void take_phase(RestingWork& w, const std::vector<std::string>& got, int phase) 
 
 }  // namespace
 
-void share_phase(RestingWork& w, std::span<const int> moved,
-                 const std::vector<std::uint64_t>& readers) {
-  RestingShare& s = w.share;
-  take_phase(w, s.team->exchange(phase_messages(w, moved, readers)), s.phase);
-  ++s.phase;
-}
-
 void share_post(RestingWork& w, std::span<const int> moved,
                 const std::vector<std::uint64_t>& readers, std::uint64_t to) {
   RestingShare& s = w.share;

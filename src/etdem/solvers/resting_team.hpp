@@ -5,7 +5,8 @@
 // centre), the member sweeps the rows of its blocks, and after each colour it posts the
 // velocities it changed to the members whose rows read them (point to point: the blocks say who
 // reads what) while it sweeps its next colour's blocks that need none of the others'. The shock
-// pass splits its bodies the same way, level by level, one exchange of the team a level. A member
+// pass splits its bodies the same way, level by level, point to point after the levels whose next
+// level rests on another member's bodies. A member
 // builds only the rows it relaxes and those the bodies it settles rest on (it reads the others'
 // contacts), and before the pass the island's collision groups go to the members that settle their
 // smallest bodies (world/collision_groups.hpp). A closing round's set is marked and grown by

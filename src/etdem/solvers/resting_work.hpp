@@ -173,8 +173,12 @@ struct RestingShare {
   std::vector<int> scratch, rows;    // bodies (a level's, a sync's), rows of a sync
   std::vector<int> settled;          // shock pass: bodies settled here since the last exchange
   std::vector<char> level_exchange;  // shock pass: per level, whether an exchange follows it
-  std::vector<int> moved_by_other;   // per body slot: the last colour another member moved it in
-  std::vector<ByteWriter> out;       // per member, a phase's message
+  // Shock pass, per level followed by an exchange: the members this one posts to, and those it
+  // collects from (resting_shock.cpp, settle_shared).
+  std::vector<std::uint64_t> level_to, level_from;
+  std::vector<int> level_closes;    // shock pass: per level, the level whose exchange carries it
+  std::vector<int> moved_by_other;  // per body slot: the last colour another member moved it in
+  std::vector<ByteWriter> out;      // per member, a phase's message
 
   /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
@@ -350,14 +354,11 @@ void share_assign(RestingWork& w, RestingTeam* team, double cell);
 /// The rest of the team's data for this island (the rows prepared): who reads each body, the
 /// colours' and levels' messages.
 void share_setup(RestingWork& w);
-/// After a level of the shock pass, in one exchange of the team: the bodies of `moved` this
-/// member moved in it (stamp) to the other members `readers` lists for them; the next phase.
-void share_phase(RestingWork& w, std::span<const int> moved,
-                 const std::vector<std::uint64_t>& readers);
-/// The point-to-point form of share_phase for a colour: share_post sends the bodies of `moved`
-/// this member moved in the phase to the members of `to` (each of them gets a message, empty or
-/// not) and starts the next phase; share_collect takes the messages of the members of `from`
-/// for the phase before the current one (the one last posted).
+/// After a colour of a sweep or a level of the shock pass, point to point: share_post sends the
+/// bodies of `moved` this member moved in the phase (stamp) to the other members `readers` lists
+/// for them, among the members of `to` (each of them gets a message, empty or not), and starts
+/// the next phase; share_collect takes the messages of the members of `from` for the phase
+/// before the current one (the one last posted).
 void share_post(RestingWork& w, std::span<const int> moved,
                 const std::vector<std::uint64_t>& readers, std::uint64_t to);
 void share_collect(RestingWork& w, std::uint64_t from);
