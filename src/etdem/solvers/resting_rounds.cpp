@@ -18,9 +18,6 @@
 namespace etdem {
 namespace {
 
-/// How far ahead a sweep over some of the rows fetches their data (run_subset).
-constexpr std::size_t kSubsetAhead = 8;
-
 /// Calls f(i, sweep) for the rows `which` (ascending) as run_rows does for all of them: in
 /// their order, or with `blocks` a colour's blocks on every thread, colour after colour, then
 /// the leftovers. Ascending rows are the blocked order (colour, block, island order) and blocks
@@ -269,8 +266,9 @@ bool RestingPass::sweep_round(RestingWork& w, int k) const {
     // A team: this member's rows of the set, colour by colour, each colour's moves passed to
     // the members whose rows read them (their stir with them), then the leftovers.
     w.share.stir = true;
-    const RestingSweep sw =
-        run_shared(w, w.left, false, [&](std::size_t i, RestingSweep& mine) { close(w, i, mine); });
+    const RestingSweep sw = run_shared(
+        w, w.left, false, [&](std::size_t i, RestingSweep& mine) { close(w, i, mine); },
+        [&](std::size_t i, bool far) { fetch_row(w, i, far); });
     return finish_sweep(w, sw, k, std::ssize(w.left));
   }
   const RestingSweep sw = run_subset(

@@ -15,6 +15,43 @@
 
 namespace etdem {
 
+namespace {
+
+/// How many places ahead in the height order the shock pass fetches a body's data.
+constexpr int kSettleAhead = 4;
+
+/// The bodies go up the pile in height order, and their support rows lie anywhere in the
+/// island's arrays, so they are fetched ahead (a hint to the cache, no value changes) in two
+/// steps: the support rows of the body at place `far` of the height order (kSettleAhead on),
+/// then the bodies under the one at place `near` (half as far). -1: none.
+void fetch_settle(const RestingWork& w, int far, int near) {
+  const RestingRows& r = w.rows;
+  if (far >= 0) {
+    const int body = w.by_height[static_cast<std::size_t>(far)].second;
+    for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j) {
+      const std::size_t i = static_cast<std::size_t>(w.support[j]);
+      prefetch(&r.normal[i]);
+      prefetch(&r.ra[i]);
+      prefetch(&r.rb[i]);
+      prefetch_range(&r.turns[3 * i], 3 * sizeof(RestingTurn));
+      prefetch(&r.t1[i]);
+      prefetch(&r.t2[i]);
+      prefetch(&r.target[i]);
+    }
+  }
+  if (near < 0) return;
+  const int body = w.by_height[static_cast<std::size_t>(near)].second;
+  prefetch(&w.bodies.inv_inertia[body]);
+  for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j) {
+    const int lower = r.lower_body[w.support[j]];
+    if (lower < 0) continue;
+    prefetch(&w.bodies.v[lower]);
+    prefetch(&w.bodies.w[lower]);
+  }
+}
+
+}  // namespace
+
 void RestingPass::shock_pass(RestingWork& w) const {
   // A body's support is settled before anything above it is, so the approach the sweeps left in
   // a deep pile (Gauss-Seidel needs about as many sweeps as the pile has layers squared) is
@@ -58,38 +95,10 @@ void RestingPass::shock_pass(RestingWork& w) const {
   // the height order either way, so both give the bits of the one-thread pass.
   const int m = static_cast<int>(w.by_height.size());
   w.settled.resize(m);
-  // The bodies go up the pile in height order, and their support rows lie anywhere in the
-  // island's arrays, so they are fetched ahead (a hint to the cache, no value changes) in two
-  // steps: the support rows of the body at place `far` (kAhead on), then the bodies under the
-  // one at place `near` (half as far). -1: none.
-  constexpr int kAhead = 4;
-  auto fetch_ahead = [&](int far, int near) {
-    if (far >= 0) {
-      const int body = w.by_height[far].second;
-      for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j) {
-        const std::size_t i = static_cast<std::size_t>(w.support[j]);
-        prefetch(&r.normal[i]);
-        prefetch(&r.ra[i]);
-        prefetch(&r.rb[i]);
-        prefetch_range(&r.turns[3 * i], 3 * sizeof(RestingTurn));
-        prefetch(&r.t1[i]);
-        prefetch(&r.t2[i]);
-        prefetch(&r.target[i]);
-      }
-    }
-    if (near < 0) return;
-    const int body = w.by_height[near].second;
-    prefetch(&w.bodies.inv_inertia[body]);
-    for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j) {
-      const int lower = r.lower_body[w.support[j]];
-      if (lower < 0) continue;
-      prefetch(&w.bodies.v[lower]);
-      prefetch(&w.bodies.w[lower]);
-    }
-  };
   if (!w.parallel) {
     for (int k = 0; k < m; ++k) {
-      fetch_ahead(k + kAhead < m ? k + kAhead : -1, k + kAhead / 2 < m ? k + kAhead / 2 : -1);
+      fetch_settle(w, k + kSettleAhead < m ? k + kSettleAhead : -1,
+                   k + kSettleAhead / 2 < m ? k + kSettleAhead / 2 : -1);
       w.settled[k] = settle_body(w.by_height[k].second, w, w.local);
     }
   } else {
@@ -137,8 +146,8 @@ void RestingPass::shock_pass(RestingWork& w) const {
 #pragma omp for schedule(dynamic, 8)
           for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
             const int end = w.level_start[l + 1];
-            fetch_ahead(q + kAhead < end ? w.by_level[q + kAhead] : -1,
-                        q + kAhead / 2 < end ? w.by_level[q + kAhead / 2] : -1);
+            fetch_settle(w, q + kSettleAhead < end ? w.by_level[q + kSettleAhead] : -1,
+                         q + kSettleAhead / 2 < end ? w.by_level[q + kSettleAhead / 2] : -1);
             const int k = w.by_level[q];
             w.settled[k] = settle_body(w.by_height[k].second, w, local);
           }
@@ -255,6 +264,10 @@ void RestingPass::settle_shared(RestingWork& w, int levels) const {
       std::vector<RestingSupport>& local = w.local_of_thread[omp_get_thread_num()];
 #pragma omp for schedule(dynamic, 8)
       for (long p = 0; p < count; ++p) {
+        auto place = [&](long ahead) {
+          return p + ahead < count ? w.by_level[mine[static_cast<std::size_t>(p + ahead)]] : -1;
+        };
+        fetch_settle(w, place(kSettleAhead), place(kSettleAhead / 2));
         const int k = w.by_level[mine[static_cast<std::size_t>(p)]];
         const int body = w.by_height[k].second;
         w.settled[k] = settle_body(body, w, local);

@@ -382,17 +382,31 @@ void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t
 /// Whether `here` holds on any member (collective).
 bool share_any(RestingWork& w, bool here);
 
+/// How far ahead a sweep over some of the rows fetches their data (run_shared, and run_subset in
+/// resting_rounds.cpp).
+constexpr std::size_t kSubsetAhead = 8;
+
 /// Calls f(i, sweep) for the rows `which` (all rows when `all`, else ascending) of the blocks of
 /// this team member, colour by colour, sharing what each colour moved, then for the leftovers on
-/// every member; the sweep's maxima are the team's.
-template <class F>
-RestingSweep run_shared(RestingWork& w, std::span<const int> which, bool all, F&& f) {
+/// every member; the sweep's maxima are the team's. Over some of the rows, which lie apart in
+/// memory, ahead(j, far) is called before each f for the row of `which` kSubsetAhead places on
+/// (far = true) and for the one half as far (false), to fetch their data into the cache.
+template <class F, class A = void (*)(std::size_t, bool)>
+RestingSweep run_shared(
+    RestingWork& w, std::span<const int> which, bool all, F&& f,
+    A&& ahead = [](std::size_t, bool) {}) {
   const BlockOrder& o = *w.blocks;
   RestingShare& s = w.share;
   RestingSweep total;
   auto first_at = [&](int slot) {
     return static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
                                     which.begin());
+  };
+  const std::size_t m = which.size();
+  auto fetch = [&](std::size_t p) {
+    if (p + kSubsetAhead < m) ahead(static_cast<std::size_t>(which[p + kSubsetAhead]), true);
+    if (p + kSubsetAhead / 2 < m)
+      ahead(static_cast<std::size_t>(which[p + kSubsetAhead / 2]), false);
   };
   // A colour's blocks of this member [first, last), in parallel.
   auto sweep = [&](const std::vector<int>& mine, long first, long last) {
@@ -414,8 +428,10 @@ RestingSweep run_shared(RestingWork& w, std::span<const int> which, bool all, F&
           for (int i = o.block_start[k]; i < o.block_start[k + 1]; ++i) visit(i, part);
         } else {
           for (std::size_t p = first_at(o.block_start[k]);
-               p < which.size() && which[p] < o.block_start[k + 1]; ++p)
+               p < which.size() && which[p] < o.block_start[k + 1]; ++p) {
+            fetch(p);
             visit(which[p], part);
+          }
         }
       }
 #pragma omp critical(etdem_resting_shared)
@@ -439,8 +455,10 @@ RestingSweep run_shared(RestingWork& w, std::span<const int> which, bool all, F&
     for (std::size_t i = static_cast<std::size_t>(o.leftover_start); i < w.rows.size(); ++i)
       f(i, left);
   } else {
-    for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p)
+    for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p) {
+      fetch(p);
       f(static_cast<std::size_t>(which[p]), left);
+    }
   }
   if (s.me != 0) left.updates = 0;
   total.merge(left);
