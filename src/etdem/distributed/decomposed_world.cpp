@@ -33,8 +33,8 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
   if (t_.size() > 1) keep_large_blocks();
   using Sharing = WorldSettings::IslandSharing;
   const Sharing sharing = full.settings.share_islands;
-  shared_islands_ = t_.size() > 1 && (sharing == Sharing::kOn ||
-                                      (sharing == Sharing::kAuto && t_.size() <= kAutoShareRanks));
+  set_shared_islands(sharing == Sharing::kOn ||
+                     (sharing == Sharing::kAuto && t_.size() <= kAutoShareRanks));
   const Bodies& b = full.bodies;
   std::vector<Vec3> centres;
   std::vector<int> grains;

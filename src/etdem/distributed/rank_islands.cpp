@@ -389,7 +389,7 @@ bool DecomposedWorld::may_share_islands(const World& w) const {
   // (Only once an island twice the last sub-step's largest, reduced over the ranks, would be
   // swept by blocks: the forwarding exchange is not made for small islands. The choice moves
   // no bit: an island solved by its host alone gives the same.)
-  return shared_islands_ && t_.size() > 1 && t_.size() <= RestingTeam::kMostMembers &&
+  return shared_islands_ && t_.size() <= RestingTeam::kMostMembers &&
          w.sweeps_by_blocks(static_cast<std::size_t>(2 * last_largest_island_));
 }
 

@@ -250,13 +250,13 @@ void read_table(const TomlReader& r, const SettingTable<T>& table, T& target) {
         v = r.boolean(s.key, false);
         break;
       case SettingKind::String: {
-        // A setting with choices names them when the value is not a string at all (a setting
-        // that was a boolean once, set as `true`).
+        // A setting with choices names them when its value is not a string at all (one that
+        // was a boolean once, set as `true`); a missing one is reported as missing.
         std::string x;
         try {
           x = r.string(s.key);
         } catch (const ScenarioError&) {
-          if (s.choices.empty()) throw;
+          if (s.choices.empty() || !r.has(s.key)) throw;
           r.fail(s.key, fmt::format("must be one of {}", quoted_list(s.choices)));
         }
         if (!s.choices.empty() &&

@@ -21,17 +21,14 @@ namespace {
 /// Calls f(i, sweep) for the rows `which` (ascending) as run_rows does for all of them: in
 /// their order, or with `blocks` a colour's blocks on every thread, colour after colour, then
 /// the leftovers. Ascending rows are the blocked order (colour, block, island order) and blocks
-/// of one colour share no body, so both give the same bits. The rows lie apart in memory:
-/// ahead(j, far) is called for the row kSubsetAhead places on (far = true) and for the one half
-/// as far (false) before each f, to fetch their data into the cache.
+/// of one colour share no body, so both give the same bits. The rows lie apart in memory: their
+/// data is fetched ahead with `ahead` (fetch_subset).
 template <class F, class A>
 RestingSweep run_subset(const BlockOrder* blocks, std::span<const int> which, F&& f, A&& ahead) {
   RestingSweep total;
   const std::size_t m = which.size();
   auto visit = [&](std::size_t p, RestingSweep& sw) {
-    if (p + kSubsetAhead < m) ahead(static_cast<std::size_t>(which[p + kSubsetAhead]), true);
-    if (p + kSubsetAhead / 2 < m)
-      ahead(static_cast<std::size_t>(which[p + kSubsetAhead / 2]), false);
+    fetch_subset(which, p, ahead);
     f(static_cast<std::size_t>(which[p]), sw);
   };
   if (!blocks) {

@@ -386,6 +386,16 @@ bool share_any(RestingWork& w, bool here);
 /// resting_rounds.cpp).
 constexpr std::size_t kSubsetAhead = 8;
 
+/// Before the row at place p of `which` is swept: ahead(j, far) for the row kSubsetAhead places
+/// on (far = true) and for the one half as far (false), to fetch their data into the cache.
+template <class A>
+void fetch_subset(std::span<const int> which, std::size_t p, A&& ahead) {
+  if (p + kSubsetAhead < which.size())
+    ahead(static_cast<std::size_t>(which[p + kSubsetAhead]), true);
+  if (p + kSubsetAhead / 2 < which.size())
+    ahead(static_cast<std::size_t>(which[p + kSubsetAhead / 2]), false);
+}
+
 /// Calls f(i, sweep) for the rows `which` (all rows when `all`, else ascending) of the blocks of
 /// this team member, colour by colour, sharing what each colour moved, then for the leftovers on
 /// every member; the sweep's maxima are the team's. Over some of the rows, which lie apart in
@@ -401,12 +411,6 @@ RestingSweep run_shared(
   auto first_at = [&](int slot) {
     return static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
                                     which.begin());
-  };
-  const std::size_t m = which.size();
-  auto fetch = [&](std::size_t p) {
-    if (p + kSubsetAhead < m) ahead(static_cast<std::size_t>(which[p + kSubsetAhead]), true);
-    if (p + kSubsetAhead / 2 < m)
-      ahead(static_cast<std::size_t>(which[p + kSubsetAhead / 2]), false);
   };
   // A colour's blocks of this member [first, last), in parallel.
   auto sweep = [&](const std::vector<int>& mine, long first, long last) {
@@ -429,7 +433,7 @@ RestingSweep run_shared(
         } else {
           for (std::size_t p = first_at(o.block_start[k]);
                p < which.size() && which[p] < o.block_start[k + 1]; ++p) {
-            fetch(p);
+            fetch_subset(which, p, ahead);
             visit(which[p], part);
           }
         }
@@ -456,7 +460,7 @@ RestingSweep run_shared(
       f(i, left);
   } else {
     for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p) {
-      fetch(p);
+      fetch_subset(which, p, ahead);
       f(static_cast<std::size_t>(which[p]), left);
     }
   }
