@@ -1,6 +1,7 @@
 #include "etdem/world/island_solve.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "etdem/core/parallel.hpp"
 #include "etdem/solvers/impulse.hpp"
@@ -40,9 +41,13 @@ void book_resting_kick(const IslandSolveSettings& set, const Vec3& momentum_chan
 /// it), both bodies of that contact move with their new velocities for the whole step instead.
 /// Repeated until no contact asks it: each round reads the last round's times, so the contact
 /// order does not matter, and clears at least one, so the rounds end within the bodies' count.
-void hold_impact_times(std::span<const Contact> contacts, std::span<const int> source,
-                       const IslandBodies& view, const IslandState& state, double h, const Vec3& g,
-                       std::vector<char>& clear, std::vector<char>& asks) {
+/// Only a contact with a timed body can ask, and a time once cleared stays so: the rounds keep
+/// the contacts that still have one (`pool`, found from each contact's bodies `pair`). A
+/// contact's answer reads only its bodies' times, so after the first round only the contacts of
+/// a body the last round cleared can answer otherwise: the others are not asked again.
+void hold_impact_times(std::span<const Contact> contacts, std::span<const std::array<int, 2>> pair,
+                       std::span<const int> source, const IslandBodies& view,
+                       const IslandState& state, double h, const Vec3& g, ImpactHold& hold) {
   const double slack = g.norm() * h * h;  // the gravity pieces' order [m]
   auto timed = [&](int body) { return body >= 0 && state.toi[body] > 0.0; };
   auto moved_off = [&](int body) -> Vec3 {  // the two pieces' displacement minus h v
@@ -50,29 +55,48 @@ void hold_impact_times(std::span<const Contact> contacts, std::span<const int> s
     const Vec3& v = view.v[body];
     return two_piece_displacement(h, state.toi[body], state.v0[body], v, g) - h * v;
   };
-  // Which contacts ask it (each on its own: on every thread when many), then their bodies.
-  asks.resize(source.size());
-  for (int bound = view.count; bound > 0; --bound) {
-    parallel_for(source.size(), [&](std::size_t k) {
-      const Contact& c = contacts[static_cast<std::size_t>(source[k])];
-      asks[k] = 0;
-      if (!timed(c.a) && !timed(c.b)) return;
+  auto has_timed = [&](int s) {
+    const std::array<int, 2>& ab = pair[static_cast<std::size_t>(s)];
+    return timed(ab[0]) || timed(ab[1]);
+  };
+  hold.pool.clear();
+  parallel_select(
+      source.size(), [&](std::size_t k) { return has_timed(source[k]); },
+      [&](std::size_t k) { return source[k]; }, hold.pool);
+  hold.ask.assign(hold.pool.begin(), hold.pool.end());
+  hold.cleared.assign(static_cast<std::size_t>(view.count), 0);
+  for (int bound = view.count; bound > 0 && !hold.ask.empty(); --bound) {
+    // Which contacts ask it (each on its own: on every thread when many), then their bodies.
+    hold.asks.resize(hold.ask.size());
+    parallel_for(hold.ask.size(), [&](std::size_t k) {
+      const Contact& c = contacts[static_cast<std::size_t>(hold.ask[k])];
       const double promised = c.gap + h * c.normal.dot(impulse::relative_velocity(c, view));
       const double end = promised + c.normal.dot(moved_off(c.a) - moved_off(c.b));
-      asks[k] = end < std::min(promised, 0.0) - slack ? 1 : 0;
+      hold.asks[k] = end < std::min(promised, 0.0) - slack ? 1 : 0;
     });
-    clear.assign(static_cast<std::size_t>(view.count), 0);
-    bool any = false;
-    for (std::size_t k = 0; k < source.size(); ++k) {
-      if (!asks[k]) continue;
-      const Contact& c = contacts[static_cast<std::size_t>(source[k])];
-      for (const int body : {c.a, c.b})
-        if (timed(body)) clear[static_cast<std::size_t>(body)] = 1;
-      any = true;
+    // (Every answer was read from the round's times above; now the times are cleared.)
+    hold.bodies.clear();
+    for (std::size_t k = 0; k < hold.ask.size(); ++k) {
+      if (!hold.asks[k]) continue;
+      for (const int body : pair[static_cast<std::size_t>(hold.ask[k])])
+        if (timed(body)) {
+          state.toi[body] = 0.0;
+          hold.cleared[static_cast<std::size_t>(body)] = 1;
+          hold.bodies.push_back(body);
+        }
     }
-    if (!any) return;
-    for (int b = 0; b < view.count; ++b)
-      if (clear[static_cast<std::size_t>(b)]) state.toi[b] = 0.0;
+    if (hold.bodies.empty()) return;
+    // The contacts that still have a timed body; those of a body just cleared are asked again.
+    hold.ask.clear();
+    std::erase_if(hold.pool, [&](int s) {
+      if (!has_timed(s)) return true;
+      const std::array<int, 2>& ab = pair[static_cast<std::size_t>(s)];
+      if ((ab[0] >= 0 && hold.cleared[static_cast<std::size_t>(ab[0])]) ||
+          (ab[1] >= 0 && hold.cleared[static_cast<std::size_t>(ab[1])]))
+        hold.ask.push_back(s);
+      return false;
+    });
+    for (const int body : hold.bodies) hold.cleared[static_cast<std::size_t>(body)] = 0;
   }
 }
 
@@ -98,12 +122,19 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   const std::size_t n = contacts.size();
   // Each contact's normal velocity before the solve, once (the classification and the times of
   // impact below read it).
+  // Its bodies and gap are kept beside it: the passes over every contact below read these
+  // 16 bytes, not the whole contact.
   sc.un.resize(n);
   sc.slow.resize(n);
+  sc.pair.resize(n);
+  sc.gap.resize(n);
   parallel_for(n, [&](std::size_t s) {
-    sc.un[s] = contacts[s].normal.dot(impulse::relative_velocity(contacts[s], view));
-    const bool closing = contacts[s].gap + sc.un[s] * h <= 0.0;
+    const Contact& c = contacts[s];
+    sc.un[s] = c.normal.dot(impulse::relative_velocity(c, view));
+    const bool closing = c.gap + sc.un[s] * h <= 0.0;
     sc.slow[s] = (v_rest > 0.0 && sc.un[s] > -v_rest) || !closing;
+    sc.pair[s] = {c.a, c.b};
+    sc.gap[s] = c.gap;
   });
   auto slow = [&](std::size_t s) { return sc.slow[s] != 0; };
   // Each contact's place in the solve order (on every thread when many, in the serial order
@@ -137,11 +168,11 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     // neighbour's collision stops the other body, and that impulse acts from the start.
     for (int s = 0; s < view.count; ++s) state.toi[s] = h;
     for (std::size_t k = 0; k < slot; ++k) {
-      const Contact& c = contacts[sc.source[k]];
-      const double un = sc.un[sc.source[k]];
-      if (c.gap > 0.0 && !(un < 0.0)) continue;
-      const double t = c.gap > 0.0 ? std::min(h, c.gap / -un) : 0.0;
-      for (const int body : {c.a, c.b})
+      const std::size_t s = static_cast<std::size_t>(sc.source[k]);
+      const double un = sc.un[s], gap = sc.gap[s];
+      if (gap > 0.0 && !(un < 0.0)) continue;
+      const double t = gap > 0.0 ? std::min(h, gap / -un) : 0.0;
+      for (const int body : sc.pair[s])
         if (body >= 0) state.toi[body] = std::min(state.toi[body], t);
     }
     for (int s = 0; s < view.count; ++s)
@@ -194,8 +225,8 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     });
   }
   if (out.collisions > 0)
-    hold_impact_times(contacts, std::span<const int>(sc.source.data(), slot), view, state, h,
-                      set.step.gravity, sc.clear, sc.asks);
+    hold_impact_times(contacts, sc.pair, std::span<const int>(sc.source.data(), slot), view, state,
+                      h, set.step.gravity, sc.hold);
   return out;
 }
 

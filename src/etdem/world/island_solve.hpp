@@ -6,6 +6,7 @@
 // (World::resolve_islands on threads; a host rank of a distributed run, docs/distributed.md).
 #pragma once
 
+#include <array>
 #include <span>
 #include <vector>
 
@@ -79,6 +80,15 @@ struct IslandArrays {
   }
 };
 
+/// The lists of the rounds that hold impact times (island_solve.cpp, hold_impact_times).
+struct ImpactHold {
+  std::vector<int> pool;      // the serial contacts that still have a timed body
+  std::vector<int> ask;       // those asked this round
+  std::vector<char> asks;     // per contact asked: it asks its bodies' times cleared
+  std::vector<char> cleared;  // per body: cleared this round
+  std::vector<int> bodies;    // the bodies cleared this round
+};
+
 class IslandSolve {
  public:
   /// Sizes per-thread scratch; call before solve() is used from `threads` threads.
@@ -100,9 +110,10 @@ class IslandSolve {
     std::vector<int> source;        // per solve-order contact: its index in the serial order
     std::vector<double> un;         // per serial contact: normal velocity before the solve [m/s]
     std::vector<char> slow;         // per serial contact: not a collision (the resting pass's)
-    CollisionGroups groups;         // the collisions' groups, solved one by one
-    std::vector<char> clear;        // per body: its time of impact is cleared this round
-    std::vector<char> asks;         // per solve-order contact: it asks its bodies' times cleared
+    std::vector<std::array<int, 2>> pair;  // per serial contact: its bodies
+    std::vector<double> gap;               // per serial contact: its gap [m]
+    CollisionGroups groups;                // the collisions' groups, solved one by one
+    ImpactHold hold;                       // hold_impact_times' lists
   };
   std::vector<Scratch> scratch_;
 };
