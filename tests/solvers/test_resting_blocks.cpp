@@ -104,6 +104,65 @@ TEST(BlockOrder, ColoursShareNoBodyAndEveryContactIsPlacedOnce) {
 // placed once; no dynamic body twice in one colour; chunks of at most kChunk contacts of one
 // colour, ascending within a colour; a body with more contacts than colours sends the rest to the
 // leftovers (a hub of 30 contacts: at least 6); wall contacts (one dynamic body) are coloured.
+// A team member's rows together (BlockOrder::group_blocks): each colour's blocks reordered by
+// their group, ascending and otherwise as they were, each block's rows with it, the leftovers and
+// the colours' bounds untouched; the groups permuted with the blocks.
+TEST(BlockOrder, BlocksGroupedKeepTheirRowsAndColours) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-0.05, 0.05);
+  const int nb = 300;
+  std::vector<Vec3> x(nb);
+  for (Vec3& p : x) p = Vec3(u(rng), u(rng), u(rng));
+  std::vector<Contact> cs;
+  for (int a = 0; a < nb; ++a)
+    for (int b = a + 1; b < nb; ++b)
+      if ((x[a] - x[b]).norm() < 0.02 || (a % 53 == 0 && b == a + 1)) {
+        Contact c;
+        c.a = a;
+        c.b = b;
+        cs.push_back(c);
+      }
+  BlockOrder o;
+  o.build(cs, x.data(), nb, 0.02);
+  const BlockOrder before = o;
+  const int blocks = o.colour_start[BlockOrder::kBlockColours];
+  ASSERT_GT(blocks, 40);
+  ASSERT_GT(o.leftovers(), 0);
+  // Members by the block's cell along x, as a team's rank boxes would split them.
+  std::vector<int> group(blocks);
+  for (int k = 0; k < blocks; ++k) group[k] = o.block_cell(k)[0] >= 0 ? 0 : 1;
+  const std::vector<int> given = group;
+  o.group_blocks(group);
+  EXPECT_EQ(o.colour_start, before.colour_start);
+  EXPECT_EQ(o.leftover_start, before.leftover_start);
+  EXPECT_EQ(o.body_order, before.body_order);
+  ASSERT_EQ(o.block_start.size(), before.block_start.size());
+  EXPECT_EQ(o.block_start.back(), before.block_start.back());
+  EXPECT_TRUE(std::equal(o.contact_order.begin() + o.leftover_start, o.contact_order.end(),
+                         before.contact_order.begin() + before.leftover_start));
+  auto rows = [](const BlockOrder& b, int k) {
+    return std::vector<int>(b.contact_order.begin() + b.block_start[k],
+                            b.contact_order.begin() + b.block_start[k + 1]);
+  };
+  bool moved = false;
+  for (int colour = 0; colour < BlockOrder::kBlockColours; ++colour) {
+    // The expected order: the colour's blocks stably sorted by their group.
+    std::vector<int> expect;
+    for (int k = before.colour_start[colour]; k < before.colour_start[colour + 1]; ++k)
+      expect.push_back(k);
+    std::stable_sort(expect.begin(), expect.end(),
+                     [&](int p, int q) { return given[p] < given[q]; });
+    for (std::size_t q = 0; q < expect.size(); ++q) {
+      const int now = before.colour_start[colour] + static_cast<int>(q);
+      EXPECT_EQ(rows(o, now), rows(before, expect[q]));
+      EXPECT_EQ(o.block_cell(now), before.block_cell(expect[q]));
+      EXPECT_EQ(group[now], given[expect[q]]);
+      moved = moved || expect[q] != now;
+    }
+  }
+  EXPECT_TRUE(moved);  // the case is not one the grouping leaves as it was
+}
+
 TEST(BlockOrder, GraphColoursShareNoBodyAndEveryContactIsPlacedOnce) {
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> u(-0.05, 0.05);

@@ -66,8 +66,12 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
   });
   contact_order.resize(n);
   if (colouring == Colouring::kGraph) {
-    colour_graph(n, [&](int c) -> std::pair<int, int> { return {contact(c).a, contact(c).b}; },
-                 body_count);
+    colour_graph(
+        n,
+        [&](int c) -> std::pair<int, int> {
+          return {contact(c).a, contact(c).b};
+        },
+        body_count);
     return;
   }
   // By colour (leftovers last), then block (k, j, i), then island order.
@@ -139,7 +143,8 @@ void BlockOrder::colour_graph(int n, Bodies&& bodies_of, int body_count) {
   }
   // By colour in block order, each colour cut into chunks of kChunk contacts; leftovers last.
   count_.assign(static_cast<std::size_t>(colours) + 2, 0);
-  for (const int c : spatial_) ++count_[static_cast<std::size_t>(colour_of_[c] < 0 ? colours : colour_of_[c]) + 1];
+  for (const int c : spatial_)
+    ++count_[static_cast<std::size_t>(colour_of_[c] < 0 ? colours : colour_of_[c]) + 1];
   for (std::size_t k = 1; k < count_.size(); ++k) count_[k] += count_[k - 1];
   leftover_start = count_[static_cast<std::size_t>(colours)];
   block_start.clear();
@@ -152,7 +157,37 @@ void BlockOrder::colour_graph(int n, Bodies&& bodies_of, int body_count) {
   colour_start[colours] = static_cast<int>(block_start.size());
   block_start.push_back(leftover_start);
   for (const int c : spatial_)
-    contact_order[static_cast<std::size_t>(count_[colour_of_[c] < 0 ? colours : colour_of_[c]]++)] = c;
+    contact_order[static_cast<std::size_t>(count_[colour_of_[c] < 0 ? colours : colour_of_[c]]++)] =
+        c;
+}
+
+void BlockOrder::group_blocks(std::vector<int>& group) {
+  const int blocks = colour_start[static_cast<std::size_t>(colours())];
+  std::vector<int>& slots = regrouped_;
+  slots.resize(static_cast<std::size_t>(leftover_start));
+  std::vector<int> order(static_cast<std::size_t>(blocks)),
+      starts(static_cast<std::size_t>(blocks));
+  std::vector<int> groups(static_cast<std::size_t>(blocks));
+  int at = 0;
+  for (int colour = 0; colour < colours(); ++colour) {
+    const int first = colour_start[static_cast<std::size_t>(colour)];
+    const int last = colour_start[static_cast<std::size_t>(colour) + 1];
+    for (int k = first; k < last; ++k) order[static_cast<std::size_t>(k)] = k;
+    std::stable_sort(order.begin() + first, order.begin() + last, [&](int p, int q) {
+      return group[static_cast<std::size_t>(p)] < group[static_cast<std::size_t>(q)];
+    });
+    for (int k = first; k < last; ++k) {
+      const int from = order[static_cast<std::size_t>(k)];
+      starts[static_cast<std::size_t>(k)] = at;
+      groups[static_cast<std::size_t>(k)] = group[static_cast<std::size_t>(from)];
+      for (int i = block_start[static_cast<std::size_t>(from)];
+           i < block_start[static_cast<std::size_t>(from) + 1]; ++i)
+        slots[static_cast<std::size_t>(at++)] = contact_order[static_cast<std::size_t>(i)];
+    }
+  }
+  std::copy(slots.begin(), slots.end(), contact_order.begin());
+  std::copy(starts.begin(), starts.end(), block_start.begin());
+  group.swap(groups);
 }
 
 bool BlockOrder::counting_sort(std::span<const Key> keys, int colours, std::span<int> out) {
