@@ -18,15 +18,21 @@
 namespace etdem::test {
 namespace {
 
+/// n points drawn uniformly in a 10 cm cube centred at the origin.
+std::vector<Vec3> random_points(std::uint64_t seed, int n) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-0.05, 0.05);
+  std::vector<Vec3> x(static_cast<std::size_t>(n));
+  for (Vec3& p : x) p = Vec3(u(rng), u(rng), u(rng));
+  return x;
+}
+
 // Random bodies in a 10 cm cube and contacts between near pairs (and some with a wall), plus a
 // few pairs farther apart than a block: the order's invariants.
 TEST(BlockOrder, ColoursShareNoBodyAndEveryContactIsPlacedOnce) {
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> u(-0.05, 0.05);
   const double cell = 0.02;
   const int nb = 400;
-  std::vector<Vec3> x(nb);
-  for (Vec3& p : x) p = Vec3(u(rng), u(rng), u(rng));
+  const std::vector<Vec3> x = random_points(3, nb);
   std::vector<Contact> cs;
   for (int a = 0; a < nb; ++a) {
     for (int b = a + 1; b < nb; ++b)
@@ -100,19 +106,12 @@ TEST(BlockOrder, ColoursShareNoBodyAndEveryContactIsPlacedOnce) {
   EXPECT_EQ(o.block_start[o.colour_start[BlockOrder::kBlockColours]], o.leftover_start);
 }
 
-// Graph colours (Box2D v3's constraint graph, greedy in the blocks' spatial order): every contact
-// placed once; no dynamic body twice in one colour; chunks of at most kChunk contacts of one
-// colour, ascending within a colour; a body with more contacts than colours sends the rest to the
-// leftovers (a hub of 30 contacts: at least 6); wall contacts (one dynamic body) are coloured.
 // A team member's rows together (BlockOrder::group_blocks): each colour's blocks reordered by
 // their group, ascending and otherwise as they were, each block's rows with it, the leftovers and
 // the colours' bounds untouched; the groups permuted with the blocks.
 TEST(BlockOrder, BlocksGroupedKeepTheirRowsAndColours) {
-  std::mt19937_64 rng(5);
-  std::uniform_real_distribution<double> u(-0.05, 0.05);
   const int nb = 300;
-  std::vector<Vec3> x(nb);
-  for (Vec3& p : x) p = Vec3(u(rng), u(rng), u(rng));
+  const std::vector<Vec3> x = random_points(5, nb);
   std::vector<Contact> cs;
   for (int a = 0; a < nb; ++a)
     for (int b = a + 1; b < nb; ++b)
@@ -163,12 +162,13 @@ TEST(BlockOrder, BlocksGroupedKeepTheirRowsAndColours) {
   EXPECT_TRUE(moved);  // the case is not one the grouping leaves as it was
 }
 
+// Graph colours (Box2D v3's constraint graph, greedy in the blocks' spatial order): every contact
+// placed once; no dynamic body twice in one colour; chunks of at most kChunk contacts of one
+// colour, ascending within a colour; a body with more contacts than colours sends the rest to the
+// leftovers (a hub of 30 contacts: at least 6); wall contacts (one dynamic body) are coloured.
 TEST(BlockOrder, GraphColoursShareNoBodyAndEveryContactIsPlacedOnce) {
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> u(-0.05, 0.05);
   const int nb = 400;
-  std::vector<Vec3> x(nb);
-  for (Vec3& p : x) p = Vec3(u(rng), u(rng), u(rng));
+  const std::vector<Vec3> x = random_points(3, nb);
   std::vector<Contact> cs;
   auto add = [&](int a, int b) {
     Contact c;

@@ -121,9 +121,8 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   Scratch& sc = scratch_[thread];
   const std::size_t n = contacts.size();
   // Each contact's normal velocity before the solve, once (the classification and the times of
-  // impact below read it).
-  // Its bodies and gap are kept beside it: the passes over every contact below read these
-  // 16 bytes, not the whole contact.
+  // impact below read it), with its bodies and gap beside it: the later passes over every
+  // contact read these 16 bytes, not the whole contact.
   sc.un.resize(n);
   sc.slow.resize(n);
   sc.pair.resize(n);
