@@ -131,14 +131,29 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
     ByteReader in(m.bytes);
     while (!in.done()) mine.push_back(read_share(in));
   }
-  std::sort(mine.begin(), mine.end());
+  // Each grain's shares summed in the serial order (by the contact's key, then its point), the
+  // order one sort by (grain, key, point) gives: grouped by grain with a counting sort over the
+  // local bodies (their ids ascend with the global ids), then each grain's few shares sorted.
   const int n = w.bodies.count();
+  std::vector<int> start(static_cast<std::size_t>(n) + 1, 0);
+  for (const LoadShare& s : mine) ++start[static_cast<std::size_t>(local_of_[s.gid]) + 1];
+  for (std::size_t l = 0; l < static_cast<std::size_t>(n); ++l) start[l + 1] += start[l];
+  std::vector<int> order(mine.size());
+  {
+    std::vector<int> next(start.begin(), start.end() - 1);
+    for (std::size_t k = 0; k < mine.size(); ++k)
+      order[static_cast<std::size_t>(next[static_cast<std::size_t>(local_of_[mine[k].gid])]++)] =
+          static_cast<int>(k);
+  }
   force.assign(n, Vec3::Zero());
   torque.assign(n, Vec3::Zero());
-  for (const LoadShare& s : mine) {
-    const int l = local_of_[s.gid];
-    force[l] += s.force;
-    torque[l] += s.torque;
+  for (std::size_t l = 0; l < static_cast<std::size_t>(n); ++l) {
+    const auto first = order.begin() + start[l], last = order.begin() + start[l + 1];
+    std::sort(first, last, [&](int p, int q) { return mine[p] < mine[q]; });
+    for (auto it = first; it != last; ++it) {
+      force[l] += mine[static_cast<std::size_t>(*it)].force;
+      torque[l] += mine[static_cast<std::size_t>(*it)].torque;
+    }
   }
 }
 
