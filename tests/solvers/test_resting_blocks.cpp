@@ -27,27 +27,34 @@ std::vector<Vec3> random_points(std::uint64_t seed, int n) {
   return x;
 }
 
+/// Contacts between the points closer than `reach` [m], and between a and a + 1 for every a that
+/// is a multiple of `far_every` (pairs that may lie farther apart than a block).
+std::vector<Contact> near_pairs(const std::vector<Vec3>& x, double reach, int far_every) {
+  std::vector<Contact> cs;
+  const int nb = static_cast<int>(x.size());
+  for (int a = 0; a < nb; ++a)
+    for (int b = a + 1; b < nb; ++b)
+      if ((x[a] - x[b]).norm() < reach || (a % far_every == 0 && b == a + 1)) {
+        Contact c;
+        c.a = a;
+        c.b = b;
+        cs.push_back(c);
+      }
+  return cs;
+}
+
 // Random bodies in a 10 cm cube and contacts between near pairs (and some with a wall), plus a
 // few pairs farther apart than a block: the order's invariants.
 TEST(BlockOrder, ColoursShareNoBodyAndEveryContactIsPlacedOnce) {
   const double cell = 0.02;
   const int nb = 400;
   const std::vector<Vec3> x = random_points(3, nb);
-  std::vector<Contact> cs;
-  for (int a = 0; a < nb; ++a) {
-    for (int b = a + 1; b < nb; ++b)
-      if ((x[a] - x[b]).norm() < 0.018 || (a % 97 == 0 && b == a + 1)) {
-        Contact c;
-        c.a = a;
-        c.b = b;
-        cs.push_back(c);
-      }
-    if (a % 5 == 0) {
-      Contact c;
-      c.a = a % 10 == 0 ? a : -1;
-      c.b = a % 10 == 0 ? -1 : a;
-      cs.push_back(c);
-    }
+  std::vector<Contact> cs = near_pairs(x, 0.018, 97);
+  for (int a = 0; a < nb; a += 5) {  // and every fifth body with a wall
+    Contact c;
+    c.a = a % 10 == 0 ? a : -1;
+    c.b = a % 10 == 0 ? -1 : a;
+    cs.push_back(c);
   }
   BlockOrder o;
   o.build(cs, x.data(), nb, cell);
@@ -112,15 +119,7 @@ TEST(BlockOrder, ColoursShareNoBodyAndEveryContactIsPlacedOnce) {
 TEST(BlockOrder, BlocksGroupedKeepTheirRowsAndColours) {
   const int nb = 300;
   const std::vector<Vec3> x = random_points(5, nb);
-  std::vector<Contact> cs;
-  for (int a = 0; a < nb; ++a)
-    for (int b = a + 1; b < nb; ++b)
-      if ((x[a] - x[b]).norm() < 0.02 || (a % 53 == 0 && b == a + 1)) {
-        Contact c;
-        c.a = a;
-        c.b = b;
-        cs.push_back(c);
-      }
+  const std::vector<Contact> cs = near_pairs(x, 0.02, 53);
   BlockOrder o;
   o.build(cs, x.data(), nb, 0.02);
   const BlockOrder before = o;

@@ -247,6 +247,8 @@ class DecomposedWorld final : public Domain {
   /// same on every rank): their parts go from every rank straight to every other.
   std::vector<std::int64_t> shared_roots_;
   long hosted_penetrating_ = 0;
+  /// contact_loads: the held grains' load shares grouped by local body (group_by_key).
+  std::vector<int> load_start_, load_shares_, load_fill_;
   DecomposedStats stats_;
 };
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <tuple>
 
+#include "etdem/core/group_by_key.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/rank_records.hpp"
 
@@ -132,23 +133,21 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
     while (!in.done()) mine.push_back(read_share(in));
   }
   // Each grain's shares summed in the serial order (by the contact's key, then its point), the
-  // order one sort by (grain, key, point) gives: grouped by grain with a counting sort over the
-  // local bodies (their ids ascend with the global ids), then each grain's few shares sorted.
+  // order one sort by (grain, key, point) gives: grouped by local body (their ids ascend with the
+  // global ids), then each grain's few shares sorted.
   const int n = w.bodies.count();
-  std::vector<int> start(static_cast<std::size_t>(n) + 1, 0);
-  for (const LoadShare& s : mine) ++start[static_cast<std::size_t>(local_of_[s.gid]) + 1];
-  for (std::size_t l = 0; l < static_cast<std::size_t>(n); ++l) start[l + 1] += start[l];
-  std::vector<int> order(mine.size());
-  {
-    std::vector<int> next(start.begin(), start.end() - 1);
-    for (std::size_t k = 0; k < mine.size(); ++k)
-      order[static_cast<std::size_t>(next[static_cast<std::size_t>(local_of_[mine[k].gid])]++)] =
-          static_cast<int>(k);
-  }
+  group_by_key(
+      n,
+      [&](auto&& emit) {
+        for (std::size_t k = 0; k < mine.size(); ++k)
+          emit(local_of_[mine[k].gid], static_cast<int>(k));
+      },
+      load_start_, load_shares_, load_fill_);
   force.assign(n, Vec3::Zero());
   torque.assign(n, Vec3::Zero());
-  for (std::size_t l = 0; l < static_cast<std::size_t>(n); ++l) {
-    const auto first = order.begin() + start[l], last = order.begin() + start[l + 1];
+  for (int l = 0; l < n; ++l) {
+    const auto first = load_shares_.begin() + load_start_[l];
+    const auto last = load_shares_.begin() + load_start_[l + 1];
     std::sort(first, last, [&](int p, int q) { return mine[p] < mine[q]; });
     for (auto it = first; it != last; ++it) {
       force[l] += mine[static_cast<std::size_t>(*it)].force;

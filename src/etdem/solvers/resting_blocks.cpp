@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "etdem/core/group_by_key.hpp"
 #include "etdem/core/parallel.hpp"
 
 namespace etdem {
@@ -162,32 +163,38 @@ void BlockOrder::colour_graph(int n, Bodies&& bodies_of, int body_count) {
 }
 
 void BlockOrder::group_blocks(std::vector<int>& group) {
-  const int blocks = colour_start[static_cast<std::size_t>(colours())];
-  std::vector<int>& slots = regrouped_;
+  // The blocks by (colour, group), each such run in its order (a stable counting sort), then the
+  // rows copied block by block in that order.
+  const int count = colours();
+  const int blocks = colour_start[static_cast<std::size_t>(count)];
+  const int groups = blocks == 0 ? 0 : *std::max_element(group.begin(), group.end()) + 1;
+  group_by_key(
+      count * groups,
+      [&](auto&& emit) {
+        for (int colour = 0; colour < count; ++colour)
+          for (int k = colour_start[static_cast<std::size_t>(colour)];
+               k < colour_start[static_cast<std::size_t>(colour) + 1]; ++k)
+            emit(colour * groups + group[static_cast<std::size_t>(k)], k);
+      },
+      regroup_start_, regroup_blocks_, regroup_fill_);
+  std::vector<int>& slots = regroup_fill_;  // (scratch again: the rows in their new places)
   slots.resize(static_cast<std::size_t>(leftover_start));
-  std::vector<int> order(static_cast<std::size_t>(blocks)),
-      starts(static_cast<std::size_t>(blocks));
-  std::vector<int> groups(static_cast<std::size_t>(blocks));
+  std::vector<int>& starts = regroup_start_;
+  starts.resize(static_cast<std::size_t>(blocks));
   int at = 0;
-  for (int colour = 0; colour < colours(); ++colour) {
-    const int first = colour_start[static_cast<std::size_t>(colour)];
-    const int last = colour_start[static_cast<std::size_t>(colour) + 1];
-    for (int k = first; k < last; ++k) order[static_cast<std::size_t>(k)] = k;
-    std::stable_sort(order.begin() + first, order.begin() + last, [&](int p, int q) {
-      return group[static_cast<std::size_t>(p)] < group[static_cast<std::size_t>(q)];
-    });
-    for (int k = first; k < last; ++k) {
-      const int from = order[static_cast<std::size_t>(k)];
-      starts[static_cast<std::size_t>(k)] = at;
-      groups[static_cast<std::size_t>(k)] = group[static_cast<std::size_t>(from)];
-      for (int i = block_start[static_cast<std::size_t>(from)];
-           i < block_start[static_cast<std::size_t>(from) + 1]; ++i)
-        slots[static_cast<std::size_t>(at++)] = contact_order[static_cast<std::size_t>(i)];
-    }
+  for (int k = 0; k < blocks; ++k) {
+    const int from = regroup_blocks_[static_cast<std::size_t>(k)];
+    starts[static_cast<std::size_t>(k)] = at;
+    for (int i = block_start[static_cast<std::size_t>(from)];
+         i < block_start[static_cast<std::size_t>(from) + 1]; ++i)
+      slots[static_cast<std::size_t>(at++)] = contact_order[static_cast<std::size_t>(i)];
   }
   std::copy(slots.begin(), slots.end(), contact_order.begin());
   std::copy(starts.begin(), starts.end(), block_start.begin());
-  group.swap(groups);
+  for (int k = 0; k < blocks; ++k)
+    starts[static_cast<std::size_t>(k)] =
+        group[static_cast<std::size_t>(regroup_blocks_[static_cast<std::size_t>(k)])];
+  std::copy(starts.begin(), starts.end(), group.begin());
 }
 
 bool BlockOrder::counting_sort(std::span<const Key> keys, int colours, std::span<int> out) {

@@ -59,10 +59,10 @@ struct BlockOrder {
     return {key.i, key.j, key.k};
   }
   int colours() const { return static_cast<int>(colour_start.size()) - 1; }
-  /// Each colour's blocks reordered by group[b] (ascending; stable), their rows with them, and
-  /// `group` permuted alike. Blocks of one colour share no body and each body's rows of one
-  /// colour lie in one block, so a sweep gives the same bits in either order; a team member's
-  /// rows then lie together in memory.
+  /// Each colour's blocks reordered by group[b] (ascending; stable; groups >= 0), their rows
+  /// with them, and `group` permuted alike. Blocks of one colour share no body and each body's rows
+  /// of one colour lie in one block, so a sweep gives the same bits in either order; a team
+  /// member's rows then lie together in memory.
   void group_blocks(std::vector<int>& group);
 
   /// The order of `contacts` (island-local bodies, -1 static) of bodies centred at `x`
@@ -91,7 +91,7 @@ struct BlockOrder {
   std::vector<int> count_;                            // the counting sort's table
   std::vector<int> spatial_;                          // kGraph: the contacts in block order
   std::vector<std::uint32_t> used_;                   // kGraph: per body slot, its colours
-  std::vector<int> regrouped_;                        // group_blocks: slots, blocks, groups
+  std::vector<int> regroup_start_, regroup_blocks_, regroup_fill_;  // group_blocks' scratch
 };
 
 }  // namespace etdem
