@@ -348,22 +348,31 @@ namespace {
 /// shares in the order World::correct_positions adds them, from zero: its bits. Each grain's
 /// owner gets one record of its sums; the host keeps its own grains'. Counts the penetrating
 /// contacts into `penetrating`; `sum` and `weight` are scratch.
+///
+/// `own_only` (an island every rank solved): this rank sums only its own grains' shares, from
+/// the contacts that touch one, and counts the penetrating contacts whose first island body
+/// (the first grain, or the second where the first is a wall) it owns: over the ranks, every
+/// contact once, as the ledger's sum of the counts needs.
 void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& island,
-                    std::span<const Contact> serial, int me, std::map<int, ByteWriter>& to_owner,
+                    std::span<const Contact> serial, int me, bool own_only,
+                    std::map<int, ByteWriter>& to_owner,
                     std::vector<DecomposedWorld::GrainSum>& mine, std::vector<Vec3>& sum,
                     std::vector<double>& weight, long& penetrating) {
   const double kp = set.projection;
   sum.assign(island.size(), Vec3::Zero());
   weight.assign(island.size(), 0.0);
+  auto owned = [&](int body) { return body >= 0 && island[body].owner == me; };
   for (const Contact& c : serial) {
+    if (own_only && !owned(c.a) && !owned(c.b)) continue;
     const double ia = c.a >= 0 ? island[c.a].inv_mass : 0.0;
     const double ib = c.b >= 0 ? island[c.b].inv_mass : 0.0;
     const ProjectionShare s = projection_share(c.gap, c.normal, ia, ib, kp, set.penetration_slop);
     if (!s.moves) continue;
-    ++penetrating;
+    if (!own_only || owned(c.a >= 0 ? c.a : c.b)) ++penetrating;
     add_share(s, c.a, ia, c.b, ib, sum, weight);
   }
   for (std::size_t k = 0; k < island.size(); ++k) {
+    if (own_only && island[k].owner != me) continue;
     if (!(weight[k] > 0.0)) continue;  // nothing, or a weight that underflowed: nothing moves
     if (island[k].owner == me) {
       mine.push_back({island[k].gid, sum[k], weight[k]});
@@ -664,10 +673,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     ++lists.stats.asleep_steps;
   }
   if (contributions_hosted_ && solve) {  // an island left asleep is held where it fell asleep
-    // (Shared: every rank sums its own grains' shares; the host counts the contacts.)
-    long not_counted = 0;
-    project_hosted(w.settings, island, serial, t_.rank(), to_correction, hosted_sums_, h.sum,
-                   h.weight, books ? hosted_penetrating_ : not_counted);
+    // (Shared: every rank sums its own grains' shares and counts its part of the contacts.)
+    project_hosted(w.settings, island, serial, t_.rank(), sharing != nullptr, to_correction,
+                   hosted_sums_, h.sum, h.weight, hosted_penetrating_);
   }
   // Impulses to the ranks that detected the contacts, each part's in the order it came, and
   // the sleepers woken (the projection holds a sleeper in place); shared: this rank's part's
