@@ -507,23 +507,32 @@ World::CarriedContacts World::carried_contacts() const {
 void World::restore_warm_start(std::vector<Contact> contacts, double h) {
   if (!(h > 0.0) || !std::isfinite(h))
     throw std::invalid_argument(fmt::format("warm start: sub-step length {}", h));
-  for (const Contact& c : contacts)
-    if (c.a < 0 || c.a >= bodies.count() || c.b < 0 || c.b >= bodies.count())
-      throw std::invalid_argument(fmt::format("warm start: a contact joins bodies {} and {} of {}",
-                                              c.a, c.b, bodies.count()));
-  std::vector<ContactOrderKey> key(contacts.size());
-  for (std::size_t k = 0; k < contacts.size(); ++k) key[k] = contact_order_key(contacts[k]);
-  std::vector<int> order;
-  stable_order(key, order);
-  // Usually in the serial order already (each body's contacts in order, bodies ascending).
+  // One pass checks the bodies and whether the contacts already come in the serial order
+  // (usually: each body's contacts in order, bodies ascending); only contacts out of it are
+  // sorted, stably (an ordered list's stable order is itself).
+  const int n = bodies.count();
   bool in_order = true;
-  for (std::size_t k = 0; k < order.size() && in_order; ++k)
-    in_order = order[k] == static_cast<int>(k);
+  ContactOrderKey last;
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const Contact& c = contacts[k];
+    if (c.a < 0 || c.a >= n || c.b < 0 || c.b >= n)
+      throw std::invalid_argument(
+          fmt::format("warm start: a contact joins bodies {} and {} of {}", c.a, c.b, n));
+    if (!in_order) continue;
+    const ContactOrderKey key = contact_order_key(c);
+    in_order = k == 0 || !(key < last);
+    last = key;
+  }
   if (in_order) {
     previous_.swap(contacts);
   } else {
+    std::vector<ContactOrderKey>& key = restore_key_;
+    key.resize(contacts.size());
+    for (std::size_t k = 0; k < contacts.size(); ++k) key[k] = contact_order_key(contacts[k]);
+    stable_order(key, restore_order_);
     previous_.resize(contacts.size());
-    for (std::size_t k = 0; k < order.size(); ++k) previous_[k] = contacts[order[k]];
+    for (std::size_t k = 0; k < restore_order_.size(); ++k)
+      previous_[k] = contacts[restore_order_[k]];
   }
   previous_h_ = h;
   order_previous();

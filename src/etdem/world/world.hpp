@@ -525,9 +525,11 @@ class World {
 
   // Carried from one step to the next: last step's contacts with their impulses (warm start).
   std::vector<Contact> previous_;
-  std::vector<int> previous_order_;          // previous_ by (a, b), ties in contact order
-  std::vector<std::uint64_t> previous_key_;  // per previous_ contact: (a, b) packed, for the sort
-  std::vector<int> previous_scratch_;        // order_previous's merge buffer
+  std::vector<int> previous_order_;           // previous_ by (a, b), ties in contact order
+  std::vector<std::uint64_t> previous_key_;   // per previous_ contact: (a, b) packed, for the sort
+  std::vector<int> previous_scratch_;         // order_previous's merge buffer
+  std::vector<ContactOrderKey> restore_key_;  // restore_warm_start's keys, when out of order
+  std::vector<int> restore_order_;            // restore_warm_start's order, when out of order
 
   // Candidate pairs kept while the bodies stay in their reach (a cache: clearing it changes
   // no result, so a checkpoint need not hold it).
