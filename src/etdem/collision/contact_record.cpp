@@ -63,6 +63,9 @@ namespace {
 /// A record of `count` contacts as one string value: its length, then the count (the contacts
 /// follow).
 void put_record_head(ByteWriter& out, std::size_t count) {
+  // Room for the whole record first: a large one is written once, not copied as it grows.
+  const std::size_t need = out.bytes().size() + 2 * sizeof(std::uint64_t) + count * kContactBytes;
+  if (out.bytes().capacity() < need) out.reserve(std::max(need, 2 * out.bytes().capacity()));
   out.put(static_cast<std::uint64_t>(sizeof(std::uint64_t) + count * kContactBytes));
   out.put(static_cast<std::uint64_t>(count));
 }

@@ -13,6 +13,20 @@ std::vector<GatheredIsland> gather_islands(std::vector<IslandPart> parts, Transp
                                            std::vector<IslandPart>* sent) {
   const int me = transport.rank(), ranks = transport.size();
   std::map<int, ByteWriter> writers;
+  {  // each message's room at once: a large island's part is copied into it once, not regrown
+    std::map<int, std::size_t> room;
+    auto add = [&](int d, const IslandPart& p) {
+      room[d] += 2 * sizeof(std::int64_t) + p.bytes.size();
+    };
+    for (const IslandPart& p : parts)
+      if (p.host == kEveryRank) {
+        for (int d = 0; d < ranks; ++d)
+          if (d != me) add(d, p);
+      } else if (p.host != me && p.host >= 0 && p.host < ranks) {
+        add(p.host, p);
+      }
+    for (const auto& [d, n] : room) writers[d].reserve(n);
+  }
   std::vector<std::pair<std::int64_t, std::string>> own;  // parts hosted here: no message
   for (IslandPart& p : parts) {
     if (p.host == kEveryRank) {
