@@ -9,51 +9,56 @@
 
 namespace etdem::distributed {
 
+namespace {
+
+/// A part in a message: its bytes, then their length and the island's root (a trailer, so that
+/// the part a message begins with can be kept as the message itself, cut to its length).
+void put_part(ByteWriter& out, std::int64_t root, const std::string& bytes) {
+  out.put_bytes(bytes.data(), bytes.size());
+  out.put(static_cast<std::uint64_t>(bytes.size()));
+  out.put(root);
+}
+
+}  // namespace
+
 std::vector<GatheredIsland> gather_islands(std::vector<IslandPart> parts, Transport& transport,
                                            std::vector<IslandPart>* sent) {
   const int me = transport.rank(), ranks = transport.size();
-  std::map<int, ByteWriter> writers;
-  {  // each message's room at once: a large island's part is copied into it once, not regrown
-    std::map<int, std::size_t> room;
-    auto add = [&](int d, const IslandPart& p) {
-      room[d] += 2 * sizeof(std::int64_t) + p.bytes.size();
-    };
-    for (const IslandPart& p : parts)
-      if (p.host == kEveryRank) {
-        for (int d = 0; d < ranks; ++d)
-          if (d != me) add(d, p);
-      } else if (p.host != me && p.host >= 0 && p.host < ranks) {
-        add(p.host, p);
-      }
-    for (const auto& [d, n] : room) writers[d].reserve(n);
-  }
+  // The parts to each other rank, largest first: a message's first part is taken on arrival
+  // without a copy (a pile's part is tens of megabytes), the others copied out.
+  std::map<int, std::vector<const IslandPart*>> to;
   std::vector<std::pair<std::int64_t, std::string>> own;  // parts hosted here: no message
   for (IslandPart& p : parts) {
     if (p.host == kEveryRank) {
-      for (int d = 0; d < ranks; ++d) {
-        if (d == me) continue;
-        writers[d].put(p.root);
-        writers[d].put(p.bytes);
-      }
-      if (sent) sent->push_back(std::move(p));
+      for (int d = 0; d < ranks; ++d)
+        if (d != me) to[d].push_back(&p);
       continue;
     }
     if (p.host < 0 || p.host >= ranks)
       throw std::invalid_argument("island " + std::to_string(p.root) + ": host " +
                                   std::to_string(p.host) + " is not one of the " +
                                   std::to_string(ranks) + " ranks");
-    if (p.host == me) {
-      own.emplace_back(p.root, std::move(p.bytes));
-      continue;
-    }
-    ByteWriter& w = writers[p.host];
-    w.put(p.root);
-    w.put(p.bytes);
-    if (sent) sent->push_back(std::move(p));
+    if (p.host != me) to[p.host].push_back(&p);
   }
   std::vector<Message> out;
-  for (auto& [peer, w] : writers) out.push_back({peer, w.take()});
-  const std::vector<Message> in = transport.exchange(std::move(out));
+  for (auto& [peer, list] : to) {
+    std::stable_sort(list.begin(), list.end(), [](const IslandPart* x, const IslandPart* y) {
+      return x->bytes.size() > y->bytes.size();
+    });
+    std::size_t room = 0;
+    for (const IslandPart* p : list) room += p->bytes.size() + 2 * sizeof(std::int64_t);
+    ByteWriter w;
+    w.reserve(room);  // written once, not regrown
+    for (const IslandPart* p : list) put_part(w, p->root, p->bytes);
+    out.push_back({peer, w.take()});
+  }
+  for (IslandPart& p : parts) {
+    if (p.host == me)
+      own.emplace_back(p.root, std::move(p.bytes));
+    else if (sent)
+      sent->push_back(std::move(p));
+  }
+  std::vector<Message> in = transport.exchange(std::move(out));
   // (root, source rank, bytes), then sorted by root and source: the sources below this rank
   // come in message order before the own part, those above after it.
   struct Item {
@@ -63,12 +68,28 @@ std::vector<GatheredIsland> gather_islands(std::vector<IslandPart> parts, Transp
   };
   std::vector<Item> items;
   for (auto& [root, bytes] : own) items.push_back({root, me, std::move(bytes)});
-  for (const Message& m : in) {
-    ByteReader r(m.bytes);
-    while (!r.done()) {
-      Item it{r.get<std::int64_t>(), m.peer, {}};
-      r.get(it.bytes);
+  constexpr std::size_t kTrailer = sizeof(std::uint64_t) + sizeof(std::int64_t);
+  for (Message& m : in) {
+    // From the end: each part's trailer, then its bytes before it.
+    std::size_t end = m.bytes.size();
+    while (end > 0) {
+      if (end < kTrailer) throw ByteStreamError("an island message ends inside a part's trailer");
+      ByteReader trailer(std::string_view(m.bytes).substr(end - kTrailer, kTrailer));
+      const auto length = trailer.get<std::uint64_t>();
+      const auto root = trailer.get<std::int64_t>();
+      if (length > end - kTrailer)
+        throw ByteStreamError("an island part of " + std::to_string(length) +
+                              " bytes runs past the start of its message");
+      const std::size_t begin = end - kTrailer - static_cast<std::size_t>(length);
+      Item it{root, m.peer, {}};
+      if (begin == 0) {
+        it.bytes = std::move(m.bytes);
+        it.bytes.resize(static_cast<std::size_t>(length));
+      } else {
+        it.bytes.assign(m.bytes, begin, static_cast<std::size_t>(length));
+      }
       items.push_back(std::move(it));
+      end = begin;
     }
   }
   std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
