@@ -30,7 +30,7 @@ std::vector<std::string> to_every_member(RestingShare& s, std::string bytes) {
 void share_assign(RestingWork& w, RestingTeam* team, double cell) {
   // The team says which member sweeps each block (by its centre) and settles each body.
   RestingShare& s = w.share;
-  const BlockOrder& o = w.order;
+  BlockOrder& o = w.order;  // (its blocks are regrouped below)
   s.team = team;
   s.me = team->member();
   s.members = team->members();
@@ -48,7 +48,7 @@ void share_assign(RestingWork& w, RestingTeam* team, double cell) {
     s.block_member[at(k)] = team->block_member(centre);
   }
   // Each colour's blocks by member: a member's rows lie together in memory.
-  w.order.group_blocks(s.block_member);
+  o.group_blocks(s.block_member);
   s.row_member.assign(o.contact_order.size(), -1);
   s.my_blocks.assign(at(o.colours()), {});
   for (int colour = 0; colour < o.colours(); ++colour)
