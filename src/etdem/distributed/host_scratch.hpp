@@ -38,8 +38,9 @@ struct DecomposedWorld::HostScratch {
   std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
   std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
-  std::vector<int> owner;  // per grain, its owner (a shared island's team)
-  std::vector<int> local;  // per global id: its place in the island, -1 (reset after each)
+  std::vector<int> owner;   // per grain, its owner (a shared island's team)
+  std::vector<int> source;  // per serial contact: the rank that detected it (a shared island)
+  std::vector<int> local;   // per global id: its place in the island, -1 (reset after each)
 };
 
 }  // namespace etdem::distributed

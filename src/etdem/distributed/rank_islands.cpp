@@ -102,7 +102,9 @@ class TransportTeam final : public RestingTeam {
   int members() const override { return t_.size(); }
   int block_member(const Vec3& centre) const override { return d_.owner_of(centre); }
   int body_member(int body) const override { return (*owner)[static_cast<std::size_t>(body)]; }
+  int keeper(int contact) const override { return (*source)[static_cast<std::size_t>(contact)]; }
   const std::vector<int>* owner = nullptr;
+  const std::vector<int>* source = nullptr;  // per island contact: the rank that detected it
   std::vector<std::string> exchange(std::vector<std::string> to) override {
     std::vector<Message> out;
     for (int m = 0; m < t_.size(); ++m)
@@ -623,10 +625,15 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     if (books) ++lists.stats.woken;
   }
   IslandSolution r;
-  if (sharing) {  // the shock pass's bodies to their grains' owners
+  if (sharing) {  // the shock pass's bodies to their grains' owners; the contacts kept here
     h.owner.resize(static_cast<std::size_t>(nb));
     for (int k = 0; k < nb; ++k) h.owner[static_cast<std::size_t>(k)] = island[k].owner;
     sharing->team->owner = &h.owner;
+    h.source.resize(serial.size());
+    for (std::size_t s = 0; s < serial.size(); ++s)
+      h.source[s] =
+          g.from[static_cast<std::size_t>(origin[static_cast<std::size_t>(order[s])].first)];
+    sharing->team->source = &h.source;
   }
   if (solve) r = w.solve_island(a.state(0, nb), serial, sharing ? sharing->team : nullptr);
   if (solve && sharing)  // every rank holds the results: each takes its own grains'

@@ -15,12 +15,16 @@ namespace etdem {
 
 namespace {
 
-/// Row j's contact: the j-th of the pass's order, cs[order[k]] (order empty: cs[k]) with k = j,
-/// or with the blocked order the contact it maps row j to.
+/// Row j's index in the island's contacts: the j-th of the pass's order, order[k] (order empty:
+/// k) with k = j, or with the blocked order the contact it maps row j to.
+int contact_index(std::span<const int> order, const RestingWork& w, std::size_t j) {
+  const std::size_t k = w.blocks ? static_cast<std::size_t>(w.order.contact_order[j]) : j;
+  return order.empty() ? static_cast<int>(k) : order[k];
+}
+
 Contact& contact_of_row(std::span<Contact> cs, std::span<const int> order, const RestingWork& w,
                         std::size_t j) {
-  const std::size_t k = w.blocks ? static_cast<std::size_t>(w.order.contact_order[j]) : j;
-  return order.empty() ? cs[k] : cs[static_cast<std::size_t>(order[k])];
+  return cs[static_cast<std::size_t>(contact_index(order, w, j))];
 }
 
 /// How many rows ahead prepare_rows fetches a row's contact.
@@ -84,8 +88,7 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   if (team) share_setup(w);
   warm_start(w);
   sweep_all(w);
-  if (w.share.team)
-    share_sync(w, SyncRows::kAll, {});  // every row's impulses, every body's velocity
+  if (w.share.team) share_sync(w);  // every body's velocity
   // 0, 1, ..., n - 1: every row (kept from island to island, extended when an island is larger).
   for (std::size_t i = w.all.size(); i < n; ++i) w.all.push_back(static_cast<int>(i));
   w.pn_base.assign(n, 0.0);
@@ -102,6 +105,8 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   // integration, so the restitution and friction columns never decrease.
   w.stats.net_dissipation();
   w.stats.negative_dissipation_to_integration();
+  if (w.share.team)  // the impulses of the rows swept here to the members that keep them
+    share_impulses(w, [&](std::size_t i) { return contact_index(order, w, i); });
   store(cs, order, w);
   count_left_approaching(w);
 
@@ -147,9 +152,29 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
     const int a = body(c.a), bb = body(c.b);
     r.a[i] = a;
     r.b[i] = bb;
-    r.normal[i] = c.normal;
     r.ra[i] = c.ra;
     r.rb[i] = c.rb;
+    int up = -1;
+    if (shock) {
+      bool upper_a;
+      if (c.b < 0)
+        upper_a = true;
+      else if (c.a < 0)
+        upper_a = false;
+      else
+        upper_a = (c.point - c.ra).dot(down) < (c.point - c.rb).dot(down);
+      up = upper_a ? a : bb;
+      r.upper_body[i] = up;
+      r.lower_body[i] = upper_a ? bb : a;
+      r.upper_height[i] = up < 0 ? 0.0 : -(c.point - (upper_a ? c.ra : c.rb)).dot(down);
+    }
+    // A team's member reads and builds only the rows it relaxes (its blocks' and the leftovers)
+    // and the support rows of the bodies it settles in the shock pass: of the other rows it
+    // holds the bodies, their levers (the closing rounds' stir limits of the bodies) and the
+    // upper body (their impulses come from their members, their bookings are summed there, and
+    // the store takes a contact's tangents from its normal).
+    if (!s.builds(i, up)) return;
+    r.normal[i] = c.normal;
     r.friction[i] = c.friction;
     r.rolling[i] = c.rolling;
     r.t1[i] = any_orthogonal(c.normal);
@@ -174,26 +199,7 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
         r.pr[i] = onto_disc(pr, c.rolling * r.pn[i]);
       }
     }
-    int up = -1;
-    if (shock) {
-      bool upper_a;
-      if (c.b < 0)
-        upper_a = true;
-      else if (c.a < 0)
-        upper_a = false;
-      else
-        upper_a = (c.point - c.ra).dot(down) < (c.point - c.rb).dot(down);
-      up = upper_a ? a : bb;
-      r.upper_body[i] = up;
-      r.lower_body[i] = upper_a ? bb : a;
-      r.upper_height[i] = up < 0 ? 0.0 : -(c.point - (upper_a ? c.ra : c.rb)).dot(down);
-    }
-    // A team's member builds only the rows it relaxes (its blocks' and the leftovers) and the
-    // support rows of the bodies it settles in the shock pass: the other rows' turns and masses
-    // are never read there (their impulses come from their members, their bookings are summed
-    // there, and a row joining a closing round takes its velocities then).
-    if (s.sweeps(i) || (up >= 0 && s.body_member[static_cast<std::size_t>(up)] == s.me))
-      build_row(i, c, w);
+    build_row(i, c, w);
   });
   w.v0.assign(b.v, b.v + b.count);
   w.w0.assign(b.w, b.w + b.count);
@@ -262,13 +268,27 @@ void RestingPass::warm_start(RestingWork& w) const {
 }
 
 void RestingPass::store(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const {
+  // Each row's impulses into its contact (a team member's into the contacts it keeps: their
+  // rows' members sent it their impulses, share_impulses).
   const RestingRows& r = w.rows;
+  const RestingShare& s = w.share;
   const std::size_t n = r.size();
+  const bool shock = settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0;
   for_each_row(w.parallel, n, [&](std::size_t i) {
-    Contact& c = contact_of_row(cs, order, w, i);
+    const int at = contact_index(order, w, i);
+    if (s.team && s.team->keeper(at) != s.me) return;
+    Contact& c = cs[static_cast<std::size_t>(at)];
     c.normal_impulse = r.pn[i];
-    c.tangent_impulse = r.pt[i].x() * r.t1[i] + r.pt[i].y() * r.t2[i];
-    if (r.rolling[i] > 0.0) c.rolling_impulse = r.pr[i].x() * r.t1[i] + r.pr[i].y() * r.t2[i];
+    if (s.builds(i, shock ? r.upper_body[i] : -1)) {
+      c.tangent_impulse = r.pt[i].x() * r.t1[i] + r.pt[i].y() * r.t2[i];
+      if (r.rolling[i] > 0.0) c.rolling_impulse = r.pr[i].x() * r.t1[i] + r.pr[i].y() * r.t2[i];
+      return;
+    }
+    // (A row another member built: its tangents from the contact's normal, as prepare_rows
+    // makes them.)
+    const Vec3 t1 = any_orthogonal(c.normal), t2 = c.normal.cross(t1);
+    c.tangent_impulse = r.pt[i].x() * t1 + r.pt[i].y() * t2;
+    if (c.rolling > 0.0) c.rolling_impulse = r.pr[i].x() * t1 + r.pr[i].y() * t2;
   });
 }
 

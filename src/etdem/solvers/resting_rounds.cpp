@@ -283,19 +283,9 @@ void RestingPass::follow(RestingWork& w, int bound) const {
     if (k + 1 < bound && grow(w)) converged = false;
   }
   if (!converged) ++w.stats.guards_fired;
-  if (!w.share.team) return;
-  // A team: each member grew the set by its own rows (and the leftovers, alike). Every member
-  // now takes every body's latest velocity, the impulses of the set's rows, and the rows the
-  // others joined, each joined here from the round's start as its member joined it.
-  const std::size_t count = w.left.size();
-  share_sync(w, SyncRows::kListed, w.left, [&](int i) {
-    w.in_round[static_cast<std::size_t>(i)] = 1;
-    join(w, i);
-    w.left.push_back(i);
-  });
-  std::sort(w.left.begin() + static_cast<std::ptrdiff_t>(count), w.left.end());
-  std::inplace_merge(w.left.begin(), w.left.begin() + static_cast<std::ptrdiff_t>(count),
-                     w.left.end());
+  // A team: each member grew the set by its own rows (and the leftovers, alike), and books and
+  // guards them; every member now takes every body's latest velocity.
+  if (w.share.team) share_sync(w);
 }
 
 void RestingPass::close_rounds(RestingWork& w) const {
@@ -331,6 +321,7 @@ void RestingPass::close_rounds(RestingWork& w) const {
       w.in_round[w.left[k]] = 1;
       join(w, w.left[k]);
     });
+    const int first_phase = w.share.phase;
     follow(w, settings_.iterations);
     // A round the guard takes back whole leaves every velocity and impulse as it found them: the
     // next round would mark the same rows, sweep them alike and be taken back alike, so the
@@ -346,6 +337,14 @@ void RestingPass::close_rounds(RestingWork& w) const {
         if (kept != 0.0) w.moved[body] = 1;
       }
     }
+    // A team member's set holds its own rows: the bodies the others' rows moved in the round are
+    // those whose value came from another member since it started.
+    if (w.share.team)
+      for (int body = 0; body < w.bodies.count; ++body) {
+        if (w.share.known[static_cast<std::size_t>(body)] < first_phase) continue;
+        w.stirred[static_cast<std::size_t>(body)] = 0.0;
+        if (kept != 0.0) w.moved[static_cast<std::size_t>(body)] = 1;
+      }
     for (std::vector<int>& list : w.stirred_of_thread) list.clear();
     if (kept == 0.0) break;
   }

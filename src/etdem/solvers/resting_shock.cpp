@@ -197,7 +197,7 @@ void RestingPass::shock_pass(RestingWork& w) const {
   // Every body moved: the rounds' marks are taken afresh.
   w.marked = false;
   w.probe_set = 1;
-  if (resting_probe) probe(w, 0, 0, true);
+  if (resting_probe && !w.share.team) probe(w, 0, 0, true);  // (a team member holds its rows)
 }
 
 void RestingPass::settle_shared(RestingWork& w, int levels) const {
@@ -283,7 +283,7 @@ void RestingPass::settle_shared(RestingWork& w, int levels) const {
   // The bodies settled since the last exchange carry the phase that is still open: it closes
   // here, so that no later stage moves a body in it (the sync keeps the latest phase's value).
   ++s.phase;
-  share_sync(w, SyncRows::kNone, {});
+  share_sync(w);
 }
 
 RestingSettled RestingPass::settle_body(int body, RestingWork& w,

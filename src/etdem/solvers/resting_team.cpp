@@ -204,32 +204,17 @@ void share_maxima(RestingWork& w, RestingSweep& total) {
   total.updates = 0;
 }
 
-void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed,
-                const std::function<void(int)>& first_seen) {
+void share_sync(RestingWork& w, std::vector<int>* taken) {
   RestingShare& s = w.share;
-  RestingRows& r = w.rows;
   const int nb = w.bodies.count;
   // The bodies this member moved since the last sync, with the phase of their value.
   std::vector<int>& bodies = s.scratch;
   bodies.clear();
   for (int b = 0; b < nb; ++b)
     if (s.stamp[at(b)] >= s.shared_from) bodies.push_back(b);
-  // The impulses of this member's rows.
-  std::vector<int>& rows = s.rows;
-  rows.clear();
-  if (which == SyncRows::kAll) {
-    const BlockOrder& o = *w.blocks;
-    for (const std::vector<int>& blocks : s.my_blocks)
-      for (const int k : blocks)
-        for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i) rows.push_back(i);
-  } else if (which == SyncRows::kListed) {
-    for (const int i : listed)
-      if (s.row_member[at(i)] == s.me) rows.push_back(i);
-  }
   ByteWriter out;
   const std::size_t body_bytes = 8 + 6 * sizeof(double) + (s.stir ? sizeof(double) : 0);
-  const std::size_t row_bytes = 4 + 3 * sizeof(double) + (r.any_rolling ? 2 * sizeof(double) : 0);
-  out.reserve(8 + bodies.size() * body_bytes + rows.size() * row_bytes);
+  out.reserve(4 + bodies.size() * body_bytes);
   out.put(static_cast<std::int32_t>(bodies.size()));
   for (const int b : bodies) {
     out.put(static_cast<std::int32_t>(b));
@@ -237,17 +222,6 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed,
     out.put(w.bodies.v[b]);
     out.put(w.bodies.w[b]);
     if (s.stir) out.put(w.stirred[at(b)]);
-  }
-  out.put(static_cast<std::int32_t>(rows.size()));
-  for (const int i : rows) {
-    out.put(static_cast<std::int32_t>(i));
-    out.put(r.pn[at(i)]);
-    out.put(r.pt[at(i)].x());
-    out.put(r.pt[at(i)].y());
-    if (r.any_rolling) {
-      out.put(r.pr[at(i)].x());
-      out.put(r.pr[at(i)].y());
-    }
   }
   const std::vector<std::string> got = to_every_member(s, out.take());
   for (int m = 0; m < s.members; ++m) {
@@ -268,11 +242,39 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed,
       w.bodies.w[b] = om;
       if (s.stir) w.stirred[at(b)] = stir;
       s.known[at(b)] = phase;
+      if (taken) taken->push_back(b);
     }
-    const int row_count = in.get<std::int32_t>();
-    for (int q = 0; q < row_count; ++q) {
+  }
+  s.shared_from = s.phase;
+}
+
+void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& contact_of) {
+  RestingShare& s = w.share;
+  RestingRows& r = w.rows;
+  const BlockOrder& o = *w.blocks;
+  std::vector<ByteWriter>& out = s.out;
+  out.resize(at(s.members));
+  for (const std::vector<int>& blocks : s.my_blocks)
+    for (const int k : blocks)
+      for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i) {
+        const int keeper = s.team->keeper(contact_of(at(i)));
+        if (keeper == s.me) continue;
+        ByteWriter& o_m = out[at(keeper)];
+        o_m.put(static_cast<std::int32_t>(i));
+        o_m.put(r.pn[at(i)]);
+        o_m.put(r.pt[at(i)].x());
+        o_m.put(r.pt[at(i)].y());
+        if (r.any_rolling) {
+          o_m.put(r.pr[at(i)].x());
+          o_m.put(r.pr[at(i)].y());
+        }
+      }
+  std::vector<std::string> to(at(s.members));
+  for (int m = 0; m < s.members; ++m) to[at(m)] = out[at(m)].take();
+  for (const std::string& bytes : s.team->exchange(std::move(to))) {
+    ByteReader in(bytes);
+    while (!in.done()) {
       const std::size_t i = at(in.get<std::int32_t>());
-      if (first_seen && !w.in_round[i]) first_seen(static_cast<int>(i));
       in.get(r.pn[i]);
       r.pt[i].x() = in.get<double>();
       r.pt[i].y() = in.get<double>();
@@ -282,7 +284,6 @@ void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed,
       }
     }
   }
-  s.shared_from = s.phase;
 }
 
 void share_stirred(RestingWork& w) {

@@ -1,19 +1,21 @@
 // Processes that solve one large island together (a run split over ranks, docs/distributed.md
-// "The pile's solve across ranks"). Each member holds the whole island and runs every stage, but
-// the stages over rows split their work: each block of the blocked order (resting_blocks.hpp)
-// belongs to one member (the team says which: a split run's rank whose box holds the block's
-// centre), the member sweeps the rows of its blocks, and after each colour it posts the
-// velocities it changed to the members whose rows read them (point to point: the blocks say who
-// reads what) while it sweeps its next colour's blocks that need none of the others'. The shock
-// pass splits its bodies the same way, level by level, point to point after the levels whose next
-// level rests on another member's bodies. A member
-// builds only the rows it relaxes and those the bodies it settles rest on (it reads the others'
-// contacts), and before the pass the island's collision groups go to the members that settle their
-// smallest bodies (world/collision_groups.hpp). A closing round's set is marked and grown by
-// member, each its own rows. A stage ends with every member holding every body's latest velocity
-// and every row's impulse, so the booking and its guard run whole on every member. Every member
-// visits every row in the order one process does, so the pass gives the one-process bits on any
-// number of members.
+// "The pile's solve across ranks"). Each member holds the whole island's bodies and runs every
+// stage, but the stages over rows split their work: each block of the blocked order
+// (resting_blocks.hpp) belongs to one member (the team says which: a split run's rank whose box
+// holds the block's centre), the member sweeps the rows of its blocks, and after each colour it
+// posts the velocities it changed to the members whose rows read them (point to point: the
+// blocks say who reads what) while it sweeps its next colour's blocks that need none of the
+// others'. The shock pass splits its bodies the same way, level by level, point to point after
+// the levels whose next level rests on another member's bodies. A member builds only the rows
+// it relaxes and those the bodies it settles rest on (of the others it holds their bodies,
+// levers and upper body), and before the pass the island's collision groups go to the members
+// that settle their smallest bodies (world/collision_groups.hpp). A closing round's set is
+// marked, grown, booked and guarded by member, each its own rows, the guard's scale from the
+// team's sums. A stage ends with every member holding every body's latest velocity; a row's
+// impulses stay with its member until the end of the pass, when they go to the member that
+// keeps its contact. Every row is updated in the order one process updates it, from the
+// velocities one process reads, so the pass gives the one-process bits on any number of
+// members.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,10 @@ class RestingTeam {
   /// settles island body `body` in the shock pass. Every member answers alike.
   virtual int block_member(const Vec3& centre) const = 0;
   virtual int body_member(int body) const = 0;
+  /// The member that keeps the pass's impulses of island contact `contact` (its index in the
+  /// island's contacts): a split run's rank that detected it. Each member stores the impulses of
+  /// the contacts it keeps, which the rows' members send it at the end of the pass.
+  virtual int keeper(int contact) const = 0;
   /// Collective: to[m] sent to member m (an empty string sends nothing; to[member()] is not
   /// sent); returns what each member sent here, indexed by member (empty: nothing).
   virtual std::vector<std::string> exchange(std::vector<std::string> to) = 0;

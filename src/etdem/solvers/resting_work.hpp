@@ -164,14 +164,14 @@ struct RestingShare {
   std::vector<int> early;                             // per colour
   std::vector<int> body_member;                       // per body slot: the member that settles it
   std::vector<std::uint64_t> shock_readers;  // per body slot: members settling a body it holds
-  std::vector<int> stamp;  // per body slot: the phase this member last moved it in, -1 never
-  std::vector<int> known;  // per body slot: the phase of the value held here, -1 the start
-  int phase = 0;           // phases (a colour of a sweep, a level of the shock pass) so far
-  int shared_from = 0;     // the first phase since the last sync (share_sync)
-  long updates = 0;        // this member's updates in the stages over rows
-  bool stir = false;       // the bodies' stir travels with their velocities (closing rounds)
-  std::vector<int> scratch, rows;    // bodies (a level's, a sync's), rows of a sync
-  std::vector<int> settled;          // shock pass: bodies settled here since the last exchange
+  std::vector<int> stamp;    // per body slot: the phase this member last moved it in, -1 never
+  std::vector<int> known;    // per body slot: the phase of the value held here, -1 the start
+  int phase = 0;             // phases (a colour of a sweep, a level of the shock pass) so far
+  int shared_from = 0;       // the first phase since the last sync (share_sync)
+  long updates = 0;          // this member's updates in the stages over rows
+  bool stir = false;         // the bodies' stir travels with their velocities (closing rounds)
+  std::vector<int> scratch;  // bodies (a level's, a sync's)
+  std::vector<int> settled;  // shock pass: bodies settled here since the last exchange
   std::vector<char> level_exchange;  // shock pass: per level, whether an exchange follows it
   // Shock pass, per level followed by an exchange: the members this one posts to, and those it
   // collects from (resting_shock.cpp, settle_shared).
@@ -184,6 +184,12 @@ struct RestingShare {
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
   /// Whether row i is counted here: each row once over the team, a leftover on the first.
   bool counts(std::size_t i) const { return sweeps(i) && (row_member[i] >= 0 || me == 0 || !team); }
+  /// Whether this member builds row i whose upper body is `upper` (-1 none, or no shock pass):
+  /// a row it sweeps, or a support row of a body it settles. Of another row it holds only the
+  /// bodies and the upper body's height; the row's impulses come from its member.
+  bool builds(std::size_t i, int upper) const {
+    return sweeps(i) || (upper >= 0 && body_member[static_cast<std::size_t>(upper)] == me);
+  }
 };
 
 struct RestingWork {
@@ -365,14 +371,13 @@ void share_collect(RestingWork& w, std::uint64_t from);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
 /// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
 void share_maxima(RestingWork& w, RestingSweep& total);
-/// Which rows' impulses a sync carries: none, every row of the member's blocks, or those of the
-/// rows listed.
-enum class SyncRows { kNone, kAll, kListed };
-/// Every member's latest bodies and the impulses of its rows (`which`; kListed: of `listed`), to
-/// every member. With kListed, `first_seen(i)` is called for a row another member sent that is
-/// not in this member's round (in_round), before its impulses are taken: a row it joined.
-void share_sync(RestingWork& w, SyncRows which, std::span<const int> listed,
-                const std::function<void(int)>& first_seen = {});
+/// Every member's latest bodies, to every member: the bodies whose value here was older are
+/// appended to `taken` (when given). A row's impulses stay with the member that sweeps it.
+void share_sync(RestingWork& w, std::vector<int>* taken = nullptr);
+/// At the end of the pass: the impulses of the rows this member sweeps (not the leftovers, which
+/// every member sweeps) to the members that keep their contacts (RestingTeam::keeper), and theirs
+/// here; `contact_of(i)` is row i's index in the island's contacts.
+void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& contact_of);
 /// After a sweep of a closing round: the bodies whose stir crossed its limit here to the other
 /// members whose rows move them (readers), and theirs here; every list of stirred bodies ends
 /// merged into the first thread's, ascending, each body once.
