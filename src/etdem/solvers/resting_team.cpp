@@ -204,7 +204,7 @@ void share_maxima(RestingWork& w, RestingSweep& total) {
   total.updates = 0;
 }
 
-void share_sync(RestingWork& w, std::vector<int>* taken) {
+void share_sync(RestingWork& w) {
   RestingShare& s = w.share;
   const int nb = w.bodies.count;
   // The bodies this member moved since the last sync, with the phase of their value.
@@ -242,7 +242,6 @@ void share_sync(RestingWork& w, std::vector<int>* taken) {
       w.bodies.w[b] = om;
       if (s.stir) w.stirred[at(b)] = stir;
       s.known[at(b)] = phase;
-      if (taken) taken->push_back(b);
     }
   }
   s.shared_from = s.phase;

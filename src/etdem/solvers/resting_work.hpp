@@ -371,9 +371,9 @@ void share_collect(RestingWork& w, std::uint64_t from);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
 /// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
 void share_maxima(RestingWork& w, RestingSweep& total);
-/// Every member's latest bodies, to every member: the bodies whose value here was older are
-/// appended to `taken` (when given). A row's impulses stay with the member that sweeps it.
-void share_sync(RestingWork& w, std::vector<int>* taken = nullptr);
+/// Every member's latest bodies, to every member (a body's value here is replaced by a later
+/// phase's). A row's impulses stay with the member that sweeps it.
+void share_sync(RestingWork& w);
 /// At the end of the pass: the impulses of the rows this member sweeps (not the leftovers, which
 /// every member sweeps) to the members that keep their contacts (RestingTeam::keeper), and theirs
 /// here; `contact_of(i)` is row i's index in the island's contacts.
