@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "etdem/core/stage_profile.hpp"
 #include "etdem/distributed/transport.hpp"
 #include "etdem/io/run.hpp"
 #include "etdem/io/scenario.hpp"
@@ -40,7 +41,8 @@ void print_mesh_notes(const Scenario& sc) {
         fmt::print("{}: note: wall[{}].file: {}: {}\n", sc.file, w, sc.walls[w].file, note);
 }
 
-/// The step's phases over the run: seconds, share, calls and microseconds per step.
+/// The step's phases over the run: seconds, share, calls and microseconds per step; then the
+/// stages inside them that ran (core/stage_profile.hpp), with their share of the total.
 void print_profile(const nlohmann::json& summary) {
   const auto& seconds = summary["profile_seconds"];
   const auto& calls = summary["profile_calls"];
@@ -57,6 +59,16 @@ void print_profile(const nlohmann::json& summary) {
   }
   fmt::print("{:<10} {:>10.3f} {:>6.1f}% {:>10} {:>12.1f}\n", "total", total, 100.0, steps,
              steps > 0 ? 1e6 * total / static_cast<double>(steps) : 0.0);
+  const auto& stages = summary["profile_stages"];
+  bool heading = false;
+  for (int k = 0; k < StageProfile::kStages; ++k) {
+    const char* name = StageProfile::kNames[k];
+    const double t = stages[name].get<double>();
+    if (!(t > 0.0)) continue;
+    if (!heading) fmt::print("{:<24} {:>10} {:>7}\n", "stage (inside a phase)", "seconds", "share");
+    heading = true;
+    fmt::print("{:<24} {:>10.3f} {:>6.1f}%\n", name, t, total > 0.0 ? 100.0 * t / total : 0.0);
+  }
 }
 
 /// The signal that asked the run to stop (SIGINT, SIGTERM, SIGUSR1), 0 = none.

@@ -25,7 +25,7 @@ same_run() {  # same_run DIR: every output of DIR is the reference's
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 for j in (a, b):
-    for k in ("wall_time", "steps_per_second", "frame_seconds", "profile_seconds"):
+    for k in ("wall_time", "steps_per_second", "frame_seconds", "profile_seconds", "profile_stages"):
         j.pop(k)
     j["terrains"].pop("build_seconds")
     j.pop("broad_phase")

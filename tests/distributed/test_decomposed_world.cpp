@@ -8,12 +8,15 @@
 // middle of a step ends every rank.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 #include <string>
 
+#include "etdem/core/stage_profile.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/local_transport.hpp"
 #include "etdem/world/solver_registry.hpp"
@@ -149,6 +152,11 @@ struct SplitRun {
   long rebalances = 0, rebalances_by_time = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
   long most_work = 0, all_work = 0;    // the same of the ranks' work (DecomposedWorld::work)
+  // The stages (core/stage_profile.hpp) over the ranks: ranks on which the resting pass's
+  // stages took longer than the island solves they nest in, and the fewest calls of each stage
+  // on a rank.
+  long stages_not_nested = 0;
+  std::array<long, StageProfile::kStages> least_stage_calls{};
   std::vector<Net> nets;
 };
 
@@ -174,6 +182,15 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
                all_owned = t.sum(static_cast<long>(split.owned_count()));
     const long most_work = static_cast<long>(t.max(static_cast<double>(split.work()))),
                all_work = t.sum(split.work());
+    const StageProfile& stages = split.stages();
+    double resting = 0.0;
+    for (int k = StageProfile::RestingOrder; k <= StageProfile::RestingTeam; ++k)
+      resting += stages.seconds[k];
+    const long not_nested = t.sum(resting > stages.seconds[StageProfile::IslandsSolves] ? 1L : 0L);
+    std::array<double, StageProfile::kStages> fewest_calls{};
+    for (int k = 0; k < StageProfile::kStages; ++k)
+      fewest_calls[k] = -static_cast<double>(stages.calls[k]);  // (the max of the negatives)
+    t.max(std::span<double>(fewest_calls));
     if (t.rank() != 0) return;
     std::lock_guard lock(m);
     out.hash = full.state_hash();
@@ -190,6 +207,9 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.rebalances_by_time = st.rebalances_by_time;
     out.most_owned = most_owned, out.all_owned = all_owned;
     out.most_work = most_work, out.all_work = all_work;
+    out.stages_not_nested = not_nested;
+    for (int k = 0; k < StageProfile::kStages; ++k)
+      out.least_stage_calls[k] = -static_cast<long>(fewest_calls[k]);
   });
   return out;
 }
@@ -287,6 +307,23 @@ void expect_serial(const Options& o, long steps) {
     if (ranks > 1) {
       EXPECT_GT(r.spanning, 0) << "islands spanned ranks";
       EXPECT_GT(r.ghosts, 0);
+    }
+    // Every rank timed its islands' flow and its grains' exchange, the resting pass's stages
+    // inside its island solves; the team's own stage only where a pile was shared.
+    EXPECT_EQ(r.stages_not_nested, 0);
+    // (Labels, parts, gather and results, the exchange and the rebuild once a sub-step; an
+    // island assembled and solved where it is hosted.)
+    for (const StageProfile::Stage s :
+         {StageProfile::IslandsLabels, StageProfile::IslandsParts, StageProfile::IslandsGather,
+          StageProfile::IslandsResults, StageProfile::GrainsExchange, StageProfile::WorldRebuild})
+      EXPECT_GE(r.least_stage_calls[s], steps) << StageProfile::kNames[s];
+    for (const StageProfile::Stage s : {StageProfile::IslandsAssembly, StageProfile::IslandsSolves})
+      EXPECT_GT(r.least_stage_calls[s], 0) << StageProfile::kNames[s];
+    if (o.blocks) {
+      EXPECT_GT(r.least_stage_calls[StageProfile::RestingSweeps], 0);
+    }
+    if (o.blocks && ranks > 1) {
+      EXPECT_GT(r.least_stage_calls[StageProfile::RestingTeam], 0);
     }
     if (o.blocks && ranks > 1) {
       EXPECT_GT(r.shared, 0) << "the pile's resting pass solved by every rank together";

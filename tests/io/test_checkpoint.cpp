@@ -38,8 +38,8 @@ std::string read_bytes(const fs::path& p) {
 /// docs/design.md "Checkpoints").
 nlohmann::json summary_without_wall_times(const fs::path& p) {
   nlohmann::json j = nlohmann::json::parse(read_bytes(p));
-  for (const char* k :
-       {"wall_time", "steps_per_second", "frame_seconds", "profile_seconds", "threads"})
+  for (const char* k : {"wall_time", "steps_per_second", "frame_seconds", "profile_seconds",
+                        "profile_stages", "threads"})
     j.erase(k);
   j["terrains"].erase("build_seconds");
   j.erase("broad_phase");

@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "etdem/core/stage_profile.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/resting_blocks.hpp"
 #include "test_world_fixture.hpp"
@@ -363,6 +364,8 @@ struct PileRun {
   long fast = 0;               // grains faster than 0.05 m/s at the end
   long fast_inside_steps = 0;  // of the last 50 steps, those after which a grain below the
                                // highest tenth of the grains moved faster than 0.05 m/s
+  StageProfile stages;         // the world's (core/stage_profile.hpp)
+  double solve_seconds = 0.0;  // the solve phase's, over the run
 };
 
 /// Grains faster than 0.05 m/s below the highest tenth of the grains.
@@ -404,6 +407,8 @@ PileRun pile(int threads, long block_contacts, int steps = 150, unsigned seed = 
   r.approaching_left = t.world.last_step().resting.approaching_left;
   r.residual = t.world.ledger().residual();
   r.initial = t.world.ledger().initial;
+  r.stages = t.world.stages();
+  r.solve_seconds = t.world.profile()[StepProfile::Solve];
   // The top of the pile: the mean height of its highest tenth of grains (the single highest
   // grain is one chaotic grain perched or not, and moved by a millimetre between orders).
   std::vector<double> z;
@@ -425,6 +430,18 @@ PileRun pile(int threads, long block_contacts, int steps = 150, unsigned seed = 
 TEST(BlockedSweeps, SameBitsOnOneTwoAndThreeThreads) {
   const PileRun one = pile(1, 1000);
   EXPECT_GT(one.blocked, 50) << "the pile's island was swept by blocks";
+  // Each stage of the pass timed once per island swept by blocks, inside the solve phase; no
+  // team, and no stage of a split run.
+  double resting = 0.0;
+  for (int k = 0; k < StageProfile::kStages; ++k) {
+    const char* name = StageProfile::kNames[k];
+    const bool pass = k <= StageProfile::RestingStore;
+    EXPECT_EQ(one.stages.calls[k], pass ? one.blocked : 0) << name;
+    EXPECT_GE(one.stages.seconds[k], 0.0) << name;
+    if (k <= StageProfile::RestingTeam) resting += one.stages.seconds[k];
+  }
+  EXPECT_GT(one.stages.seconds[StageProfile::RestingSweeps], 0.0);
+  EXPECT_LE(resting, one.solve_seconds);
   EXPECT_EQ(one.hash, pile(2, 1000).hash) << "1 vs 2 threads";
   EXPECT_EQ(one.hash, pile(3, 1000).hash) << "1 vs 3 threads";
 }
@@ -456,6 +473,8 @@ TEST(BlockedSweeps, BelowTheThresholdTheContactOrderIsKept) {
   EXPECT_EQ(off.blocked, 0);
   EXPECT_EQ(high.blocked, 0);
   EXPECT_EQ(off.hash, high.hash);
+  for (int k = 0; k < StageProfile::kStages; ++k)  // no island swept by blocks: none timed
+    EXPECT_EQ(off.stages.calls[k] + high.stages.calls[k], 0) << StageProfile::kNames[k];
 }
 
 // The blocked order is another Gauss-Seidel order: the pile must settle as in contact order

@@ -272,7 +272,8 @@ def check_summary(d, args, rows):
     with open(os.path.join(d, "summary.json")) as fh:
         s = json.load(fh)
     for key in ("steps", "simulated_time", "wall_time", "steps_per_second", "threads", "bodies",
-                "contacts", "islands", "solver", "max_penetration", "energy", "profile_seconds"):
+                "contacts", "islands", "solver", "max_penetration", "energy", "profile_seconds",
+                "profile_stages"):
         check(key in s, f"summary.json: '{key}' missing")
     for key in ("name", "iterations", "rounds", "guards_fired", "approaching_left"):
         check(key in s["solver"], f"summary.json: solver.{key} missing")

@@ -80,6 +80,7 @@ class DecomposedWorld final : public Domain {
   const DecomposedStats& stats() const { return stats_; }
   /// This rank's world's phases, summed over the run (wall time, waits in collectives included).
   const StepProfile& profile() const { return local_.profile(); }
+  const StageProfile& stages() const { return local_.stages(); }  // this rank's
   int owned_count() const { return static_cast<int>(grains_.owned.size()); }
   int ghost_count() const { return static_cast<int>(grains_.ghosts.size()); }
   /// This rank's work now, as rebalancing weighs it: its owned grains' work (owned_work).

@@ -117,6 +117,7 @@ void DecomposedWorld::exchange_grains_now() {
   // grain it is, in the serial order, on global ids. A grain that stays keeps its own in the
   // world (rebuild_local).
   World& w = local_;
+  StageTimer exchange_time(&w.stages(), StageProfile::GrainsExchange);
   std::vector<GrainRecord*>& record_of = record_of_;
   record_of.assign(static_cast<std::size_t>(w.bodies.count()), nullptr);
   bool migrants = false;
@@ -145,6 +146,8 @@ void DecomposedWorld::exchange_grains_now() {
     r.state = grain_state(w.bodies, l, w.sleep_state(l));
   });
   stats_.migrated += xs.migrated_in;
+  exchange_time.stop();
+  const StageTimer rebuild_time(&w.stages(), StageProfile::WorldRebuild);
   const double substep = w.warm_start_substep();
   rebuild_local(substep > 0.0 ? substep : w.settings.dt);
 }

@@ -152,8 +152,11 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   std::vector<Motion>& motion = lists.motion;
   stats_.contacts += static_cast<long>(sc.contacts.size());
   const int n = w.bodies.count();
+  using S = StageProfile;
+  StageProfile* const stages = &w.stages();
   // 1. Islands across ranks: labelled by their smallest global id, hosted by its owner. A grain
   //    held asleep by regions is a support, as a wall (World::hold_sleepers): in no island.
+  StageTimer labels_time(stages, S::IslandsLabels);
   const bool holding = w.sleeps_by_regions();
   auto moves = [&](int i) { return sb.dynamic[i] && !(holding && w.bodies.is_asleep(i)); };
   LocalContactGraph graph;
@@ -171,9 +174,11 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   labels_ = label_islands(graph, t_, &label_stats);
   const std::vector<IslandLabel>& labels = labels_;
   stats_.label_rounds += label_stats.rounds;
+  labels_time.stop();
 
   // 2. What this rank holds of each island to the island's host: the candidates it detected,
   //    in their (serial) order, and the grains they touch, with global ids.
+  StageTimer parts_time(stages, S::IslandsParts);
   std::map<std::int64_t, std::vector<int>> part_contacts;  // root -> candidates here
   auto island_grain = [&](const Contact& c) { return moves(c.a) ? c.a : c.b; };
   for (int k : sc.candidates) part_contacts[labels[island_grain(sc.contacts[k])].root].push_back(k);
@@ -221,9 +226,12 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   };
   for (IslandPart& p : parts)
     if (shared_before(p.root)) p.host = kEveryRank;
+  parts_time.stop();
   std::vector<IslandPart> sent;
+  StageTimer gather_time(stages, S::IslandsGather);
   std::vector<GatheredIsland> hosted =
       gather_islands(std::move(parts), t_, may_share ? &sent : nullptr);
+  gather_time.stop();
   // This rank's parts of the islands hosted elsewhere (kept) and of those sent to every rank.
   std::map<std::int64_t, std::string> kept, direct_own;
   for (IslandPart& p : sent)
@@ -267,6 +275,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   if (may_share) share_islands(direct, hosted, kept, part_contacts, lists, shared);
   for (std::size_t k = 0; k < hosted.size(); ++k)
     if (!shared[k]) solve_hosted(hosted[k], lists, to_owner, to_source, to_correction);
+  StageTimer results_time(stages, S::IslandsResults);
   std::vector<Message> outgoing;
   {
     std::map<int, std::array<std::string, 3>> joined;
@@ -335,6 +344,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       }
     }
   }
+  results_time.stop();
   // The nets' nodes in no island: their share of the kick's ledger, on their owners.
   if (!full_.nets.empty())
     for (int l = 0; l < n; ++l)
@@ -449,7 +459,9 @@ void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& direct,
     std::string bytes = out[static_cast<std::size_t>(d)].take();
     if (!bytes.empty()) outgoing.push_back({d, std::move(bytes)});
   }
+  StageTimer gather_time(&local_.stages(), StageProfile::IslandsGather);
   const std::vector<Message> received = t_.exchange(std::move(outgoing));
+  gather_time.stop();
   // Host after host (this rank's own in its place), root after root: the same order and the
   // same collectives on every rank.
   TransportTeam team(t_, decomposition_);
@@ -513,6 +525,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   // then world/island_solve, the function the serial step calls.
   World& w = local_;
   HostScratch& h = *host_;
+  StageTimer assembly_time(&w.stages(), StageProfile::IslandsAssembly);
   // (References, not a structured binding: lambdas below use them, which clang 14 refuses.)
   std::vector<PartGrain>& island = h.island;
   std::vector<ContactRecordView>& parts = h.parts;
@@ -624,6 +637,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     }
     if (books) ++lists.stats.woken;
   }
+  assembly_time.stop();
   IslandSolution r;
   if (sharing) {  // the shock pass's bodies to their grains' owners; the contacts kept here
     h.owner.resize(static_cast<std::size_t>(nb));
@@ -635,7 +649,11 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
           g.from[static_cast<std::size_t>(origin[static_cast<std::size_t>(order[s])].first)];
     sharing->team->source = &h.source;
   }
-  if (solve) r = w.solve_island(a.state(0, nb), serial, sharing ? sharing->team : nullptr);
+  if (solve) {
+    const StageTimer t(&w.stages(), StageProfile::IslandsSolves);
+    r = w.solve_island(a.state(0, nb), serial, sharing ? sharing->team : nullptr);
+  }
+  const StageTimer results_time(&w.stages(), StageProfile::IslandsResults);
   if (solve && sharing)  // every rank holds the results: each takes its own grains'
     for (int k = 0; k < nb; ++k)
       if (island[k].owner == t_.rank())

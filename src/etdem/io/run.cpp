@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "etdem/core/byte_stream.hpp"
+#include "etdem/core/stage_profile.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/io/checkpoint.hpp"
 #include "etdem/io/energy_csv.hpp"
@@ -210,6 +212,20 @@ class Stepper {
     const double busy_sum = summed(busy), wait_sum = summed(tc.seconds);
     const double ranks = t_->size();
     auto ratio = [&](double top, double sum) { return sum > 0.0 ? top / (sum / ranks) : 1.0; };
+    // Each stage's seconds (core/stage_profile.hpp): the largest rank's and the mean (summed in
+    // whole nanoseconds, exactly).
+    const StageProfile& here = split_->stages();
+    std::array<double, StageProfile::kStages> stage_most = here.seconds;
+    std::array<std::int64_t, StageProfile::kStages> stage_ns{};
+    for (int k = 0; k < StageProfile::kStages; ++k)
+      stage_ns[k] = std::llround(here.seconds[k] * 1e9);
+    t_->max(std::span<double>(stage_most));
+    t_->sum(std::span<std::int64_t>(stage_ns));
+    nlohmann::json stage_max = nlohmann::json::object(), stage_mean = nlohmann::json::object();
+    for (int k = 0; k < StageProfile::kStages; ++k) {
+      stage_max[StageProfile::kNames[k]] = stage_most[k];
+      stage_mean[StageProfile::kNames[k]] = 1e-9 * static_cast<double>(stage_ns[k]) / ranks;
+    }
     return {{"count", t_->size()},
             {"owned_grain_steps", sums[0]},
             {"ghost_grain_steps", sums[1]},
@@ -233,6 +249,8 @@ class Stepper {
             {"busy_seconds_max", most[2]},
             {"collective_seconds_mean", wait_sum / ranks},
             {"collective_seconds_max", most[3]},
+            {"stage_seconds_max", std::move(stage_max)},
+            {"stage_seconds_mean", std::move(stage_mean)},
             {"imbalance",
              {{"owned_grains", ratio(most[0], static_cast<double>(sums[0]))},
               {"contacts", ratio(most[1], contacts)},

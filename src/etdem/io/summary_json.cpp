@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 
+#include "etdem/core/stage_profile.hpp"
 #include "etdem/core/version.hpp"
 #include "etdem/io/energy_csv.hpp"
 #include "etdem/io/scenario_error.hpp"
@@ -152,6 +153,12 @@ nlohmann::json make_summary(const Scenario& sc, const World& world, const RunInf
   seconds["total"] = p.total();
   j["profile_seconds"] = seconds;
   j["profile_calls"] = calls;
+  // The stages inside the phases (this process's: rank 0's in a split run; every rank's
+  // largest and mean under `ranks`).
+  const StageProfile& st = world.stages();
+  json stages = json::object();
+  for (int k = 0; k < StageProfile::kStages; ++k) stages[StageProfile::kNames[k]] = st.seconds[k];
+  j["profile_stages"] = stages;
   return j;
 }
 

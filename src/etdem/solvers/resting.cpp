@@ -60,6 +60,10 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   w.parallel = blocked;
   w.blocks = nullptr;
   w.bodies = b;
+  // (The stages of an island swept by blocks are timed: one at a time, from one caller.)
+  StageProfile* const stages = blocked ? stages_ : nullptr;
+  using S = StageProfile;
+  StageTimer order_time(stages, S::RestingOrder);
   if (blocked) {
     // A block's rows and bodies lie together in memory: the bodies are gathered in the blocked
     // order (and scattered back below), the rows built in it.
@@ -80,23 +84,48 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
     w.bodies = IslandBodies{nb, w.v.data(), w.w.data(), w.inv_mass.data(), w.inv_inertia.data()};
   }
 
+  order_time.stop();
   // A team's member reads every contact, and builds only the rows it relaxes or settles.
   w.share.team = nullptr;
   const bool team = blocked && team_ && team_->members() > 1;
-  if (team) share_assign(w, team_, settings_.block_size);
-  prepare_rows(cs, order, w);
-  if (team) share_setup(w);
-  warm_start(w);
-  sweep_all(w);
-  if (w.share.team) share_sync(w);  // every body's velocity
+  if (team) {
+    const StageTimer t(stages, S::RestingTeam);
+    share_assign(w, team_, settings_.block_size);
+  }
+  {
+    const StageTimer t(stages, S::RestingRows);
+    prepare_rows(cs, order, w);
+  }
+  if (team) {
+    const StageTimer t(stages, S::RestingTeam);
+    share_setup(w);
+  }
+  {
+    const StageTimer t(stages, S::RestingWarmStart);
+    warm_start(w);
+  }
+  {
+    const StageTimer t(stages, S::RestingSweeps);
+    sweep_all(w);
+  }
+  if (w.share.team) {
+    const StageTimer t(stages, S::RestingTeam);
+    share_sync(w);  // every body's velocity
+  }
+  StageTimer booking_time(stages, S::RestingBooking);
   // 0, 1, ..., n - 1: every row (kept from island to island, extended when an island is larger).
   for (std::size_t i = w.all.size(); i < n; ++i) w.all.push_back(static_cast<int>(i));
   w.pn_base.assign(n, 0.0);
   w.pt_base.assign(n, Eigen::Vector2d::Zero());
   if (w.rows.any_rolling) w.pr_base.assign(n, Eigen::Vector2d::Zero());
   book_and_guard(w, std::span<const int>(w.all).first(n));
+  booking_time.stop();
   if (settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0) {
-    shock_pass(w);
+    {
+      const StageTimer t(stages, S::RestingShockPass);
+      shock_pass(w);
+    }
+    const StageTimer t(stages, S::RestingClosingRounds);
     close_rounds(w);
   }
   // A rigid unilateral contact does no positive work in continuous time; in a step, an impulse
@@ -105,8 +134,11 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   // integration, so the restitution and friction columns never decrease.
   w.stats.net_dissipation();
   w.stats.negative_dissipation_to_integration();
-  if (w.share.team)  // the impulses of the rows swept here to the members that keep them
+  if (w.share.team) {  // the impulses of the rows swept here to the members that keep them
+    const StageTimer t(stages, S::RestingTeam);
     share_impulses(w, [&](std::size_t i) { return contact_index(order, w, i); });
+  }
+  const StageTimer store_time(stages, S::RestingStore);
   store(cs, order, w);
   count_left_approaching(w);
 

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "etdem/core/stage_profile.hpp"
 #include "etdem/solvers/resting_blocks.hpp"
 #include "etdem/solvers/solver.hpp"
 #include "etdem/solvers/step_time.hpp"
@@ -129,6 +130,10 @@ class RestingPass final : public Solver {
   /// The team that solves the next blocked islands with this process (resting_team.hpp), null
   /// (the default): this process alone. Not owned.
   void set_team(RestingTeam* team) { team_ = team; }
+  /// Where the stages of the islands swept by blocks add their wall time (one caller at a
+  /// time: such islands are resolved one after another), null (the default): not timed. Not
+  /// owned.
+  void set_stage_profile(StageProfile* stages) { stages_ = stages; }
   void prepare(int threads) override;
   SolverStats resolve(std::span<Contact> contacts, IslandBodies& bodies, int thread) override;
   /// resolve() of the contacts serial[order[k]], k < order.size(), in that order, as if they
@@ -198,6 +203,7 @@ class RestingPass final : public Solver {
   RestingSettings settings_;
   StepTime step_;  // the step being solved (set_step)
   RestingTeam* team_ = nullptr;
+  StageProfile* stages_ = nullptr;
   std::vector<std::unique_ptr<RestingWork>> work_;
 };
 

@@ -100,6 +100,7 @@ void World::initialize() {
   ledger_.initial = ledger_.total();
   profile_ = StepProfile{};
   last_profile_ = StepProfile{};
+  stages_ = StageProfile{};
   totals_ = RunTotals{};
   wake_all();  // also sizes the rest times
   check_finite();
@@ -138,6 +139,7 @@ void World::configure() {
     rs.slip_velocity = settings.effective_resting_velocity();
     rs.block_size = edge;  // blocks of large islands
     auto pgs = std::make_unique<RestingPass>(rs);
+    pgs->set_stage_profile(&stages_);
     resting_pass_ = pgs.get();
     resting_ = std::move(pgs);
     resting_->prepare(omp_get_max_threads());
@@ -169,7 +171,7 @@ void World::set_domain(Domain* domain) {
 }
 
 World::RunState World::run_state() const {
-  return {ledger_, net_elastic_, time_, steps_, totals_, last_, profile_, last_profile_};
+  return {ledger_, net_elastic_, time_, steps_, totals_, last_, profile_, last_profile_, stages_};
 }
 
 void World::set_run_state(const RunState& s) {
@@ -181,6 +183,7 @@ void World::set_run_state(const RunState& s) {
   last_ = s.last;
   profile_ = s.profile;
   last_profile_ = s.last_profile;
+  stages_ = s.stages;
 }
 
 void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep,

@@ -16,6 +16,7 @@
 #include "etdem/collision/near_node_list.hpp"
 #include "etdem/collision/pair_list.hpp"
 #include "etdem/core/bodies.hpp"
+#include "etdem/core/stage_profile.hpp"
 #include "etdem/shapes/shape.hpp"
 #include "etdem/solvers/solver.hpp"
 #include "etdem/world/contact_order.hpp"
@@ -234,6 +235,7 @@ class World {
     RunTotals totals;
     StepStats last;
     StepProfile profile, last_profile;
+    StageProfile stages;
   };
   RunState run_state() const;
   void set_run_state(const RunState& s);
@@ -308,6 +310,10 @@ class World {
   const EnergyLedger& ledger() const { return ledger_; }
   const StepProfile& profile() const { return profile_; }            // summed over the run
   const StepProfile& last_profile() const { return last_profile_; }  // the last step
+  /// The stages inside the phases, summed over the run on this process (core/stage_profile.hpp;
+  /// not kept by a checkpoint: a resumed run counts from its start). A domain adds its own.
+  const StageProfile& stages() const { return stages_; }
+  StageProfile& stages() { return stages_; }
   const StepStats& last_step() const { return last_; }
   const RunTotals& totals() const { return totals_; }
   std::span<const Contact> contacts() const { return step_contacts_.contacts; }
@@ -512,6 +518,7 @@ class World {
   double net_damping_start_ = 0.0;  // [J] the net_damping column before this step's kick
   double net_kick_h_ = 0.0;         // [s] the sub-step the last kick_nets was over
   StepProfile profile_, last_profile_;
+  StageProfile stages_;
   WorldSettings applied_;  // the settings initialize() configured the solvers with
   StepStats last_;
   RunTotals totals_;

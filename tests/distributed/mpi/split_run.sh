@@ -5,7 +5,8 @@
 # energy.csv and every state_SSSSSS.csv byte for byte as the serial run does. With
 # EXPECT_REBALANCES=1 in the environment, the split run must also have drawn its rank boxes
 # again (summary.json `ranks.rebalances` > 0); with EXPECT_SHARED=1, it must have solved some
-# island with every rank together (`ranks.islands_shared` > 0).
+# island with every rank together (`ranks.islands_shared` > 0), and its stages' times must be
+# there: each rank's resting pass inside its island solves, the team's own exchanges timed.
 set -uo pipefail
 ranks=$1 etdem=$2 scenario=$3
 shift 3
@@ -40,5 +41,19 @@ if [ "${EXPECT_SHARED:-0}" = 1 ]; then
       "$dir/split/summary.json") || { echo "no ranks.islands_shared in summary.json" >&2; exit 1; }
   echo "islands shared: $n"
   [ "$n" -gt 0 ] || { echo "no island was solved by the ranks together" >&2; status=1; }
+  python3 - "$dir/split/summary.json" <<'PY' || { echo "summary.json: stage times" >&2; status=1; }
+import json, sys
+s = json.load(open(sys.argv[1]))
+top, mean, here = s["ranks"]["stage_seconds_max"], s["ranks"]["stage_seconds_mean"], s["profile_stages"]
+assert set(top) == set(mean) == set(here), "the same stages everywhere"
+for k in top:
+    assert 0.0 <= mean[k] <= top[k] * (1 + 1e-9) + 1e-9, (k, mean[k], top[k])
+    assert 0.0 <= here[k] <= top[k] * (1 + 1e-9) + 1e-9, (k, here[k], top[k])
+resting = sum(v for k, v in mean.items() if k.startswith("resting_"))
+assert 0.0 < resting <= mean["islands_solves"] * (1 + 1e-9), (resting, mean["islands_solves"])
+for k in ("resting_team", "islands_gather", "grains_exchange", "world_rebuild"):
+    assert mean[k] > 0.0, k
+print("stages: resting pass %.3f s of %.3f s in island solves (mean rank)" % (resting, mean["islands_solves"]))
+PY
 fi
 exit $status

@@ -1,0 +1,76 @@
+// The stages inside the step's phases where a large pile's time goes, timed.
+#pragma once
+
+#include <array>
+#include <chrono>
+
+namespace etdem {
+
+/// Wall seconds of the stages inside the step's phases (StepProfile) on which a pile's cost
+/// hangs, summed over a run on one process (one rank of a split run):
+/// - the resting pass of an island swept by blocks (solvers/resting.cpp), inside the `solve`
+///   phase: its blocked order, its rows read and built, the warm start, the sweeps, the booking
+///   and guard, the shock pass, the closing rounds, the store, and a team's own exchanges;
+/// - on a rank of a split run (distributed/), inside `solve`: the islands labelled across the
+///   ranks, this rank's parts written, gathered, each island assembled, solved (the resting
+///   pass's stages nest in it), and the results sent back; inside `broad`: the grains'
+///   exchange and the rank's world rebuilt.
+/// summary.json prints them as `profile_stages` (docs/scenario.md). A stage's time is wall
+/// time: waits for other ranks inside it count.
+struct StageProfile {
+  enum Stage {
+    RestingOrder,
+    RestingRows,
+    RestingWarmStart,
+    RestingSweeps,
+    RestingBooking,
+    RestingShockPass,
+    RestingClosingRounds,
+    RestingStore,
+    RestingTeam,
+    IslandsLabels,
+    IslandsParts,
+    IslandsGather,
+    IslandsAssembly,
+    IslandsSolves,
+    IslandsResults,
+    GrainsExchange,
+    WorldRebuild
+  };
+  static constexpr int kStages = 17;
+  /// Names in the order above, as summary.json and `etdem run --profile` print them.
+  static constexpr const char* kNames[kStages] = {
+      "resting_order",    "resting_rows",       "resting_warm_start",     "resting_sweeps",
+      "resting_booking",  "resting_shock_pass", "resting_closing_rounds", "resting_store",
+      "resting_team",     "islands_labels",     "islands_parts",          "islands_gather",
+      "islands_assembly", "islands_solves",     "islands_results",        "grains_exchange",
+      "world_rebuild"};
+  std::array<double, kStages> seconds{};  // [s]
+  std::array<long, kStages> calls{};
+};
+
+/// Adds the wall time from its start to its stop (or its end) to one stage of a profile;
+/// with no profile (null) it reads no clock.
+class StageTimer {
+ public:
+  StageTimer(StageProfile* profile, StageProfile::Stage stage) : p_(profile), stage_(stage) {
+    if (p_) t0_ = Clock::now();
+  }
+  ~StageTimer() { stop(); }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+  void stop() {
+    if (!p_) return;
+    p_->seconds[stage_] += std::chrono::duration<double>(Clock::now() - t0_).count();
+    ++p_->calls[stage_];
+    p_ = nullptr;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  StageProfile* p_;
+  StageProfile::Stage stage_;
+  Clock::time_point t0_{};
+};
+
+}  // namespace etdem
