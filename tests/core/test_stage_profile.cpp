@@ -1,4 +1,5 @@
-// The stage timer (core/stage_profile.hpp): what it adds to a profile, and when.
+// The stage profile and its timer (core/stage_profile.hpp, core/profile_timer.hpp): what a timer
+// adds to a profile, and when.
 #include <gtest/gtest.h>
 
 #include <chrono>

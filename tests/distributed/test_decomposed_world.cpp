@@ -324,8 +324,6 @@ void expect_serial(const Options& o, long steps) {
     }
     if (o.blocks && ranks > 1) {
       EXPECT_GT(r.least_stage_calls[StageProfile::RestingTeam], 0);
-    }
-    if (o.blocks && ranks > 1) {
       EXPECT_GT(r.shared, 0) << "the pile's resting pass solved by every rank together";
       EXPECT_GT(r.groups_shared, 0) << "grains landing on the shared pile: groups split";
       EXPECT_GT(r.shared_direct, 0) << "a pile shared again: its parts straight to every rank";

@@ -2,7 +2,8 @@
 #pragma once
 
 #include <array>
-#include <chrono>
+
+#include "etdem/core/profile_timer.hpp"
 
 namespace etdem {
 
@@ -37,7 +38,7 @@ struct StageProfile {
     GrainsExchange,
     WorldRebuild
   };
-  static constexpr int kStages = 17;
+  static constexpr int kStages = WorldRebuild + 1;
   /// Names in the order above, as summary.json and `etdem run --profile` print them.
   static constexpr const char* kNames[kStages] = {
       "resting_order",    "resting_rows",       "resting_warm_start",     "resting_sweeps",
@@ -49,28 +50,7 @@ struct StageProfile {
   std::array<long, kStages> calls{};
 };
 
-/// Adds the wall time from its start to its stop (or its end) to one stage of a profile;
-/// with no profile (null) it reads no clock.
-class StageTimer {
- public:
-  StageTimer(StageProfile* profile, StageProfile::Stage stage) : p_(profile), stage_(stage) {
-    if (p_) t0_ = Clock::now();
-  }
-  ~StageTimer() { stop(); }
-  StageTimer(const StageTimer&) = delete;
-  StageTimer& operator=(const StageTimer&) = delete;
-  void stop() {
-    if (!p_) return;
-    p_->seconds[stage_] += std::chrono::duration<double>(Clock::now() - t0_).count();
-    ++p_->calls[stage_];
-    p_ = nullptr;
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  StageProfile* p_;
-  StageProfile::Stage stage_;
-  Clock::time_point t0_{};
-};
+/// Times one stage into a StageProfile (core/profile_timer.hpp).
+using StageTimer = ProfileTimer<StageProfile>;
 
 }  // namespace etdem

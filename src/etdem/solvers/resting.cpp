@@ -120,7 +120,7 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   if (w.rows.any_rolling) w.pr_base.assign(n, Eigen::Vector2d::Zero());
   book_and_guard(w, std::span<const int>(w.all).first(n));
   booking_time.stop();
-  if (settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0) {
+  if (shocks()) {
     {
       const StageTimer t(stages, S::RestingShockPass);
       shock_pass(w);
@@ -167,7 +167,7 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
   // (which body is upper: its centre higher, a static body never; that centre's height) only
   // when the pass runs.
   const bool rolling = parallel_any(n, [&](std::size_t j) { return contact(j).rolling > 0.0; });
-  const bool shock = settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0;
+  const bool shock = shocks();
   const bool room = shock && settings_.shock_depth > 0.0;
   r.resize(n, rolling, shock);
   r.shock_target.resize(room ? n : 0);
@@ -305,7 +305,7 @@ void RestingPass::store(std::span<Contact> cs, std::span<const int> order, Resti
   const RestingRows& r = w.rows;
   const RestingShare& s = w.share;
   const std::size_t n = r.size();
-  const bool shock = settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0;
+  const bool shock = shocks();
   for_each_row(w.parallel, n, [&](std::size_t i) {
     const int at = contact_index(order, w, i);
     if (s.team && s.team->keeper(at) != s.me) return;

@@ -200,6 +200,9 @@ class RestingPass final : public Solver {
   bool sweep_round(RestingWork& w, int k) const;
   void follow(RestingWork& w, int bound) const;
 
+  /// Whether the pass has a shock pass (and its closing rounds): set, and a gravity to order it.
+  bool shocks() const { return settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0; }
+
   RestingSettings settings_;
   StepTime step_;  // the step being solved (set_step)
   RestingTeam* team_ = nullptr;

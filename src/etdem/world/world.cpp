@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -12,30 +11,11 @@
 
 #include "etdem/core/parallel.hpp"
 #include "etdem/core/parallel_sums.hpp"
+#include "etdem/core/profile_timer.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/world/projection.hpp"
 
 namespace etdem {
-namespace {
-
-/// Times one phase into a StepProfile (seconds and a call).
-class Timer {
- public:
-  Timer(StepProfile& p, StepProfile::Phase phase)
-      : p_(p), phase_(phase), t0_(std::chrono::steady_clock::now()) {}
-  ~Timer() {
-    p_.seconds[phase_] +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    ++p_.calls[phase_];
-  }
-
- private:
-  StepProfile& p_;
-  StepProfile::Phase phase_;
-  std::chrono::steady_clock::time_point t0_;
-};
-
-}  // namespace
 
 World::World() = default;
 World::~World() = default;
@@ -257,7 +237,7 @@ void World::step() {
   using P = StepProfile;
   // 0. scheduled changes (walls removed), once at the start of the step
   {
-    Timer t(p, P::Events);
+    const ProfileTimer<StepProfile> t(&p, P::Events);
     if (domain_)
       domain_->process_events(*this);
     else
@@ -303,7 +283,7 @@ void World::step() {
   time_ += settings.dt;
   ++steps_;
   {
-    Timer t(p, P::Checks);
+    const ProfileTimer<StepProfile> t(&p, P::Checks);
     check_finite();  // NaN/Inf with body and step
   }
   profile_.add(p);
@@ -312,7 +292,7 @@ void World::step() {
 bool World::advance(StepProfile& p, long* needed) {
   using P = StepProfile;
   auto timed = [&p](P::Phase phase, auto&& phase_work) {
-    Timer t(p, phase);
+    const ProfileTimer<StepProfile> t(&p, phase);
     phase_work();
   };
   StepBodies& sb = step_bodies_;

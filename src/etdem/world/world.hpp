@@ -39,7 +39,7 @@ class RestingTeam;
 /// step (World::last_profile) and summed over the run (World::profile).
 struct StepProfile {
   enum Phase { Events, Forces, Broad, Narrow, Islands, Solve, Correct, Integrate, Ledger, Checks };
-  static constexpr int kPhases = 10;
+  static constexpr int kPhases = Checks + 1;
   /// Names in step order, as summary.json and `etdem run --profile` print them.
   static constexpr const char* kNames[kPhases] = {"events",  "forces", "broad",   "narrow",
                                                   "islands", "solve",  "correct", "integrate",
