@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <string>
@@ -148,6 +149,72 @@ TEST(CarriedContacts, BadRecordsAndContactsAreRefused) {
   EXPECT_THROW(t.world.restore_warm_start(bad, 1e-3), std::invalid_argument);
   EXPECT_THROW(t.world.restore_warm_start(cs, 0.0), std::invalid_argument);
   EXPECT_EQ(write_contact_record(t.world.carried_contacts().of(cs[0].a)), before) << "unchanged";
+}
+
+TEST(CarriedContacts, AMixedRecordReadsItsWholeContactsBitForBitAndItsSlimOnesWithoutMaterial) {
+  // put_mixed_contact_record: what a rank sends the other members of a team of an island they
+  // solve together (docs/distributed.md): each contact whole or slim, its bodies renamed.
+  TestWorld t(0.5, 0.5);
+  pour(t);
+  t.steps(100);
+  std::vector<Contact> cs(t.world.contacts().begin(), t.world.contacts().end());
+  ASSERT_GE(cs.size(), 10u);
+  std::vector<std::int64_t> name(static_cast<std::size_t>(t.world.bodies.count()));
+  for (std::size_t i = 0; i < name.size(); ++i) name[i] = 500 + 2 * static_cast<long>(i);
+  std::vector<int> which(cs.size());
+  std::iota(which.rbegin(), which.rend(), 0);  // last to first
+  std::vector<char> slim(which.size());
+  long slim_count = 0;
+  for (std::size_t k = 0; k < slim.size(); ++k) slim_count += slim[k] = k % 3 != 1 ? 1 : 0;
+  ByteWriter out;
+  out.put(std::int32_t{7});
+  put_mixed_contact_record(out, cs, which, name, slim);
+  ByteReader in(out.bytes());
+  EXPECT_EQ(in.get<std::int32_t>(), 7);
+  const std::string_view record = in.view();
+  EXPECT_TRUE(in.done());
+  EXPECT_EQ(record.size(), 8 + which.size() + slim_count * kSlimContactBytes +
+                               (which.size() - slim_count) * kContactBytes);
+  const ContactRecordView view(record, ContactRecordView::Layout::kMixed);
+  ASSERT_EQ(view.size(), which.size());
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    Contact want = cs[static_cast<std::size_t>(which[k])];
+    want.a = static_cast<int>(name[static_cast<std::size_t>(want.a)]);
+    want.b = static_cast<int>(name[static_cast<std::size_t>(want.b)]);
+    EXPECT_EQ(view.a(k), want.a);
+    EXPECT_EQ(view.b(k), want.b);
+    EXPECT_EQ(view.slim(k), slim[k] != 0);
+    Contact c;
+    view.get(k, c);
+    if (!slim[k]) {
+      EXPECT_EQ(write_contact_record(std::span(&c, 1)), write_contact_record(std::span(&want, 1)));
+      continue;
+    }
+    // The fields a member reads of a row it does not build, bit for bit; the rest NaN.
+    EXPECT_EQ(c.point, want.point);
+    EXPECT_EQ(c.normal, want.normal);
+    EXPECT_EQ(c.gap, want.gap);
+    EXPECT_EQ(c.ra, want.ra);
+    EXPECT_EQ(c.rb, want.rb);
+    EXPECT_EQ(c.rolling, want.rolling);
+    for (const double x : {c.restitution, c.friction, c.stiffness, c.normal_impulse,
+                           c.tangent_impulse.x(), c.rolling_impulse.z()})
+      EXPECT_TRUE(std::isnan(x));
+  }
+  EXPECT_THROW(
+      ContactRecordView(record.substr(0, record.size() - 1), ContactRecordView::Layout::kMixed),
+      ByteStreamError);
+  EXPECT_THROW(ContactRecordView(std::string(record) + "x", ContactRecordView::Layout::kMixed),
+               ByteStreamError);
+  ByteWriter bad;
+  EXPECT_THROW(put_mixed_contact_record(bad, cs, which, name, std::span(slim).first(3)),
+               std::invalid_argument);
+  slim[0] = 2;
+  EXPECT_THROW(put_mixed_contact_record(bad, cs, which, name, slim), std::invalid_argument);
+  EXPECT_TRUE(bad.bytes().empty());
+  std::string wrong_kind(record);
+  wrong_kind[8] = 2;  // (after the count: the first contact's kind)
+  EXPECT_THROW(ContactRecordView(wrong_kind, ContactRecordView::Layout::kMixed), ByteStreamError);
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -35,6 +37,14 @@ void fields(B& k, C& c) {
   k.field(&c.friction, sizeof(double)), k.field(&c.stiffness, sizeof(double));
   k.field(&c.normal_impulse, sizeof(double)), vec(c.tangent_impulse);
   k.field(&c.rolling, sizeof(double)), vec(c.rolling_impulse);
+}
+
+// A slim contact: a, b, point, normal, gap, ra, rb, rolling.
+template <class B, class C>
+void slim_fields(B& k, C& c) {
+  auto vec = [&](auto& v) { k.field(v.data(), 3 * sizeof(double)); };
+  k.field(&c.a, sizeof(int)), k.field(&c.b, sizeof(int)), vec(c.point), vec(c.normal);
+  k.field(&c.gap, sizeof(double)), vec(c.ra), vec(c.rb), k.field(&c.rolling, sizeof(double));
 }
 
 }  // namespace
@@ -92,31 +102,92 @@ void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<
   }
 }
 
-ContactRecordView::ContactRecordView(std::string_view record) {
+void put_mixed_contact_record(ByteWriter& out, std::span<const Contact> cs,
+                              std::span<const int> which, std::span<const std::int64_t> name,
+                              std::span<const char> slim) {
+  if (slim.size() != which.size())
+    throw std::invalid_argument("a mixed contact record of " + std::to_string(which.size()) +
+                                " contacts given " + std::to_string(slim.size()) + " kinds");
+  std::size_t body = 0;
+  for (const char s : slim) {
+    if (s != 0 && s != 1)
+      throw std::invalid_argument("a mixed contact record's kind " + std::to_string(int{s}) +
+                                  " (1 slim, 0 whole)");
+    body += s != 0 ? kSlimContactBytes : kContactBytes;
+  }
+  const std::size_t length = sizeof(std::uint64_t) + which.size() + body;
+  const std::size_t need = out.bytes().size() + sizeof(std::uint64_t) + length;
+  if (out.bytes().capacity() < need) out.reserve(std::max(need, 2 * out.bytes().capacity()));
+  out.put(static_cast<std::uint64_t>(length));
+  out.put(static_cast<std::uint64_t>(which.size()));
+  out.put_bytes(slim.data(), slim.size());  // (each 0 or 1, checked above)
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    const Contact& c = cs[static_cast<std::size_t>(which[k])];
+    char bytes[kContactBytes];
+    Block<char*> block{bytes};
+    if (slim[k] != 0)
+      slim_fields(block, c);
+    else
+      fields(block, c);
+    const int ids[2] = {static_cast<int>(name[static_cast<std::size_t>(c.a)]),
+                        static_cast<int>(name[static_cast<std::size_t>(c.b)])};
+    std::memcpy(bytes, ids, sizeof ids);  // a and b lead the block
+    out.put_bytes(bytes, slim[k] != 0 ? kSlimContactBytes : kContactBytes);
+  }
+}
+
+ContactRecordView::ContactRecordView(std::string_view record, Layout layout) {
   ByteReader in(record);
-  const std::uint64_t n = in.count(kContactBytes);
-  if (in.left() != n * kContactBytes)
-    throw ByteStreamError("a contact record of " + std::to_string(record.size()) +
-                          " bytes does not hold " + std::to_string(n) + " contacts");
+  if (layout == Layout::kFull) {
+    const std::uint64_t n = in.count(kContactBytes);
+    if (in.left() != n * kContactBytes)
+      throw ByteStreamError("a contact record of " + std::to_string(record.size()) +
+                            " bytes does not hold " + std::to_string(n) + " contacts");
+    count_ = static_cast<std::size_t>(n);
+    first_ = in.take(n * kContactBytes).data();
+    return;
+  }
+  const std::uint64_t n = in.count(1 + kSlimContactBytes);
   count_ = static_cast<std::size_t>(n);
-  first_ = in.take(n * kContactBytes).data();
+  kinds_ = in.take(count_).data();
+  offset_.resize(count_);
+  std::size_t place = 0;
+  for (std::size_t k = 0; k < count_; ++k) {
+    offset_[k] = place;
+    if (kinds_[k] != 0 && kinds_[k] != 1)
+      throw ByteStreamError("a mixed contact record's contact " + std::to_string(k) + " of kind " +
+                            std::to_string(int{kinds_[k]}));
+    place += kinds_[k] != 0 ? kSlimContactBytes : kContactBytes;
+  }
+  if (in.left() != place)
+    throw ByteStreamError("a mixed contact record of " + std::to_string(record.size()) +
+                          " bytes does not hold its " + std::to_string(n) + " contacts");
+  first_ = in.take(place).data();
+  mixed_ = true;
 }
 
 int ContactRecordView::a(std::size_t k) const {
   int id;
-  std::memcpy(&id, first_ + k * kContactBytes, sizeof id);
+  std::memcpy(&id, at(k), sizeof id);
   return id;
 }
 
 int ContactRecordView::b(std::size_t k) const {
   int id;
-  std::memcpy(&id, first_ + k * kContactBytes + sizeof(int), sizeof id);
+  std::memcpy(&id, at(k) + sizeof(int), sizeof id);
   return id;
 }
 
 void ContactRecordView::get(std::size_t k, Contact& c) const {
-  Block<const char*> block{first_ + k * kContactBytes};
-  fields(block, c);
+  Block<const char*> block{at(k)};
+  if (!slim(k)) {
+    fields(block, c);
+    return;
+  }
+  slim_fields(block, c);
+  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  c.restitution = c.friction = c.stiffness = c.normal_impulse = kNone;
+  c.tangent_impulse = c.rolling_impulse = Vec3::Constant(kNone);
 }
 
 void read_contact_record(std::string_view record, std::vector<Contact>& out) {

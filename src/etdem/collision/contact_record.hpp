@@ -33,6 +33,18 @@ void put_contact_record(ByteWriter& out, std::span<const Contact> contacts);
 /// without copying them first.
 void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<const int> which,
                         std::span<const std::int64_t> name);
+/// The bytes of a contact written slim: its bodies, point, normal, gap, levers and rolling
+/// resistance, what a member of a team reads of a row it does not build (docs/distributed.md,
+/// "The pile's solve across ranks").
+inline constexpr std::size_t kSlimContactBytes = 2 * 4 + 14 * 8;
+/// put_contact_record(out, cs, which, name) with contact which[k] written slim where slim[k] is
+/// 1 (whole where 0; another value is refused with std::invalid_argument, writing nothing): a
+/// mixed record (its count, slim's bytes, then the contacts). A
+/// slim contact reads back (ContactRecordView::Layout::kMixed) with its restitution, friction,
+/// stiffness and impulses NaN.
+void put_mixed_contact_record(ByteWriter& out, std::span<const Contact> cs,
+                              std::span<const int> which, std::span<const std::int64_t> name,
+                              std::span<const char> slim);
 /// Appends the contacts of a record to `out`, in their order. Throws ByteStreamError for a
 /// truncated or overlong record, and then appends nothing.
 void read_contact_record(std::string_view record, std::vector<Contact>& out);
@@ -41,15 +53,26 @@ void read_contact_record(std::string_view record, std::vector<Contact>& out);
 /// read where its reader wants it. Throws ByteStreamError for a truncated or overlong record.
 class ContactRecordView {
  public:
-  explicit ContactRecordView(std::string_view record);
+  /// kFull: put_contact_record's; kMixed: put_mixed_contact_record's.
+  enum class Layout { kFull, kMixed };
+  ContactRecordView() = default;  // no contacts
+  explicit ContactRecordView(std::string_view record, Layout layout = Layout::kFull);
   std::size_t size() const { return count_; }
   int a(std::size_t k) const;  // contact k's body A, k < size()
   int b(std::size_t k) const;
+  /// Whether contact k was written slim (its material values and impulses read as NaN).
+  bool slim(std::size_t k) const { return mixed_ && kinds_[k] != 0; }
   void get(std::size_t k, Contact& c) const;
 
  private:
+  const char* at(std::size_t k) const {
+    return mixed_ ? first_ + offset_[k] : first_ + k * kContactBytes;
+  }
   const char* first_ = nullptr;
+  const char* kinds_ = nullptr;      // a mixed record's byte per contact
+  std::vector<std::size_t> offset_;  // a mixed record's contacts' places after first_
   std::size_t count_ = 0;
+  bool mixed_ = false;
 };
 
 }  // namespace etdem

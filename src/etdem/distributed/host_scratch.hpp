@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -24,12 +25,40 @@ struct PartGrain {
   bool asleep = false;
 };
 
+/// An island part's contacts as the host reads them, on global ids: a record's or, for the part
+/// a rank keeps of an island every rank solves together, the rank's own contacts where they lie
+/// (`contacts[which[k]]`, named by `gid`).
+struct PartContacts {
+  ContactRecordView record;
+  std::span<const Contact> contacts;
+  const std::vector<int>* which = nullptr;  // null: the record's
+  std::span<const std::int64_t> gid;
+  std::size_t size() const { return which ? which->size() : record.size(); }
+  int a(std::size_t k) const { return which ? name(local(k).a) : record.a(k); }
+  int b(std::size_t k) const { return which ? name(local(k).b) : record.b(k); }
+  void get(std::size_t k, Contact& c) const {
+    if (!which) {
+      record.get(k, c);
+      return;
+    }
+    c = local(k);
+    c.a = name(c.a);
+    c.b = name(c.b);
+  }
+
+ private:
+  const Contact& local(std::size_t k) const {
+    return contacts[static_cast<std::size_t>((*which)[k])];
+  }
+  int name(int body) const { return static_cast<int>(gid[static_cast<std::size_t>(body)]); }
+};
+
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.
 struct DecomposedWorld::HostScratch {
   std::vector<PartGrain> island;            // its grains, ascending by global id
   std::vector<PartGrain> sorted;            // (island as gathered, then sorted into this)
   std::vector<int> grain_order;             // the gathered grains' places, ascending by id
-  std::vector<ContactRecordView> parts;     // each part's contacts, as gathered (global ids)
+  std::vector<PartContacts> parts;          // each part's contacts, as gathered (global ids)
   std::vector<Contact> serial;              // serial order, island-local ids; only grows
   std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
   std::vector<int> order, place;            // serial place -> gathered, and back
@@ -38,9 +67,10 @@ struct DecomposedWorld::HostScratch {
   std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
   std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
-  std::vector<int> owner;   // per grain, its owner (a shared island's team)
-  std::vector<int> source;  // per serial contact: the rank that detected it (a shared island)
-  std::vector<int> local;   // per global id: its place in the island, -1 (reset after each)
+  std::vector<int> owner;       // per grain, its owner (a shared island's team)
+  std::vector<int> source;      // per serial contact: the rank that detected it (a shared island)
+  std::vector<int> local;       // per global id: its place in the island, -1 (reset after each)
+  std::vector<char> read_here;  // per contact detected here: read where it lies (a shared island)
 };
 
 }  // namespace etdem::distributed

@@ -4,6 +4,7 @@
 // and to the ranks that detected its contacts; the position projection across ranks.
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/host_scratch.hpp"
 #include "etdem/distributed/rank_records.hpp"
+#include "etdem/solvers/resting_blocks.hpp"
 #include "etdem/solvers/resting_team.hpp"
 #include "etdem/world/projection.hpp"
 
@@ -51,26 +53,125 @@ DecomposedWorld::Contribution read_contribution(ByteReader& in) {
   return c;
 }
 
+/// How an island's part holds its contacts: a record of whole contacts; a mixed record, some
+/// slim (an island every rank solved together last sub-step, sent to the other ranks: what
+/// they read of the rows they do not build); none, the contacts being the rank's own (the part
+/// a rank keeps of such an island, read from its contacts where they lie).
+enum class PartContactsKind : std::int8_t { kWhole = 0, kMixed = 1, kLocal = 2 };
+
 /// The header of an island's part, which its host reads before the rest (share_islands): the
-/// part's contacts, and whether some grain of it is asleep and some awake.
+/// part's contacts, of them those written slim, whether some grain of it is asleep and some
+/// awake, and how it holds its contacts.
 struct PartHeader {
-  long contacts = 0;
+  long contacts = 0, slim = 0;
   bool asleep = false, awake = false;
+  PartContactsKind kind = PartContactsKind::kWhole;
 };
 
 void put_part_header(ByteWriter& o, const PartHeader& h) {
   o.put(static_cast<std::int32_t>(h.contacts));
+  o.put(static_cast<std::int32_t>(h.slim));
   o.put(static_cast<std::int8_t>(h.asleep ? 1 : 0));
   o.put(static_cast<std::int8_t>(h.awake ? 1 : 0));
+  o.put(static_cast<std::int8_t>(h.kind));
 }
 
 PartHeader read_part_header(ByteReader& in) {
   PartHeader h;
   h.contacts = in.get<std::int32_t>();
+  h.slim = in.get<std::int32_t>();
   h.asleep = in.get<std::int8_t>() != 0;
   h.awake = in.get<std::int8_t>() != 0;
+  const auto kind = in.get<std::int8_t>();
+  if (kind < 0 || kind > static_cast<std::int8_t>(PartContactsKind::kLocal))
+    throw ByteStreamError("an island part's contacts of kind " + std::to_string(kind));
+  h.kind = static_cast<PartContactsKind>(kind);
   return h;
 }
+
+/// Grains `grains` of `bodies` as an island part lists them: global id, owner, velocities,
+/// position, inverse mass and world inverse inertia, asleep.
+void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
+                     const std::vector<std::int64_t>& gid, const std::vector<int>& owner) {
+  out.put(static_cast<std::int32_t>(grains.size()));
+  for (int i : grains) {
+    out.put(gid[i]);
+    out.put(static_cast<std::int32_t>(owner[i]));
+    out.put(bodies.velocity[i]);
+    out.put(bodies.angular_velocity[i]);
+    out.put(bodies.position[i]);
+    out.put(bodies.inv_mass[i]);
+    for (int e = 0; e < 9; ++e) out.put(bodies.inv_inertia_world[i](e));
+    out.put(static_cast<std::int8_t>(bodies.is_asleep(i) ? 1 : 0));
+  }
+}
+
+/// Whether a contact of an island every rank solves together may go to the other ranks slim
+/// (put_mixed_contact_record: its bodies, point, normal, gap, levers and rolling resistance):
+/// when no other rank reads more of it. Another rank builds the row of a contact in a block it
+/// sweeps, of a leftover (every rank sweeps those) and of a contact whose upper body it settles
+/// (its grain's owner, solvers/resting_team.hpp), and every rank reads a collision whole. So a
+/// contact goes slim when its island bodies are this rank's own and awake (the sleepers a
+/// waking island kicks change their contacts' approach), its block is this rank's (the blocks
+/// drawn as the resting pass draws them, BlockOrder::build and share_assign, from the same
+/// positions), and it approaches slower than half the resting velocity, where the island's
+/// solve takes it for a resting contact whatever the last bits of its approach.
+class SlimContacts {
+ public:
+  SlimContacts(const World& w, const std::vector<char>& owned, const Decomposition& d, int me)
+      : w_(w), owned_(owned), d_(d), me_(me) {
+    const RestingSettings* pgs = w.resting_pass_settings();
+    v_rest_ = w.settings.effective_resting_velocity();
+    if (pgs && pgs->block_contacts > 0 && pgs->colouring == BlockOrder::Colouring::kBlocks &&
+        v_rest_ > 0.0)
+      cell_ = pgs->block_size;
+    if (!any()) return;
+    // Each owned grain's block cell, once (a grain has several contacts).
+    cells_.resize(owned.size());
+    for (std::size_t i = 0; i < owned.size(); ++i)
+      if (owned[i])
+        for (int d = 0; d < 3; ++d)
+          cells_[i][d] = block_coordinate(w.bodies.position[static_cast<int>(i)][d], cell_);
+  }
+  /// Whether any contact may go slim (a resting pass swept by blocks of the spatial kind).
+  bool any() const { return cell_ > 0.0; }
+  /// Contact c (this rank's local ids) may go slim; `moves(i)`: body i is in its island.
+  template <class Moves>
+  bool operator()(const Contact& c, Moves&& moves) const {
+    const int body[2] = {moves(c.a) ? c.a : -1, moves(c.b) ? c.b : -1};
+    if (body[0] < 0 && body[1] < 0) return false;
+    std::array<std::array<std::int64_t, 3>, 2> cell{};
+    Vec3 u = Vec3::Zero();
+    for (int e = 0; e < 2; ++e) {
+      const int i = body[e];
+      if (i < 0) continue;
+      if (!owned_[static_cast<std::size_t>(i)] || w_.bodies.is_asleep(i)) return false;
+      cell[e] = cells_[static_cast<std::size_t>(i)];
+      const Vec3 at_point =
+          w_.bodies.velocity[i] + w_.bodies.angular_velocity[i].cross(e == 0 ? c.ra : c.rb);
+      u += e == 0 ? at_point : Vec3(-at_point);
+    }
+    if (!(c.normal.dot(u) > -0.5 * v_rest_)) return false;
+    std::array<std::int64_t, 3> at = cell[body[0] >= 0 ? 0 : 1];
+    if (body[0] >= 0 && body[1] >= 0)
+      for (int d = 0; d < 3; ++d) {
+        if (std::llabs(cell[0][d] - cell[1][d]) > 1) return false;  // a leftover
+        at[d] = std::min(cell[0][d], cell[1][d]);
+      }
+    const Vec3 centre((static_cast<double>(at[0]) + 0.5) * cell_,
+                      (static_cast<double>(at[1]) + 0.5) * cell_,
+                      (static_cast<double>(at[2]) + 0.5) * cell_);
+    return d_.owner_of(centre) == me_;
+  }
+
+ private:
+  const World& w_;
+  const std::vector<char>& owned_;
+  const Decomposition& d_;
+  int me_ = 0;
+  double v_rest_ = 0.0, cell_ = 0.0;
+  std::vector<std::array<std::int64_t, 3>> cells_;  // per local body: an owned grain's cell
+};
 
 /// An island's result for one grain.
 struct GrainResult {
@@ -184,6 +285,20 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   for (int k : sc.candidates) part_contacts[labels[island_grain(sc.contacts[k])].root].push_back(k);
   std::vector<IslandPart> parts;
   std::vector<int> grains;
+  // An island every rank solved together last sub-step goes from each rank that holds some of
+  // it straight to every other rank (no round through its host); the others to their hosts. A
+  // rank keeps its parts of both: a large island comes back from its host to be solved by every
+  // rank together (share_islands) without the part the rank sent.
+  const bool may_share = may_share_islands(w);
+  if (!may_share) shared_roots_.clear();
+  auto shared_before = [&](std::int64_t root) {
+    return std::binary_search(shared_roots_.begin(), shared_roots_.end(), root);
+  };
+  // The contacts of an island sent to every rank go slim where no other rank reads more of them
+  // (slim_contact); this rank keeps its part without contacts and reads its own where they lie.
+  const SlimContacts slim_contact(w, owned_, decomposition_, t_.rank());
+  std::map<std::int64_t, std::string> own_direct;  // root -> the part this rank keeps
+  std::vector<char> slim;
   // (graph.touched marks the moving grains the candidates touch, each in one island: a grain is
   // listed in its island's part where it is first met, and its mark taken.)
   for (const auto& [root, list] : part_contacts) {
@@ -197,35 +312,36 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
         }
     }
     std::sort(grains.begin(), grains.end());
-    ByteWriter out;
     PartHeader header{static_cast<long>(list.size())};
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
-    put_part_header(out, header);
-    out.put(static_cast<std::int32_t>(grains.size()));
-    for (int i : grains) {
-      out.put(gid_[i]);
-      out.put(static_cast<std::int32_t>(owner_[i]));
-      out.put(w.bodies.velocity[i]);
-      out.put(w.bodies.angular_velocity[i]);
-      out.put(w.bodies.position[i]);
-      out.put(w.bodies.inv_mass[i]);
-      for (int e = 0; e < 9; ++e) out.put(w.bodies.inv_inertia_world[i](e));
-      out.put(static_cast<std::int8_t>(w.bodies.is_asleep(i) ? 1 : 0));
+    const int host = labels[island_grain(sc.contacts[list.front()])].host;
+    ByteWriter out;
+    if (!shared_before(root) || !slim_contact.any()) {
+      put_part_header(out, header);
+      put_part_grains(out, w.bodies, grains, gid_, owner_);
+      put_contact_record(out, sc.contacts, list, gid_);  // on global ids
+      parts.push_back({root, shared_before(root) ? kEveryRank : host, out.take()});
+      continue;
     }
-    put_contact_record(out, sc.contacts, list, gid_);  // on global ids
-    parts.push_back({root, labels[island_grain(sc.contacts[list.front()])].host, out.take()});
+    slim.resize(list.size());
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      slim[k] = slim_contact(sc.contacts[static_cast<std::size_t>(list[k])], moves) ? 1 : 0;
+      header.slim += slim[k];
+    }
+    stats_.contacts_sent_slim += header.slim;
+    // (The grains written once, copied into the part kept here.)
+    header.kind = PartContactsKind::kMixed;
+    put_part_header(out, header);
+    const std::size_t grains_from = out.bytes().size();
+    put_part_grains(out, w.bodies, grains, gid_, owner_);
+    ByteWriter kept_here;
+    header.kind = PartContactsKind::kLocal;  // (its slim count the part sent's)
+    put_part_header(kept_here, header);
+    kept_here.put_bytes(out.bytes().data() + grains_from, out.bytes().size() - grains_from);
+    own_direct[root] = kept_here.take();
+    put_mixed_contact_record(out, sc.contacts, list, gid_, slim);
+    parts.push_back({root, kEveryRank, out.take()});
   }
-  // An island every rank solved together last sub-step goes from each rank that holds some of
-  // it straight to every other rank (no round through its host); the others to their hosts. A
-  // rank keeps its parts of both: a large island comes back from its host to be solved by every
-  // rank together (share_islands) without the part the rank sent.
-  const bool may_share = may_share_islands(w);
-  if (!may_share) shared_roots_.clear();
-  auto shared_before = [&](std::int64_t root) {
-    return std::binary_search(shared_roots_.begin(), shared_roots_.end(), root);
-  };
-  for (IslandPart& p : parts)
-    if (shared_before(p.root)) p.host = kEveryRank;
   parts_time.stop();
   std::vector<IslandPart> sent;
   StageTimer gather_time(stages, S::IslandsGather);
@@ -234,8 +350,14 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   gather_time.stop();
   // This rank's parts of the islands hosted elsewhere (kept) and of those sent to every rank.
   std::map<std::int64_t, std::string> kept, direct_own;
-  for (IslandPart& p : sent)
-    (p.host == kEveryRank ? direct_own : kept)[p.root] = std::move(p.bytes);
+  for (IslandPart& p : sent) {
+    if (p.host != kEveryRank) {
+      kept[p.root] = std::move(p.bytes);
+      continue;
+    }
+    const auto own = own_direct.find(p.root);
+    direct_own[p.root] = own == own_direct.end() ? std::move(p.bytes) : std::move(own->second);
+  }
   std::vector<GatheredIsland> direct;  // whole, by root, on every rank
   if (!shared_roots_.empty()) {
     std::vector<GatheredIsland> rest;
@@ -252,9 +374,17 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     }
   }
   // The results are written below as they come: this rank's grains' motion from zero, the
-  // impulses of its contacts zero for contacts in no island, as in the serial step.
+  // impulses of its contacts zero for contacts in no island, as in the serial step. (The
+  // contacts of an island sent to every rank keep theirs: this rank reads them there for the
+  // island's solve, which writes every one of them.)
   motion.assign(n, Motion{});
-  for (Contact& c : sc.contacts) {
+  std::vector<char>& read_here = host_->read_here;
+  read_here.assign(sc.contacts.size(), 0);
+  for (const auto& [root, bytes] : own_direct)
+    for (const int k : part_contacts.at(root)) read_here[static_cast<std::size_t>(k)] = 1;
+  for (std::size_t k = 0; k < sc.contacts.size(); ++k) {
+    if (read_here[k]) continue;
+    Contact& c = sc.contacts[k];
     c.normal_impulse = 0.0;
     c.tangent_impulse = Vec3::Zero();
     c.rolling_impulse = Vec3::Zero();
@@ -414,13 +544,82 @@ bool DecomposedWorld::may_share_islands(const World& w) const {
          w.sweeps_by_blocks(static_cast<std::size_t>(2 * last_largest_island_));
 }
 
-void DecomposedWorld::share_islands(const std::vector<GatheredIsland>& direct,
+void DecomposedWorld::send_whole_again(
+    std::vector<GatheredIsland>& direct,
+    const std::map<std::int64_t, std::vector<int>>& part_contacts, const SubstepLists& lists) {
+  // An island sent to every rank with slim contacts that the resting pass no longer sweeps by
+  // blocks (it shrank below pgs.block_contacts) runs its pass whole on every rank, which then
+  // reads every contact whole: each rank that sent some slim sends its part again whole. Every
+  // rank reads the same headers, so every rank knows which islands and parts; the exchange is
+  // made only in the sub-steps that have one.
+  const World& w = local_;
+  const int me = t_.rank();
+  std::vector<std::pair<GatheredIsland*, std::vector<PartHeader>>> again;
+  for (GatheredIsland& g : direct) {
+    std::vector<PartHeader> headers;
+    long contacts = 0, slim = 0;
+    for (const std::string& part : g.parts) {
+      ByteReader in(part);
+      headers.push_back(read_part_header(in));
+      contacts += headers.back().contacts;
+      slim += headers.back().slim;
+    }
+    if (slim > 0 && !w.sweeps_by_blocks(static_cast<std::size_t>(contacts)))
+      again.emplace_back(&g, std::move(headers));
+  }
+  if (again.empty()) return;
+  ByteWriter whole;
+  for (auto& [g, headers] : again) {
+    if (g->from.front() == me) ++stats_.islands_sent_whole;
+    const auto at = std::find(g->from.begin(), g->from.end(), me);
+    if (at == g->from.end() || headers[static_cast<std::size_t>(at - g->from.begin())].slim == 0)
+      continue;
+    // This rank's part as kept (its header, then its grains), its contacts written whole.
+    const std::string& kept = g->parts[static_cast<std::size_t>(at - g->from.begin())];
+    ByteReader in(kept);
+    PartHeader header = read_part_header(in);
+    header.kind = PartContactsKind::kWhole;
+    header.slim = 0;
+    ByteWriter part;
+    put_part_header(part, header);
+    part.put_bytes(kept.data() + (kept.size() - in.left()), in.left());
+    put_contact_record(part, lists.contacts.contacts, part_contacts.at(g->root), gid_);
+    whole.put(g->root);
+    whole.put(part.take());
+  }
+  std::vector<Message> out;
+  const std::string bytes = whole.take();
+  if (!bytes.empty())
+    for (int d = 0; d < t_.size(); ++d)
+      if (d != me) out.push_back({d, bytes});
+  for (const Message& m : t_.exchange(std::move(out))) {
+    ByteReader in(m.bytes);
+    while (!in.done()) {
+      const auto root = in.get<std::int64_t>();
+      const auto g = std::find_if(again.begin(), again.end(),
+                                  [&](const auto& x) { return x.first->root == root; });
+      auto not_asked = [&]() {
+        return std::logic_error(
+            fmt::format("rank {}: island {} sent again whole by rank {}, which was not asked", me,
+                        root, m.peer));
+      };
+      if (g == again.end()) throw not_asked();
+      const std::vector<int>& from = g->first->from;
+      const auto at = std::find(from.begin(), from.end(), m.peer);
+      if (at == from.end()) throw not_asked();
+      in.get(g->first->parts[static_cast<std::size_t>(at - from.begin())]);
+    }
+  }
+}
+
+void DecomposedWorld::share_islands(std::vector<GatheredIsland>& direct,
                                     const std::vector<GatheredIsland>& hosted,
                                     std::map<std::int64_t, std::string>& kept,
                                     const std::map<std::int64_t, std::vector<int>>& part_contacts,
                                     SubstepLists& lists, std::vector<char>& shared) {
   // Each host reads its islands' headers: one the resting pass sweeps by blocks, and that is
   // solved (not a sleeping one), goes to every rank, without the parts the rank sent.
+  send_whole_again(direct, part_contacts, lists);
   const World& w = local_;
   const int me = t_.rank(), ranks = t_.size();
   auto worth_sharing = [&](const GatheredIsland& g) {
@@ -528,7 +727,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   StageTimer assembly_time(&w.stages(), StageProfile::IslandsAssembly);
   // (References, not a structured binding: lambdas below use them, which clang 14 refuses.)
   std::vector<PartGrain>& island = h.island;
-  std::vector<ContactRecordView>& parts = h.parts;
+  std::vector<PartContacts>& parts = h.parts;
   std::vector<Contact>& serial_room = h.serial;
   std::vector<std::pair<int, int>>& origin = h.origin;
   std::vector<int>& order = h.order;
@@ -540,7 +739,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   origin.clear();
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
     ByteReader in(g.parts[s]);
-    read_part_header(in);  // (share_islands reads it)
+    const PartHeader header = read_part_header(in);
     const auto count = in.get<std::int32_t>();
     for (int k = 0; k < count; ++k) {
       PartGrain pg;
@@ -554,7 +753,21 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       pg.asleep = in.get<std::int8_t>() != 0;
       island.push_back(pg);
     }
-    const ContactRecordView& part = parts.emplace_back(in.view());
+    PartContacts& part = parts.emplace_back();
+    if (header.kind == PartContactsKind::kLocal) {  // this rank's own contacts, where they lie
+      const std::vector<int>* mine = sharing ? sharing->mine : nullptr;
+      if (!mine || g.from[s] != t_.rank() || static_cast<long>(mine->size()) != header.contacts)
+        throw std::logic_error(
+            fmt::format("rank {}: island {} holds a part of rank {} whose contacts are not here",
+                        t_.rank(), g.root, g.from[s]));
+      part.contacts = lists.contacts.contacts;
+      part.which = mine;
+      part.gid = gid_;
+    } else {
+      part.record = ContactRecordView(in.view(), header.kind == PartContactsKind::kMixed
+                                                     ? ContactRecordView::Layout::kMixed
+                                                     : ContactRecordView::Layout::kFull);
+    }
     for (std::size_t k = 0; k < part.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
   }
@@ -586,7 +799,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   // Each contact is read from its record once, into its serial place.
   key.resize(origin.size());
   for (std::size_t k = 0; k < origin.size(); ++k) {
-    const ContactRecordView& part = parts[static_cast<std::size_t>(origin[k].first)];
+    const PartContacts& part = parts[static_cast<std::size_t>(origin[k].first)];
     const auto j = static_cast<std::size_t>(origin[k].second);
     key[k] = full_.contact_order_key(part.a(j), part.b(j));
   }

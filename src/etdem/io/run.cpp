@@ -187,14 +187,24 @@ class Stepper {
     if (!split_) return nullptr;
     const distributed::DecomposedStats& st = split_->stats();
     const distributed::TransportCounters& tc = t_->counters();
-    std::int64_t sums[] = {st.owned,          st.ghosts,
-                           st.islands_hosted, st.islands_spanning,
-                           st.migrated,       tc.exchanges,
-                           tc.messages,       tc.bytes,
-                           st.label_rounds,   st.rebalances,
-                           tc.reductions,     st.islands_shared,
-                           st.groups_shared,  st.islands_shared_direct,
-                           tc.collects,       st.rebalances_by_time};
+    std::int64_t sums[] = {st.owned,
+                           st.ghosts,
+                           st.islands_hosted,
+                           st.islands_spanning,
+                           st.migrated,
+                           tc.exchanges,
+                           tc.messages,
+                           tc.bytes,
+                           st.label_rounds,
+                           st.rebalances,
+                           tc.reductions,
+                           st.islands_shared,
+                           st.groups_shared,
+                           st.islands_shared_direct,
+                           tc.collects,
+                           st.rebalances_by_time,
+                           st.contacts_sent_slim,
+                           st.islands_sent_whole};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, and its busy time (its phases' wall time less what
@@ -233,6 +243,8 @@ class Stepper {
             {"islands_spanning_ranks", sums[3]},
             {"islands_shared", sums[11]},
             {"islands_shared_direct", sums[13]},
+            {"contacts_sent_slim", sums[16]},
+            {"islands_sent_whole", sums[17]},
             {"collision_groups_shared", sums[12]},
             {"most_ranks_one_island_spanned", static_cast<long>(most[4])},
             {"migrations", sums[4]},

@@ -141,6 +141,8 @@ class RestingPass final : public Solver {
   /// from the contacts where they lie).
   SolverStats resolve_in_order(std::span<Contact> serial, std::span<const int> order,
                                IslandBodies& bodies, int thread);
+  /// The pass's settings, the block size the world set included.
+  const RestingSettings& settings() const { return settings_; }
   /// Whether resolve() sweeps these contacts of these bodies by blocks.
   bool sweeps_by_blocks(std::size_t contacts, const IslandBodies& bodies) const {
     return blocked(contacts) && bodies.x;

@@ -288,6 +288,11 @@ class World {
                               RestingTeam* team = nullptr);
   /// Whether the resting pass sweeps an island of `contacts` contacts by blocks.
   bool sweeps_by_blocks(std::size_t contacts) const;
+  /// The resting pass's settings as the world applied them (its block size set), or null when
+  /// the step has no resting pass of the pgs kind.
+  const RestingSettings* resting_pass_settings() const {
+    return resting_pass_ ? &resting_pass_->settings() : nullptr;
+  }
   /// Body i awake, its rest time from zero.
   void wake_body(int i);
   /// Body i stopped and asleep; returns the kinetic energy taken [J].

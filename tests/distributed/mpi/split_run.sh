@@ -6,7 +6,8 @@
 # EXPECT_REBALANCES=1 in the environment, the split run must also have drawn its rank boxes
 # again (summary.json `ranks.rebalances` > 0); with EXPECT_SHARED=1, it must have solved some
 # island with every rank together (`ranks.islands_shared` > 0), and its stages' times must be
-# there: each rank's resting pass inside its island solves, the team's own exchanges timed.
+# there: each rank's resting pass inside its island solves, the team's own exchanges timed, and
+# some of its contacts sent to every rank slim (`ranks.contacts_sent_slim`).
 set -uo pipefail
 ranks=$1 etdem=$2 scenario=$3
 shift 3
@@ -54,6 +55,10 @@ assert 0.0 < resting <= mean["islands_solves"] * (1 + 1e-9), (resting, mean["isl
 for k in ("resting_team", "islands_gather", "grains_exchange", "world_rebuild"):
     assert mean[k] > 0.0, k
 print("stages: resting pass %.3f s of %.3f s in island solves (mean rank)" % (resting, mean["islands_solves"]))
+r = s["ranks"]
+assert r["contacts_sent_slim"] > 0, "a shared pile's contacts sent to every rank slim"
+assert r["islands_sent_whole"] >= 0
+print("contacts sent slim: %d; islands sent again whole: %d" % (r["contacts_sent_slim"], r["islands_sent_whole"]))
 PY
 fi
 exit $status
