@@ -102,39 +102,38 @@ void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<
   }
 }
 
-void put_mixed_contact_record(ByteWriter& out, std::span<const Contact> cs,
-                              std::span<const int> which, std::span<const std::int64_t> name,
-                              std::span<const char> slim) {
-  if (slim.size() != which.size())
-    throw std::invalid_argument("a mixed contact record of " + std::to_string(which.size()) +
-                                " contacts given " + std::to_string(slim.size()) + " kinds");
-  std::size_t body = 0;
-  for (const char s : slim) {
-    if (s != 0 && s != 1)
-      throw std::invalid_argument("a mixed contact record's kind " + std::to_string(int{s}) +
-                                  " (1 slim, 0 whole)");
-    body += s != 0 ? kSlimContactBytes : kContactBytes;
-  }
-  const std::size_t length = sizeof(std::uint64_t) + which.size() + body;
-  const std::size_t need = out.bytes().size() + sizeof(std::uint64_t) + length;
+namespace contact_record_detail {
+
+std::size_t begin_mixed(ByteWriter& out, std::size_t count) {
+  const std::size_t length_at = out.bytes().size();
+  const std::size_t need = length_at + 2 * sizeof(std::uint64_t) + count * (kContactBytes + 1);
   if (out.bytes().capacity() < need) out.reserve(std::max(need, 2 * out.bytes().capacity()));
-  out.put(static_cast<std::uint64_t>(length));
-  out.put(static_cast<std::uint64_t>(which.size()));
-  out.put_bytes(slim.data(), slim.size());  // (each 0 or 1, checked above)
-  for (std::size_t k = 0; k < which.size(); ++k) {
-    const Contact& c = cs[static_cast<std::size_t>(which[k])];
-    char bytes[kContactBytes];
-    Block<char*> block{bytes};
-    if (slim[k] != 0)
-      slim_fields(block, c);
-    else
-      fields(block, c);
-    const int ids[2] = {static_cast<int>(name[static_cast<std::size_t>(c.a)]),
-                        static_cast<int>(name[static_cast<std::size_t>(c.b)])};
-    std::memcpy(bytes, ids, sizeof ids);  // a and b lead the block
-    out.put_bytes(bytes, slim[k] != 0 ? kSlimContactBytes : kContactBytes);
-  }
+  out.put(std::uint64_t{0});
+  out.put(static_cast<std::uint64_t>(count));
+  return length_at;
 }
+
+void put_renamed(ByteWriter& out, const Contact& c, std::span<const std::int64_t> name, bool slim) {
+  char bytes[kContactBytes];
+  Block<char*> block{bytes};
+  if (slim)
+    slim_fields(block, c);
+  else
+    fields(block, c);
+  const int ids[2] = {static_cast<int>(name[static_cast<std::size_t>(c.a)]),
+                      static_cast<int>(name[static_cast<std::size_t>(c.b)])};
+  std::memcpy(bytes, ids, sizeof ids);  // a and b lead the block
+  out.put_bytes(bytes, slim ? kSlimContactBytes : kContactBytes);
+}
+
+void end_mixed(ByteWriter& out, std::size_t length_at, std::span<const char> kinds) {
+  out.put_bytes(kinds.data(), kinds.size());
+  const auto length =
+      static_cast<std::uint64_t>(out.bytes().size() - length_at - sizeof(std::uint64_t));
+  out.overwrite(length_at, &length, sizeof length);
+}
+
+}  // namespace contact_record_detail
 
 ContactRecordView::ContactRecordView(std::string_view record, Layout layout) {
   ByteReader in(record);
@@ -149,6 +148,8 @@ ContactRecordView::ContactRecordView(std::string_view record, Layout layout) {
   }
   const std::uint64_t n = in.count(1 + kSlimContactBytes);
   count_ = static_cast<std::size_t>(n);
+  const std::size_t body = in.left() - count_;  // (the kinds follow the contacts)
+  first_ = in.take(body).data();
   kinds_ = in.take(count_).data();
   offset_.resize(count_);
   std::size_t place = 0;
@@ -159,10 +160,9 @@ ContactRecordView::ContactRecordView(std::string_view record, Layout layout) {
                             std::to_string(int{kinds_[k]}));
     place += kinds_[k] != 0 ? kSlimContactBytes : kContactBytes;
   }
-  if (in.left() != place)
+  if (place != body)
     throw ByteStreamError("a mixed contact record of " + std::to_string(record.size()) +
                           " bytes does not hold its " + std::to_string(n) + " contacts");
-  first_ = in.take(place).data();
   mixed_ = true;
 }
 

@@ -68,6 +68,9 @@ struct PartHeader {
   PartContactsKind kind = PartContactsKind::kWhole;
 };
 
+/// Where a part's header holds its slim count, from the part's start.
+constexpr std::size_t kPartHeaderSlimAt = sizeof(std::int32_t);
+
 void put_part_header(ByteWriter& o, const PartHeader& h) {
   o.put(static_cast<std::int32_t>(h.contacts));
   o.put(static_cast<std::int32_t>(h.slim));
@@ -323,23 +326,24 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       parts.push_back({root, shared_before(root) ? kEveryRank : host, out.take()});
       continue;
     }
-    slim.resize(list.size());
-    for (std::size_t k = 0; k < list.size(); ++k) {
-      slim[k] = slim_contact(sc.contacts[static_cast<std::size_t>(list[k])], moves) ? 1 : 0;
-      header.slim += slim[k];
-    }
-    stats_.contacts_sent_slim += header.slim;
-    // (The grains written once, copied into the part kept here.)
+    // (The header's slim count set once the record is written; the grains written once, then
+    // copied into the part kept here.)
     header.kind = PartContactsKind::kMixed;
     put_part_header(out, header);
     const std::size_t grains_from = out.bytes().size();
     put_part_grains(out, w.bodies, grains, gid_, owner_);
+    const std::size_t grains_end = out.bytes().size();
+    header.slim = put_mixed_contact_record(
+        out, sc.contacts, list, gid_, [&](const Contact& c) { return slim_contact(c, moves); },
+        slim);
+    stats_.contacts_sent_slim += header.slim;
+    const auto slim_count = static_cast<std::int32_t>(header.slim);
+    out.overwrite(kPartHeaderSlimAt, &slim_count, sizeof slim_count);
     ByteWriter kept_here;
     header.kind = PartContactsKind::kLocal;  // (its slim count the part sent's)
     put_part_header(kept_here, header);
-    kept_here.put_bytes(out.bytes().data() + grains_from, out.bytes().size() - grains_from);
+    kept_here.put_bytes(out.bytes().data() + grains_from, grains_end - grains_from);
     own_direct[root] = kept_here.take();
-    put_mixed_contact_record(out, sc.contacts, list, gid_, slim);
     parts.push_back({root, kEveryRank, out.take()});
   }
   parts_time.stop();
