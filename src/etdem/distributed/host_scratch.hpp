@@ -67,10 +67,11 @@ struct DecomposedWorld::HostScratch {
   std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
   std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
-  std::vector<int> owner;       // per grain, its owner (a shared island's team)
-  std::vector<int> source;      // per serial contact: the rank that detected it (a shared island)
-  std::vector<int> local;       // per global id: its place in the island, -1 (reset after each)
-  std::vector<char> read_here;  // per contact detected here: read where it lies (a shared island)
+  std::vector<int> owner;        // per grain, its owner
+  std::vector<char> seen_owner;  // per rank: owns a grain of the island (a hosted one's owners)
+  std::vector<int> source;       // per serial contact: the rank that detected it (a shared island)
+  std::vector<int> local;        // per global id: its place in the island, -1 (reset after each)
+  std::vector<char> read_here;   // per contact detected here: read where it lies (a shared island)
 };
 
 }  // namespace etdem::distributed

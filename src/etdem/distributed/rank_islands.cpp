@@ -498,8 +498,11 @@ namespace {
 /// `own_only` (an island every rank solved): this rank sums only its own grains' shares, from
 /// the contacts that touch one, and counts the penetrating contacts whose first island body
 /// (the first grain, or the second where the first is a wall) it owns: over the ranks, every
-/// contact once, as the ledger's sum of the counts needs.
+/// contact once, as the ledger's sum of the counts needs. The walk reads each grain's owner and
+/// inverse mass from `owner` and `inv_mass` (the island's, packed: a pile's grains' records
+/// would be read at random).
 void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& island,
+                    std::span<const int> owner, const double* inv_mass,
                     std::span<const Contact> serial, int me, bool own_only,
                     std::map<int, ByteWriter>& to_owner,
                     std::vector<DecomposedWorld::GrainSum>& mine, std::vector<Vec3>& sum,
@@ -507,11 +510,11 @@ void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& isla
   const double kp = set.projection;
   sum.assign(island.size(), Vec3::Zero());
   weight.assign(island.size(), 0.0);
-  auto owned = [&](int body) { return body >= 0 && island[body].owner == me; };
+  auto owned = [&](int body) { return body >= 0 && owner[static_cast<std::size_t>(body)] == me; };
   for (const Contact& c : serial) {
     if (own_only && !owned(c.a) && !owned(c.b)) continue;
-    const double ia = c.a >= 0 ? island[c.a].inv_mass : 0.0;
-    const double ib = c.b >= 0 ? island[c.b].inv_mass : 0.0;
+    const double ia = c.a >= 0 ? inv_mass[c.a] : 0.0;
+    const double ib = c.b >= 0 ? inv_mass[c.b] : 0.0;
     const ProjectionShare s = projection_share(c.gap, c.normal, ia, ib, kp, set.penetration_slop);
     if (!s.moves) continue;
     if (!own_only || owned(c.a >= 0 ? c.a : c.b)) ++penetrating;
@@ -856,9 +859,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   }
   assembly_time.stop();
   IslandSolution r;
+  h.owner.resize(static_cast<std::size_t>(nb));
+  for (int k = 0; k < nb; ++k) h.owner[static_cast<std::size_t>(k)] = island[k].owner;
   if (sharing) {  // the shock pass's bodies to their grains' owners; the contacts kept here
-    h.owner.resize(static_cast<std::size_t>(nb));
-    for (int k = 0; k < nb; ++k) h.owner[static_cast<std::size_t>(k)] = island[k].owner;
     sharing->team->owner = &h.owner;
     h.source.resize(serial.size());
     for (std::size_t s = 0; s < serial.size(); ++s)
@@ -897,8 +900,10 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     ++lists.sums.solved;
     // New velocities to the owners (and whether each woke), unless each took its own.
     Hosted& hosted = hosted_.emplace_back(Hosted{g.root, {}});
+    std::vector<char>& seen = h.seen_owner;  // (each owner once, ascending)
+    seen.assign(static_cast<std::size_t>(t_.size()), 0);
     for (int k = 0; k < nb; ++k) {
-      hosted.owners.push_back(island[k].owner);
+      seen[static_cast<std::size_t>(island[k].owner)] = 1;
       if (sharing) continue;
       ByteWriter& out = to_owner[island[k].owner];
       out.put(island[k].gid);
@@ -908,16 +913,16 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       out.put(a.v0[k]);
       out.put(static_cast<std::int8_t>(island[k].asleep ? 1 : 0));
     }
-    std::sort(hosted.owners.begin(), hosted.owners.end());
-    hosted.owners.erase(std::unique(hosted.owners.begin(), hosted.owners.end()),
-                        hosted.owners.end());
+    for (int rank = 0; rank < t_.size(); ++rank)
+      if (seen[static_cast<std::size_t>(rank)]) hosted.owners.push_back(rank);
   } else if (!solve && books) {
     ++lists.stats.asleep_steps;
   }
   if (contributions_hosted_ && solve) {  // an island left asleep is held where it fell asleep
     // (Shared: every rank sums its own grains' shares and counts its part of the contacts.)
-    project_hosted(w.settings, island, serial, t_.rank(), sharing != nullptr, to_correction,
-                   hosted_sums_, h.sum, h.weight, hosted_penetrating_);
+    project_hosted(w.settings, island, h.owner, a.inv_mass.data(), serial, t_.rank(),
+                   sharing != nullptr, to_correction, hosted_sums_, h.sum, h.weight,
+                   hosted_penetrating_);
   }
   // Impulses to the ranks that detected the contacts, each part's in the order it came, and
   // the sleepers woken (the projection holds a sleeper in place); shared: this rank's part's
