@@ -166,7 +166,8 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
   // Sized only when some contact of the island has them. The shock pass's view of each contact
   // (which body is upper: its centre higher, a static body never; that centre's height) only
   // when the pass runs.
-  const bool rolling = parallel_any(n, [&](std::size_t j) { return contact(j).rolling > 0.0; });
+  const bool rolling =
+      rolling_possible_ && parallel_any(n, [&](std::size_t j) { return contact(j).rolling > 0.0; });
   const bool shock = shocks();
   const bool room = shock && settings_.shock_depth > 0.0;
   r.resize(n, rolling, shock);

@@ -126,6 +126,10 @@ class RestingPass final : public Solver {
   /// on resting grains (their work is booked from the velocity before it), and gravity's
   /// direction orders the shock pass (none without gravity).
   void set_step(const StepTime& step) { step_ = step; }
+  /// Whether a contact may have rolling resistance (some material has it). When not, the pass
+  /// does not look through the contacts for one: every contact's rolling is 0. By default it
+  /// may.
+  void set_rolling_possible(bool possible) { rolling_possible_ = possible; }
   const StepTime& step() const { return step_; }
   /// The team that solves the next blocked islands with this process (resting_team.hpp), null
   /// (the default): this process alone. Not owned.
@@ -206,6 +210,7 @@ class RestingPass final : public Solver {
   bool shocks() const { return settings_.shock_propagation && step_.gravity.squaredNorm() > 0.0; }
 
   RestingSettings settings_;
+  bool rolling_possible_ = true;
   StepTime step_;  // the step being solved (set_step)
   RestingTeam* team_ = nullptr;
   StageProfile* stages_ = nullptr;
