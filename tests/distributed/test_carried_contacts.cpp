@@ -212,6 +212,19 @@ TEST(CarriedContacts, AMixedRecordReadsItsWholeContactsBitForBitAndItsSlimOnesWi
   std::string wrong_kind(record);
   wrong_kind[record.size() - which.size()] = 2;  // (the kinds follow the contacts)
   EXPECT_THROW(ContactRecordView(wrong_kind, ContactRecordView::Layout::kMixed), ByteStreamError);
+  // A view reset to another record: a damaged one leaves it viewing nothing, a whole record
+  // after a mixed one reads whole.
+  ContactRecordView reused(record, ContactRecordView::Layout::kMixed);
+  EXPECT_THROW(reused.reset(wrong_kind, ContactRecordView::Layout::kMixed), ByteStreamError);
+  EXPECT_EQ(reused.size(), 0u);
+  const std::string whole = write_contact_record(cs);
+  reused.reset(whole);
+  ASSERT_EQ(reused.size(), cs.size());
+  EXPECT_FALSE(reused.slim(0));
+  Contact back;
+  reused.get(cs.size() - 1, back);
+  EXPECT_EQ(write_contact_record(std::span(&back, 1)),
+            write_contact_record(std::span(&cs.back(), 1)));
 }
 
 }  // namespace

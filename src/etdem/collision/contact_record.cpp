@@ -136,33 +136,42 @@ void end_mixed(ByteWriter& out, std::size_t length_at, std::span<const char> kin
 }  // namespace contact_record_detail
 
 ContactRecordView::ContactRecordView(std::string_view record, Layout layout) {
+  reset(record, layout);
+}
+
+void ContactRecordView::reset(std::string_view record, Layout layout) {
+  first_ = kinds_ = nullptr;
+  count_ = 0;
+  mixed_ = false;
   ByteReader in(record);
   if (layout == Layout::kFull) {
     const std::uint64_t n = in.count(kContactBytes);
     if (in.left() != n * kContactBytes)
       throw ByteStreamError("a contact record of " + std::to_string(record.size()) +
                             " bytes does not hold " + std::to_string(n) + " contacts");
-    count_ = static_cast<std::size_t>(n);
     first_ = in.take(n * kContactBytes).data();
+    count_ = static_cast<std::size_t>(n);
     return;
   }
-  const std::uint64_t n = in.count(1 + kSlimContactBytes);
-  count_ = static_cast<std::size_t>(n);
-  const std::size_t body = in.left() - count_;  // (the kinds follow the contacts)
-  first_ = in.take(body).data();
-  kinds_ = in.take(count_).data();
-  offset_.resize(count_);
+  const auto n = static_cast<std::size_t>(in.count(1 + kSlimContactBytes));
+  const std::size_t body = in.left() - n;  // (the kinds follow the contacts)
+  const char* first = in.take(body).data();
+  const char* kinds = in.take(n).data();
+  offset_.resize(n);  // (its room kept from record to record)
   std::size_t place = 0;
-  for (std::size_t k = 0; k < count_; ++k) {
+  for (std::size_t k = 0; k < n; ++k) {
     offset_[k] = place;
-    if (kinds_[k] != 0 && kinds_[k] != 1)
+    if (kinds[k] != 0 && kinds[k] != 1)
       throw ByteStreamError("a mixed contact record's contact " + std::to_string(k) + " of kind " +
-                            std::to_string(int{kinds_[k]}));
-    place += kinds_[k] != 0 ? kSlimContactBytes : kContactBytes;
+                            std::to_string(int{kinds[k]}));
+    place += kinds[k] != 0 ? kSlimContactBytes : kContactBytes;
   }
   if (place != body)
     throw ByteStreamError("a mixed contact record of " + std::to_string(record.size()) +
                           " bytes does not hold its " + std::to_string(n) + " contacts");
+  first_ = first;
+  kinds_ = kinds;
+  count_ = n;
   mixed_ = true;
 }
 

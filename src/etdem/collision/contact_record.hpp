@@ -82,6 +82,9 @@ class ContactRecordView {
   enum class Layout { kFull, kMixed };
   ContactRecordView() = default;  // no contacts
   explicit ContactRecordView(std::string_view record, Layout layout = Layout::kFull);
+  /// The view of another record, as the constructor makes it (a mixed record's offsets reuse
+  /// the room of the last); on a damaged record it throws and views no contacts.
+  void reset(std::string_view record, Layout layout = Layout::kFull);
   std::size_t size() const { return count_; }
   int a(std::size_t k) const;  // contact k's body A, k < size()
   int b(std::size_t k) const;

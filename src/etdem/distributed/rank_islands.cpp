@@ -4,7 +4,6 @@
 // and to the ranks that detected its contacts; the position projection across ranks.
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -92,6 +91,21 @@ PartHeader read_part_header(ByteReader& in) {
   return h;
 }
 
+/// An island's parts' headers summed: its contacts, of them those sent slim, and whether some
+/// grain of it is asleep and some awake.
+PartHeader island_header(const GatheredIsland& g) {
+  PartHeader sum;
+  for (const std::string& part : g.parts) {
+    ByteReader in(part);
+    const PartHeader h = read_part_header(in);
+    sum.contacts += h.contacts;
+    sum.slim += h.slim;
+    sum.asleep = sum.asleep || h.asleep;
+    sum.awake = sum.awake || h.awake;
+  }
+  return sum;
+}
+
 /// Grains `grains` of `bodies` as an island part lists them: global id, owner, velocities,
 /// position, inverse mass and world inverse inertia, asleep.
 void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
@@ -115,8 +129,8 @@ void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int>
 /// sweeps, of a leftover (every rank sweeps those) and of a contact whose upper body it settles
 /// (its grain's owner, solvers/resting_team.hpp), and every rank reads a collision whole. So a
 /// contact goes slim when its island bodies are this rank's own and awake (the sleepers a
-/// waking island kicks change their contacts' approach), its block is this rank's (the blocks
-/// drawn as the resting pass draws them, BlockOrder::build and share_assign, from the same
+/// waking island kicks change their contacts' approach), its block is this rank's (the block
+/// and its centre by the resting pass's own rule, contact_block and block_centre, from the same
 /// positions), and it approaches slower than half the resting velocity, where the island's
 /// solve takes it for a resting contact whatever the last bits of its approach.
 class SlimContacts {
@@ -143,28 +157,21 @@ class SlimContacts {
   bool operator()(const Contact& c, Moves&& moves) const {
     const int body[2] = {moves(c.a) ? c.a : -1, moves(c.b) ? c.b : -1};
     if (body[0] < 0 && body[1] < 0) return false;
-    std::array<std::array<std::int64_t, 3>, 2> cell{};
+    const BlockCell* cell[2] = {nullptr, nullptr};
     Vec3 u = Vec3::Zero();
     for (int e = 0; e < 2; ++e) {
       const int i = body[e];
       if (i < 0) continue;
       if (!owned_[static_cast<std::size_t>(i)] || w_.bodies.is_asleep(i)) return false;
-      cell[e] = cells_[static_cast<std::size_t>(i)];
+      cell[e] = &cells_[static_cast<std::size_t>(i)];
       const Vec3 at_point =
           w_.bodies.velocity[i] + w_.bodies.angular_velocity[i].cross(e == 0 ? c.ra : c.rb);
       u += e == 0 ? at_point : Vec3(-at_point);
     }
     if (!(c.normal.dot(u) > -0.5 * v_rest_)) return false;
-    std::array<std::int64_t, 3> at = cell[body[0] >= 0 ? 0 : 1];
-    if (body[0] >= 0 && body[1] >= 0)
-      for (int d = 0; d < 3; ++d) {
-        if (std::llabs(cell[0][d] - cell[1][d]) > 1) return false;  // a leftover
-        at[d] = std::min(cell[0][d], cell[1][d]);
-      }
-    const Vec3 centre((static_cast<double>(at[0]) + 0.5) * cell_,
-                      (static_cast<double>(at[1]) + 0.5) * cell_,
-                      (static_cast<double>(at[2]) + 0.5) * cell_);
-    return d_.owner_of(centre) == me_;
+    BlockCell at;
+    if (!contact_block(cell[0], cell[1], at)) return false;  // a leftover: every rank sweeps it
+    return d_.owner_of(block_centre(at, cell_)) == me_;
   }
 
  private:
@@ -173,7 +180,7 @@ class SlimContacts {
   const Decomposition& d_;
   int me_ = 0;
   double v_rest_ = 0.0, cell_ = 0.0;
-  std::vector<std::array<std::int64_t, 3>> cells_;  // per local body: an owned grain's cell
+  std::vector<BlockCell> cells_;  // per local body: an owned grain's cell
 };
 
 /// An island's result for one grain.
@@ -301,7 +308,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   // (slim_contact); this rank keeps its part without contacts and reads its own where they lie.
   const SlimContacts slim_contact(w, owned_, decomposition_, t_.rank());
   std::map<std::int64_t, std::string> own_direct;  // root -> the part this rank keeps
-  std::vector<char> slim;
+  std::vector<char> kinds;                         // (put_mixed_contact_record's scratch)
   // (graph.touched marks the moving grains the candidates touch, each in one island: a grain is
   // listed in its island's part where it is first met, and its mark taken.)
   for (const auto& [root, list] : part_contacts) {
@@ -318,29 +325,28 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     PartHeader header{static_cast<long>(list.size())};
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
     const int host = labels[island_grain(sc.contacts[list.front()])].host;
+    const bool direct = shared_before(root);
+    const bool mixed = direct && slim_contact.any();
+    if (mixed) header.kind = PartContactsKind::kMixed;
     ByteWriter out;
-    if (!shared_before(root) || !slim_contact.any()) {
-      put_part_header(out, header);
-      put_part_grains(out, w.bodies, grains, gid_, owner_);
-      put_contact_record(out, sc.contacts, list, gid_);  // on global ids
-      parts.push_back({root, shared_before(root) ? kEveryRank : host, out.take()});
-      continue;
-    }
-    // (The header's slim count set once the record is written; the grains written once, then
-    // copied into the part kept here.)
-    header.kind = PartContactsKind::kMixed;
     put_part_header(out, header);
     const std::size_t grains_from = out.bytes().size();
     put_part_grains(out, w.bodies, grains, gid_, owner_);
+    if (!mixed) {
+      put_contact_record(out, sc.contacts, list, gid_);  // on global ids
+      parts.push_back({root, direct ? kEveryRank : host, out.take()});
+      continue;
+    }
+    // The part kept here: its header (with the slim count of the part sent) and its grains.
     const std::size_t grains_end = out.bytes().size();
     header.slim = put_mixed_contact_record(
         out, sc.contacts, list, gid_, [&](const Contact& c) { return slim_contact(c, moves); },
-        slim);
+        kinds);
     stats_.contacts_sent_slim += header.slim;
     const auto slim_count = static_cast<std::int32_t>(header.slim);
     out.overwrite(kPartHeaderSlimAt, &slim_count, sizeof slim_count);
     ByteWriter kept_here;
-    header.kind = PartContactsKind::kLocal;  // (its slim count the part sent's)
+    header.kind = PartContactsKind::kLocal;
     put_part_header(kept_here, header);
     kept_here.put_bytes(out.bytes().data() + grains_from, grains_end - grains_from);
     own_direct[root] = kept_here.take();
@@ -561,30 +567,24 @@ void DecomposedWorld::send_whole_again(
   // made only in the sub-steps that have one.
   const World& w = local_;
   const int me = t_.rank();
-  std::vector<std::pair<GatheredIsland*, std::vector<PartHeader>>> again;
+  std::vector<GatheredIsland*> again;
   for (GatheredIsland& g : direct) {
-    std::vector<PartHeader> headers;
-    long contacts = 0, slim = 0;
-    for (const std::string& part : g.parts) {
-      ByteReader in(part);
-      headers.push_back(read_part_header(in));
-      contacts += headers.back().contacts;
-      slim += headers.back().slim;
-    }
-    if (slim > 0 && !w.sweeps_by_blocks(static_cast<std::size_t>(contacts)))
-      again.emplace_back(&g, std::move(headers));
+    const PartHeader sum = island_header(g);
+    if (sum.slim > 0 && !w.sweeps_by_blocks(static_cast<std::size_t>(sum.contacts)))
+      again.push_back(&g);
   }
   if (again.empty()) return;
   ByteWriter whole;
-  for (auto& [g, headers] : again) {
+  for (GatheredIsland* g : again) {
     if (g->from.front() == me) ++stats_.islands_sent_whole;
     const auto at = std::find(g->from.begin(), g->from.end(), me);
-    if (at == g->from.end() || headers[static_cast<std::size_t>(at - g->from.begin())].slim == 0)
-      continue;
-    // This rank's part as kept (its header, then its grains), its contacts written whole.
+    if (at == g->from.end()) continue;
+    // This rank's part as kept (its header, with the slim count of the part it sent, then its
+    // grains), its contacts written whole.
     const std::string& kept = g->parts[static_cast<std::size_t>(at - g->from.begin())];
     ByteReader in(kept);
     PartHeader header = read_part_header(in);
+    if (header.slim == 0) continue;
     header.kind = PartContactsKind::kWhole;
     header.slim = 0;
     ByteWriter part;
@@ -604,17 +604,17 @@ void DecomposedWorld::send_whole_again(
     while (!in.done()) {
       const auto root = in.get<std::int64_t>();
       const auto g = std::find_if(again.begin(), again.end(),
-                                  [&](const auto& x) { return x.first->root == root; });
+                                  [&](const GatheredIsland* x) { return x->root == root; });
       auto not_asked = [&]() {
         return std::logic_error(
             fmt::format("rank {}: island {} sent again whole by rank {}, which was not asked", me,
                         root, m.peer));
       };
       if (g == again.end()) throw not_asked();
-      const std::vector<int>& from = g->first->from;
+      const std::vector<int>& from = (*g)->from;
       const auto at = std::find(from.begin(), from.end(), m.peer);
       if (at == from.end()) throw not_asked();
-      in.get(g->first->parts[static_cast<std::size_t>(at - from.begin())]);
+      in.get((*g)->parts[static_cast<std::size_t>(at - from.begin())]);
     }
   }
 }
@@ -630,17 +630,9 @@ void DecomposedWorld::share_islands(std::vector<GatheredIsland>& direct,
   const World& w = local_;
   const int me = t_.rank(), ranks = t_.size();
   auto worth_sharing = [&](const GatheredIsland& g) {
-    long contacts = 0;
-    bool asleep = false, awake = false;
-    for (const std::string& part : g.parts) {
-      ByteReader in(part);
-      const PartHeader h = read_part_header(in);
-      contacts += h.contacts;
-      asleep = asleep || h.asleep;
-      awake = awake || h.awake;
-    }
-    const bool sleeping = w.settings.sleep_velocity > 0.0 && asleep && !awake;
-    return !sleeping && w.sweeps_by_blocks(static_cast<std::size_t>(contacts));
+    const PartHeader sum = island_header(g);
+    const bool sleeping = w.settings.sleep_velocity > 0.0 && sum.asleep && !sum.awake;
+    return !sleeping && w.sweeps_by_blocks(static_cast<std::size_t>(sum.contacts));
   };
   std::vector<std::int64_t> now_shared;
   std::vector<ByteWriter> out(static_cast<std::size_t>(ranks));
@@ -742,7 +734,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   IslandArrays& a = h.bodies;
   std::vector<Vec3>& v = a.v;
   island.clear();
-  parts.clear();
+  parts.resize(g.parts.size());  // (each part's view reset below, its room kept)
   origin.clear();
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
     ByteReader in(g.parts[s]);
@@ -760,7 +752,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       pg.asleep = in.get<std::int8_t>() != 0;
       island.push_back(pg);
     }
-    PartContacts& part = parts.emplace_back();
+    PartContacts& part = parts[s];
+    part.which = nullptr;
     if (header.kind == PartContactsKind::kLocal) {  // this rank's own contacts, where they lie
       const std::vector<int>* mine = sharing ? sharing->mine : nullptr;
       if (!mine || g.from[s] != t_.rank() || static_cast<long>(mine->size()) != header.contacts)
@@ -771,9 +764,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       part.which = mine;
       part.gid = gid_;
     } else {
-      part.record = ContactRecordView(in.view(), header.kind == PartContactsKind::kMixed
-                                                     ? ContactRecordView::Layout::kMixed
-                                                     : ContactRecordView::Layout::kFull);
+      part.record.reset(in.view(), header.kind == PartContactsKind::kMixed
+                                       ? ContactRecordView::Layout::kMixed
+                                       : ContactRecordView::Layout::kFull);
     }
     for (std::size_t k = 0; k < part.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstdlib>
 #include <tuple>
 #include <utility>
 
@@ -50,18 +49,11 @@ void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int bod
   parallel_for(static_cast<std::size_t>(n), [&](std::size_t slot) {
     const int c = static_cast<int>(slot);
     const int a = contact(c).a, b = contact(c).b;
-    std::array<std::int64_t, 3> at{};
+    BlockCell at{};
     int colour = -1;
-    if (a >= 0 || b >= 0) {
-      at = cell_of_[a >= 0 ? a : b];
-      bool near = true;
-      if (a >= 0 && b >= 0)
-        for (int d = 0; d < 3; ++d) {
-          near = near && std::llabs(cell_of_[a][d] - cell_of_[b][d]) <= 1;
-          at[d] = std::min(cell_of_[a][d], cell_of_[b][d]);
-        }
-      if (near) colour = static_cast<int>((at[0] & 1) | ((at[1] & 1) << 1) | ((at[2] & 1) << 2));
-    }
+    if ((a >= 0 || b >= 0) &&
+        contact_block(a >= 0 ? &cell_of_[a] : nullptr, b >= 0 ? &cell_of_[b] : nullptr, at))
+      colour = static_cast<int>((at[0] & 1) | ((at[1] & 1) << 1) | ((at[2] & 1) << 2));
     colour_of_[c] = colour;
     keys_[c] = {at[2], at[1], at[0], c};
   });

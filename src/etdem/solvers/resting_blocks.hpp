@@ -17,8 +17,10 @@
 // is a leftover. Each colour is cut into chunks of kChunk contacts.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <span>
 #include <utility>
 #include <vector>
@@ -30,6 +32,31 @@ namespace etdem {
 /// Block coordinate of x on a grid of edge `cell` anchored at 0; clamped far beyond any scene
 /// (2^40 blocks) so a wild position cannot overflow.
 std::int64_t block_coordinate(double x, double cell);
+
+/// A block's cell (i, j, k) on that grid.
+using BlockCell = std::array<std::int64_t, 3>;
+
+/// The block of a contact between bodies in cells `a` and `b` (null: a body that is not
+/// dynamic; not both): the component-wise least of their cells, into `at`. Returns false for a
+/// leftover, whose bodies lie more than one block apart along some axis (`at` set all the same).
+inline bool contact_block(const BlockCell* a, const BlockCell* b, BlockCell& at) {
+  at = a ? *a : *b;
+  if (!a || !b) return true;
+  bool near = true;
+  for (int d = 0; d < 3; ++d) {
+    near = near && std::llabs((*a)[d] - (*b)[d]) <= 1;
+    at[d] = std::min((*a)[d], (*b)[d]);
+  }
+  return near;
+}
+
+/// The centre [m] of block `cell` on a grid of edge `size` (a team's member for the block is
+/// the one whose box holds it, solvers/resting_team.hpp).
+inline Vec3 block_centre(const BlockCell& cell, double size) {
+  return Vec3((static_cast<double>(cell[0]) + 0.5) * size,
+              (static_cast<double>(cell[1]) + 0.5) * size,
+              (static_cast<double>(cell[2]) + 0.5) * size);
+}
 
 struct BlockOrder {
   /// How the rows are split into colours whose rows share no dynamic body: spatial blocks
@@ -53,7 +80,7 @@ struct BlockOrder {
   long leftovers() const { return static_cast<long>(contact_order.size()) - leftover_start; }
   /// The cell (i, j, k) of block b's rows, b < colour_start[colours()]: the component-wise least
   /// cell of its first row's dynamic bodies (the same for every row of a kBlocks block).
-  std::array<std::int64_t, 3> block_cell(int b) const {
+  BlockCell block_cell(int b) const {
     const Key& key = keys_[static_cast<std::size_t>(
         contact_order[static_cast<std::size_t>(block_start[static_cast<std::size_t>(b)])])];
     return {key.i, key.j, key.k};
@@ -84,13 +111,13 @@ struct BlockOrder {
   template <class Bodies>
   void colour_graph(int n, Bodies&& bodies_of, int body_count);
 
-  std::vector<std::array<std::int64_t, 3>> cell_of_;  // per body
-  std::vector<Key> keys_;                             // per body, then per contact
-  std::vector<Key> coloured_;                         // the contacts that are not leftovers
-  std::vector<int> colour_of_;                        // per contact, -1 a leftover
-  std::vector<int> count_;                            // the counting sort's table
-  std::vector<int> spatial_;                          // kGraph: the contacts in block order
-  std::vector<std::uint32_t> used_;                   // kGraph: per body slot, its colours
+  std::vector<BlockCell> cell_of_;   // per body
+  std::vector<Key> keys_;            // per body, then per contact
+  std::vector<Key> coloured_;        // the contacts that are not leftovers
+  std::vector<int> colour_of_;       // per contact, -1 a leftover
+  std::vector<int> count_;           // the counting sort's table
+  std::vector<int> spatial_;         // kGraph: the contacts in block order
+  std::vector<std::uint32_t> used_;  // kGraph: per body slot, its colours
   std::vector<int> regroup_start_, regroup_blocks_, regroup_fill_;  // group_blocks' scratch
 };
 

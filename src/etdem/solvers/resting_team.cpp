@@ -41,11 +41,7 @@ void share_assign(RestingWork& w, RestingTeam* team, double cell) {
   const int blocks = o.colour_start[at(o.colours())];
   s.block_member.resize(at(blocks));
   for (int k = 0; k < blocks; ++k) {
-    const std::array<std::int64_t, 3> c = o.block_cell(k);
-    const Vec3 centre((static_cast<double>(c[0]) + 0.5) * cell,
-                      (static_cast<double>(c[1]) + 0.5) * cell,
-                      (static_cast<double>(c[2]) + 0.5) * cell);
-    s.block_member[at(k)] = team->block_member(centre);
+    s.block_member[at(k)] = team->block_member(block_centre(o.block_cell(k), cell));
   }
   // Each colour's blocks by member: a member's rows lie together in memory.
   o.group_blocks(s.block_member);

@@ -253,17 +253,16 @@ void World::step() {
   long wanted = domain_ ? domain_->most(count) : count;
   const bool turning = domain_ ? domain_->turning() : !turning_.empty();
   int n = static_cast<int>(std::min<long>(settings.max_substeps, wanted));
+  // A pair has rolling resistance only when both materials have it (pair_rolling_friction).
+  if (resting_pass_)
+    resting_pass_->set_rolling_possible(
+        std::any_of(materials.begin(), materials.end(),
+                    [](const Material& m) { return m.rolling_friction > 0.0; }));
   bool redone = false;
   StepStats step_stats;
   for (int k = 0; k < n; ++k) {
     h_ = settings.dt / n;
-    if (resting_pass_) {
-      resting_pass_->set_step({h_, settings.gravity});
-      // A pair has rolling resistance only when both materials have it (pair_rolling_friction).
-      resting_pass_->set_rolling_possible(
-          std::any_of(materials.begin(), materials.end(),
-                      [](const Material& m) { return m.rolling_friction > 0.0; }));
-    }
+    if (resting_pass_) resting_pass_->set_step({h_, settings.gravity});
     last_ = StepStats{};
     // Only a step that may split saves its start (velocities, nets: O(bodies) copies).
     // (A grain turning, or the check for missed pairs, may ask for more after the solve.)
