@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,17 +56,16 @@ struct PartContacts {
 
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.
 struct DecomposedWorld::HostScratch {
-  std::vector<PartGrain> island;            // its grains, ascending by global id
-  std::vector<PartGrain> sorted;            // (island as gathered, then sorted into this)
-  std::vector<int> grain_order;             // the gathered grains' places, ascending by id
-  std::vector<PartContacts> parts;          // each part's contacts, as gathered (global ids)
-  std::vector<Contact> serial;              // serial order, island-local ids; only grows
-  std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
-  std::vector<int> order, place;            // serial place -> gathered, and back
-  std::vector<ContactOrderKey> key;         // per gathered contact: its place in the serial order
-  IslandArrays bodies;                      // the island's grains, ascending by global id
-  std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
-  std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
+  std::vector<PartGrain> island;             // its grains, ascending by global id
+  std::vector<std::string_view> grain_runs;  // each part's grains' records
+  std::vector<PartContacts> parts;           // each part's contacts, as gathered (global ids)
+  std::vector<Contact> serial;               // serial order, island-local ids; only grows
+  std::vector<std::pair<int, int>> origin;   // per gathered contact: (part, place in it)
+  std::vector<int> order, place;             // serial place -> gathered, and back
+  std::vector<ContactOrderKey> key;          // per gathered contact: its place in the serial order
+  IslandArrays bodies;                       // the island's grains, ascending by global id
+  std::vector<std::int64_t> woken;           // grains of the island a moving grain woke
+  std::vector<Vec3> sum;                     // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
   std::vector<int> owner;        // per grain, its owner
   std::vector<char> seen_owner;  // per rank: owns a grain of the island (a hosted one's owners)

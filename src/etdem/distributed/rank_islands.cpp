@@ -4,6 +4,7 @@
 // and to the ranks that detected its contacts; the position projection across ranks.
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -12,7 +13,6 @@
 #include <fmt/format.h>
 
 #include "etdem/collision/contact_record.hpp"
-#include "etdem/core/sort_runs.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/host_scratch.hpp"
 #include "etdem/distributed/rank_records.hpp"
@@ -106,8 +106,15 @@ PartHeader island_header(const GatheredIsland& g) {
   return sum;
 }
 
-/// Grains `grains` of `bodies` as an island part lists them: global id, owner, velocities,
-/// position, inverse mass and world inverse inertia, asleep.
+/// The bytes of one grain in an island part (put_part_grains): global id, owner, velocities,
+/// position, inverse mass, world inverse inertia, asleep.
+constexpr std::size_t kPartGrainBytes = sizeof(std::int64_t) + sizeof(std::int32_t) +
+                                        3 * 3 * sizeof(double) + sizeof(double) +
+                                        9 * sizeof(double) + sizeof(std::int8_t);
+
+/// Grains `grains` of `bodies` (ascending local ids, so ascending global ids) as an island part
+/// lists them, kPartGrainBytes each: global id, owner, velocities, position, inverse mass and
+/// world inverse inertia, asleep.
 void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
                      const std::vector<std::int64_t>& gid, const std::vector<int>& owner) {
   out.put(static_cast<std::int32_t>(grains.size()));
@@ -120,6 +127,58 @@ void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int>
     out.put(bodies.inv_mass[i]);
     for (int e = 0; e < 9; ++e) out.put(bodies.inv_inertia_world[i](e));
     out.put(static_cast<std::int8_t>(bodies.is_asleep(i) ? 1 : 0));
+  }
+}
+
+/// The grain of a part's record at `at` (kPartGrainBytes).
+PartGrain read_part_grain(std::string_view at) {
+  ByteReader in(at);
+  PartGrain pg;
+  in.get(pg.gid);
+  pg.owner = in.get<std::int32_t>();
+  in.get(pg.v);
+  in.get(pg.w);
+  in.get(pg.x);
+  in.get(pg.inv_mass);
+  for (int e = 0; e < 9; ++e) in.get(pg.inv_inertia(e));
+  pg.asleep = in.get<std::int8_t>() != 0;
+  return pg;
+}
+
+/// The global id of the k-th grain of a part's grains `run`.
+std::int64_t part_grain_id(std::string_view run, std::size_t k) {
+  std::int64_t gid = 0;
+  std::memcpy(&gid, run.data() + k * kPartGrainBytes, sizeof gid);
+  return gid;
+}
+
+/// An island's grains ascending by global id into `island`, from its parts' grains `runs`
+/// (each ascending): merged, each grain read once. A grain held by several ranks came from
+/// each, the same bits: the first part's copy is kept. Throws std::logic_error for a part whose
+/// grains do not ascend.
+void merge_part_grains(std::span<const std::string_view> runs, std::vector<PartGrain>& island,
+                       std::int64_t root) {
+  island.clear();
+  std::size_t total = 0;
+  for (const std::string_view run : runs) total += run.size() / kPartGrainBytes;
+  island.reserve(total);
+  // (A few parts: the least next id found by looking at each part's; ties to the first part.)
+  std::vector<std::size_t> next(runs.size(), 0);
+  for (;;) {
+    std::size_t from = runs.size();
+    std::int64_t least = 0;
+    for (std::size_t s = 0; s < runs.size(); ++s) {
+      if (next[s] * kPartGrainBytes == runs[s].size()) continue;
+      const std::int64_t gid = part_grain_id(runs[s], next[s]);
+      if (from == runs.size() || gid < least) from = s, least = gid;
+    }
+    if (from == runs.size()) return;
+    const std::size_t k = next[from]++;
+    if (k > 0 && !(part_grain_id(runs[from], k - 1) < least))
+      throw std::logic_error(
+          fmt::format("island {}: a part's grains do not ascend by id at grain {}", root, least));
+    if (!island.empty() && island.back().gid == least) continue;
+    island.push_back(read_part_grain(runs[from].substr(k * kPartGrainBytes, kPartGrainBytes)));
   }
 }
 
@@ -733,25 +792,17 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   std::vector<int>& place = h.place;
   IslandArrays& a = h.bodies;
   std::vector<Vec3>& v = a.v;
-  island.clear();
+  std::vector<std::string_view>& runs = h.grain_runs;
+  runs.assign(g.parts.size(), {});
   parts.resize(g.parts.size());  // (each part's view reset below, its room kept)
   origin.clear();
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
     ByteReader in(g.parts[s]);
     const PartHeader header = read_part_header(in);
     const auto count = in.get<std::int32_t>();
-    for (int k = 0; k < count; ++k) {
-      PartGrain pg;
-      in.get(pg.gid);
-      pg.owner = in.get<std::int32_t>();
-      in.get(pg.v);
-      in.get(pg.w);
-      in.get(pg.x);
-      in.get(pg.inv_mass);
-      for (int e = 0; e < 9; ++e) in.get(pg.inv_inertia(e));
-      pg.asleep = in.get<std::int8_t>() != 0;
-      island.push_back(pg);
-    }
+    if (count < 0 || static_cast<std::size_t>(count) > in.left() / kPartGrainBytes)
+      throw ByteStreamError(fmt::format("an island part of {} grains", count));
+    runs[s] = in.take(static_cast<std::size_t>(count) * kPartGrainBytes);
     PartContacts& part = parts[s];
     part.which = nullptr;
     if (header.kind == PartContactsKind::kLocal) {  // this rank's own contacts, where they lie
@@ -771,17 +822,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     for (std::size_t k = 0; k < part.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
   }
-  // Ascending by id (the grains' places sorted, then the grains moved once). A grain held by
-  // several ranks came from each: the copies are the same bits, one is kept.
-  std::vector<int>& by_id = h.grain_order;
-  by_id.resize(island.size());
-  for (std::size_t k = 0; k < by_id.size(); ++k) by_id[k] = static_cast<int>(k);
-  stable_sort_runs(by_id, [&](int x, int y) { return island[x].gid < island[y].gid; });
-  std::vector<PartGrain>& sorted = h.sorted;
-  sorted.clear();
-  for (const int k : by_id)
-    if (sorted.empty() || sorted.back().gid != island[k].gid) sorted.push_back(island[k]);
-  island.swap(sorted);
+  merge_part_grains(runs, island, g.root);
   const int nb = static_cast<int>(island.size());
   // Each grain's place by its global id; a body not in the island (static, or a grain held
   // asleep as a support) has none: -1.
