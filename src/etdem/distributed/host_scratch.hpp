@@ -34,7 +34,11 @@ struct PartContacts {
   std::span<const Contact> contacts;
   const std::vector<int>* which = nullptr;  // null: the record's
   std::span<const std::int64_t> gid;
+  /// A record of some of its rank's contacts of the island: each one's place among them (empty:
+  /// all of them, in their order).
+  std::vector<std::int32_t> places;
   std::size_t size() const { return which ? which->size() : record.size(); }
+  int place(std::size_t k) const { return places.empty() ? static_cast<int>(k) : places[k]; }
   int a(std::size_t k) const { return which ? name(local(k).a) : record.a(k); }
   int b(std::size_t k) const { return which ? name(local(k).b) : record.b(k); }
   void get(std::size_t k, Contact& c) const {
@@ -67,11 +71,13 @@ struct DecomposedWorld::HostScratch {
   std::vector<std::int64_t> woken;           // grains of the island a moving grain woke
   std::vector<Vec3> sum;                     // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
-  std::vector<int> owner;        // per grain, its owner
-  std::vector<char> seen_owner;  // per rank: owns a grain of the island (a hosted one's owners)
-  std::vector<int> source;       // per serial contact: the rank that detected it (a shared island)
-  std::vector<int> local;        // per global id: its place in the island, -1 (reset after each)
-  std::vector<char> read_here;   // per contact detected here: read where it lies (a shared island)
+  std::vector<int> owner;         // per grain, its owner
+  std::vector<char> seen_owner;   // per rank: owns a grain of the island (a hosted one's owners)
+  std::vector<int> source;        // per serial contact: the rank that detected it (a shared island)
+  std::vector<int> source_index;  // per serial contact: its place in that rank's part
+  std::vector<int> kept;          // per contact of this rank's part: its serial place
+  std::vector<int> local;         // per global id: its place in the island, -1 (reset after each)
+  std::vector<char> read_here;    // per contact detected here: read where it lies (a shared island)
 };
 
 }  // namespace etdem::distributed

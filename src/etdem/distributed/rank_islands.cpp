@@ -52,23 +52,21 @@ DecomposedWorld::Contribution read_contribution(ByteReader& in) {
   return c;
 }
 
-/// How an island's part holds its contacts: a record of whole contacts; a mixed record, some
-/// slim (an island every rank solved together last sub-step, sent to the other ranks: what
-/// they read of the rows they do not build); none, the contacts being the rank's own (the part
-/// a rank keeps of such an island, read from its contacts where they lie).
-enum class PartContactsKind : std::int8_t { kWhole = 0, kMixed = 1, kLocal = 2 };
+/// How an island's part holds its contacts: a record of all of them; a record of those other
+/// ranks read, each with its place in the part (an island every rank solved together last
+/// sub-step, sent to the other ranks: the contacts only the sender reads stay with it); none,
+/// the contacts being the rank's own (the part a rank keeps of such an island, read from its
+/// contacts where they lie).
+enum class PartContactsKind : std::int8_t { kWhole = 0, kSome = 1, kLocal = 2 };
 
 /// The header of an island's part, which its host reads before the rest (share_islands): the
-/// part's contacts, of them those written slim, whether some grain of it is asleep and some
-/// awake, and how it holds its contacts.
+/// part's contacts, of them those not sent (only the sender reads them: `slim`), whether some
+/// grain of it is asleep and some awake, and how it holds its contacts.
 struct PartHeader {
   long contacts = 0, slim = 0;
   bool asleep = false, awake = false;
   PartContactsKind kind = PartContactsKind::kWhole;
 };
-
-/// Where a part's header holds its slim count, from the part's start.
-constexpr std::size_t kPartHeaderSlimAt = sizeof(std::int32_t);
 
 void put_part_header(ByteWriter& o, const PartHeader& h) {
   o.put(static_cast<std::int32_t>(h.contacts));
@@ -273,8 +271,16 @@ class TransportTeam final : public RestingTeam {
   int block_member(const Vec3& centre) const override { return d_.owner_of(centre); }
   int body_member(int body) const override { return (*owner)[static_cast<std::size_t>(body)]; }
   int keeper(int contact) const override { return (*source)[static_cast<std::size_t>(contact)]; }
+  int keeper_index(int contact) const override {
+    return (*source_index)[static_cast<std::size_t>(contact)];
+  }
+  int kept_contact(int index) const override { return (*kept)[static_cast<std::size_t>(index)]; }
+  long contacts() const override { return island_contacts; }
   const std::vector<int>* owner = nullptr;
-  const std::vector<int>* source = nullptr;  // per island contact: the rank that detected it
+  const std::vector<int>* source = nullptr;        // per island contact: the rank that detected it
+  const std::vector<int>* source_index = nullptr;  // per island contact: its place in its part
+  const std::vector<int>* kept = nullptr;  // per contact of this rank's part: its island index
+  long island_contacts = 0;                // over every rank
   std::vector<std::string> exchange(std::vector<std::string> to) override {
     std::vector<Message> out;
     for (int m = 0; m < t_.size(); ++m)
@@ -367,7 +373,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   // (slim_contact); this rank keeps its part without contacts and reads its own where they lie.
   const SlimContacts slim_contact(w, owned_, decomposition_, t_.rank());
   std::map<std::int64_t, std::string> own_direct;  // root -> the part this rank keeps
-  std::vector<char> kinds;                         // (put_mixed_contact_record's scratch)
+  std::vector<int> sent_contacts;                  // (a part's contacts sent, and their places)
+  std::vector<std::int32_t> sent_places;
   // (graph.touched marks the moving grains the candidates touch, each in one island: a grain is
   // listed in its island's part where it is first met, and its mark taken.)
   for (const auto& [root, list] : part_contacts) {
@@ -385,25 +392,32 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
     const int host = labels[island_grain(sc.contacts[list.front()])].host;
     const bool direct = shared_before(root);
-    const bool mixed = direct && slim_contact.any();
-    if (mixed) header.kind = PartContactsKind::kMixed;
+    const bool some = direct && slim_contact.any();
+    if (some) {  // the contacts other ranks read, and their places in the part
+      header.kind = PartContactsKind::kSome;
+      sent_contacts.clear();
+      sent_places.clear();
+      for (std::size_t j = 0; j < list.size(); ++j) {
+        if (slim_contact(sc.contacts[static_cast<std::size_t>(list[j])], moves)) continue;
+        sent_contacts.push_back(list[j]);
+        sent_places.push_back(static_cast<std::int32_t>(j));
+      }
+      header.slim = static_cast<long>(list.size() - sent_contacts.size());
+      stats_.contacts_sent_slim += header.slim;
+    }
     ByteWriter out;
     put_part_header(out, header);
     const std::size_t grains_from = out.bytes().size();
     put_part_grains(out, w.bodies, grains, gid_, owner_);
-    if (!mixed) {
+    if (!some) {
       put_contact_record(out, sc.contacts, list, gid_);  // on global ids
       parts.push_back({root, direct ? kEveryRank : host, out.take()});
       continue;
     }
-    // The part kept here: its header (with the slim count of the part sent) and its grains.
+    // The part kept here: its header (with the count of contacts not sent) and its grains.
     const std::size_t grains_end = out.bytes().size();
-    header.slim = put_mixed_contact_record(
-        out, sc.contacts, list, gid_, [&](const Contact& c) { return slim_contact(c, moves); },
-        kinds);
-    stats_.contacts_sent_slim += header.slim;
-    const auto slim_count = static_cast<std::int32_t>(header.slim);
-    out.overwrite(kPartHeaderSlimAt, &slim_count, sizeof slim_count);
+    put_contact_record(out, sc.contacts, sent_contacts, gid_);
+    out.put(sent_places);
     ByteWriter kept_here;
     header.kind = PartContactsKind::kLocal;
     put_part_header(kept_here, header);
@@ -815,9 +829,14 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       part.which = mine;
       part.gid = gid_;
     } else {
-      part.record.reset(in.view(), header.kind == PartContactsKind::kMixed
-                                       ? ContactRecordView::Layout::kMixed
-                                       : ContactRecordView::Layout::kFull);
+      part.record.reset(in.view());
+      part.places.clear();
+      if (header.kind == PartContactsKind::kSome) {
+        in.get(part.places, sizeof(std::int32_t));
+        if (part.places.size() != part.record.size())
+          throw ByteStreamError(fmt::format("an island part of {} contacts with {} places",
+                                            part.record.size(), part.places.size()));
+      }
     }
     for (std::size_t k = 0; k < part.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
@@ -891,6 +910,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     }
     if (books) ++lists.stats.woken;
   }
+  // (A shared island's rank holds the contacts it reads: the headers count them all.)
+  const long island_contacts =
+      sharing ? island_header(g).contacts : static_cast<long>(serial.size());
   assembly_time.stop();
   IslandSolution r;
   h.owner.resize(static_cast<std::size_t>(nb));
@@ -898,10 +920,23 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   if (sharing) {  // the shock pass's bodies to their grains' owners; the contacts kept here
     sharing->team->owner = &h.owner;
     h.source.resize(serial.size());
-    for (std::size_t s = 0; s < serial.size(); ++s)
-      h.source[s] =
-          g.from[static_cast<std::size_t>(origin[static_cast<std::size_t>(order[s])].first)];
+    h.source_index.resize(serial.size());
+    h.kept.clear();
+    for (std::size_t s = 0; s < serial.size(); ++s) {
+      const std::pair<int, int>& from = origin[static_cast<std::size_t>(order[s])];
+      h.source[s] = g.from[static_cast<std::size_t>(from.first)];
+      h.source_index[s] =
+          parts[static_cast<std::size_t>(from.first)].place(static_cast<std::size_t>(from.second));
+      if (h.source[s] == t_.rank()) {
+        if (h.kept.size() <= static_cast<std::size_t>(from.second))
+          h.kept.resize(static_cast<std::size_t>(from.second) + 1, -1);
+        h.kept[static_cast<std::size_t>(from.second)] = static_cast<int>(s);
+      }
+    }
     sharing->team->source = &h.source;
+    sharing->team->source_index = &h.source_index;
+    sharing->team->kept = &h.kept;
+    sharing->team->island_contacts = island_contacts;
   }
   if (solve) {
     const StageTimer t(&w.stages(), StageProfile::IslandsSolves);
@@ -929,8 +964,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     lists.sums.resting.add(r.resting_stats);
     lists.stats.collisions += r.collisions;
     stats_.groups_shared += r.groups_shared;
-    lists.stats.largest_island =
-        std::max<long>(lists.stats.largest_island, static_cast<long>(serial.size()));
+    lists.stats.largest_island = std::max<long>(lists.stats.largest_island, island_contacts);
     ++lists.sums.solved;
     // New velocities to the owners (and whether each woke), unless each took its own.
     Hosted& hosted = hosted_.emplace_back(Hosted{g.root, {}});

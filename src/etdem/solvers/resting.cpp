@@ -46,14 +46,20 @@ SolverStats RestingPass::resolve(std::span<Contact> cs, IslandBodies& b, int thr
 
 SolverStats RestingPass::resolve_in_order(std::span<Contact> serial, std::span<const int> order,
                                           IslandBodies& b, int thread) {
-  return run(serial, order, b, *work_[thread], sweeps_by_blocks(order.size(), b));
+  // (A team's member may hold only some of the island's contacts: the team counts them all.)
+  const std::size_t contacts =
+      team_ && team_->members() > 1 ? static_cast<std::size_t>(team_->contacts()) : order.size();
+  return run(serial, order, b, *work_[thread], sweeps_by_blocks(contacts, b));
 }
 
 SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, IslandBodies& b,
                              RestingWork& w, bool blocked) {
   const std::size_t n = order.empty() ? cs.size() : order.size();
   w.stats = SolverStats{};
-  if (n == 0) return w.stats;
+  // (A team's member may hold none of a blocked island's contacts; it still takes its part in
+  // the team's exchanges.)
+  const bool team = blocked && team_ && team_->members() > 1;
+  if (n == 0 && !team) return w.stats;
   w.probe_set = 0;
   w.marked = false;
   w.lists = false;
@@ -85,9 +91,8 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   }
 
   order_time.stop();
-  // A team's member reads every contact, and builds only the rows it relaxes or settles.
+  // A team's member builds only the rows it relaxes or settles a body on.
   w.share.team = nullptr;
-  const bool team = blocked && team_ && team_->members() > 1;
   if (team) {
     const StageTimer t(stages, S::RestingTeam);
     share_assign(w, team_, settings_.block_size);

@@ -77,10 +77,18 @@ void RestingPass::shock_pass(RestingWork& w) const {
         for (std::size_t i = 0; i < n; ++i) emit(r.upper_body[i], static_cast<int>(i));
       },
       w.support_start, w.support, w.fill);
+  // A team's member holds the support rows of the bodies it settles only: the others' heights
+  // and supporting bodies come from their members.
+  const bool team = w.share.team != nullptr;
+  if (team) share_supports(w);
+  auto supported = [&](int k) {
+    return team ? w.supported[static_cast<std::size_t>(k)] != 0
+                : w.support_start[k + 1] > w.support_start[k];
+  };
   // Lowest body first; ties by index, so the order is deterministic.
   w.by_height.clear();
   for (int k = 0; k < nb; ++k)
-    if (w.support_start[k + 1] > w.support_start[k]) w.by_height.push_back({w.height[k], k});
+    if (supported(k)) w.by_height.push_back({w.height[k], k});
   // (Heights with their bodies' indices: distinct keys, so a sort on several threads gives the
   // one order.)
   if (w.parallel)
@@ -105,24 +113,29 @@ void RestingPass::shock_pass(RestingWork& w) const {
     w.position.assign(nb, -1);
     for (int k = 0; k < m; ++k) w.position[w.by_height[k].second] = k;
     w.level.assign(nb, 0);
-    auto lower_of = [&](int j) {  // the supporting body of support j (-1: static)
-      return r.lower_body[w.support[j]];
+    // Each supporting body of `body` (-1: static), from its support rows or, in a team, the
+    // team's lists.
+    auto each_lower = [&](int body, auto&& f) {
+      if (team) {
+        for (int j = w.lower_start[body]; j < w.lower_start[body + 1]; ++j) f(w.lower_list[j]);
+        return;
+      }
+      for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j)
+        f(r.lower_body[w.support[j]]);
     };
     int levels = 0;
     for (int k = 0; k < m; ++k) {
       const int body = w.by_height[k].second;
       int level = w.level[body];
-      for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j) {
-        const int lower = lower_of(j);
+      each_lower(body, [&](int lower) {
         if (lower >= 0 && w.position[lower] >= 0 && w.position[lower] < k)
           level = std::max(level, w.level[lower] + 1);
-      }
+      });
       w.level[body] = level;
-      for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j) {
-        const int lower = lower_of(j);
+      each_lower(body, [&](int lower) {
         if (lower >= 0 && w.position[lower] > k)
           w.level[lower] = std::max(w.level[lower], level + 1);
-      }
+      });
       levels = std::max(levels, level + 1);
     }
     // Bodies of each level in body order (a counting sort). No body of a level supports another
@@ -209,15 +222,14 @@ void RestingPass::settle_shared(RestingWork& w, int levels) const {
   // exchange (every member knows the levels, supports and members alike). At the end every
   // member holds every settled body.
   RestingShare& s = w.share;
-  const RestingRows& r = w.rows;
   std::vector<char>& exchange = s.level_exchange;
   exchange.assign(static_cast<std::size_t>(levels), 0);
   for (int body = 0; body < w.bodies.count; ++body) {
     const int level = w.level[body];
     if (w.position[body] < 0 || level == 0) continue;
     const int member = s.body_member[static_cast<std::size_t>(body)];
-    for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j) {
-      const int lower = r.lower_body[w.support[j]];
+    for (int j = w.lower_start[body]; j < w.lower_start[body + 1]; ++j) {
+      const int lower = w.lower_list[j];
       if (lower >= 0 && s.body_member[static_cast<std::size_t>(lower)] != member)
         exchange[static_cast<std::size_t>(level - 1)] = 1;
     }

@@ -5,6 +5,8 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
 #include <utility>
 
 #include "etdem/core/byte_stream.hpp"
@@ -59,82 +61,158 @@ void share_assign(RestingWork& w, RestingTeam* team, double cell) {
 }
 
 void share_setup(RestingWork& w) {
+  // A member holds the rows it reads (its blocks', the leftovers and the support rows of the
+  // bodies it settles), not every row: each member tells the others in which colours its rows
+  // move which body, and every member then knows who reads each body and who moves it when.
   RestingShare& s = w.share;
   const BlockOrder& o = *w.blocks;
   const RestingRows& r = w.rows;
   const int nb = w.bodies.count;
-  const std::size_t n = r.size();
-  // Who reads each body: the members of its rows' blocks; a leftover's bodies every member (the
-  // leftovers are swept on every member alike).
-  const std::uint64_t all =
-      s.members >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << s.members) - 1;
-  s.readers.assign(at(nb), 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const int m = s.row_member[i];
-    const std::uint64_t bit = m < 0 ? all : std::uint64_t{1} << m;
-    if (r.a[i] >= 0) s.readers[at(r.a[i])] |= bit;
-    if (r.b[i] >= 0) s.readers[at(r.b[i])] |= bit;
-  }
-  const std::uint64_t mine = std::uint64_t{1} << s.me;
-  s.boundary.assign(at(o.colours()), {});
-  for (int colour = 0; colour < o.colours(); ++colour) {
-    std::vector<int>& list = s.boundary[at(colour)];
+  const int colours = o.colours();
+  std::vector<std::uint32_t>& moves = s.moves;  // per body: the colours this member moves it in
+  moves.assign(at(nb), 0);
+  for (int colour = 0; colour < colours; ++colour)
     for (const int k : s.my_blocks[at(colour)])
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
         for (const int body : {r.a[at(i)], r.b[at(i)]})
-          if (body >= 0 && (s.readers[at(body)] & ~mine) != 0) list.push_back(body);
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
+          if (body >= 0) moves[at(body)] |= std::uint32_t{1} << colour;
+  ByteWriter out;
+  for (int body = 0; body < nb; ++body) {
+    if (moves[at(body)] == 0) continue;
+    out.put(static_cast<std::int32_t>(body));
+    out.put(moves[at(body)]);
   }
+  const std::vector<std::string> got = to_every_member(s, out.take());
+  // Who reads each body: the members whose rows move it; a leftover's bodies every member (the
+  // leftovers are swept on every member alike).
+  const std::uint64_t all =
+      s.members >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << s.members) - 1;
+  const std::uint64_t mine = std::uint64_t{1} << s.me;
+  s.readers.assign(at(nb), 0);
+  for (int body = 0; body < nb; ++body)
+    if (moves[at(body)] != 0) s.readers[at(body)] = mine;
+  for (std::size_t i = static_cast<std::size_t>(o.leftover_start); i < r.size(); ++i)
+    for (const int body : {r.a[i], r.b[i]})
+      if (body >= 0) s.readers[at(body)] = all;
+  auto each_move = [&](auto&& f) {  // f(member, body, colours) for every other member's moves
+    for (int m = 0; m < s.members; ++m) {
+      if (m == s.me) continue;
+      ByteReader in(got[at(m)]);
+      while (!in.done()) {
+        const int body = in.get<std::int32_t>();
+        const auto colours_of = in.get<std::uint32_t>();
+        if (body < 0 || body >= nb) throw std::logic_error("a team member moves no such body");
+        f(m, body, colours_of);
+      }
+    }
+  };
+  each_move([&](int m, int body, std::uint32_t) { s.readers[at(body)] |= std::uint64_t{1} << m; });
   // The colours' point-to-point phases: after colour c a member posts to the readers (other
   // than itself) of the bodies its rows of c move; it takes from each member whose rows of c
   // move a body it reads. Its blocks of colour c + 1 that read such a body wait for those
   // messages; the others (early) go first.
-  const int colours = o.colours();
   s.colour_to.assign(at(colours), 0);
   s.colour_from.assign(at(colours), 0);
   s.early.assign(at(colours), 0);
-  std::vector<int>& moved_by_other = s.moved_by_other;
-  moved_by_other.assign(at(nb), -1);
-  for (int colour = 0; colour < colours; ++colour) {
-    for (int k = o.colour_start[at(colour)]; k < o.colour_start[at(colour) + 1]; ++k) {
-      const int m = s.block_member[at(k)];
-      const std::uint64_t bit = std::uint64_t{1} << m;
-      for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
-        for (const int body : {r.a[at(i)], r.b[at(i)]}) {
-          if (body < 0) continue;
-          const std::uint64_t to = s.readers[at(body)] & ~bit;
-          if (m == s.me) {
-            s.colour_to[at(colour)] |= to;
-          } else if ((to & mine) != 0) {
-            s.colour_from[at(colour)] |= bit;
-            moved_by_other[at(body)] = colour;
-          }
-        }
+  std::vector<std::uint32_t>& moved_by_other = s.moved_by_other;  // colours, of bodies read here
+  moved_by_other.assign(at(nb), 0);
+  each_move([&](int m, int body, std::uint32_t colours_of) {
+    if ((s.readers[at(body)] & mine) == 0) return;
+    moved_by_other[at(body)] |= colours_of;
+    for (std::uint32_t c = colours_of; c != 0; c &= c - 1)
+      s.colour_from[at(std::countr_zero(c))] |= std::uint64_t{1} << m;
+  });
+  s.boundary.assign(at(colours), {});
+  for (int body = 0; body < nb; ++body) {
+    const std::uint64_t to = s.readers[at(body)] & ~mine;
+    if (to == 0) continue;
+    for (std::uint32_t c = moves[at(body)]; c != 0; c &= c - 1) {
+      const int colour = std::countr_zero(c);
+      s.colour_to[at(colour)] |= to;
+      s.boundary[at(colour)].push_back(body);
     }
-    if (colour + 1 == colours) break;
+  }
+  for (int colour = 0; colour + 1 < colours; ++colour) {
     // This member's blocks of the next colour: those that read none of those bodies first.
     std::vector<int>& next = s.my_blocks[at(colour + 1)];
+    const std::uint32_t bit = std::uint32_t{1} << colour;
     const auto waits = [&](int k) {
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
         for (const int body : {r.a[at(i)], r.b[at(i)]})
-          if (body >= 0 && moved_by_other[at(body)] == colour) return true;
+          if (body >= 0 && (moved_by_other[at(body)] & bit) != 0) return true;
       return false;
     };
     const auto late =
         std::stable_partition(next.begin(), next.end(), [&](int k) { return !waits(k); });
     s.early[at(colour + 1)] = static_cast<int>(late - next.begin());
   }
-  // The shock pass: a body is read by the members settling the bodies it supports.
-  s.shock_readers.assign(at(nb), 0);
-  if (r.upper_body.size() == n)
-    for (std::size_t i = 0; i < n; ++i) {
-      const int up = r.upper_body[i], low = r.lower_body[i];
-      if (up >= 0 && low >= 0)
-        s.shock_readers[at(low)] |= std::uint64_t{1} << s.body_member[at(up)];
-    }
   s.stamp.assign(at(nb), -1);
   s.known.assign(at(nb), -1);
+}
+
+void share_supports(RestingWork& w) {
+  RestingShare& s = w.share;
+  const RestingRows& r = w.rows;
+  const int nb = w.bodies.count;
+  ByteWriter out;
+  for (int body = 0; body < nb; ++body) {
+    if (s.body_member[at(body)] != s.me) continue;
+    const int first = w.support_start[at(body)], last = w.support_start[at(body) + 1];
+    if (first == last) continue;
+    out.put(static_cast<std::int32_t>(body));
+    out.put(w.height[at(body)]);
+    out.put(static_cast<std::int32_t>(last - first));
+    for (int j = first; j < last; ++j)
+      out.put(static_cast<std::int32_t>(r.lower_body[at(w.support[at(j)])]));
+  }
+  const std::vector<std::string> got = to_every_member(s, out.take());
+  // Every body's supporting bodies: this member's bodies' from its rows, the others' as sent.
+  w.supported.assign(at(nb), 0);
+  w.lower_start.assign(at(nb) + 1, 0);
+  std::vector<std::pair<int, std::size_t>> from(at(nb), {-1, 0});  // (member, offset)
+  for (int body = 0; body < nb; ++body)
+    if (s.body_member[at(body)] == s.me) {
+      const int count = w.support_start[at(body) + 1] - w.support_start[at(body)];
+      w.supported[at(body)] = count > 0 ? 1 : 0;
+      w.lower_start[at(body) + 1] = count;
+    }
+  for (int m = 0; m < s.members; ++m) {
+    if (m == s.me) continue;
+    ByteReader in(got[at(m)]);
+    while (!in.done()) {
+      const int body = in.get<std::int32_t>();
+      if (body < 0 || body >= nb || s.body_member[at(body)] != m)
+        throw std::logic_error("a team member's supports of a body it does not settle");
+      in.get(w.height[at(body)]);
+      const int count = in.get<std::int32_t>();
+      from[at(body)] = {m, got[at(m)].size() - in.left()};
+      in.take(static_cast<std::size_t>(count) * sizeof(std::int32_t));
+      w.supported[at(body)] = 1;
+      w.lower_start[at(body) + 1] = count;
+    }
+  }
+  for (int body = 0; body < nb; ++body) w.lower_start[at(body) + 1] += w.lower_start[at(body)];
+  w.lower_list.resize(at(w.lower_start[at(nb)]));
+  for (int body = 0; body < nb; ++body) {
+    int* to = w.lower_list.data() + w.lower_start[at(body)];
+    const int count = w.lower_start[at(body) + 1] - w.lower_start[at(body)];
+    if (count == 0) continue;
+    if (s.body_member[at(body)] == s.me) {
+      for (int j = w.support_start[at(body)]; j < w.support_start[at(body) + 1]; ++j)
+        *to++ = r.lower_body[at(w.support[at(j)])];
+      continue;
+    }
+    const auto [m, offset] = from[at(body)];
+    static_assert(sizeof(int) == sizeof(std::int32_t));
+    std::memcpy(to, got[at(m)].data() + offset, static_cast<std::size_t>(count) * sizeof(int));
+  }
+  // The shock pass's readers: a body is read by the members settling the bodies it supports.
+  s.shock_readers.assign(at(nb), 0);
+  for (int up = 0; up < nb; ++up)
+    for (int j = w.lower_start[at(up)]; j < w.lower_start[at(up) + 1]; ++j) {
+      const int low = w.lower_list[at(j)];
+      if (low >= 0) s.shock_readers[at(low)] |= std::uint64_t{1} << s.body_member[at(up)];
+    }
 }
 
 namespace {
@@ -244,6 +322,8 @@ void share_sync(RestingWork& w) {
 }
 
 void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& contact_of) {
+  // Each row named to its keeper by the contact's place among the keeper's contacts (the
+  // members may hold different contacts of the island, in different rows).
   RestingShare& s = w.share;
   RestingRows& r = w.rows;
   const BlockOrder& o = *w.blocks;
@@ -252,10 +332,11 @@ void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& conta
   for (const std::vector<int>& blocks : s.my_blocks)
     for (const int k : blocks)
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i) {
-        const int keeper = s.team->keeper(contact_of(at(i)));
+        const int contact = contact_of(at(i));
+        const int keeper = s.team->keeper(contact);
         if (keeper == s.me) continue;
         ByteWriter& o_m = out[at(keeper)];
-        o_m.put(static_cast<std::int32_t>(i));
+        o_m.put(static_cast<std::int32_t>(s.team->keeper_index(contact)));
         o_m.put(r.pn[at(i)]);
         o_m.put(r.pt[at(i)].x());
         o_m.put(r.pt[at(i)].y());
@@ -266,10 +347,18 @@ void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& conta
       }
   std::vector<std::string> to(at(s.members));
   for (int m = 0; m < s.members; ++m) to[at(m)] = out[at(m)].take();
-  for (const std::string& bytes : s.team->exchange(std::move(to))) {
+  const std::vector<std::string> got = s.team->exchange(std::move(to));
+  // Each contact's row here.
+  std::vector<int>& row_of = s.scratch;
+  row_of.assign(r.size(), -1);
+  for (std::size_t i = 0; i < r.size(); ++i) row_of[at(contact_of(i))] = static_cast<int>(i);
+  for (const std::string& bytes : got) {
     ByteReader in(bytes);
     while (!in.done()) {
-      const std::size_t i = at(in.get<std::int32_t>());
+      const int contact = s.team->kept_contact(in.get<std::int32_t>());
+      if (contact < 0 || at(contact) >= row_of.size() || row_of[at(contact)] < 0)
+        throw std::logic_error("a team member's impulses for a contact not kept here");
+      const std::size_t i = at(row_of[at(contact)]);
       in.get(r.pn[i]);
       r.pt[i].x() = in.get<double>();
       r.pt[i].y() = in.get<double>();

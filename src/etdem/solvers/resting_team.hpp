@@ -43,6 +43,14 @@ class RestingTeam {
   /// island's contacts): a split run's rank that detected it. Each member stores the impulses of
   /// the contacts it keeps, which the rows' members send it at the end of the pass.
   virtual int keeper(int contact) const = 0;
+  /// Island contact `contact`'s place among its keeper's contacts of the island, and back: this
+  /// member's `index`-th kept contact's index in the island's contacts (a member names a
+  /// contact to its keeper by that place: the members may hold different contacts).
+  virtual int keeper_index(int contact) const = 0;
+  virtual int kept_contact(int index) const = 0;
+  /// The island's contacts over the whole team: a member holds those it reads, which may be
+  /// fewer; the count decides whether the island is swept by blocks.
+  virtual long contacts() const = 0;
   /// Collective: to[m] sent to member m (an empty string sends nothing; to[member()] is not
   /// sent); returns what each member sent here, indexed by member (empty: nothing).
   virtual std::vector<std::string> exchange(std::vector<std::string> to) = 0;

@@ -176,9 +176,10 @@ struct RestingShare {
   // Shock pass, per level followed by an exchange: the members this one posts to, and those it
   // collects from (resting_shock.cpp, settle_shared).
   std::vector<std::uint64_t> level_to, level_from;
-  std::vector<int> level_closes;    // shock pass: per level, the level whose exchange carries it
-  std::vector<int> moved_by_other;  // per body slot: the last colour another member moved it in
-  std::vector<ByteWriter> out;      // per member, a phase's message
+  std::vector<int> level_closes;     // shock pass: per level, the level whose exchange carries it
+  std::vector<std::uint32_t> moves;  // per body slot: colours this member moves it in
+  std::vector<std::uint32_t> moved_by_other;  // per body slot read here: colours others move it in
+  std::vector<ByteWriter> out;                // per member, a phase's message
 
   /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
@@ -222,6 +223,10 @@ struct RestingWork {
   std::vector<int> support_start, support, fill;
   std::vector<RestingSupport> local;  // the supports of the body being settled (one thread)
   std::vector<int> level, position, level_start, by_level;
+  // A team's shock pass: whether each body has a support row, and its supporting bodies (CSR;
+  // dynamic ones), over the whole team (a member holds only the support rows of its bodies).
+  std::vector<char> supported;
+  std::vector<int> lower_start, lower_list;
   std::vector<std::vector<RestingSupport>> local_of_thread;
   std::vector<RestingSettled> settled;
 
@@ -368,6 +373,11 @@ void share_setup(RestingWork& w);
 void share_post(RestingWork& w, std::span<const int> moved,
                 const std::vector<std::uint64_t>& readers, std::uint64_t to);
 void share_collect(RestingWork& w, std::uint64_t from);
+/// The shock pass's view of the island over the team (the support rows grouped by upper body
+/// and the heights taken from the rows here): each member sends the height and supporting
+/// bodies of the bodies it settles, and every member fills w.height, w.supported,
+/// w.lower_start / w.lower_list and the shock pass's readers for every body.
+void share_supports(RestingWork& w);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
 /// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
 void share_maxima(RestingWork& w, RestingSweep& total);

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
+#include <string>
 
+#include "etdem/core/byte_stream.hpp"
 #include "etdem/core/parallel.hpp"
 #include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/resting.hpp"
+#include "etdem/solvers/resting_team.hpp"
 
 namespace etdem {
 namespace {
@@ -45,9 +49,13 @@ void book_resting_kick(const IslandSolveSettings& set, const Vec3& momentum_chan
 /// the contacts that still have one (`pool`, found from each contact's bodies `pair`). A
 /// contact's answer reads only its bodies' times, so after the first round only the contacts of
 /// a body the last round cleared can answer otherwise: the others are not asked again.
+///
+/// A team (resting_team.hpp) whose members hold some of the island's contacts each: every
+/// member asks its own, and the bodies each round clears are the union of the members'.
 void hold_impact_times(std::span<const Contact> contacts, std::span<const std::array<int, 2>> pair,
                        std::span<const int> source, const IslandBodies& view,
-                       const IslandState& state, double h, const Vec3& g, ImpactHold& hold) {
+                       const IslandState& state, double h, const Vec3& g, ImpactHold& hold,
+                       RestingTeam* team) {
   const double slack = g.norm() * h * h;  // the gravity pieces' order [m]
   auto timed = [&](int body) { return body >= 0 && state.toi[body] > 0.0; };
   auto moved_off = [&](int body) -> Vec3 {  // the two pieces' displacement minus h v
@@ -65,7 +73,7 @@ void hold_impact_times(std::span<const Contact> contacts, std::span<const std::a
       [&](std::size_t k) { return source[k]; }, hold.pool);
   hold.ask.assign(hold.pool.begin(), hold.pool.end());
   hold.cleared.assign(static_cast<std::size_t>(view.count), 0);
-  for (int bound = view.count; bound > 0 && !hold.ask.empty(); --bound) {
+  for (int bound = view.count; bound > 0 && (team || !hold.ask.empty()); --bound) {
     // Which contacts ask it (each on its own: on every thread when many), then their bodies.
     hold.asks.resize(hold.ask.size());
     parallel_for(hold.ask.size(), [&](std::size_t k) {
@@ -85,6 +93,25 @@ void hold_impact_times(std::span<const Contact> contacts, std::span<const std::a
           hold.bodies.push_back(body);
         }
     }
+    if (team) {  // the other members' cleared bodies, cleared here too
+      ByteWriter out;
+      for (const int body : hold.bodies) out.put(static_cast<std::int32_t>(body));
+      const std::string bytes = out.take();
+      std::vector<std::string> to(static_cast<std::size_t>(team->members()));
+      for (int m = 0; m < team->members(); ++m)
+        if (m != team->member()) to[static_cast<std::size_t>(m)] = bytes;
+      for (const std::string& got : team->exchange(std::move(to))) {
+        ByteReader in(got);
+        while (!in.done()) {
+          const int body = in.get<std::int32_t>();
+          if (body < 0 || body >= view.count) throw std::logic_error("an impact time of no body");
+          if (!timed(body)) continue;
+          state.toi[body] = 0.0;
+          hold.cleared[static_cast<std::size_t>(body)] = 1;
+          hold.bodies.push_back(body);
+        }
+      }
+    }
     if (hold.bodies.empty()) return;
     // The contacts that still have a timed body; those of a body just cleared are asked again.
     hold.ask.clear();
@@ -100,6 +127,32 @@ void hold_impact_times(std::span<const Contact> contacts, std::span<const std::a
   }
 }
 
+/// Each body's time of impact from the member that settles it (which holds every contact of
+/// the body), to every member: the times of the others' bodies here are replaced.
+void share_impact_times(RestingTeam& team, double* toi, int bodies) {
+  ByteWriter out;
+  for (int body = 0; body < bodies; ++body)
+    if (team.body_member(body) == team.member() && toi[body] > 0.0) {
+      out.put(static_cast<std::int32_t>(body));
+      out.put(toi[body]);
+    }
+  const std::string bytes = out.take();
+  std::vector<std::string> to(static_cast<std::size_t>(team.members()));
+  for (int m = 0; m < team.members(); ++m)
+    if (m != team.member()) to[static_cast<std::size_t>(m)] = bytes;
+  const std::vector<std::string> got = team.exchange(std::move(to));
+  for (int body = 0; body < bodies; ++body)
+    if (team.body_member(body) != team.member()) toi[body] = 0.0;
+  for (const std::string& bytes_of : got) {
+    ByteReader in(bytes_of);
+    while (!in.done()) {
+      const int body = in.get<std::int32_t>();
+      if (body < 0 || body >= bodies) throw std::logic_error("an impact time of no body");
+      in.get(toi[body]);
+    }
+  }
+}
+
 }  // namespace
 
 void IslandSolve::prepare(int threads) {
@@ -112,6 +165,9 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
                                   std::span<Contact> contacts, int thread, RestingTeam* team) {
   IslandSolution out;
   IslandBodies& view = state.bodies;
+  // A team's member may hold only some of the island's contacts (those it reads): a body's time
+  // of impact is its settler's, who holds all of the body's contacts.
+  const bool shared = team && team->members() > 1;
   const double h = set.step.h, v_rest = set.resting_velocity;
   // Solve order. With the hybrid resting treatment, the island's collisions (faster approach
   // than v_rest) come first and go to the collision solver; the resting pass then sees the
@@ -176,6 +232,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     }
     for (int s = 0; s < view.count; ++s)
       if (state.toi[s] >= h) state.toi[s] = 0.0;  // no impact
+    if (shared) share_impact_times(*team, state.toi, view.count);
     // Gravity acts on either side of the impact: the solver sees the velocity at the impact,
     // v - g (dt - t_c), and the rest of the step's kick is given back after it. (With the
     // whole kick before the impact an elastic ball left 2 g (dt - t_c) too fast: 0.12 % per
@@ -225,7 +282,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   }
   if (out.collisions > 0)
     hold_impact_times(contacts, sc.pair, std::span<const int>(sc.source.data(), slot), view, state,
-                      h, set.step.gravity, sc.hold);
+                      h, set.step.gravity, sc.hold, shared ? team : nullptr);
   return out;
 }
 
