@@ -11,7 +11,7 @@
 // pile of a small pour is swept by blocks. One thread per rank; the boxes are not drawn again
 // for the ranks' busy times. Prints one line:
 //   bench_split_local N=... ranks=... shared=... steps=... wall_s=... state=HASH
-//         islands_shared=... groups_shared=... contacts_slim=... sent_whole=... bytes=...
+//         islands_shared=... groups_shared=... contacts_kept=... sent_whole=... bytes=...
 // where HASH is an FNV-1a hash of the grains' final positions and velocities: the same on any
 // rank count, shared or not (the split run's bits are the serial run's).
 #include <algorithm>
@@ -68,7 +68,7 @@ int main(int argc, char** argv) try {
   const double dt = 1.0 / 600.0;
   const long steps = std::max(1L, std::lround(duration / dt));
   std::uint64_t hash = 0;
-  long islands_shared = 0, groups_shared = 0, contacts_slim = 0, sent_whole = 0, bytes = 0;
+  long islands_shared = 0, groups_shared = 0, contacts_kept = 0, sent_whole = 0, bytes = 0;
   std::mutex m;
   const auto t0 = std::chrono::steady_clock::now();
   etdem::distributed::run_local_ranks(ranks, [&](etdem::distributed::Transport& t) {
@@ -87,7 +87,7 @@ int main(int argc, char** argv) try {
     split.gather(full);
     const long is = t.sum(split.stats().islands_shared);
     const long gs = t.sum(split.stats().groups_shared);
-    const long slim = t.sum(split.stats().contacts_sent_slim);
+    const long kept = t.sum(split.stats().contacts_kept_local);
     const long whole = t.sum(split.stats().islands_sent_whole);
     const long sent = t.sum(t.counters().bytes);
     if (t.rank() != 0) return;
@@ -95,16 +95,16 @@ int main(int argc, char** argv) try {
     hash = state_hash(full);
     islands_shared = is;
     groups_shared = gs;
-    contacts_slim = slim;
+    contacts_kept = kept;
     sent_whole = whole;
     bytes = sent;
   });
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
       "bench_split_local N=%ld ranks=%d shared=%d steps=%ld wall_s=%.3f state=%016llx "
-      "islands_shared=%ld groups_shared=%ld contacts_slim=%ld sent_whole=%ld bytes=%ld\n",
+      "islands_shared=%ld groups_shared=%ld contacts_kept=%ld sent_whole=%ld bytes=%ld\n",
       n, ranks, shared ? 1 : 0, steps, wall, static_cast<unsigned long long>(hash), islands_shared,
-      groups_shared, contacts_slim, sent_whole, bytes);
+      groups_shared, contacts_kept, sent_whole, bytes);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_split_local: %s\n", e.what());

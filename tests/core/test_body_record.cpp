@@ -96,21 +96,5 @@ TEST(BodyRecord, ADamagedRecordIsRefusedAndLeavesTheBodiesAsTheyWere) {
   EXPECT_EQ(b.name.size(), 2u);
 }
 
-TEST(BodyRecord, ALengthOverwrittenInPlaceReadsBackAndNothingPastTheBytesIsWritten) {
-  // ByteWriter::overwrite: a length written before what it measures is known.
-  ByteWriter out;
-  out.put(std::uint64_t{0});
-  out.put(2.5);
-  const std::uint64_t length = sizeof(double);
-  out.overwrite(0, &length, sizeof length);
-  ByteReader in(out.bytes());
-  EXPECT_EQ(in.get<std::uint64_t>(), length);
-  EXPECT_EQ(in.get<double>(), 2.5);
-  const std::string before = out.bytes();
-  EXPECT_THROW(out.overwrite(out.bytes().size() - 4, &length, sizeof length), std::out_of_range);
-  EXPECT_THROW(out.overwrite(out.bytes().size() + 1, &length, 0), std::out_of_range);
-  EXPECT_EQ(out.bytes(), before);
-}
-
 }  // namespace
 }  // namespace etdem

@@ -151,9 +151,10 @@ TEST(CarriedContacts, BadRecordsAndContactsAreRefused) {
   EXPECT_EQ(write_contact_record(t.world.carried_contacts().of(cs[0].a)), before) << "unchanged";
 }
 
-TEST(CarriedContacts, AMixedRecordReadsItsWholeContactsBitForBitAndItsSlimOnesWithoutMaterial) {
-  // put_mixed_contact_record: what a rank sends the other members of a team of an island they
-  // solve together (docs/distributed.md): each contact whole or slim, its bodies renamed.
+TEST(CarriedContacts, ARecordOfSomeContactsRenamedReadsBackBitForBitAndAResetViewReusesIt) {
+  // put_contact_record(out, cs, which, name): what a rank sends the other members of a team of
+  // the contacts of an island they solve together that they read (docs/distributed.md), its
+  // bodies renamed to global ids; the members read it in place (ContactRecordView).
   TestWorld t(0.5, 0.5);
   pour(t);
   t.steps(100);
@@ -161,24 +162,18 @@ TEST(CarriedContacts, AMixedRecordReadsItsWholeContactsBitForBitAndItsSlimOnesWi
   ASSERT_GE(cs.size(), 10u);
   std::vector<std::int64_t> name(static_cast<std::size_t>(t.world.bodies.count()));
   for (std::size_t i = 0; i < name.size(); ++i) name[i] = 500 + 2 * static_cast<long>(i);
-  std::vector<int> which(cs.size());
-  std::iota(which.rbegin(), which.rend(), 0);  // last to first
-  // Every third contact whole, the others slim, decided as each is written.
-  auto thin = [&](const Contact& c) { return (&c - cs.data()) % 3 != 1; };
-  std::vector<char> slim(which.size()), kinds;
-  long slim_count = 0;
-  for (std::size_t k = 0; k < slim.size(); ++k) slim_count += slim[k] = which[k] % 3 != 1 ? 1 : 0;
+  std::vector<int> which;  // every third contact, last to first
+  for (int k = static_cast<int>(cs.size()) - 1; k >= 0; --k)
+    if (k % 3 == 1) which.push_back(k);
   ByteWriter out;
   out.put(std::int32_t{7});
-  EXPECT_EQ(put_mixed_contact_record(out, cs, which, name, thin, kinds), slim_count);
-  EXPECT_EQ(kinds, slim);
+  put_contact_record(out, cs, which, name);
   ByteReader in(out.bytes());
   EXPECT_EQ(in.get<std::int32_t>(), 7);
   const std::string_view record = in.view();
   EXPECT_TRUE(in.done());
-  EXPECT_EQ(record.size(), 8 + which.size() + slim_count * kSlimContactBytes +
-                               (which.size() - slim_count) * kContactBytes);
-  const ContactRecordView view(record, ContactRecordView::Layout::kMixed);
+  EXPECT_EQ(record.size(), 8 + which.size() * kContactBytes);
+  ContactRecordView view(record);
   ASSERT_EQ(view.size(), which.size());
   for (std::size_t k = 0; k < which.size(); ++k) {
     Contact want = cs[static_cast<std::size_t>(which[k])];
@@ -186,43 +181,21 @@ TEST(CarriedContacts, AMixedRecordReadsItsWholeContactsBitForBitAndItsSlimOnesWi
     want.b = static_cast<int>(name[static_cast<std::size_t>(want.b)]);
     EXPECT_EQ(view.a(k), want.a);
     EXPECT_EQ(view.b(k), want.b);
-    EXPECT_EQ(view.slim(k), slim[k] != 0);
     Contact c;
     view.get(k, c);
-    if (!slim[k]) {
-      EXPECT_EQ(write_contact_record(std::span(&c, 1)), write_contact_record(std::span(&want, 1)));
-      continue;
-    }
-    // The fields a member reads of a row it does not build, bit for bit; the rest NaN.
-    EXPECT_EQ(c.point, want.point);
-    EXPECT_EQ(c.normal, want.normal);
-    EXPECT_EQ(c.gap, want.gap);
-    EXPECT_EQ(c.ra, want.ra);
-    EXPECT_EQ(c.rb, want.rb);
-    EXPECT_EQ(c.rolling, want.rolling);
-    for (const double x : {c.restitution, c.friction, c.stiffness, c.normal_impulse,
-                           c.tangent_impulse.x(), c.rolling_impulse.z()})
-      EXPECT_TRUE(std::isnan(x));
+    EXPECT_EQ(write_contact_record(std::span(&c, 1)), write_contact_record(std::span(&want, 1)));
   }
-  EXPECT_THROW(
-      ContactRecordView(record.substr(0, record.size() - 1), ContactRecordView::Layout::kMixed),
-      ByteStreamError);
-  EXPECT_THROW(ContactRecordView(std::string(record) + "x", ContactRecordView::Layout::kMixed),
-               ByteStreamError);
-  std::string wrong_kind(record);
-  wrong_kind[record.size() - which.size()] = 2;  // (the kinds follow the contacts)
-  EXPECT_THROW(ContactRecordView(wrong_kind, ContactRecordView::Layout::kMixed), ByteStreamError);
-  // A view reset to another record: a damaged one leaves it viewing nothing, a whole record
-  // after a mixed one reads whole.
-  ContactRecordView reused(record, ContactRecordView::Layout::kMixed);
-  EXPECT_THROW(reused.reset(wrong_kind, ContactRecordView::Layout::kMixed), ByteStreamError);
-  EXPECT_EQ(reused.size(), 0u);
+  EXPECT_THROW(ContactRecordView(record.substr(0, record.size() - 1)), ByteStreamError);
+  EXPECT_THROW(ContactRecordView(std::string(record) + "x"), ByteStreamError);
+  // A view reset to another record: a damaged one leaves it viewing nothing, a good one after
+  // it reads in full.
+  EXPECT_THROW(view.reset(record.substr(0, record.size() - 1)), ByteStreamError);
+  EXPECT_EQ(view.size(), 0u);
   const std::string whole = write_contact_record(cs);
-  reused.reset(whole);
-  ASSERT_EQ(reused.size(), cs.size());
-  EXPECT_FALSE(reused.slim(0));
+  view.reset(whole);
+  ASSERT_EQ(view.size(), cs.size());
   Contact back;
-  reused.get(cs.size() - 1, back);
+  view.get(cs.size() - 1, back);
   EXPECT_EQ(write_contact_record(std::span(&back, 1)),
             write_contact_record(std::span(&cs.back(), 1)));
 }

@@ -148,7 +148,7 @@ struct SplitRun {
   long groups_shared = 0;  // their collision groups, split over the ranks
   long shared_direct = 0;  // of the islands shared, those every rank sent its part of itself
   long collects = 0;       // point-to-point waits over the ranks (the team's colour phases)
-  long slim = 0;           // contacts of shared piles sent to every rank slim
+  long kept = 0;           // contacts of shared piles no other rank reads: not sent
   long sent_whole = 0;     // shared piles sent again whole (no longer swept by blocks)
   long most_spanned = 0;   // the most ranks one island came from
   long rebalances = 0, rebalances_by_time = 0;
@@ -178,7 +178,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     const long groups_shared = t.sum(st.groups_shared);
     const long shared_direct = t.sum(st.islands_shared_direct);
     const long collects = t.sum(t.counters().collects);
-    const long slim = t.sum(st.contacts_sent_slim), sent_whole = t.sum(st.islands_sent_whole);
+    const long kept = t.sum(st.contacts_kept_local), sent_whole = t.sum(st.islands_sent_whole);
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
                ghosts = t.sum(st.ghosts);
     const long most_owned = static_cast<long>(t.max(split.owned_count())),
@@ -205,7 +205,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.groups_shared = groups_shared;
     out.shared_direct = shared_direct;
     out.collects = collects;
-    out.slim = slim, out.sent_whole = sent_whole;
+    out.kept = kept, out.sent_whole = sent_whole;
     out.most_spanned = most_spanned;
     out.rebalances = st.rebalances;
     out.rebalances_by_time = st.rebalances_by_time;
@@ -333,20 +333,21 @@ void expect_serial(const Options& o, long steps) {
       EXPECT_GT(r.shared_direct, 0) << "a pile shared again: its parts straight to every rank";
       EXPECT_LT(r.shared_direct, r.shared) << "each pile first shared through its host";
       EXPECT_GT(r.collects, 0) << "the colours' phases point to point";
-      EXPECT_GT(r.slim, 0) << "a pile's contacts sent to every rank slim";
+      EXPECT_GT(r.kept, 0) << "a pile's contacts no other rank reads kept by their rank";
       if (o.boxes && o.sleep) {  // (the pile's island shrinks below pgs.block_contacts once)
         EXPECT_GT(r.sent_whole, 0) << "a pile no longer swept by blocks: its parts sent whole";
       }
       std::printf(
           "%d ranks: %ld islands solved by every rank together (%ld sent straight to every "
-          "rank, %ld contacts of them slim, %ld sent again whole), %ld collision groups\n",
-          ranks, r.shared, r.shared_direct, r.slim, r.sent_whole, r.groups_shared);
+          "rank, %ld contacts of them kept by their rank, %ld sent again whole), %ld collision "
+          "groups\n",
+          ranks, r.shared, r.shared_direct, r.kept, r.sent_whole, r.groups_shared);
     } else {
       EXPECT_EQ(r.shared, 0);
       EXPECT_EQ(r.groups_shared, 0);
       EXPECT_EQ(r.shared_direct, 0);
       EXPECT_EQ(r.collects, 0) << "no team, no point-to-point phase";
-      EXPECT_EQ(r.slim, 0);
+      EXPECT_EQ(r.kept, 0);
       EXPECT_EQ(r.sent_whole, 0);
     }
     if (!o.boxes && !o.net && !o.sleep && !o.wall_correction && !o.rebalance && !o.blocks) {
@@ -398,8 +399,8 @@ TEST(DecomposedWorld, APileSolvedByEveryRankOnTwoThreadsEachIsTheSerialRunBitFor
 
 TEST(DecomposedWorld, BoxesAndSleepingRegionsOnAPileSolvedByEveryRankAreTheSerialRun) {
   // The same with collisions of boxes, rolling and woken sleepers in the shared islands, and a
-  // shared island that shrinks below pgs.block_contacts: the ranks that sent its contacts slim
-  // send them again whole.
+  // shared island that shrinks below pgs.block_contacts: the ranks that kept some of its
+  // contacts send them again whole.
   expect_serial({.boxes = true, .sleep = true, .sleep_unit = SleepUnit::kRegion, .blocks = true},
                 660);
 }

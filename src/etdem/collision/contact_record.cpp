@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -37,14 +36,6 @@ void fields(B& k, C& c) {
   k.field(&c.friction, sizeof(double)), k.field(&c.stiffness, sizeof(double));
   k.field(&c.normal_impulse, sizeof(double)), vec(c.tangent_impulse);
   k.field(&c.rolling, sizeof(double)), vec(c.rolling_impulse);
-}
-
-// A slim contact: a, b, point, normal, gap, ra, rb, rolling.
-template <class B, class C>
-void slim_fields(B& k, C& c) {
-  auto vec = [&](auto& v) { k.field(v.data(), 3 * sizeof(double)); };
-  k.field(&c.a, sizeof(int)), k.field(&c.b, sizeof(int)), vec(c.point), vec(c.normal);
-  k.field(&c.gap, sizeof(double)), vec(c.ra), vec(c.rb), k.field(&c.rolling, sizeof(double));
 }
 
 }  // namespace
@@ -102,77 +93,20 @@ void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<
   }
 }
 
-namespace contact_record_detail {
-
-std::size_t begin_mixed(ByteWriter& out, std::size_t count) {
-  const std::size_t length_at = out.bytes().size();
-  const std::size_t need = length_at + 2 * sizeof(std::uint64_t) + count * (kContactBytes + 1);
-  if (out.bytes().capacity() < need) out.reserve(std::max(need, 2 * out.bytes().capacity()));
-  out.put(std::uint64_t{0});
-  out.put(static_cast<std::uint64_t>(count));
-  return length_at;
+ContactRecordView::ContactRecordView(std::string_view record) {
+  reset(record);
 }
 
-void put_renamed(ByteWriter& out, const Contact& c, std::span<const std::int64_t> name, bool slim) {
-  char bytes[kContactBytes];
-  Block<char*> block{bytes};
-  if (slim)
-    slim_fields(block, c);
-  else
-    fields(block, c);
-  const int ids[2] = {static_cast<int>(name[static_cast<std::size_t>(c.a)]),
-                      static_cast<int>(name[static_cast<std::size_t>(c.b)])};
-  std::memcpy(bytes, ids, sizeof ids);  // a and b lead the block
-  out.put_bytes(bytes, slim ? kSlimContactBytes : kContactBytes);
-}
-
-void end_mixed(ByteWriter& out, std::size_t length_at, std::span<const char> kinds) {
-  out.put_bytes(kinds.data(), kinds.size());
-  const auto length =
-      static_cast<std::uint64_t>(out.bytes().size() - length_at - sizeof(std::uint64_t));
-  out.overwrite(length_at, &length, sizeof length);
-}
-
-}  // namespace contact_record_detail
-
-ContactRecordView::ContactRecordView(std::string_view record, Layout layout) {
-  reset(record, layout);
-}
-
-void ContactRecordView::reset(std::string_view record, Layout layout) {
-  first_ = kinds_ = nullptr;
+void ContactRecordView::reset(std::string_view record) {
+  first_ = nullptr;
   count_ = 0;
-  mixed_ = false;
   ByteReader in(record);
-  if (layout == Layout::kFull) {
-    const std::uint64_t n = in.count(kContactBytes);
-    if (in.left() != n * kContactBytes)
-      throw ByteStreamError("a contact record of " + std::to_string(record.size()) +
-                            " bytes does not hold " + std::to_string(n) + " contacts");
-    first_ = in.take(n * kContactBytes).data();
-    count_ = static_cast<std::size_t>(n);
-    return;
-  }
-  const auto n = static_cast<std::size_t>(in.count(1 + kSlimContactBytes));
-  const std::size_t body = in.left() - n;  // (the kinds follow the contacts)
-  const char* first = in.take(body).data();
-  const char* kinds = in.take(n).data();
-  offset_.resize(n);  // (its room kept from record to record)
-  std::size_t place = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    offset_[k] = place;
-    if (kinds[k] != 0 && kinds[k] != 1)
-      throw ByteStreamError("a mixed contact record's contact " + std::to_string(k) + " of kind " +
-                            std::to_string(int{kinds[k]}));
-    place += kinds[k] != 0 ? kSlimContactBytes : kContactBytes;
-  }
-  if (place != body)
-    throw ByteStreamError("a mixed contact record of " + std::to_string(record.size()) +
-                          " bytes does not hold its " + std::to_string(n) + " contacts");
-  first_ = first;
-  kinds_ = kinds;
-  count_ = n;
-  mixed_ = true;
+  const std::uint64_t n = in.count(kContactBytes);
+  if (in.left() != n * kContactBytes)
+    throw ByteStreamError("a contact record of " + std::to_string(record.size()) +
+                          " bytes does not hold " + std::to_string(n) + " contacts");
+  first_ = in.take(n * kContactBytes).data();
+  count_ = static_cast<std::size_t>(n);
 }
 
 int ContactRecordView::a(std::size_t k) const {
@@ -189,14 +123,7 @@ int ContactRecordView::b(std::size_t k) const {
 
 void ContactRecordView::get(std::size_t k, Contact& c) const {
   Block<const char*> block{at(k)};
-  if (!slim(k)) {
-    fields(block, c);
-    return;
-  }
-  slim_fields(block, c);
-  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
-  c.restitution = c.friction = c.stiffness = c.normal_impulse = kNone;
-  c.tangent_impulse = c.rolling_impulse = Vec3::Constant(kNone);
+  fields(block, c);
 }
 
 void read_contact_record(std::string_view record, std::vector<Contact>& out) {

@@ -47,13 +47,6 @@ class ByteWriter {
     for (const T& v : values) put(v);
   }
 
-  /// `n` bytes at place `at` replaced (a length written before what it measures was known).
-  /// Throws std::out_of_range past the bytes written.
-  void overwrite(std::size_t at, const void* p, std::size_t n) {
-    if (at > bytes_.size() || n > bytes_.size() - at)
-      throw std::out_of_range("ByteWriter::overwrite past the bytes written");
-    std::memcpy(bytes_.data() + at, p, n);
-  }
   /// Room for `n` bytes in all without growing (a writer that was taken starts empty).
   void reserve(std::size_t n) { bytes_.reserve(n); }
   const std::string& bytes() const { return bytes_; }

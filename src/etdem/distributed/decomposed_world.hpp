@@ -43,7 +43,7 @@ struct DecomposedStats {
   long islands_shared = 0;         // of which every rank solved its resting pass together
   long islands_shared_direct = 0;  // of which each rank sent its part to every rank itself
   long groups_shared = 0;          // their collision groups, split over the ranks
-  long contacts_sent_slim = 0;     // contacts of such islands sent to every rank slim
+  long contacts_kept_local = 0;    // contacts of such islands no other rank reads: not sent
   long islands_sent_whole = 0;     // islands sent again whole: no longer swept by blocks
   long most_ranks_spanned = 0;     // the most ranks one island hosted here came from
   long label_rounds = 0;           // island label rounds
@@ -186,9 +186,10 @@ class DecomposedWorld final : public Domain {
   /// (solvers/resting_team.hpp). `kept`: this rank's parts of the islands others host (each
   /// moved out as it comes back); `part_contacts`: its contacts of each island. Sets
   /// shared_roots_.
-  /// The parts of islands sent to every rank with slim contacts (`direct`, this rank's kept
-  /// part in its place) that the resting pass no longer sweeps by blocks, sent again whole and
-  /// put in place of the slim ones; collective, an exchange only when some island needs it.
+  /// The parts of islands sent to every rank without the contacts only their senders read
+  /// (`direct`, this rank's kept part in its place) that the resting pass no longer sweeps by
+  /// blocks, sent again whole and put in their places; collective, an exchange only when some
+  /// island needs it.
   void send_whole_again(std::vector<GatheredIsland>& direct,
                         const std::map<std::int64_t, std::vector<int>>& part_contacts,
                         const SubstepLists& lists);

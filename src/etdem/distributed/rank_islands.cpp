@@ -60,17 +60,17 @@ DecomposedWorld::Contribution read_contribution(ByteReader& in) {
 enum class PartContactsKind : std::int8_t { kWhole = 0, kSome = 1, kLocal = 2 };
 
 /// The header of an island's part, which its host reads before the rest (share_islands): the
-/// part's contacts, of them those not sent (only the sender reads them: `slim`), whether some
+/// part's contacts, of them those not sent (only the sender reads them: `kept`), whether some
 /// grain of it is asleep and some awake, and how it holds its contacts.
 struct PartHeader {
-  long contacts = 0, slim = 0;
+  long contacts = 0, kept = 0;
   bool asleep = false, awake = false;
   PartContactsKind kind = PartContactsKind::kWhole;
 };
 
 void put_part_header(ByteWriter& o, const PartHeader& h) {
   o.put(static_cast<std::int32_t>(h.contacts));
-  o.put(static_cast<std::int32_t>(h.slim));
+  o.put(static_cast<std::int32_t>(h.kept));
   o.put(static_cast<std::int8_t>(h.asleep ? 1 : 0));
   o.put(static_cast<std::int8_t>(h.awake ? 1 : 0));
   o.put(static_cast<std::int8_t>(h.kind));
@@ -79,7 +79,7 @@ void put_part_header(ByteWriter& o, const PartHeader& h) {
 PartHeader read_part_header(ByteReader& in) {
   PartHeader h;
   h.contacts = in.get<std::int32_t>();
-  h.slim = in.get<std::int32_t>();
+  h.kept = in.get<std::int32_t>();
   h.asleep = in.get<std::int8_t>() != 0;
   h.awake = in.get<std::int8_t>() != 0;
   const auto kind = in.get<std::int8_t>();
@@ -89,7 +89,7 @@ PartHeader read_part_header(ByteReader& in) {
   return h;
 }
 
-/// An island's parts' headers summed: its contacts, of them those sent slim, and whether some
+/// An island's parts' headers summed: its contacts, of them those not sent, and whether some
 /// grain of it is asleep and some awake.
 PartHeader island_header(const GatheredIsland& g) {
   PartHeader sum;
@@ -97,7 +97,7 @@ PartHeader island_header(const GatheredIsland& g) {
     ByteReader in(part);
     const PartHeader h = read_part_header(in);
     sum.contacts += h.contacts;
-    sum.slim += h.slim;
+    sum.kept += h.kept;
     sum.asleep = sum.asleep || h.asleep;
     sum.awake = sum.awake || h.awake;
   }
@@ -180,19 +180,21 @@ void merge_part_grains(std::span<const std::string_view> runs, std::vector<PartG
   }
 }
 
-/// Whether a contact of an island every rank solves together may go to the other ranks slim
-/// (put_mixed_contact_record: its bodies, point, normal, gap, levers and rolling resistance):
-/// when no other rank reads more of it. Another rank builds the row of a contact in a block it
-/// sweeps, of a leftover (every rank sweeps those) and of a contact whose upper body it settles
-/// (its grain's owner, solvers/resting_team.hpp), and every rank reads a collision whole. So a
-/// contact goes slim when its island bodies are this rank's own and awake (the sleepers a
+/// Whether no other rank reads a contact of an island every rank solves together: such a
+/// contact stays with the rank that detected it. Another rank builds the row of a contact in a
+/// block it sweeps, of a leftover (every rank sweeps those) and of a contact whose upper body it
+/// settles (its grain's owner, solvers/resting_team.hpp); every rank reads a collision; and a
+/// rank reads every contact of its grains (their times of impact, their projection). So a
+/// contact stays here when its island bodies are this rank's own and awake (the sleepers a
 /// waking island kicks change their contacts' approach), its block is this rank's (the block
 /// and its centre by the resting pass's own rule, contact_block and block_centre, from the same
 /// positions), and it approaches slower than half the resting velocity, where the island's
-/// solve takes it for a resting contact whatever the last bits of its approach.
-class SlimContacts {
+/// solve takes it for a resting contact whatever the last bits of its approach. What the other
+/// ranks derive from such contacts (who reads which body, the shock pass's heights and
+/// supports, the stir limits, the times of impact) the team exchanges (resting_team.hpp).
+class UnsharedContacts {
  public:
-  SlimContacts(const World& w, const std::vector<char>& owned, const Decomposition& d, int me)
+  UnsharedContacts(const World& w, const std::vector<char>& owned, const Decomposition& d, int me)
       : w_(w), owned_(owned), d_(d), me_(me) {
     const RestingSettings* pgs = w.resting_pass_settings();
     v_rest_ = w.settings.effective_resting_velocity();
@@ -207,9 +209,9 @@ class SlimContacts {
         for (int d = 0; d < 3; ++d)
           cells_[i][d] = block_coordinate(w.bodies.position[static_cast<int>(i)][d], cell_);
   }
-  /// Whether any contact may go slim (a resting pass swept by blocks of the spatial kind).
+  /// Whether any contact may stay (a resting pass swept by blocks of the spatial kind).
   bool any() const { return cell_ > 0.0; }
-  /// Contact c (this rank's local ids) may go slim; `moves(i)`: body i is in its island.
+  /// Contact c (this rank's local ids) stays here; `moves(i)`: body i is in its island.
   template <class Moves>
   bool operator()(const Contact& c, Moves&& moves) const {
     const int body[2] = {moves(c.a) ? c.a : -1, moves(c.b) ? c.b : -1};
@@ -369,9 +371,9 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   auto shared_before = [&](std::int64_t root) {
     return std::binary_search(shared_roots_.begin(), shared_roots_.end(), root);
   };
-  // The contacts of an island sent to every rank go slim where no other rank reads more of them
-  // (slim_contact); this rank keeps its part without contacts and reads its own where they lie.
-  const SlimContacts slim_contact(w, owned_, decomposition_, t_.rank());
+  // The contacts of an island sent to every rank that no other rank reads stay here (unshared);
+  // this rank keeps its part without contacts and reads its own where they lie.
+  const UnsharedContacts unshared(w, owned_, decomposition_, t_.rank());
   std::map<std::int64_t, std::string> own_direct;  // root -> the part this rank keeps
   std::vector<int> sent_contacts;                  // (a part's contacts sent, and their places)
   std::vector<std::int32_t> sent_places;
@@ -392,18 +394,18 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
     const int host = labels[island_grain(sc.contacts[list.front()])].host;
     const bool direct = shared_before(root);
-    const bool some = direct && slim_contact.any();
+    const bool some = direct && unshared.any();
     if (some) {  // the contacts other ranks read, and their places in the part
       header.kind = PartContactsKind::kSome;
       sent_contacts.clear();
       sent_places.clear();
       for (std::size_t j = 0; j < list.size(); ++j) {
-        if (slim_contact(sc.contacts[static_cast<std::size_t>(list[j])], moves)) continue;
+        if (unshared(sc.contacts[static_cast<std::size_t>(list[j])], moves)) continue;
         sent_contacts.push_back(list[j]);
         sent_places.push_back(static_cast<std::int32_t>(j));
       }
-      header.slim = static_cast<long>(list.size() - sent_contacts.size());
-      stats_.contacts_sent_slim += header.slim;
+      header.kept = static_cast<long>(list.size() - sent_contacts.size());
+      stats_.contacts_kept_local += header.kept;
     }
     ByteWriter out;
     put_part_header(out, header);
@@ -633,9 +635,10 @@ bool DecomposedWorld::may_share_islands(const World& w) const {
 void DecomposedWorld::send_whole_again(
     std::vector<GatheredIsland>& direct,
     const std::map<std::int64_t, std::vector<int>>& part_contacts, const SubstepLists& lists) {
-  // An island sent to every rank with slim contacts that the resting pass no longer sweeps by
-  // blocks (it shrank below pgs.block_contacts) runs its pass whole on every rank, which then
-  // reads every contact whole: each rank that sent some slim sends its part again whole. Every
+  // An island sent to every rank without the contacts only their senders read that the resting
+  // pass no longer sweeps by blocks (it shrank below pgs.block_contacts) runs its pass whole on
+  // every rank, which then reads every contact: each rank that kept some sends its part again
+  // whole. Every
   // rank reads the same headers, so every rank knows which islands and parts; the exchange is
   // made only in the sub-steps that have one.
   const World& w = local_;
@@ -643,7 +646,7 @@ void DecomposedWorld::send_whole_again(
   std::vector<GatheredIsland*> again;
   for (GatheredIsland& g : direct) {
     const PartHeader sum = island_header(g);
-    if (sum.slim > 0 && !w.sweeps_by_blocks(static_cast<std::size_t>(sum.contacts)))
+    if (sum.kept > 0 && !w.sweeps_by_blocks(static_cast<std::size_t>(sum.contacts)))
       again.push_back(&g);
   }
   if (again.empty()) return;
@@ -652,14 +655,14 @@ void DecomposedWorld::send_whole_again(
     if (g->from.front() == me) ++stats_.islands_sent_whole;
     const auto at = std::find(g->from.begin(), g->from.end(), me);
     if (at == g->from.end()) continue;
-    // This rank's part as kept (its header, with the slim count of the part it sent, then its
+    // This rank's part as kept (its header, with the count of contacts it did not send, then its
     // grains), its contacts written whole.
     const std::string& kept = g->parts[static_cast<std::size_t>(at - g->from.begin())];
     ByteReader in(kept);
     PartHeader header = read_part_header(in);
-    if (header.slim == 0) continue;
+    if (header.kept == 0) continue;
     header.kind = PartContactsKind::kWhole;
-    header.slim = 0;
+    header.kept = 0;
     ByteWriter part;
     put_part_header(part, header);
     part.put_bytes(kept.data() + (kept.size() - in.left()), in.left());

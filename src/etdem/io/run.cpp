@@ -203,7 +203,7 @@ class Stepper {
                            st.islands_shared_direct,
                            tc.collects,
                            st.rebalances_by_time,
-                           st.contacts_sent_slim,
+                           st.contacts_kept_local,
                            st.islands_sent_whole};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
@@ -243,7 +243,7 @@ class Stepper {
             {"islands_spanning_ranks", sums[3]},
             {"islands_shared", sums[11]},
             {"islands_shared_direct", sums[13]},
-            {"contacts_sent_slim", sums[16]},
+            {"contacts_kept_local", sums[16]},
             {"islands_sent_whole", sums[17]},
             {"collision_groups_shared", sums[12]},
             {"most_ranks_one_island_spanned", static_cast<long>(most[4])},

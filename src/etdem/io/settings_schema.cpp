@@ -150,13 +150,14 @@ std::vector<Sim> simulation_keys() {
           {"on", WorldSettings::IslandSharing::kOn},
           {"off", WorldSettings::IslandSharing::kOff}},
       "whether a run split over MPI ranks solves a pile's island (one swept by blocks, "
-      "`pgs.block_contacts`) with every rank together, each sweeping the rows of its own box, "
-      "instead of on one rank: `auto` = on 2 to 4 ranks, `on` = on any number, `off` = never "
-      "(every rank then receives the whole island; summary.json `ranks.islands_shared`, of "
-      "which `ranks.islands_shared_direct` came to every rank straight from every rank with "
-      "`ranks.contacts_sent_slim` of their contacts slim and `ranks.islands_sent_whole` sent "
-      "again whole, and `ranks.collision_groups_shared` for their collision groups, split over "
-      "the ranks); the results do not depend on it",
+      "`pgs.block_contacts`) with every rank together, each sweeping the rows of its own box "
+      "and holding the contacts it reads, instead of on one rank that receives the whole "
+      "island: `auto` = on 2 to 4 ranks, `on` = on any number, `off` = never (summary.json "
+      "`ranks.islands_shared`, of which `ranks.islands_shared_direct` came to every rank "
+      "straight from every rank, `ranks.contacts_kept_local` of their contacts kept by the "
+      "rank that detected them and `ranks.islands_sent_whole` sent again whole, and "
+      "`ranks.collision_groups_shared` for their collision groups, split over the ranks); the "
+      "results do not depend on it",
       [](Scenario & s) -> auto& { return s.settings.share_islands; }));
   v.push_back(field<Scenario>(
       "conserve_angular_momentum", "", any(),

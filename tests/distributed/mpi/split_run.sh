@@ -7,7 +7,7 @@
 # again (summary.json `ranks.rebalances` > 0); with EXPECT_SHARED=1, it must have solved some
 # island with every rank together (`ranks.islands_shared` > 0), and its stages' times must be
 # there: each rank's resting pass inside its island solves, the team's own exchanges timed, and
-# some of its contacts sent to every rank slim (`ranks.contacts_sent_slim`).
+# some of its contacts kept by the rank that detected them (`ranks.contacts_kept_local`).
 set -uo pipefail
 ranks=$1 etdem=$2 scenario=$3
 shift 3
@@ -56,9 +56,9 @@ for k in ("resting_team", "islands_gather", "grains_exchange", "world_rebuild"):
     assert mean[k] > 0.0, k
 print("stages: resting pass %.3f s of %.3f s in island solves (mean rank)" % (resting, mean["islands_solves"]))
 r = s["ranks"]
-assert r["contacts_sent_slim"] > 0, "a shared pile's contacts sent to every rank slim"
+assert r["contacts_kept_local"] > 0, "a shared pile's contacts no other rank reads kept"
 assert r["islands_sent_whole"] >= 0
-print("contacts sent slim: %d; islands sent again whole: %d" % (r["contacts_sent_slim"], r["islands_sent_whole"]))
+print("contacts kept by their rank: %d; islands sent again whole: %d" % (r["contacts_kept_local"], r["islands_sent_whole"]))
 PY
 fi
 exit $status
