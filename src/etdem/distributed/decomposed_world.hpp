@@ -44,6 +44,7 @@ struct DecomposedStats {
   long islands_shared_direct = 0;  // of which each rank sent its part to every rank itself
   long groups_shared = 0;          // their collision groups, split over the ranks
   long contacts_kept_local = 0;    // contacts of such islands no other rank reads: not sent
+  long islands_shared_empty = 0;   // such islands this rank solved holding none of the contacts
   long islands_sent_whole = 0;     // islands sent again whole: no longer swept by blocks
   long most_ranks_spanned = 0;     // the most ranks one island hosted here came from
   long label_rounds = 0;           // island label rounds

@@ -920,6 +920,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   IslandSolution r;
   h.owner.resize(static_cast<std::size_t>(nb));
   for (int k = 0; k < nb; ++k) h.owner[static_cast<std::size_t>(k)] = island[k].owner;
+  if (sharing && serial.empty()) ++stats_.islands_shared_empty;
   if (sharing) {  // the shock pass's bodies to their grains' owners; the contacts kept here
     sharing->team->owner = &h.owner;
     h.source.resize(serial.size());

@@ -171,8 +171,11 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
   // Sized only when some contact of the island has them. The shock pass's view of each contact
   // (which body is upper: its centre higher, a static body never; that centre's height) only
   // when the pass runs.
-  const bool rolling =
+  bool rolling =
       rolling_possible_ && parallel_any(n, [&](std::size_t j) { return contact(j).rolling > 0.0; });
+  // (A team's members hold different contacts: the rows have rolling resistance on every member
+  // when some member's have.)
+  if (s.team && rolling_possible_) rolling = share_any(w, rolling);
   const bool shock = shocks();
   const bool room = shock && settings_.shock_depth > 0.0;
   r.resize(n, rolling, shock);
