@@ -161,6 +161,7 @@ struct SplitRun {
   long collects = 0;       // point-to-point waits over the ranks (the team's colour phases)
   long kept = 0;           // contacts of shared piles no other rank reads: not sent
   long empty = 0;          // shared piles a rank solved holding none of their contacts
+  long refreshed = 0;      // sub-steps a rank's world kept its bodies (refreshed in place)
   long sent_whole = 0;     // shared piles sent again whole (no longer swept by blocks)
   long most_spanned = 0;   // the most ranks one island came from
   long rebalances = 0, rebalances_by_time = 0;
@@ -192,6 +193,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     const long collects = t.sum(t.counters().collects);
     const long kept = t.sum(st.contacts_kept_local), sent_whole = t.sum(st.islands_sent_whole);
     const long empty = t.sum(st.islands_shared_empty);
+    const long refreshed = t.sum(st.refreshed_in_place);
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
                ghosts = t.sum(st.ghosts);
     const long most_owned = static_cast<long>(t.max(split.owned_count())),
@@ -220,6 +222,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.collects = collects;
     out.kept = kept, out.sent_whole = sent_whole;
     out.empty = empty;
+    out.refreshed = refreshed;
     out.most_spanned = most_spanned;
     out.rebalances = st.rebalances;
     out.rebalances_by_time = st.rebalances_by_time;
@@ -325,6 +328,9 @@ void expect_serial(const Options& o, long steps) {
     if (ranks > 1 && !o.halves) {
       EXPECT_GT(r.spanning, 0) << "islands spanned ranks";
       EXPECT_GT(r.ghosts, 0);
+    }
+    if (ranks > 1) {  // sub-steps in which no grain came or went: the bodies refreshed in place
+      EXPECT_GT(r.refreshed, 0);
     }
     // Every rank timed its islands' flow and its grains' exchange, the resting pass's stages
     // inside its island solves; the team's own stage only where a pile was shared.

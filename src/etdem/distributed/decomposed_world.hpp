@@ -49,6 +49,7 @@ struct DecomposedStats {
   long most_ranks_spanned = 0;     // the most ranks one island hosted here came from
   long label_rounds = 0;           // island label rounds
   long migrated = 0;               // grains that arrived from another rank
+  long refreshed_in_place = 0;     // sub-steps whose local world kept its bodies (the same set)
   long rebalances = 0;             // times the rank boxes were drawn again (the same on every rank)
   long rebalances_by_time = 0;     // of those, for the ranks' busy times (rebalance_busy_imbalance)
   long contacts = 0;               // contact points detected here, summed over the sub-steps
@@ -147,6 +148,15 @@ class DecomposedWorld final : public Domain {
   /// local_'s bodies from the statics, grains_ and the carried warm start, which is taken to
   /// have been found over a sub-step of h [s].
   void rebuild_local(double h);
+  /// A body of the local world as rebuild_local lists them (ascending global id).
+  struct LocalEntry {
+    std::int64_t gid;
+    int kind;   // 0 static, 1 owned, 2 ghost
+    int index;  // in the world every rank keeps (a static), in grains_.owned or grains_.ghosts
+  };
+  /// rebuild_local when its bodies would be the same as now: refreshed in place; returns false
+  /// (and changes nothing) when they would not.
+  bool refresh_in_place(std::span<const LocalEntry> entries, double h);
   /// The owned grains' records (with their warm start) current, then exchanged: owned grains
   /// to their owners, ghosts within the halo (rank_halo.cpp).
   void exchange_grains_now();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "etdem/core/body_record.hpp"
 #include "etdem/core/exact_sum.hpp"
 #include "etdem/core/sort_runs.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
@@ -19,16 +20,44 @@ double DecomposedWorld::halo_for(double speed) const {
   return 1.01 * (2.0 * (1.0 + set.contact_skin) * largest_radius_ + 2.0 * speed * set.dt);
 }
 
+bool DecomposedWorld::refresh_in_place(std::span<const LocalEntry> entries, double h) {
+  // The same bodies as now, each of the same kind (an owned grain owned before: it stayed,
+  // and a record written of it, sent as a ghost, holds its bits): the owned grains are as they
+  // are, the statics and the ghosts read in place from the world every rank keeps and from
+  // their records, and the ids, the kept pairs and the warm start stay. The bits of the rebuild
+  // below, which this is when nothing came or went (a resting pile's ranks, most sub-steps).
+  const std::size_t n = entries.size();
+  if (n != gid_.size()) return false;
+  for (std::size_t l = 0; l < n; ++l) {
+    const LocalEntry& e = entries[l];
+    if (e.gid != gid_[l] || (e.kind == 1) != (owned_[l] != 0)) return false;
+  }
+  World& w = local_;
+  for (std::size_t l = 0; l < n; ++l) {
+    const LocalEntry& e = entries[l];
+    const int at = static_cast<int>(l);
+    if (e.kind == 0) {
+      read_body_record(write_body_record(full_.bodies, e.index), w.bodies, at);
+    } else if (e.kind == 2) {
+      ByteReader reader(grains_.ghosts[static_cast<std::size_t>(e.index)].state);
+      const std::string_view body = reader.view();
+      w.set_sleep_state(at, read_sleep_state(reader));
+      read_body_record(body, w.bodies, at);
+      owner_[l] = grains_.ghost_owner[static_cast<std::size_t>(e.index)];
+    }
+  }
+  w.refresh_bodies();
+  w.restore_warm_start(w.release_warm_start(), h);
+  ++stats_.refreshed_in_place;
+  return true;
+}
+
 void DecomposedWorld::rebuild_local(double h) {
   // The local bodies in ascending global id: the statics, the owned grains and the ghosts. A
   // static is copied from the world every rank keeps, an owned grain with no record state (it
   // stayed here and went nowhere) from the local world as it was, the others read from their
   // records: every field's bits either way.
-  struct Entry {
-    std::int64_t gid;
-    int kind;  // 0 static, 1 owned, 2 ghost
-    int index;
-  };
+  using Entry = LocalEntry;
   std::vector<Entry> entries;
   entries.reserve(statics_.size() + grains_.owned.size() + grains_.ghosts.size());
   for (int s : statics_) entries.push_back({s, 0, s});
@@ -37,6 +66,7 @@ void DecomposedWorld::rebuild_local(double h) {
   for (std::size_t k = 0; k < grains_.ghosts.size(); ++k)
     entries.push_back({grains_.ghosts[k].gid, 2, static_cast<int>(k)});
   stable_sort_runs(entries, [](const Entry& x, const Entry& y) { return x.gid < y.gid; });
+  if (refresh_in_place(entries, h)) return;
   const World& old = local_;
   Bodies bodies;
   const int n = static_cast<int>(entries.size());

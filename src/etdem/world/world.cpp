@@ -182,6 +182,12 @@ void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep,
   prepare_substeps();  // the turning grains, on the new ids
 }
 
+void World::refresh_bodies() {
+  bodies.update_world_inertia();
+  asleep_at_previous_.clear();
+  prepare_substeps();
+}
+
 World::SleepState World::sleep_state(int i) const {
   SleepState s;
   s.rest_time = rest_time(i);
