@@ -100,8 +100,8 @@ class DecomposedWorld final : public Domain {
   /// Whether islands the resting pass sweeps by blocks are solved by every rank together
   /// (share_islands; the same bits either way; never on one rank). From the world's
   /// `share_islands` setting: on by default on at most kAutoShareRanks ranks. Each rank then holds
-  /// the whole island, so the bytes moved and the memory held grow with the ranks
-  /// (docs/distributed.md "The pile's solve across ranks").
+  /// every grain of the island (and the contacts it reads), so the bytes moved and the memory
+  /// held grow with the ranks (docs/distributed.md "The pile's solve across ranks").
   static constexpr int kAutoShareRanks = 4;
   void set_shared_islands(bool on) { shared_islands_ = on && t_.size() > 1; }
   bool shared_islands() const { return shared_islands_; }

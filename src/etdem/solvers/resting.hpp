@@ -164,7 +164,7 @@ class RestingPass final : public Solver {
                   RestingWork& w, bool blocked);
   // The stages, in the order run() calls them.
   /// Reads every contact into its row and builds it (build_row); a team's member (share_assign
-  /// done) builds only the rows it relaxes or settles a body on.
+  /// done) builds only the rows it relaxes or settles a body on (of the contacts it holds).
   void prepare_rows(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const;
   void warm_start(RestingWork& w) const;
   void sweep_all(RestingWork& w) const;

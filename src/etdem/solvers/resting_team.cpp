@@ -1,6 +1,7 @@
 // The team's parts of the resting pass (resting_team.hpp): who sweeps which block and settles
-// which body, the velocities passed on after each colour and level, and the syncs that end a
-// stage with every member holding the whole island's state.
+// which body, what the members tell each other of their rows, the velocities passed on after
+// each colour and level, and the syncs that end a stage with every member holding every body's
+// state.
 #include <algorithm>
 #include <array>
 #include <bit>

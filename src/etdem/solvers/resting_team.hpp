@@ -1,21 +1,22 @@
 // Processes that solve one large island together (a run split over ranks, docs/distributed.md
-// "The pile's solve across ranks"). Each member holds the whole island's bodies and runs every
-// stage, but the stages over rows split their work: each block of the blocked order
-// (resting_blocks.hpp) belongs to one member (the team says which: a split run's rank whose box
-// holds the block's centre), the member sweeps the rows of its blocks, and after each colour it
-// posts the velocities it changed to the members whose rows read them (point to point: the
-// blocks say who reads what) while it sweeps its next colour's blocks that need none of the
-// others'. The shock pass splits its bodies the same way, level by level, point to point after
-// the levels whose next level rests on another member's bodies. A member builds only the rows
-// it relaxes and those the bodies it settles rest on (of the others it holds their bodies,
-// levers and upper body), and before the pass the island's collision groups go to the members
-// that settle their smallest bodies (world/collision_groups.hpp). A closing round's set is
-// marked, grown, booked and guarded by member, each its own rows, the guard's scale from the
-// team's sums. A stage ends with every member holding every body's latest velocity; a row's
-// impulses stay with its member until the end of the pass, when they go to the member that
-// keeps its contact. Every row is updated in the order one process updates it, from the
-// velocities one process reads, so the pass gives the one-process bits on any number of
-// members.
+// "The pile's solve across ranks"). Each member holds the whole island's bodies but only the
+// contacts it reads, and runs every stage; the stages over rows split their work: each block of
+// the blocked order (resting_blocks.hpp) belongs to one member (the team says which: a split
+// run's rank whose box holds the block's centre), the member sweeps the rows of its blocks, and
+// after each colour it posts the velocities it changed to the members whose rows read them
+// (point to point) while it sweeps its next colour's blocks that need none of the others'. The
+// shock pass splits its bodies the same way, level by level, point to point after the levels
+// whose next level rests on another member's bodies. A member builds only the rows it relaxes
+// and those the bodies it settles rest on; what the stages took from every row, the members
+// tell each other (the colours each moves each body in, the heights and supports of the bodies
+// each settles, the stir limits, the times of impact), and before the pass the island's
+// collision groups go to the members that settle their smallest bodies
+// (world/collision_groups.hpp). A closing round's set is marked, grown, booked and guarded by
+// member, each its own rows, the guard's scale from the team's sums. A stage ends with every
+// member holding every body's latest velocity; a row's impulses stay with its member until the
+// end of the pass, when they go to the member that keeps its contact. Every row is updated in
+// the order one process updates it, from the velocities one process reads, so the pass gives the
+// one-process bits on any number of members.
 #pragma once
 
 #include <cstdint>
