@@ -147,7 +147,10 @@ class DecomposedWorld final : public Domain {
   void check_supported(const World& full) const;
   /// local_'s bodies from the statics, grains_ and the carried warm start, which is taken to
   /// have been found over a sub-step of h [s].
-  void rebuild_local(double h);
+  /// `keep`: the world may keep its bodies when they would be the same (refresh_in_place); not
+  /// when it was just built or initialized, whose grains' records carry what it lacks (their
+  /// states as initialized, a checkpoint's warm start).
+  void rebuild_local(double h, bool keep = false);
   /// A body of the local world as rebuild_local lists them (ascending global id).
   struct LocalEntry {
     std::int64_t gid;

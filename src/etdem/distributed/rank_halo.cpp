@@ -31,6 +31,8 @@ bool DecomposedWorld::refresh_in_place(std::span<const LocalEntry> entries, doub
   for (std::size_t l = 0; l < n; ++l) {
     const LocalEntry& e = entries[l];
     if (e.gid != gid_[l] || (e.kind == 1) != (owned_[l] != 0)) return false;
+    if (e.kind == 1 && !grains_.owned[static_cast<std::size_t>(e.index)].carried.empty())
+      return false;  // (contacts carried in: the warm start changes)
   }
   World& w = local_;
   for (std::size_t l = 0; l < n; ++l) {
@@ -52,7 +54,7 @@ bool DecomposedWorld::refresh_in_place(std::span<const LocalEntry> entries, doub
   return true;
 }
 
-void DecomposedWorld::rebuild_local(double h) {
+void DecomposedWorld::rebuild_local(double h, bool keep) {
   // The local bodies in ascending global id: the statics, the owned grains and the ghosts. A
   // static is copied from the world every rank keeps, an owned grain with no record state (it
   // stayed here and went nowhere) from the local world as it was, the others read from their
@@ -66,7 +68,7 @@ void DecomposedWorld::rebuild_local(double h) {
   for (std::size_t k = 0; k < grains_.ghosts.size(); ++k)
     entries.push_back({grains_.ghosts[k].gid, 2, static_cast<int>(k)});
   stable_sort_runs(entries, [](const Entry& x, const Entry& y) { return x.gid < y.gid; });
-  if (refresh_in_place(entries, h)) return;
+  if (keep && refresh_in_place(entries, h)) return;
   const World& old = local_;
   Bodies bodies;
   const int n = static_cast<int>(entries.size());
@@ -179,7 +181,7 @@ void DecomposedWorld::exchange_grains_now() {
   exchange_time.stop();
   const StageTimer rebuild_time(&w.stages(), StageProfile::WorldRebuild);
   const double substep = w.warm_start_substep();
-  rebuild_local(substep > 0.0 ? substep : w.settings.dt);
+  rebuild_local(substep > 0.0 ? substep : w.settings.dt, true);
 }
 
 double DecomposedWorld::owned_next_speed() const {
