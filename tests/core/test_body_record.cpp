@@ -82,6 +82,11 @@ TEST(BodyRecord, ACopyAppendedIsTheBodyAsARecordReadBackGivesIt) {
     EXPECT_TRUE(same_bits(read, j, copied, j)) << "body " << i;
   }
   EXPECT_EQ(copied.count(), a.count());
+  // Copied in place over another body (a split run's walls refreshed): the same bits.
+  for (int i = 0; i < a.count(); ++i) {
+    copied.copy(i, a, a.count() - 1 - i);
+    EXPECT_TRUE(same_bits(a, a.count() - 1 - i, copied, i)) << "body " << i;
+  }
 }
 
 TEST(BodyRecord, ADamagedRecordIsRefusedAndLeavesTheBodiesAsTheyWere) {

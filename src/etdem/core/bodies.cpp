@@ -43,6 +43,22 @@ int Bodies::append_copy(const Bodies& from, int i) {
   return count() - 1;
 }
 
+void Bodies::copy(int to, const Bodies& from, int i) {
+  position[to] = from.position[i];
+  orientation[to] = from.orientation[i];
+  velocity[to] = from.velocity[i];
+  angular_velocity[to] = from.angular_velocity[i];
+  inv_mass[to] = from.inv_mass[i];
+  inv_inertia[to] = from.inv_inertia[i];
+  inv_inertia_world[to] = from.inv_inertia_world[i];
+  shape[to] = from.shape[i];
+  material[to] = from.material[i];
+  flags[to] = from.flags[i];
+  mass[to] = from.mass[i];
+  inertia[to] = from.inertia[i];
+  name[to] = from.name[i];
+}
+
 void Bodies::reserve(std::size_t n) {
   position.reserve(n);
   orientation.reserve(n);

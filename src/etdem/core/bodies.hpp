@@ -48,6 +48,8 @@ struct Bodies {
 
   /// Appends a copy of body i of `from`, every field's bits. Returns its index.
   int append_copy(const Bodies& from, int i);
+  /// Overwrites body `to` with body i of `from`, every field's bits.
+  void copy(int to, const Bodies& from, int i);
   /// Room for n bodies in every field.
   void reserve(std::size_t n);
 

@@ -62,6 +62,7 @@ struct PartContacts {
 struct DecomposedWorld::HostScratch {
   std::vector<PartGrain> island;             // its grains, ascending by global id
   std::vector<std::string_view> grain_runs;  // each part's grains' records
+  std::vector<std::size_t> grain_next;       // (merge_part_grains' scratch)
   std::vector<PartContacts> parts;           // each part's contacts, as gathered (global ids)
   std::vector<Contact> serial;               // serial order, island-local ids; only grows
   std::vector<std::pair<int, int>> origin;   // per gathered contact: (part, place in it)

@@ -39,7 +39,7 @@ bool DecomposedWorld::refresh_in_place(std::span<const LocalEntry> entries, doub
     const LocalEntry& e = entries[l];
     const int at = static_cast<int>(l);
     if (e.kind == 0) {
-      read_body_record(write_body_record(full_.bodies, e.index), w.bodies, at);
+      w.bodies.copy(at, full_.bodies, e.index);
     } else if (e.kind == 2) {
       ByteReader reader(grains_.ghosts[static_cast<std::size_t>(e.index)].state);
       const std::string_view body = reader.view();

@@ -153,15 +153,15 @@ std::int64_t part_grain_id(std::string_view run, std::size_t k) {
 /// An island's grains ascending by global id into `island`, from its parts' grains `runs`
 /// (each ascending): merged, each grain read once. A grain held by several ranks came from
 /// each, the same bits: the first part's copy is kept. Throws std::logic_error for a part whose
-/// grains do not ascend.
+/// grains do not ascend. `next` is scratch.
 void merge_part_grains(std::span<const std::string_view> runs, std::vector<PartGrain>& island,
-                       std::int64_t root) {
+                       std::int64_t root, std::vector<std::size_t>& next) {
   island.clear();
   std::size_t total = 0;
   for (const std::string_view run : runs) total += run.size() / kPartGrainBytes;
   island.reserve(total);
   // (A few parts: the least next id found by looking at each part's; ties to the first part.)
-  std::vector<std::size_t> next(runs.size(), 0);
+  next.assign(runs.size(), 0);
   for (;;) {
     std::size_t from = runs.size();
     std::int64_t least = 0;
@@ -276,7 +276,11 @@ class TransportTeam final : public RestingTeam {
   int keeper_index(int contact) const override {
     return (*source_index)[static_cast<std::size_t>(contact)];
   }
-  int kept_contact(int index) const override { return (*kept)[static_cast<std::size_t>(index)]; }
+  int kept_contact(int index) const override {
+    return index >= 0 && static_cast<std::size_t>(index) < kept->size()
+               ? (*kept)[static_cast<std::size_t>(index)]
+               : -1;
+  }
   long contacts() const override { return island_contacts; }
   const std::vector<int>* owner = nullptr;
   const std::vector<int>* source = nullptr;        // per island contact: the rank that detected it
@@ -844,7 +848,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     for (std::size_t k = 0; k < part.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
   }
-  merge_part_grains(runs, island, g.root);
+  merge_part_grains(runs, island, g.root, h.grain_next);
   const int nb = static_cast<int>(island.size());
   // Each grain's place by its global id; a body not in the island (static, or a grain held
   // asleep as a support) has none: -1.
@@ -925,17 +929,18 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     sharing->team->owner = &h.owner;
     h.source.resize(serial.size());
     h.source_index.resize(serial.size());
-    h.kept.clear();
+    h.kept.assign(sharing->mine ? sharing->mine->size() : 0, -1);
     for (std::size_t s = 0; s < serial.size(); ++s) {
       const std::pair<int, int>& from = origin[static_cast<std::size_t>(order[s])];
       h.source[s] = g.from[static_cast<std::size_t>(from.first)];
       h.source_index[s] =
           parts[static_cast<std::size_t>(from.first)].place(static_cast<std::size_t>(from.second));
-      if (h.source[s] == t_.rank()) {
-        if (h.kept.size() <= static_cast<std::size_t>(from.second))
-          h.kept.resize(static_cast<std::size_t>(from.second) + 1, -1);
-        h.kept[static_cast<std::size_t>(from.second)] = static_cast<int>(s);
-      }
+      // (This rank's part is its own contacts, all of them: its places are its indices.)
+      if (h.source[s] != t_.rank()) continue;
+      if (static_cast<std::size_t>(from.second) >= h.kept.size())
+        throw std::logic_error(fmt::format(
+            "rank {}: island {} holds more of its contacts than it has", t_.rank(), g.root));
+      h.kept[static_cast<std::size_t>(from.second)] = static_cast<int>(s);
     }
     sharing->team->source = &h.source;
     sharing->team->source_index = &h.source_index;

@@ -20,14 +20,6 @@ std::size_t at(int i) {
   return static_cast<std::size_t>(i);
 }
 
-/// Sends `bytes` to every other member and returns what each sent (indexed by member).
-std::vector<std::string> to_every_member(RestingShare& s, std::string bytes) {
-  std::vector<std::string> to(static_cast<std::size_t>(s.members));
-  for (int m = 0; m < s.members; ++m)
-    if (m != s.me) to[at(m)] = bytes;
-  return s.team->exchange(std::move(to));
-}
-
 }  // namespace
 
 void share_assign(RestingWork& w, RestingTeam* team, double cell) {
@@ -83,7 +75,7 @@ void share_setup(RestingWork& w) {
     out.put(static_cast<std::int32_t>(body));
     out.put(moves[at(body)]);
   }
-  const std::vector<std::string> got = to_every_member(s, out.take());
+  const std::vector<std::string> got = s.team->exchange_with_all(out.take());
   // Who reads each body: the members whose rows move it; a leftover's bodies every member (the
   // leftovers are swept on every member alike).
   const std::uint64_t all =
@@ -166,11 +158,12 @@ void share_supports(RestingWork& w) {
     for (int j = first; j < last; ++j)
       out.put(static_cast<std::int32_t>(r.lower_body[at(w.support[at(j)])]));
   }
-  const std::vector<std::string> got = to_every_member(s, out.take());
+  const std::vector<std::string> got = s.team->exchange_with_all(out.take());
   // Every body's supporting bodies: this member's bodies' from its rows, the others' as sent.
   w.supported.assign(at(nb), 0);
   w.lower_start.assign(at(nb) + 1, 0);
-  std::vector<std::pair<int, std::size_t>> from(at(nb), {-1, 0});  // (member, offset)
+  std::vector<std::pair<int, std::size_t>>& from = s.supports_at;  // (member, offset)
+  from.assign(at(nb), {-1, 0});
   for (int body = 0; body < nb; ++body)
     if (s.body_member[at(body)] == s.me) {
       const int count = w.support_start[at(body) + 1] - w.support_start[at(body)];
@@ -298,7 +291,7 @@ void share_sync(RestingWork& w) {
     out.put(w.bodies.w[b]);
     if (s.stir) out.put(w.stirred[at(b)]);
   }
-  const std::vector<std::string> got = to_every_member(s, out.take());
+  const std::vector<std::string> got = s.team->exchange_with_all(out.take());
   for (int m = 0; m < s.members; ++m) {
     if (m == s.me) continue;
     ByteReader in(got[at(m)]);

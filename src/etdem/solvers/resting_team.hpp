@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "etdem/core/math.hpp"
@@ -55,6 +56,13 @@ class RestingTeam {
   /// Collective: to[m] sent to member m (an empty string sends nothing; to[member()] is not
   /// sent); returns what each member sent here, indexed by member (empty: nothing).
   virtual std::vector<std::string> exchange(std::vector<std::string> to) = 0;
+  /// Collective: `bytes` sent to every other member; returns what each sent here (exchange).
+  std::vector<std::string> exchange_with_all(const std::string& bytes) {
+    std::vector<std::string> to(static_cast<std::size_t>(members()));
+    for (int m = 0; m < members(); ++m)
+      if (m != member()) to[static_cast<std::size_t>(m)] = bytes;
+    return exchange(std::move(to));
+  }
   /// Point to point, not collective: sends to[m] to each member m whose bit is set in
   /// `members_to` (an empty string too: m waits for it) and returns at once.
   virtual void post(std::vector<std::string> to, std::uint64_t members_to) = 0;

@@ -179,7 +179,8 @@ struct RestingShare {
   std::vector<int> level_closes;     // shock pass: per level, the level whose exchange carries it
   std::vector<std::uint32_t> moves;  // per body slot: colours this member moves it in
   std::vector<std::uint32_t> moved_by_other;  // per body slot read here: colours others move it in
-  std::vector<ByteWriter> out;                // per member, a phase's message
+  std::vector<std::pair<int, std::size_t>> supports_at;  // share_supports' scratch
+  std::vector<ByteWriter> out;                           // per member, a phase's message
 
   /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }

@@ -96,11 +96,7 @@ void hold_impact_times(std::span<const Contact> contacts, std::span<const std::a
     if (team) {  // the other members' cleared bodies, cleared here too
       ByteWriter out;
       for (const int body : hold.bodies) out.put(static_cast<std::int32_t>(body));
-      const std::string bytes = out.take();
-      std::vector<std::string> to(static_cast<std::size_t>(team->members()));
-      for (int m = 0; m < team->members(); ++m)
-        if (m != team->member()) to[static_cast<std::size_t>(m)] = bytes;
-      for (const std::string& got : team->exchange(std::move(to))) {
+      for (const std::string& got : team->exchange_with_all(out.take())) {
         ByteReader in(got);
         while (!in.done()) {
           const int body = in.get<std::int32_t>();
@@ -136,11 +132,7 @@ void share_impact_times(RestingTeam& team, double* toi, int bodies) {
       out.put(static_cast<std::int32_t>(body));
       out.put(toi[body]);
     }
-  const std::string bytes = out.take();
-  std::vector<std::string> to(static_cast<std::size_t>(team.members()));
-  for (int m = 0; m < team.members(); ++m)
-    if (m != team.member()) to[static_cast<std::size_t>(m)] = bytes;
-  const std::vector<std::string> got = team.exchange(std::move(to));
+  const std::vector<std::string> got = team.exchange_with_all(out.take());
   for (int body = 0; body < bodies; ++body)
     if (team.body_member(body) != team.member()) toi[body] = 0.0;
   for (const std::string& bytes_of : got) {

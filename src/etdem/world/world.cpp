@@ -169,7 +169,6 @@ void World::set_run_state(const RunState& s) {
 void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep,
                            const std::vector<int>& new_id) {
   bodies = std::move(b);
-  bodies.update_world_inertia();
   const int n = bodies.count();
   rest_time_.assign(n, 0.0);
   sleep_force_.assign(n, Vec3::Zero());
@@ -178,8 +177,7 @@ void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep,
   // The kept pairs are a cache on body ids (find_pairs), carried to the new ids: the same bits
   // as dropping them.
   pair_list_.renumber(new_id);
-  asleep_at_previous_.clear();
-  prepare_substeps();  // the turning grains, on the new ids
+  refresh_bodies();  // the world-frame inertias and the turning grains, on the new ids
 }
 
 void World::refresh_bodies() {
