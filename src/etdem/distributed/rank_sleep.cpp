@@ -106,6 +106,12 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
   // World::add_contact_loads over ranks: each contact's share from the rank that detected it to
   // its grains' owners. B's share is negated here and added there: x - y and x + (-y) are the
   // same bits.
+  const int n = w.bodies.count();
+  force.assign(n, Vec3::Zero());
+  torque.assign(n, Vec3::Zero());
+  // (Most steps flag no body on any rank; the exchange is made all the same, as it is
+  // collective.)
+  const bool any = std::find(wanted.begin(), wanted.begin() + n, char{1}) != wanted.begin() + n;
   std::vector<LoadShare> mine;
   std::map<int, ByteWriter> out;
   auto send = [&](int body, const LoadShare& s) {
@@ -115,11 +121,11 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
       put_share(out[owner_[body]], s);
   };
   int point = 0;
-  for (std::size_t k = 0; k < contacts.size(); ++k) {
+  for (std::size_t k = 0; any && k < contacts.size(); ++k) {
     const Contact& c = contacts[k];
     point = k > 0 && contacts[k - 1].a == c.a && contacts[k - 1].b == c.b ? point + 1 : 0;
-    const bool to_a = w.bodies.is_dynamic(c.a) && wanted[c.a];
-    const bool to_b = w.bodies.is_dynamic(c.b) && wanted[c.b];
+    const bool to_a = wanted[c.a] && w.bodies.is_dynamic(c.a);
+    const bool to_b = wanted[c.b] && w.bodies.is_dynamic(c.b);
     if (!to_a && !to_b) continue;
     const ContactOrderKey key{w.shapes.tested_apart(w.bodies.shape[c.b]), gid_[c.a], gid_[c.b]};
     const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
@@ -135,7 +141,7 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
   // Each grain's shares summed in the serial order (by the contact's key, then its point), the
   // order one sort by (grain, key, point) gives: grouped by local body (their ids ascend with the
   // global ids), then each grain's few shares sorted.
-  const int n = w.bodies.count();
+  if (mine.empty()) return;
   group_by_key(
       n,
       [&](auto&& emit) {
@@ -143,11 +149,10 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
           emit(local_of_[mine[k].gid], static_cast<int>(k));
       },
       load_start_, load_shares_, load_fill_);
-  force.assign(n, Vec3::Zero());
-  torque.assign(n, Vec3::Zero());
   for (int l = 0; l < n; ++l) {
     const auto first = load_shares_.begin() + load_start_[l];
     const auto last = load_shares_.begin() + load_start_[l + 1];
+    if (first == last) continue;
     std::sort(first, last, [&](int p, int q) { return mine[p] < mine[q]; });
     for (auto it = first; it != last; ++it) {
       force[l] += mine[static_cast<std::size_t>(*it)].force;

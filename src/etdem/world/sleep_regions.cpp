@@ -166,26 +166,34 @@ void World::contact_loads(const std::vector<Contact>& contacts, const std::vecto
   if (domain_)
     domain_->contact_loads(*this, contacts, wanted, load_force_, load_torque_);
   else
-    add_contact_loads(contacts);
+    add_contact_loads(contacts, wanted);
   const double per_step = 1.0 / h_;
   for (int i = 0; i < bodies.count(); ++i) {
+    if (!wanted[i]) continue;
     load_force_[i] *= per_step;
     load_torque_[i] *= per_step;
   }
 }
 
-void World::add_contact_loads(const std::vector<Contact>& contacts) {
-  // The resting contacts' force and torque impulses on every dynamic body [N s], [N m s].
+void World::add_contact_loads(const std::vector<Contact>& contacts,
+                              const std::vector<char>& wanted) {
+  // The resting contacts' force and torque impulses on the dynamic bodies flagged in `wanted`
+  // [N s], [N m s], in the contact order; zero elsewhere. (Most steps flag none: a region that
+  // falls asleep, or the held bodies of the steps some region sleeps in.)
   const int n = bodies.count();
   load_force_.assign(n, Vec3::Zero());
   load_torque_.assign(n, Vec3::Zero());
+  if (std::find(wanted.begin(), wanted.begin() + n, char{1}) == wanted.begin() + n) return;
   for (const Contact& c : contacts) {
+    const bool to_a = wanted[c.a] && bodies.is_dynamic(c.a);
+    const bool to_b = wanted[c.b] && bodies.is_dynamic(c.b);
+    if (!to_a && !to_b) continue;
     const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
-    if (bodies.is_dynamic(c.a)) {
+    if (to_a) {
       load_force_[c.a] += p;
       load_torque_[c.a] += c.ra.cross(p) + c.rolling_impulse;
     }
-    if (bodies.is_dynamic(c.b)) {
+    if (to_b) {
       load_force_[c.b] -= p;
       load_torque_[c.b] -= c.rb.cross(p) + c.rolling_impulse;
     }

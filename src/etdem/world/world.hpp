@@ -391,9 +391,11 @@ class World {
   /// kick when `kick_them`. Collective in a split run.
   void wake_listed_regions(bool kick_them);
   /// load_force_, load_torque_ [N], [N m]: the resting contacts' force and torque on each body
-  /// counted here flagged in `wanted` (per body), summed in the contact order.
+  /// counted here flagged in `wanted` (per body, 0 or 1), summed in the contact order; other
+  /// bodies' are zero.
   void contact_loads(const std::vector<Contact>& contacts, const std::vector<char>& wanted);
-  void add_contact_loads(const std::vector<Contact>& contacts);  // every body's, unscaled
+  /// The serial contact_loads, unscaled [N s], [N m s].
+  void add_contact_loads(const std::vector<Contact>& contacts, const std::vector<char>& wanted);
   /// Whether `mine` holds on some rank (the domain's; a serial world's own).
   bool on_any_rank(bool mine) const { return domain_ ? domain_->any(mine) : mine; }
   /// The regions' votes agreed over the ranks (Domain::agree_regions); a serial world's own.
