@@ -77,24 +77,23 @@ void RestingPass::shock_pass(RestingWork& w) const {
         for (std::size_t i = 0; i < n; ++i) emit(r.upper_body[i], static_cast<int>(i));
       },
       w.support_start, w.support, w.fill);
-  // A team's member holds the support rows of the bodies it settles only: the others' heights
-  // and supporting bodies come from their members.
+  // Lowest body first; ties by index, so the order is deterministic. A team's member holds the
+  // support rows of the bodies it settles only: the others' heights and supporting bodies come
+  // from their members, each member's bodies in this order, merged (share_supports).
   const bool team = w.share.team != nullptr;
-  if (team) share_supports(w);
-  auto supported = [&](int k) {
-    return team ? w.supported[static_cast<std::size_t>(k)] != 0
-                : w.support_start[k + 1] > w.support_start[k];
-  };
-  // Lowest body first; ties by index, so the order is deterministic.
-  w.by_height.clear();
-  for (int k = 0; k < nb; ++k)
-    if (supported(k)) w.by_height.push_back({w.height[k], k});
-  // (Heights with their bodies' indices: distinct keys, so a sort on several threads gives the
-  // one order.)
-  if (w.parallel)
-    __gnu_parallel::sort(w.by_height.begin(), w.by_height.end());
-  else
-    std::sort(w.by_height.begin(), w.by_height.end());
+  if (team) {
+    share_supports(w);
+  } else {
+    w.by_height.clear();
+    for (int k = 0; k < nb; ++k)
+      if (w.support_start[k + 1] > w.support_start[k]) w.by_height.push_back({w.height[k], k});
+    // (Heights with their bodies' indices: distinct keys, so a sort on several threads gives
+    // the one order.)
+    if (w.parallel)
+      __gnu_parallel::sort(w.by_height.begin(), w.by_height.end());
+    else
+      std::sort(w.by_height.begin(), w.by_height.end());
+  }
   // Each body is settled from its own velocity and its supports' settled ones, and writes only
   // its own: any order in which every body follows its supports gives the same bits. On several
   // threads the bodies go by level (a body's level exceeds that of every support settled before

@@ -147,11 +147,19 @@ void share_supports(RestingWork& w) {
   RestingShare& s = w.share;
   const RestingRows& r = w.rows;
   const int nb = w.bodies.count;
+  // This member's supported bodies in height order (ties by index), sent in that order: every
+  // member merges the members' runs into the whole height order (by_height) instead of sorting
+  // every body.
+  std::vector<std::pair<double, int>>& own = s.own_by_height;
+  own.clear();
+  for (int body = 0; body < nb; ++body)
+    if (s.body_member[at(body)] == s.me &&
+        w.support_start[at(body) + 1] > w.support_start[at(body)])
+      own.push_back({w.height[at(body)], body});
+  std::sort(own.begin(), own.end());
   ByteWriter out;
-  for (int body = 0; body < nb; ++body) {
-    if (s.body_member[at(body)] != s.me) continue;
+  for (const auto& [height, body] : own) {
     const int first = w.support_start[at(body)], last = w.support_start[at(body) + 1];
-    if (first == last) continue;
     out.put(static_cast<std::int32_t>(body));
     out.put(w.height[at(body)]);
     out.put(static_cast<std::int32_t>(last - first));
@@ -160,19 +168,22 @@ void share_supports(RestingWork& w) {
   }
   const std::vector<std::string> got = s.team->exchange_with_all(out.take());
   // Every body's supporting bodies: this member's bodies' from its rows, the others' as sent.
-  w.supported.assign(at(nb), 0);
   w.lower_start.assign(at(nb) + 1, 0);
   std::vector<std::pair<int, std::size_t>>& from = s.supports_at;  // (member, offset)
   from.assign(at(nb), {-1, 0});
   for (int body = 0; body < nb; ++body)
     if (s.body_member[at(body)] == s.me) {
       const int count = w.support_start[at(body) + 1] - w.support_start[at(body)];
-      w.supported[at(body)] = count > 0 ? 1 : 0;
       w.lower_start[at(body) + 1] = count;
     }
+  // The height order: the members' runs merged, each checked to ascend.
+  w.by_height = own;
+  std::vector<std::pair<double, int>>& run = s.run_by_height;
+  std::vector<std::pair<double, int>>& merged = s.merged_by_height;
   for (int m = 0; m < s.members; ++m) {
     if (m == s.me) continue;
     ByteReader in(got[at(m)]);
+    run.clear();
     while (!in.done()) {
       const int body = in.get<std::int32_t>();
       if (body < 0 || body >= nb || s.body_member[at(body)] != m)
@@ -181,9 +192,15 @@ void share_supports(RestingWork& w) {
       const int count = in.get<std::int32_t>();
       from[at(body)] = {m, got[at(m)].size() - in.left()};
       in.take(static_cast<std::size_t>(count) * sizeof(std::int32_t));
-      w.supported[at(body)] = 1;
       w.lower_start[at(body) + 1] = count;
+      const std::pair<double, int> key{w.height[at(body)], body};
+      if (!run.empty() && !(run.back() < key))
+        throw std::logic_error("a team member's supported bodies out of height order");
+      run.push_back(key);
     }
+    merged.resize(w.by_height.size() + run.size());
+    std::merge(w.by_height.begin(), w.by_height.end(), run.begin(), run.end(), merged.begin());
+    w.by_height.swap(merged);
   }
   for (int body = 0; body < nb; ++body) w.lower_start[at(body) + 1] += w.lower_start[at(body)];
   w.lower_list.resize(at(w.lower_start[at(nb)]));

@@ -180,7 +180,10 @@ struct RestingShare {
   std::vector<std::uint32_t> moves;  // per body slot: colours this member moves it in
   std::vector<std::uint32_t> moved_by_other;  // per body slot read here: colours others move it in
   std::vector<std::pair<int, std::size_t>> supports_at;  // share_supports' scratch
-  std::vector<ByteWriter> out;                           // per member, a phase's message
+  // share_supports: this member's supported bodies in height order, another member's, and the
+  // merge's scratch ((height, body) as in RestingWork::by_height).
+  std::vector<std::pair<double, int>> own_by_height, run_by_height, merged_by_height;
+  std::vector<ByteWriter> out;  // per member, a phase's message
 
   /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
@@ -224,9 +227,8 @@ struct RestingWork {
   std::vector<int> support_start, support, fill;
   std::vector<RestingSupport> local;  // the supports of the body being settled (one thread)
   std::vector<int> level, position, level_start, by_level;
-  // A team's shock pass: whether each body has a support row, and its supporting bodies (CSR;
-  // dynamic ones), over the whole team (a member holds only the support rows of its bodies).
-  std::vector<char> supported;
+  // A team's shock pass: each body's supporting bodies (CSR; dynamic ones), over the whole team
+  // (a member holds only the support rows of its bodies).
   std::vector<int> lower_start, lower_list;
   std::vector<std::vector<RestingSupport>> local_of_thread;
   std::vector<RestingSettled> settled;
@@ -376,8 +378,9 @@ void share_post(RestingWork& w, std::span<const int> moved,
 void share_collect(RestingWork& w, std::uint64_t from);
 /// The shock pass's view of the island over the team (the support rows grouped by upper body
 /// and the heights taken from the rows here): each member sends the height and supporting
-/// bodies of the bodies it settles, and every member fills w.height, w.supported,
-/// w.lower_start / w.lower_list and the shock pass's readers for every body.
+/// bodies of the bodies it settles, in height order, and every member fills w.height,
+/// w.by_height (the members' orders merged), w.lower_start / w.lower_list and the shock pass's
+/// readers for every body.
 void share_supports(RestingWork& w);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
 /// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
