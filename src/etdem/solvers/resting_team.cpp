@@ -125,19 +125,43 @@ void share_setup(RestingWork& w) {
       s.boundary[at(colour)].push_back(body);
     }
   }
-  for (int colour = 0; colour + 1 < colours; ++colour) {
-    // This member's blocks of the next colour: those that read none of those bodies first.
-    std::vector<int>& next = s.my_blocks[at(colour + 1)];
-    const std::uint32_t bit = std::uint32_t{1} << colour;
-    const auto waits = [&](int k) {
+  // Each colour's blocks of this member in four runs: those that read nothing another member
+  // moved in the colour before and move a body another member reads (swept first), then, once
+  // the colour before's messages are in, those that read such a body and move one another
+  // member reads; the colour's message is posted there, and the blocks whose bodies no other
+  // member reads follow (those that waited, then the rest). Blocks of one colour share no
+  // body, so the order within a colour does not change a bit, and the message is whole when
+  // it is posted: the other members read it while this member sweeps its inner blocks.
+  s.posted.assign(at(colours), 0);
+  for (int colour = 0; colour < colours; ++colour) {
+    std::vector<int>& blocks = s.my_blocks[at(colour)];
+    const std::uint32_t before = colour > 0 ? std::uint32_t{1} << (colour - 1) : 0;
+    const auto any_body = [&](int k, auto&& test) {
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
         for (const int body : {r.a[at(i)], r.b[at(i)]})
-          if (body >= 0 && (moved_by_other[at(body)] & bit) != 0) return true;
+          if (body >= 0 && test(body)) return true;
       return false;
     };
-    const auto late =
-        std::stable_partition(next.begin(), next.end(), [&](int k) { return !waits(k); });
-    s.early[at(colour + 1)] = static_cast<int>(late - next.begin());
+    const auto waits = [&](int k) {
+      return any_body(k, [&](int body) { return (moved_by_other[at(body)] & before) != 0; });
+    };
+    const auto sends = [&](int k) {
+      return any_body(k, [&](int body) { return (s.readers[at(body)] & ~mine) != 0; });
+    };
+    // 0: early and sending, 1: waiting and sending, 2: waiting, 3: the rest; stable within each.
+    std::array<std::vector<int>, 4>& runs = s.block_runs;
+    for (std::vector<int>& run : runs) run.clear();
+    for (const int k : blocks)
+      runs[sends(k) ? (waits(k) ? 1 : 0) : (waits(k) ? 2 : 3)].push_back(k);
+    blocks.clear();
+    for (const std::vector<int>& run : runs) blocks.insert(blocks.end(), run.begin(), run.end());
+    const auto end_of = [&](std::size_t last) {
+      int end = 0;
+      for (std::size_t q = 0; q <= last; ++q) end += static_cast<int>(runs[q].size());
+      return end;
+    };
+    s.early[at(colour)] = end_of(0);
+    s.posted[at(colour)] = end_of(1);
   }
   s.stamp.assign(at(nb), -1);
   s.known.assign(at(nb), -1);

@@ -156,12 +156,15 @@ struct RestingShare {
   std::vector<std::uint64_t> readers;       // per body slot: members whose rows move it
   std::vector<std::vector<int>> boundary;   // per colour: bodies this member's blocks of it
                                             // move that another member's rows move too
-  // A colour's phase is point to point: after colour c this member posts what it moved to the
-  // members colour_to[c] and takes what colour_from[c] posted before it sweeps the blocks of
-  // colour c + 1 that read those bodies; the first early[c] of my_blocks[c] read none of what
-  // the other members moved in the colour before, and are swept while their messages travel.
+  // A colour's phase is point to point: this member posts what its rows of colour c moved to
+  // the members colour_to[c] and takes what colour_from[c] posted before it sweeps the blocks
+  // of colour c + 1 that read those bodies. Of my_blocks[c], the first early[c] read none of
+  // what the other members moved in the colour before (swept while those messages travel), and
+  // the first posted[c] hold every row of colour c whose bodies another member reads (the
+  // message goes after them; the blocks after it move no body another member reads).
   std::vector<std::uint64_t> colour_to, colour_from;  // per colour
-  std::vector<int> early;                             // per colour
+  std::vector<int> early, posted;                     // per colour
+  std::array<std::vector<int>, 4> block_runs;         // share_setup's scratch
   std::vector<int> body_member;                       // per body slot: the member that settles it
   std::vector<std::uint64_t> shock_readers;  // per body slot: members settling a body it holds
   std::vector<int> stamp;    // per body slot: the phase this member last moved it in, -1 never
@@ -462,14 +465,16 @@ RestingSweep run_shared(
     }
   };
   // Colour by colour: the blocks that read nothing the others moved in the colour before first,
-  // then that colour's messages, then the rest; what this colour moved is posted at its end.
+  // then that colour's messages, then the rest of the blocks whose bodies others read, then
+  // what this colour moved is posted, and the blocks no other member reads are swept after.
   const std::size_t colours = static_cast<std::size_t>(o.colours());
   for (std::size_t c = 0; c < colours; ++c) {
     const std::vector<int>& mine = s.my_blocks[c];
     sweep(mine, 0, s.early[c]);
     if (c > 0) share_collect(w, s.colour_from[c - 1]);
-    sweep(mine, s.early[c], static_cast<long>(mine.size()));
+    sweep(mine, s.early[c], s.posted[c]);
     share_post(w, s.boundary[c], s.readers, s.colour_to[c]);
+    sweep(mine, s.posted[c], static_cast<long>(mine.size()));
   }
   if (colours > 0) share_collect(w, s.colour_from[colours - 1]);
   // The leftovers: on every member alike (their bodies are read by every member), counted once.
