@@ -48,6 +48,11 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   std::map<int, ByteWriter> out;
   std::vector<GrainRecord> owned, ghosts;
   std::vector<int> ghost_owner;  // per ghost received or kept: the rank that owns it
+  // (Sized for about as many as the rank held: a record grown into place moves every record
+  // before it.)
+  owned.reserve(grains.owned.size() + grains.owned.size() / 8);
+  ghosts.reserve(grains.ghosts.size() + grains.ghosts.size() / 8);
+  ghost_owner.reserve(ghosts.capacity());
   std::vector<int> ranks;
   auto send = [&](int to, int owner, const GrainRecord& g) {
     ByteWriter& w = out[to];
@@ -114,9 +119,12 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
     return order;
   };
   grains.owned.clear();
+  grains.owned.reserve(owned.size());
   for (const std::size_t k : ascending(owned)) grains.owned.push_back(std::move(owned[k]));
   grains.ghosts.clear();
   grains.ghost_owner.clear();
+  grains.ghosts.reserve(ghosts.size());
+  grains.ghost_owner.reserve(ghosts.size());
   for (const std::size_t k : ascending(ghosts)) {
     grains.ghosts.push_back(std::move(ghosts[k]));
     grains.ghost_owner.push_back(ghost_owner[k]);

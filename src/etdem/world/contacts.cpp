@@ -530,9 +530,14 @@ void World::restore_warm_start(std::vector<Contact> contacts, double h) {
     key.resize(contacts.size());
     for (std::size_t k = 0; k < contacts.size(); ++k) key[k] = contact_order_key(contacts[k]);
     stable_order(key, restore_order_);
-    previous_.resize(contacts.size());
-    for (std::size_t k = 0; k < restore_order_.size(); ++k)
-      previous_[k] = contacts[restore_order_[k]];
+    // Copied into a buffer kept from the call before (no contact constructed empty first, no
+    // fresh pages); the given one is kept for the next call.
+    std::vector<Contact>& room = restore_room_;
+    room.clear();
+    room.reserve(contacts.size());
+    for (const int k : restore_order_) room.push_back(contacts[static_cast<std::size_t>(k)]);
+    previous_.swap(room);
+    room.swap(contacts);
   }
   previous_h_ = h;
   order_previous();

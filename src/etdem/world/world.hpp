@@ -548,6 +548,7 @@ class World {
   std::vector<int> previous_scratch_;         // order_previous's merge buffer
   std::vector<ContactOrderKey> restore_key_;  // restore_warm_start's keys, when out of order
   std::vector<int> restore_order_;            // restore_warm_start's order, when out of order
+  std::vector<Contact> restore_room_;         // restore_warm_start's buffer, when out of order
 
   // Candidate pairs kept while the bodies stay in their reach (a cache: clearing it changes
   // no result, so a checkpoint need not hold it).
