@@ -177,11 +177,12 @@ void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep,
   // The kept pairs are a cache on body ids (find_pairs), carried to the new ids: the same bits
   // as dropping them.
   pair_list_.renumber(new_id);
-  refresh_bodies();  // the world-frame inertias and the turning grains, on the new ids
+  refresh_bodies();  // the turning grains, on the new ids
 }
 
 void World::refresh_bodies() {
-  bodies.update_world_inertia();
+  // (The world-frame inverse inertias are not found here: every sub-step finds them in its kick,
+  // apply_external_forces, before any phase reads them.)
   asleep_at_previous_.clear();
   prepare_substeps();
 }
@@ -445,6 +446,8 @@ void World::apply_external_forces() {
   // of elastic energy over the displacement gives it back, book_substep); the dashpots'
   // loss and the energy of links that break have their own column.
   if (!nets.empty()) sums_.net_kicks = kick_nets(h_);
+  // The world-frame inverse inertias of the orientations the last sub-step left: only the
+  // island solves read them, after this.
   bodies.update_world_inertia();
 }
 

@@ -253,8 +253,9 @@ class World {
   void replace_bodies(Bodies b, const std::vector<SleepState>& sleep,
                       const std::vector<int>& new_id);
   /// After bodies were overwritten in place (a rank's ghosts refreshed, its set of bodies the
-  /// same): what replace_bodies derives from the bodies, found again (the world-frame inverse
-  /// inertias, the turning grains). The kept pairs and the warm start stay.
+  /// same): what replace_bodies derives from the bodies, found again (the turning grains; the
+  /// world-frame inverse inertias are found by every sub-step's kick). The kept pairs and the
+  /// warm start stay.
   void refresh_bodies();
   /// [s] How long body i has been slow enough to sleep (0 for a body never counted).
   double rest_time(int i) const {
