@@ -30,6 +30,7 @@
 #include "etdem/distributed/island_gather.hpp"
 #include "etdem/distributed/island_labels.hpp"
 #include "etdem/distributed/transport.hpp"
+#include "etdem/world/contact_order.hpp"
 #include "etdem/world/domain.hpp"
 #include "etdem/world/world.hpp"
 
@@ -160,6 +161,10 @@ class DecomposedWorld final : public Domain {
   /// rebuild_local when its bodies would be the same as now: refreshed in place; returns false
   /// (and changes nothing) when they would not.
   bool refresh_in_place(std::span<const LocalEntry> entries, double h);
+  /// rebuild_local's warm start: the contacts the arrived grains carried (on local ids) merged
+  /// into `kept` (the contacts of grains that stayed, in the serial order) in their serial
+  /// places; `arrived` is scratch.
+  void merge_arrived(std::vector<Contact>& kept, std::vector<Contact>& arrived);
   /// The owned grains' records (with their warm start) current, then exchanged: owned grains
   /// to their owners, ghosts within the halo (rank_halo.cpp).
   void exchange_grains_now();
@@ -248,6 +253,9 @@ class DecomposedWorld final : public Domain {
   std::vector<int> owner_;               // per local body (statics: this rank)
   std::vector<int> local_of_;            // per global id: local index, -1 absent
   std::vector<GrainRecord*> record_of_;  // exchange_grains_now: per local body, a migrant's record
+  std::vector<Contact> arrived_contacts_;      // rebuild_local: the arrived grains' warm start
+  std::vector<ContactOrderKey> arrived_keys_;  // merge_arrived's keys and order
+  std::vector<int> arrived_order_;
   Decomposition decomposition_;
   RankGrains grains_;
   std::vector<Net> nets_at_start_;   // the nets at the start of a sub-step that may be redone

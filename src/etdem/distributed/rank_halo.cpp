@@ -121,7 +121,7 @@ void DecomposedWorld::rebuild_local(double h, bool keep) {
     // (The first grain is a grain: owned here now when this rank is its owner.)
     if (f < 0 || owner_[f] != t_.rank() || a < 0 || b < 0) continue;
     Contact& to = previous[kept++];
-    to = c;
+    if (&to != &c) to = c;
     to.a = a;
     to.b = b;
   }
@@ -129,15 +129,51 @@ void DecomposedWorld::rebuild_local(double h, bool keep) {
   owned_.assign(n, 0);
   for (int l = 0; l < n; ++l) owned_[l] = entries[l].kind == 1 ? 1 : 0;
   local_.replace_bodies(std::move(bodies), sleep, new_id);
+  std::vector<Contact>& arrived = arrived_contacts_;
+  arrived.clear();
   for (const GrainRecord& r : grains_.owned)
     for (const Contact& c : r.carried) {
       const int a = local_of_[c.a], b = local_of_[c.b];
       if (a < 0 || b < 0) continue;
-      Contact& arrived = previous.emplace_back(c);
-      arrived.a = a;
-      arrived.b = b;
+      Contact& to = arrived.emplace_back(c);
+      to.a = a;
+      to.b = b;
     }
+  merge_arrived(previous, arrived);
   local_.restore_warm_start(std::move(previous), h);
+}
+
+void DecomposedWorld::merge_arrived(std::vector<Contact>& kept, std::vector<Contact>& arrived) {
+  // The kept contacts are in the serial order. The arrived ones (each grain's in order, the
+  // grains ascending: a grain's walls after its pairs, so two grains' lists interleave) are
+  // ordered stably by key, then go into their places from the back: only the kept contacts
+  // after the first arrived one move. Ties (the points of one pair) stay kept first, as in a
+  // stable sort of the two lists laid end to end: a pair's points all come from one side.
+  if (arrived.empty()) return;
+  const World& w = local_;
+  std::vector<ContactOrderKey>& key = arrived_keys_;
+  key.resize(arrived.size());
+  for (std::size_t k = 0; k < arrived.size(); ++k) key[k] = w.contact_order_key(arrived[k]);
+  if (!std::is_sorted(key.begin(), key.end())) {
+    std::vector<int>& order = arrived_order_;
+    stable_order(key, order);
+    std::vector<Contact> sorted;
+    sorted.reserve(arrived.size());
+    for (const int k : order) sorted.push_back(arrived[static_cast<std::size_t>(k)]);
+    arrived.swap(sorted);
+    for (std::size_t k = 0; k < arrived.size(); ++k) key[k] = w.contact_order_key(arrived[k]);
+  }
+  std::size_t i = kept.size(), j = arrived.size();
+  kept.resize(i + j);
+  for (std::size_t to = kept.size(); j > 0;) {
+    // The last of what is left: the kept one when the arrived one comes before it.
+    if (i > 0 && key[j - 1] < w.contact_order_key(kept[i - 1])) {
+      kept[--to] = kept[--i];
+    } else {
+      --j;
+      kept[--to] = arrived[j];
+    }
+  }
 }
 
 void DecomposedWorld::exchange(World&) {
