@@ -434,15 +434,15 @@ RestingSweep run_shared(
     return static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
                                     which.begin());
   };
-  // A colour's blocks of this member [first, last), in parallel.
-  auto sweep = [&](const std::vector<int>& mine, long first, long last) {
+  // A colour's blocks of this member [first, last), in parallel; the bodies they move stamped
+  // with the colour's phase (`phase`).
+  auto sweep = [&](const std::vector<int>& mine, long first, long last, int phase) {
     auto visit = [&](int i, RestingSweep& sw) {
       f(static_cast<std::size_t>(i), sw);
       for (const int body :
            {w.rows.a[static_cast<std::size_t>(i)], w.rows.b[static_cast<std::size_t>(i)]})
         if (body >= 0)
-          s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] =
-              s.phase;
+          s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] = phase;
     };
 #pragma omp parallel if (w.parallel && last - first > 1)
     {
@@ -470,11 +470,12 @@ RestingSweep run_shared(
   const std::size_t colours = static_cast<std::size_t>(o.colours());
   for (std::size_t c = 0; c < colours; ++c) {
     const std::vector<int>& mine = s.my_blocks[c];
-    sweep(mine, 0, s.early[c]);
+    const int phase = s.phase;
+    sweep(mine, 0, s.early[c], phase);
     if (c > 0) share_collect(w, s.colour_from[c - 1]);
-    sweep(mine, s.early[c], s.posted[c]);
+    sweep(mine, s.early[c], s.posted[c], phase);
     share_post(w, s.boundary[c], s.readers, s.colour_to[c]);
-    sweep(mine, s.posted[c], static_cast<long>(mine.size()));
+    sweep(mine, s.posted[c], static_cast<long>(mine.size()), phase);
   }
   if (colours > 0) share_collect(w, s.colour_from[colours - 1]);
   // The leftovers: on every member alike (their bodies are read by every member), counted once.
