@@ -116,15 +116,27 @@ constexpr std::size_t kPartGrainBytes = sizeof(std::int64_t) + sizeof(std::int32
 void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
                      const std::vector<std::int64_t>& gid, const std::vector<int>& owner) {
   out.put(static_cast<std::int32_t>(grains.size()));
+  out.reserve(out.bytes().size() + grains.size() * kPartGrainBytes);
+  // Each grain's bytes laid out here, then appended at once (the fields in the order
+  // read_part_grain reads them; a matrix column by column, as Eigen stores it).
+  char record[kPartGrainBytes];
   for (int i : grains) {
-    out.put(gid[i]);
-    out.put(static_cast<std::int32_t>(owner[i]));
-    out.put(bodies.velocity[i]);
-    out.put(bodies.angular_velocity[i]);
-    out.put(bodies.position[i]);
-    out.put(bodies.inv_mass[i]);
-    for (int e = 0; e < 9; ++e) out.put(bodies.inv_inertia_world[i](e));
-    out.put(static_cast<std::int8_t>(bodies.is_asleep(i) ? 1 : 0));
+    char* at = record;
+    auto lay = [&](const void* from, std::size_t bytes) {
+      std::memcpy(at, from, bytes);
+      at += bytes;
+    };
+    const auto own = static_cast<std::int32_t>(owner[i]);
+    const auto asleep = static_cast<std::int8_t>(bodies.is_asleep(i) ? 1 : 0);
+    lay(&gid[i], sizeof(std::int64_t));
+    lay(&own, sizeof own);
+    lay(bodies.velocity[i].data(), 3 * sizeof(double));
+    lay(bodies.angular_velocity[i].data(), 3 * sizeof(double));
+    lay(bodies.position[i].data(), 3 * sizeof(double));
+    lay(&bodies.inv_mass[i], sizeof(double));
+    lay(bodies.inv_inertia_world[i].data(), 9 * sizeof(double));
+    lay(&asleep, sizeof asleep);
+    out.put_bytes(record, kPartGrainBytes);
   }
 }
 
