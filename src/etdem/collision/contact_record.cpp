@@ -75,12 +75,14 @@ void put_record_head(ByteWriter& out, std::size_t count) {
 
 void put_contact_record(ByteWriter& out, std::span<const Contact> contacts) {
   put_record_head(out, contacts.size());
+  out.reserve(out.bytes().size() + contacts.size() * kContactBytes);
   for (const Contact& c : contacts) put_contact(out, c);
 }
 
 void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<const int> which,
                         std::span<const std::int64_t> name) {
   put_record_head(out, which.size());
+  out.reserve(out.bytes().size() + which.size() * kContactBytes);
   for (const int k : which) {
     const Contact& c = cs[static_cast<std::size_t>(k)];
     char bytes[kContactBytes];

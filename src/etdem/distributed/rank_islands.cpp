@@ -142,16 +142,26 @@ void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int>
 
 /// The grain of a part's record at `at` (kPartGrainBytes).
 PartGrain read_part_grain(std::string_view at) {
-  ByteReader in(at);
+  if (at.size() != kPartGrainBytes)
+    throw ByteStreamError(fmt::format("an island part's grain of {} bytes", at.size()));
+  const char* from = at.data();
+  auto take = [&](void* to, std::size_t bytes) {
+    std::memcpy(to, from, bytes);
+    from += bytes;
+  };
   PartGrain pg;
-  in.get(pg.gid);
-  pg.owner = in.get<std::int32_t>();
-  in.get(pg.v);
-  in.get(pg.w);
-  in.get(pg.x);
-  in.get(pg.inv_mass);
-  for (int e = 0; e < 9; ++e) in.get(pg.inv_inertia(e));
-  pg.asleep = in.get<std::int8_t>() != 0;
+  std::int32_t owner = 0;
+  std::int8_t asleep = 0;
+  take(&pg.gid, sizeof pg.gid);
+  take(&owner, sizeof owner);
+  take(pg.v.data(), 3 * sizeof(double));
+  take(pg.w.data(), 3 * sizeof(double));
+  take(pg.x.data(), 3 * sizeof(double));
+  take(&pg.inv_mass, sizeof(double));
+  take(pg.inv_inertia.data(), 9 * sizeof(double));
+  take(&asleep, sizeof asleep);
+  pg.owner = owner;
+  pg.asleep = asleep != 0;
   return pg;
 }
 
