@@ -11,21 +11,6 @@ namespace etdem {
 
 namespace {
 
-// A contact's fields in record order, each as its bytes, laid into (or read from) one block of
-// kContactBytes: one append or one bounds check per contact instead of one per field.
-template <class Bytes>
-struct Block {
-  Bytes at;
-  void field(const void* from, std::size_t n) requires std::is_same_v<Bytes, char*> {
-    std::memcpy(at, from, n);
-    at += n;
-  }
-  void field(void* to, std::size_t n) requires std::is_same_v<Bytes, const char*> {
-    std::memcpy(to, at, n);
-    at += n;
-  }
-};
-
 // a, b, point, normal, gap, ra, rb, restitution, friction, stiffness, normal impulse, tangent
 // impulse, rolling, rolling impulse.
 template <class B, class C>
@@ -42,13 +27,13 @@ void fields(B& k, C& c) {
 
 void put_contact(ByteWriter& out, const Contact& c) {
   char bytes[kContactBytes];
-  Block<char*> k{bytes};
+  FieldBlock<char*> k{bytes};
   fields(k, c);
   out.put_bytes(bytes, kContactBytes);
 }
 
 void get_contact(ByteReader& in, Contact& c) {
-  Block<const char*> k{in.take(kContactBytes).data()};
+  FieldBlock<const char*> k{in.take(kContactBytes).data()};
   fields(k, c);
 }
 
@@ -86,7 +71,7 @@ void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<
   for (const int k : which) {
     const Contact& c = cs[static_cast<std::size_t>(k)];
     char bytes[kContactBytes];
-    Block<char*> block{bytes};
+    FieldBlock<char*> block{bytes};
     fields(block, c);
     const int ids[2] = {static_cast<int>(name[static_cast<std::size_t>(c.a)]),
                         static_cast<int>(name[static_cast<std::size_t>(c.b)])};
@@ -124,7 +109,7 @@ int ContactRecordView::b(std::size_t k) const {
 }
 
 void ContactRecordView::get(std::size_t k, Contact& c) const {
-  Block<const char*> block{at(k)};
+  FieldBlock<const char*> block{at(k)};
   fields(block, c);
 }
 

@@ -27,52 +27,20 @@ int Bodies::add(const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w, doub
 }
 
 int Bodies::append_copy(const Bodies& from, int i) {
-  position.push_back(from.position[i]);
-  orientation.push_back(from.orientation[i]);
-  velocity.push_back(from.velocity[i]);
-  angular_velocity.push_back(from.angular_velocity[i]);
-  inv_mass.push_back(from.inv_mass[i]);
-  inv_inertia.push_back(from.inv_inertia[i]);
-  inv_inertia_world.push_back(from.inv_inertia_world[i]);
-  shape.push_back(from.shape[i]);
-  material.push_back(from.material[i]);
-  flags.push_back(from.flags[i]);
-  mass.push_back(from.mass[i]);
-  inertia.push_back(from.inertia[i]);
-  name.push_back(from.name[i]);
+  for_each_field(*this, from, [i](auto& to, const auto& field) { to.push_back(field[i]); });
   return count() - 1;
 }
 
 void Bodies::copy(int to, const Bodies& from, int i) {
-  position[to] = from.position[i];
-  orientation[to] = from.orientation[i];
-  velocity[to] = from.velocity[i];
-  angular_velocity[to] = from.angular_velocity[i];
-  inv_mass[to] = from.inv_mass[i];
-  inv_inertia[to] = from.inv_inertia[i];
-  inv_inertia_world[to] = from.inv_inertia_world[i];
-  shape[to] = from.shape[i];
-  material[to] = from.material[i];
-  flags[to] = from.flags[i];
-  mass[to] = from.mass[i];
-  inertia[to] = from.inertia[i];
-  name[to] = from.name[i];
+  for_each_field(*this, from, [to, i](auto& into, const auto& field) { into[to] = field[i]; });
 }
 
 void Bodies::reserve(std::size_t n) {
-  position.reserve(n);
-  orientation.reserve(n);
-  velocity.reserve(n);
-  angular_velocity.reserve(n);
-  inv_mass.reserve(n);
-  inv_inertia.reserve(n);
-  inv_inertia_world.reserve(n);
-  shape.reserve(n);
-  material.reserve(n);
-  flags.reserve(n);
-  mass.reserve(n);
-  inertia.reserve(n);
-  name.reserve(n);
+  for_each_field(*this, *this, [n](auto& field, auto&) { field.reserve(n); });
+}
+
+void Bodies::pop_back() {
+  for_each_field(*this, *this, [](auto& field, auto&) { field.pop_back(); });
 }
 
 void Bodies::update_world_inertia() {

@@ -52,6 +52,18 @@ struct Bodies {
   void copy(int to, const Bodies& from, int i);
   /// Room for n bodies in every field.
   void reserve(std::size_t n);
+  /// Removes the last body.
+  void pop_back();
+  /// f(field of a, the same field of b) for every per-body field: the one list of them, which
+  /// the copies, reserve and pop_back go through.
+  template <class A, class B, class F>
+  static void for_each_field(A& a, B& b, F&& f) {
+    f(a.position, b.position), f(a.orientation, b.orientation), f(a.velocity, b.velocity);
+    f(a.angular_velocity, b.angular_velocity), f(a.inv_mass, b.inv_mass);
+    f(a.inv_inertia, b.inv_inertia), f(a.inv_inertia_world, b.inv_inertia_world);
+    f(a.shape, b.shape), f(a.material, b.material), f(a.flags, b.flags), f(a.mass, b.mass);
+    f(a.inertia, b.inertia), f(a.name, b.name);
+  }
 
   /// Recomputes inv_inertia_world from the orientations.
   void update_world_inertia();

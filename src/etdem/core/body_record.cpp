@@ -75,16 +75,7 @@ int append_body_record(std::string_view record, Bodies& b, double* extra) {
     const double e = read_body_record(record, b, i);
     if (extra) *extra = e;
   } catch (...) {  // leave the bodies as they were
-    for (auto* v : {&b.position, &b.velocity, &b.angular_velocity, &b.inv_inertia, &b.inertia})
-      v->pop_back();
-    b.orientation.pop_back();
-    b.inv_mass.pop_back();
-    b.inv_inertia_world.pop_back();
-    b.shape.pop_back();
-    b.material.pop_back();
-    b.flags.pop_back();
-    b.mass.pop_back();
-    b.name.pop_back();
+    b.pop_back();
     throw;
   }
   return i;

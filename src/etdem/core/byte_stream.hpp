@@ -124,4 +124,21 @@ class ByteReader {
   std::size_t pos_ = 0;
 };
 
+/// A fixed record's fields laid into (Bytes = char*) or read from (const char*) one block of
+/// bytes, each as its bytes, in the order a fields function visits them: one append or one
+/// bounds check per record instead of one per field, and the layout written once for both
+/// directions (a `fields(block, record)` template called with either block).
+template <class Bytes>
+struct FieldBlock {
+  Bytes at;
+  void field(const void* from, std::size_t n) requires std::is_same_v<Bytes, char*> {
+    std::memcpy(at, from, n);
+    at += n;
+  }
+  void field(void* to, std::size_t n) requires std::is_same_v<Bytes, const char*> {
+    std::memcpy(to, at, n);
+    at += n;
+  }
+};
+
 }  // namespace etdem

@@ -49,7 +49,9 @@ bool DecomposedWorld::refresh_in_place(std::span<const LocalEntry> entries, doub
     }
   }
   w.refresh_bodies();
-  w.restore_warm_start(w.release_warm_start(), h);
+  // (The warm start is as it was, in its order on the same ids; only a sub-step length it
+  // lacks is set, as the rebuild would.)
+  if (w.warm_start_substep() != h) w.restore_warm_start(w.release_warm_start(), h);
   ++stats_.refreshed_in_place;
   return true;
 }
@@ -146,32 +148,27 @@ void DecomposedWorld::rebuild_local(double h, bool keep) {
 void DecomposedWorld::merge_arrived(std::vector<Contact>& kept, std::vector<Contact>& arrived) {
   // The kept contacts are in the serial order. The arrived ones (each grain's in order, the
   // grains ascending: a grain's walls after its pairs, so two grains' lists interleave) are
-  // ordered stably by key, then go into their places from the back: only the kept contacts
-  // after the first arrived one move. Ties (the points of one pair) stay kept first, as in a
-  // stable sort of the two lists laid end to end: a pair's points all come from one side.
+  // taken in a stable order by key and go into their places from the back: only the kept
+  // contacts after the first arrived one move. Ties (the points of one pair) stay kept first,
+  // as in a stable sort of the two lists laid end to end: a pair's points all come from one
+  // side.
   if (arrived.empty()) return;
   const World& w = local_;
   std::vector<ContactOrderKey>& key = arrived_keys_;
   key.resize(arrived.size());
   for (std::size_t k = 0; k < arrived.size(); ++k) key[k] = w.contact_order_key(arrived[k]);
-  if (!std::is_sorted(key.begin(), key.end())) {
-    std::vector<int>& order = arrived_order_;
-    stable_order(key, order);
-    std::vector<Contact> sorted;
-    sorted.reserve(arrived.size());
-    for (const int k : order) sorted.push_back(arrived[static_cast<std::size_t>(k)]);
-    arrived.swap(sorted);
-    for (std::size_t k = 0; k < arrived.size(); ++k) key[k] = w.contact_order_key(arrived[k]);
-  }
-  std::size_t i = kept.size(), j = arrived.size();
+  std::vector<int>& order = arrived_order_;
+  stable_order(key, order);
+  std::size_t i = kept.size(), j = order.size();
   kept.resize(i + j);
   for (std::size_t to = kept.size(); j > 0;) {
     // The last of what is left: the kept one when the arrived one comes before it.
-    if (i > 0 && key[j - 1] < w.contact_order_key(kept[i - 1])) {
+    const auto last = static_cast<std::size_t>(order[j - 1]);
+    if (i > 0 && key[last] < w.contact_order_key(kept[i - 1])) {
       kept[--to] = kept[--i];
     } else {
+      kept[--to] = arrived[last];
       --j;
-      kept[--to] = arrived[j];
     }
   }
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -110,6 +111,16 @@ constexpr std::size_t kPartGrainBytes = sizeof(std::int64_t) + sizeof(std::int32
                                         3 * 3 * sizeof(double) + sizeof(double) +
                                         9 * sizeof(double) + sizeof(std::int8_t);
 
+/// A part grain's fields in record order, but its asleep byte (FieldBlock, either way).
+template <class B, class G>
+void part_grain_fields(B& k, G& g) {
+  static_assert(sizeof g.owner == sizeof(std::int32_t));
+  auto vec = [&](auto& v) { k.field(v.data(), 3 * sizeof(double)); };
+  k.field(&g.gid, sizeof g.gid), k.field(&g.owner, sizeof g.owner);
+  vec(g.v), vec(g.w), vec(g.x), k.field(&g.inv_mass, sizeof(double));
+  k.field(g.inv_inertia.data(), 9 * sizeof(double));
+}
+
 /// Grains `grains` of `bodies` (ascending local ids, so ascending global ids) as an island part
 /// lists them, kPartGrainBytes each: global id, owner, velocities, position, inverse mass and
 /// world inverse inertia, asleep.
@@ -117,25 +128,20 @@ void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int>
                      const std::vector<std::int64_t>& gid, const std::vector<int>& owner) {
   out.put(static_cast<std::int32_t>(grains.size()));
   out.reserve(out.bytes().size() + grains.size() * kPartGrainBytes);
-  // Each grain's bytes laid out here, then appended at once (the fields in the order
-  // read_part_grain reads them; a matrix column by column, as Eigen stores it).
   char record[kPartGrainBytes];
   for (int i : grains) {
-    char* at = record;
-    auto lay = [&](const void* from, std::size_t bytes) {
-      std::memcpy(at, from, bytes);
-      at += bytes;
-    };
-    const auto own = static_cast<std::int32_t>(owner[i]);
-    const auto asleep = static_cast<std::int8_t>(bodies.is_asleep(i) ? 1 : 0);
-    lay(&gid[i], sizeof(std::int64_t));
-    lay(&own, sizeof own);
-    lay(bodies.velocity[i].data(), 3 * sizeof(double));
-    lay(bodies.angular_velocity[i].data(), 3 * sizeof(double));
-    lay(bodies.position[i].data(), 3 * sizeof(double));
-    lay(&bodies.inv_mass[i], sizeof(double));
-    lay(bodies.inv_inertia_world[i].data(), 9 * sizeof(double));
-    lay(&asleep, sizeof asleep);
+    const PartGrain g{gid[i],
+                      owner[i],
+                      bodies.velocity[i],
+                      bodies.angular_velocity[i],
+                      bodies.position[i],
+                      bodies.inv_mass[i],
+                      bodies.inv_inertia_world[i],
+                      bodies.is_asleep(i)};
+    FieldBlock<char*> k{record};
+    part_grain_fields(k, g);
+    const auto asleep = static_cast<std::int8_t>(g.asleep ? 1 : 0);
+    k.field(&asleep, sizeof asleep);
     out.put_bytes(record, kPartGrainBytes);
   }
 }
@@ -144,25 +150,13 @@ void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int>
 PartGrain read_part_grain(std::string_view at) {
   if (at.size() != kPartGrainBytes)
     throw ByteStreamError(fmt::format("an island part's grain of {} bytes", at.size()));
-  const char* from = at.data();
-  auto take = [&](void* to, std::size_t bytes) {
-    std::memcpy(to, from, bytes);
-    from += bytes;
-  };
-  PartGrain pg;
-  std::int32_t owner = 0;
+  PartGrain g;
+  FieldBlock<const char*> k{at.data()};
+  part_grain_fields(k, g);
   std::int8_t asleep = 0;
-  take(&pg.gid, sizeof pg.gid);
-  take(&owner, sizeof owner);
-  take(pg.v.data(), 3 * sizeof(double));
-  take(pg.w.data(), 3 * sizeof(double));
-  take(pg.x.data(), 3 * sizeof(double));
-  take(&pg.inv_mass, sizeof(double));
-  take(pg.inv_inertia.data(), 9 * sizeof(double));
-  take(&asleep, sizeof asleep);
-  pg.owner = owner;
-  pg.asleep = asleep != 0;
-  return pg;
+  k.field(&asleep, sizeof asleep);
+  g.asleep = asleep != 0;
+  return g;
 }
 
 /// The global id of the k-th grain of a part's grains `run`.
@@ -398,8 +392,10 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     return std::binary_search(shared_roots_.begin(), shared_roots_.end(), root);
   };
   // The contacts of an island sent to every rank that no other rank reads stay here (unshared);
-  // this rank keeps its part without contacts and reads its own where they lie.
-  const UnsharedContacts unshared(w, owned_, decomposition_, t_.rank());
+  // this rank keeps its part without contacts and reads its own where they lie. (Only an island
+  // shared last sub-step is sent so.)
+  std::optional<UnsharedContacts> unshared;
+  if (!shared_roots_.empty()) unshared.emplace(w, owned_, decomposition_, t_.rank());
   std::map<std::int64_t, std::string> own_direct;  // root -> the part this rank keeps
   std::vector<int> sent_contacts;                  // (a part's contacts sent, and their places)
   std::vector<std::int32_t> sent_places;
@@ -420,13 +416,13 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
     const int host = labels[island_grain(sc.contacts[list.front()])].host;
     const bool direct = shared_before(root);
-    const bool some = direct && unshared.any();
+    const bool some = direct && unshared->any();
     if (some) {  // the contacts other ranks read, and their places in the part
       header.kind = PartContactsKind::kSome;
       sent_contacts.clear();
       sent_places.clear();
       for (std::size_t j = 0; j < list.size(); ++j) {
-        if (unshared(sc.contacts[static_cast<std::size_t>(list[j])], moves)) continue;
+        if ((*unshared)(sc.contacts[static_cast<std::size_t>(list[j])], moves)) continue;
         sent_contacts.push_back(list[j]);
         sent_places.push_back(static_cast<std::int32_t>(j));
       }
