@@ -280,6 +280,8 @@ class DecomposedWorld final : public Domain {
   long hosted_penetrating_ = 0;
   /// contact_loads: the held grains' load shares grouped by local body (group_by_key).
   std::vector<int> load_start_, load_shares_, load_fill_;
+  std::vector<char> load_merged_;               // (the grains other ranks sent shares to)
+  std::vector<std::pair<int, int>> load_hits_;  // (the contacts loading them, points' places)
   DecomposedStats stats_;
 };
 

@@ -26,6 +26,16 @@ struct PartGrain {
   bool asleep = false;
 };
 
+/// A gathered island's grains, ascending by global id, as the host reads them: one array per
+/// field (a pile's grains are walked field by field, not record by record).
+struct IslandGrains {
+  std::vector<std::int64_t> gid;
+  std::vector<int> owner;
+  std::vector<char> asleep;
+  IslandArrays state;    // velocities, positions, inverse masses and inertias
+  std::vector<int> own;  // the places of the rank's own grains
+};
+
 /// An island part's contacts as the host reads them, on global ids: a record's or, for the part
 /// a rank keeps of an island every rank solves together, the rank's own contacts where they lie
 /// (`contacts[which[k]]`, named by `gid`).
@@ -60,7 +70,7 @@ struct PartContacts {
 
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.
 struct DecomposedWorld::HostScratch {
-  std::vector<PartGrain> island;             // its grains, ascending by global id
+  IslandGrains grains;                       // its grains, ascending by global id
   std::vector<std::string_view> grain_runs;  // each part's grains' records
   std::vector<std::size_t> grain_next;       // (merge_part_grains' scratch)
   std::vector<PartContacts> parts;           // each part's contacts, as gathered (global ids)
@@ -68,11 +78,9 @@ struct DecomposedWorld::HostScratch {
   std::vector<std::pair<int, int>> origin;   // per gathered contact: (part, place in it)
   std::vector<int> order, place;             // serial place -> gathered, and back
   std::vector<ContactOrderKey> key;          // per gathered contact: its place in the serial order
-  IslandArrays bodies;                       // the island's grains, ascending by global id
   std::vector<std::int64_t> woken;           // grains of the island a moving grain woke
   std::vector<Vec3> sum;                     // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
-  std::vector<int> owner;         // per grain, its owner
   std::vector<char> seen_owner;   // per rank: owns a grain of the island (a hosted one's owners)
   std::vector<int> source;        // per serial contact: the rank that detected it (a shared island)
   std::vector<int> source_index;  // per serial contact: its place in that rank's part

@@ -166,16 +166,22 @@ std::int64_t part_grain_id(std::string_view run, std::size_t k) {
   return gid;
 }
 
-/// An island's grains ascending by global id into `island`, from its parts' grains `runs`
-/// (each ascending): merged, each grain read once. A grain held by several ranks came from
-/// each, the same bits: the first part's copy is kept. Throws std::logic_error for a part whose
-/// grains do not ascend. `next` is scratch.
-void merge_part_grains(std::span<const std::string_view> runs, std::vector<PartGrain>& island,
-                       std::int64_t root, std::vector<std::size_t>& next) {
-  island.clear();
+/// An island's grains ascending by global id into `h` (its ids, owners, sleep and state, and
+/// the places of rank `me`'s grains), from its parts' grains `runs` (each ascending): merged,
+/// each grain read once. A grain held by several ranks came from each, the same bits: the first
+/// part's copy is kept. Throws std::logic_error for a part whose grains do not ascend. `next`
+/// is scratch.
+void merge_part_grains(std::span<const std::string_view> runs, IslandGrains& h,
+                       std::vector<std::size_t>& next, std::int64_t root, int me) {
   std::size_t total = 0;
   for (const std::string_view run : runs) total += run.size() / kPartGrainBytes;
-  island.reserve(total);
+  IslandArrays& a = h.state;
+  a.resize(total);
+  h.gid.resize(total);
+  h.owner.resize(total);
+  h.asleep.resize(total);
+  h.own.clear();
+  std::size_t count = 0;
   // (A few parts: the least next id found by looking at each part's; ties to the first part.)
   next.assign(runs.size(), 0);
   for (;;) {
@@ -186,14 +192,23 @@ void merge_part_grains(std::span<const std::string_view> runs, std::vector<PartG
       const std::int64_t gid = part_grain_id(runs[s], next[s]);
       if (from == runs.size() || gid < least) from = s, least = gid;
     }
-    if (from == runs.size()) return;
+    if (from == runs.size()) break;
     const std::size_t k = next[from]++;
     if (k > 0 && !(part_grain_id(runs[from], k - 1) < least))
       throw std::logic_error(
           fmt::format("island {}: a part's grains do not ascend by id at grain {}", root, least));
-    if (!island.empty() && island.back().gid == least) continue;
-    island.push_back(read_part_grain(runs[from].substr(k * kPartGrainBytes, kPartGrainBytes)));
+    if (count > 0 && h.gid[count - 1] == least) continue;
+    const PartGrain g = read_part_grain(runs[from].substr(k * kPartGrainBytes, kPartGrainBytes));
+    h.gid[count] = g.gid, h.owner[count] = g.owner, h.asleep[count] = g.asleep ? 1 : 0;
+    a.v[count] = g.v, a.w[count] = g.w, a.x[count] = g.x;
+    a.inv_mass[count] = g.inv_mass, a.inv_inertia[count] = g.inv_inertia;
+    if (g.owner == me) h.own.push_back(static_cast<int>(count));
+    ++count;
   }
+  a.resize(count);
+  h.gid.resize(count);
+  h.owner.resize(count);
+  h.asleep.resize(count);
 }
 
 /// Whether no other rank reads a contact of an island every rank solves together: such a
@@ -604,15 +619,15 @@ namespace {
 /// contact once, as the ledger's sum of the counts needs. The walk reads each grain's owner and
 /// inverse mass from `owner` and `inv_mass` (the island's, packed: a pile's grains' records
 /// would be read at random).
-void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& island,
+void project_hosted(const WorldSettings& set, std::span<const std::int64_t> gid,
                     std::span<const int> owner, const double* inv_mass,
                     std::span<const Contact> serial, int me, bool own_only,
                     std::map<int, ByteWriter>& to_owner,
                     std::vector<DecomposedWorld::GrainSum>& mine, std::vector<Vec3>& sum,
                     std::vector<double>& weight, long& penetrating) {
   const double kp = set.projection;
-  sum.assign(island.size(), Vec3::Zero());
-  weight.assign(island.size(), 0.0);
+  sum.assign(gid.size(), Vec3::Zero());
+  weight.assign(gid.size(), 0.0);
   auto owned = [&](int body) { return body >= 0 && owner[static_cast<std::size_t>(body)] == me; };
   for (const Contact& c : serial) {
     if (own_only && !owned(c.a) && !owned(c.b)) continue;
@@ -623,14 +638,14 @@ void project_hosted(const WorldSettings& set, const std::vector<PartGrain>& isla
     if (!own_only || owned(c.a >= 0 ? c.a : c.b)) ++penetrating;
     add_share(s, c.a, ia, c.b, ib, sum, weight);
   }
-  for (std::size_t k = 0; k < island.size(); ++k) {
-    if (own_only && island[k].owner != me) continue;
+  for (std::size_t k = 0; k < gid.size(); ++k) {
+    if (own_only && owner[k] != me) continue;
     if (!(weight[k] > 0.0)) continue;  // nothing, or a weight that underflowed: nothing moves
-    if (island[k].owner == me) {
-      mine.push_back({island[k].gid, sum[k], weight[k]});
+    if (owner[k] == me) {
+      mine.push_back({gid[k], sum[k], weight[k]});
     } else {
-      ByteWriter& o = to_owner[island[k].owner];  // a grain's sums: no key, no point
-      o.put(island[k].gid);
+      ByteWriter& o = to_owner[owner[k]];  // a grain's sums: no key, no point
+      o.put(gid[k]);
       o.put(sum[k]);
       o.put(weight[k]);
     }
@@ -823,13 +838,13 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   HostScratch& h = *host_;
   StageTimer assembly_time(&w.stages(), StageProfile::IslandsAssembly);
   // (References, not a structured binding: lambdas below use them, which clang 14 refuses.)
-  std::vector<PartGrain>& island = h.island;
   std::vector<PartContacts>& parts = h.parts;
   std::vector<Contact>& serial_room = h.serial;
   std::vector<std::pair<int, int>>& origin = h.origin;
   std::vector<int>& order = h.order;
   std::vector<int>& place = h.place;
-  IslandArrays& a = h.bodies;
+  IslandGrains& grains = h.grains;
+  IslandArrays& a = grains.state;
   std::vector<Vec3>& v = a.v;
   std::vector<std::string_view>& runs = h.grain_runs;
   runs.assign(g.parts.size(), {});
@@ -866,14 +881,15 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     for (std::size_t k = 0; k < part.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
   }
-  merge_part_grains(runs, island, g.root, h.grain_next);
-  const int nb = static_cast<int>(island.size());
+  merge_part_grains(runs, grains, h.grain_next, g.root, t_.rank());
+  const std::vector<std::int64_t>& gids = grains.gid;
+  const int nb = static_cast<int>(gids.size());
   // Each grain's place by its global id; a body not in the island (static, or a grain held
   // asleep as a support) has none: -1.
   std::vector<int>& local = h.local;
-  if (!island.empty() && static_cast<std::size_t>(island.back().gid) >= local.size())
-    local.resize(static_cast<std::size_t>(island.back().gid) + 1, -1);
-  for (int k = 0; k < nb; ++k) local[static_cast<std::size_t>(island[k].gid)] = k;
+  if (nb > 0 && static_cast<std::size_t>(gids.back()) >= local.size())
+    local.resize(static_cast<std::size_t>(gids.back()) + 1, -1);
+  for (int k = 0; k < nb; ++k) local[static_cast<std::size_t>(gids[k])] = k;
   auto local_index = [&](int gid) {
     return gid >= 0 && static_cast<std::size_t>(gid) < local.size()
                ? local[static_cast<std::size_t>(gid)]
@@ -900,12 +916,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     c.a = local_index(c.a);
     c.b = local_index(c.b);
   }
-  for (const PartGrain& pg : island) local[static_cast<std::size_t>(pg.gid)] = -1;
-  a.resize(nb);
-  for (int k = 0; k < nb; ++k) {
-    v[k] = island[k].v, a.w[k] = island[k].w, a.x[k] = island[k].x;
-    a.inv_mass[k] = island[k].inv_mass, a.inv_inertia[k] = island[k].inv_inertia;
-  }
+  for (const std::int64_t gid : gids) local[static_cast<std::size_t>(gid)] = -1;
   // The host books the island (a shared one: every rank solves it, the host alone books it).
   const bool books = !sharing || sharing->host == t_.rank();
   if (books) {
@@ -921,17 +932,18 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   // moving grain joined wakes whole, its sleepers kicked as the others were.
   bool sleeper = false, moving = false;
   if (w.settings.sleep_velocity > 0.0)
-    for (const PartGrain& pg : island) (pg.asleep ? sleeper : moving) = true;
+    for (const char asleep : grains.asleep) (asleep ? sleeper : moving) = true;
   const bool solve = !sleeper || moving;
   std::vector<std::int64_t>& woken = h.woken;
   woken.clear();
   if (sleeper && moving) {
     const Vec3 dv = w.substep_length() * w.settings.gravity;
     for (int k = 0; k < nb; ++k) {
-      if (!island[k].asleep) continue;
-      if (books) lists.sums.wake_kick += kick_energy(full_.bodies.mass[island[k].gid], v[k], dv);
+      if (!grains.asleep[static_cast<std::size_t>(k)]) continue;
+      const std::int64_t gid = gids[static_cast<std::size_t>(k)];
+      if (books) lists.sums.wake_kick += kick_energy(full_.bodies.mass[gid], v[k], dv);
       v[k] += dv;
-      woken.push_back(island[k].gid);
+      woken.push_back(gid);
     }
     if (books) ++lists.stats.woken;
   }
@@ -940,11 +952,9 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       sharing ? island_header(g).contacts : static_cast<long>(serial.size());
   assembly_time.stop();
   IslandSolution r;
-  h.owner.resize(static_cast<std::size_t>(nb));
-  for (int k = 0; k < nb; ++k) h.owner[static_cast<std::size_t>(k)] = island[k].owner;
   if (sharing && serial.empty()) ++stats_.islands_shared_empty;
   if (sharing) {  // the shock pass's bodies to their grains' owners; the contacts kept here
-    sharing->team->owner = &h.owner;
+    sharing->team->owner = &grains.owner;
     h.source.resize(serial.size());
     h.source_index.resize(serial.size());
     h.kept.assign(sharing->mine ? sharing->mine->size() : 0, -1);
@@ -971,18 +981,20 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   }
   const StageTimer results_time(&w.stages(), StageProfile::IslandsResults);
   if (solve && sharing)  // every rank holds the results: each takes its own grains'
-    for (int k = 0; k < nb; ++k)
-      if (island[k].owner == t_.rank())
-        take_result(w, local_of_[island[k].gid],
-                    GrainResult{v[k], a.w[k], a.toi[k], a.v0[k], island[k].asleep}, lists.motion);
+    for (const int k : grains.own)
+      take_result(w, local_of_[gids[static_cast<std::size_t>(k)]],
+                  GrainResult{v[k], a.w[k], a.toi[k], a.v0[k],
+                              grains.asleep[static_cast<std::size_t>(k)] != 0},
+                  lists.motion);
   if (solve && books) {
     if (!full_.nets.empty()) {  // the island's share of the nets' kick (World::book_net_contacts)
       NetShare share;
       bool any = false;
       for (int k = 0; k < nb; ++k) {
-        if (!full_.is_net_node(static_cast<int>(island[k].gid))) continue;
+        const auto gid = static_cast<int>(gids[static_cast<std::size_t>(k)]);
+        if (!full_.is_net_node(gid)) continue;
         any = true;
-        full_.add_net_node(static_cast<int>(island[k].gid), v[k], share);
+        full_.add_net_node(gid, v[k], share);
       }
       if (any) World::book_net_island(share, r, lists.sums.nets);
     }
@@ -998,15 +1010,16 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     std::vector<char>& seen = h.seen_owner;  // (each owner once, ascending)
     seen.assign(static_cast<std::size_t>(t_.size()), 0);
     for (int k = 0; k < nb; ++k) {
-      seen[static_cast<std::size_t>(island[k].owner)] = 1;
+      const auto at = static_cast<std::size_t>(k);
+      seen[static_cast<std::size_t>(grains.owner[at])] = 1;
       if (sharing) continue;
-      ByteWriter& out = to_owner[island[k].owner];
-      out.put(island[k].gid);
+      ByteWriter& out = to_owner[grains.owner[at]];
+      out.put(gids[at]);
       out.put(v[k]);
       out.put(a.w[k]);
       out.put(a.toi[k]);
       out.put(a.v0[k]);
-      out.put(static_cast<std::int8_t>(island[k].asleep ? 1 : 0));
+      out.put(static_cast<std::int8_t>(grains.asleep[at]));
     }
     for (int rank = 0; rank < t_.size(); ++rank)
       if (seen[static_cast<std::size_t>(rank)]) hosted.owners.push_back(rank);
@@ -1015,7 +1028,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   }
   if (contributions_hosted_ && solve) {  // an island left asleep is held where it fell asleep
     // (Shared: every rank sums its own grains' shares and counts its part of the contacts.)
-    project_hosted(w.settings, island, h.owner, a.inv_mass.data(), serial, t_.rank(),
+    project_hosted(w.settings, gids, grains.owner, a.inv_mass.data(), serial, t_.rank(),
                    sharing != nullptr, to_correction, hosted_sums_, h.sum, h.weight,
                    hosted_penetrating_);
   }

@@ -112,35 +112,55 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
   // (Most steps flag no body on any rank; the exchange is made all the same, as it is
   // collective.)
   const bool any = std::find(wanted.begin(), wanted.begin() + n, char{1}) != wanted.begin() + n;
-  std::vector<LoadShare> mine;
-  std::map<int, ByteWriter> out;
-  auto send = [&](int body, const LoadShare& s) {
-    if (owned_[body])
-      mine.push_back(s);
-    else
-      put_share(out[owner_[body]], s);
+  auto loaded = [&](int body) { return any && wanted[body] && w.bodies.is_dynamic(body); };
+  auto key_of = [&](const Contact& c) {
+    return ContactOrderKey{w.shapes.tested_apart(w.bodies.shape[c.b]), gid_[c.a], gid_[c.b]};
   };
+  // The contacts that load a flagged grain, each with its point's place in its pair (the
+  // points of one pair lie together): with its key, its place in the serial order.
+  std::vector<std::pair<int, int>>& hits = load_hits_;
+  hits.clear();
   int point = 0;
   for (std::size_t k = 0; any && k < contacts.size(); ++k) {
     const Contact& c = contacts[k];
     point = k > 0 && contacts[k - 1].a == c.a && contacts[k - 1].b == c.b ? point + 1 : 0;
-    const bool to_a = wanted[c.a] && w.bodies.is_dynamic(c.a);
-    const bool to_b = wanted[c.b] && w.bodies.is_dynamic(c.b);
-    if (!to_a && !to_b) continue;
-    const ContactOrderKey key{w.shapes.tested_apart(w.bodies.shape[c.b]), gid_[c.a], gid_[c.b]};
-    const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
-    if (to_a) send(c.a, {gid_[c.a], key, point, p, c.ra.cross(p) + c.rolling_impulse});
-    if (to_b) send(c.b, {gid_[c.b], key, point, -p, -(c.rb.cross(p) + c.rolling_impulse)});
+    if (loaded(c.a) || loaded(c.b)) hits.emplace_back(static_cast<int>(k), point);
   }
+  auto for_each_share = [&](auto&& take) {
+    for (const auto& [k, at] : hits) {
+      const Contact& c = contacts[static_cast<std::size_t>(k)];
+      const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
+      if (loaded(c.a)) take(c, c.a, at, p, Vec3(c.ra.cross(p) + c.rolling_impulse));
+      if (loaded(c.b)) take(c, c.b, at, Vec3(-p), Vec3(-(c.rb.cross(p) + c.rolling_impulse)));
+    }
+  };
+  // 1. The shares of grains owned elsewhere to their owners.
+  std::map<int, ByteWriter> out;
+  for_each_share([&](const Contact& c, int body, int at, const Vec3& f, const Vec3& t) {
+    if (!owned_[body]) put_share(out[owner_[body]], {gid_[body], key_of(c), at, f, t});
+  });
   std::vector<Message> outgoing;
   for (auto& [rank, o] : out) outgoing.push_back({rank, o.take()});
+  std::vector<LoadShare> mine;
   for (const Message& m : t_.exchange(std::move(outgoing))) {
     ByteReader in(m.bytes);
     while (!in.done()) mine.push_back(read_share(in));
   }
-  // Each grain's shares summed in the serial order (by the contact's key, then its point), the
-  // order one sort by (grain, key, point) gives: grouped by local body (their ids ascend with the
-  // global ids), then each grain's few shares sorted.
+  // 2. This rank's own shares. The contacts lie in the serial order (contact_order.hpp), so a
+  //    grain no other rank sent shares to sums its own in the order they come; a grain that got
+  //    some sums all of its shares in one sort by (key, point).
+  std::vector<char>& merged = load_merged_;
+  merged.assign(static_cast<std::size_t>(n), 0);
+  for (const LoadShare& s : mine) merged[static_cast<std::size_t>(local_of_[s.gid])] = 1;
+  for_each_share([&](const Contact& c, int body, int at, const Vec3& f, const Vec3& t) {
+    if (!owned_[body]) return;
+    if (merged[static_cast<std::size_t>(body)]) {
+      mine.push_back({gid_[body], key_of(c), at, f, t});
+      return;
+    }
+    force[body] += f;
+    torque[body] += t;
+  });
   if (mine.empty()) return;
   group_by_key(
       n,
