@@ -24,7 +24,8 @@ namespace {
 /// of one colour share no body, so both give the same bits. The rows lie apart in memory: their
 /// data is fetched ahead with `ahead` (fetch_subset).
 template <class F, class A>
-RestingSweep run_subset(const BlockOrder* blocks, std::span<const int> which, F&& f, A&& ahead) {
+RestingSweep run_subset(const BlockOrder* blocks, std::span<const int> which, SubsetBlocks& sub,
+                        F&& f, A&& ahead) {
   RestingSweep total;
   const std::size_t m = which.size();
   auto visit = [&](std::size_t p, RestingSweep& sw) {
@@ -40,15 +41,16 @@ RestingSweep run_subset(const BlockOrder* blocks, std::span<const int> which, F&
     return static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
                                     which.begin());
   };
+  sub.find(o, which);
 #pragma omp parallel
   {
     RestingSweep mine;
     for (int colour = 0; colour < o.colours(); ++colour) {
 #pragma omp for schedule(dynamic, 4)
       for (int k = o.colour_start[colour]; k < o.colour_start[colour + 1]; ++k)
-        for (std::size_t p = first_at(o.block_start[k]);
-             p < which.size() && which[p] < o.block_start[k + 1]; ++p)
-          visit(p, mine);
+        for (int p = sub.first[static_cast<std::size_t>(k)];
+             p >= 0 && p < sub.end[static_cast<std::size_t>(k)]; ++p)
+          visit(static_cast<std::size_t>(p), mine);
     }
 #pragma omp critical(etdem_resting_subset)
     total.merge(mine);
@@ -276,7 +278,7 @@ bool RestingPass::sweep_round(RestingWork& w, int k) const {
     return finish_sweep(w, sw, k, std::ssize(w.left));
   }
   const RestingSweep sw = run_subset(
-      w.blocks, w.left, [&](std::size_t i, RestingSweep& mine) { close(w, i, mine); },
+      w.blocks, w.left, w.subset, [&](std::size_t i, RestingSweep& mine) { close(w, i, mine); },
       [&](std::size_t i, bool far) { fetch_row(w, i, far); });
   return finish_sweep(w, sw, k, std::ssize(w.left));
 }

@@ -200,12 +200,46 @@ struct RestingShare {
   }
 };
 
+/// The rows of a sweep over some rows (`which`, ascending) block by block: block k's are
+/// `which[first[k], end[k])`, first[k] = -1 for a block with none. Found by walking `which`
+/// once (a binary search over the blocks for each block that has some), so a sweep visits its
+/// blocks without searching `which` for each; `clear` resets the blocks it set.
+struct SubsetBlocks {
+  std::vector<int> first, end, listed;
+  void find(const BlockOrder& o, std::span<const int> which) {
+    const int blocks = o.colour_start[static_cast<std::size_t>(o.colours())];
+    if (first.size() != static_cast<std::size_t>(blocks)) {
+      first.assign(static_cast<std::size_t>(blocks), -1);
+      end.assign(static_cast<std::size_t>(blocks), -1);
+      listed.clear();
+    }
+    clear();
+    const auto starts = o.block_start.begin();
+    const int m = static_cast<int>(which.size());
+    for (int p = 0; p < m && which[static_cast<std::size_t>(p)] < o.leftover_start;) {
+      const int row = which[static_cast<std::size_t>(p)];
+      const auto k =
+          static_cast<std::size_t>(std::upper_bound(starts, starts + blocks, row) - starts - 1);
+      int q = p + 1;
+      while (q < m && which[static_cast<std::size_t>(q)] < o.block_start[k + 1]) ++q;
+      first[k] = p, end[k] = q;
+      listed.push_back(static_cast<int>(k));
+      p = q;
+    }
+  }
+  void clear() {
+    for (const int k : listed) first[static_cast<std::size_t>(k)] = -1;
+    listed.clear();
+  }
+};
+
 struct RestingWork {
   RestingRows rows;
   IslandBodies bodies;  // the island's bodies (gathered in the blocked order when blocked)
   const BlockOrder* blocks = nullptr;  // the blocked order, null: island order on this thread
   bool parallel = false;               // blocked: the stages run on every thread
   RestingShare share;                  // blocked and solved by a team: its part here
+  SubsetBlocks subset;                 // (a sweep over some of the rows: theirs by block)
   SolverStats stats;
   int probe_set = 0;  // RestingProbe::set of the next probe
 
@@ -434,6 +468,8 @@ RestingSweep run_shared(
     return static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
                                     which.begin());
   };
+  const SubsetBlocks& sub = w.subset;
+  if (!all) w.subset.find(o, which);
   // A colour's blocks of this member [first, last), in parallel; the bodies they move stamped
   // with the colour's phase (`phase`).
   auto sweep = [&](const std::vector<int>& mine, long first, long last, int phase) {
@@ -453,10 +489,10 @@ RestingSweep run_shared(
         if (all) {
           for (int i = o.block_start[k]; i < o.block_start[k + 1]; ++i) visit(i, part);
         } else {
-          for (std::size_t p = first_at(o.block_start[k]);
-               p < which.size() && which[p] < o.block_start[k + 1]; ++p) {
-            fetch_subset(which, p, ahead);
-            visit(which[p], part);
+          const auto at = static_cast<std::size_t>(k);
+          for (int p = sub.first[at]; p >= 0 && p < sub.end[at]; ++p) {
+            fetch_subset(which, static_cast<std::size_t>(p), ahead);
+            visit(which[static_cast<std::size_t>(p)], part);
           }
         }
       }
