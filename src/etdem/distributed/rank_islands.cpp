@@ -77,6 +77,14 @@ void put_part_header(ByteWriter& o, const PartHeader& h) {
   o.put(static_cast<std::int8_t>(h.kind));
 }
 
+/// Where put_part_header writes the kind, and a written part's kind set to `kind`.
+constexpr std::size_t kPartKindAt = 2 * sizeof(std::int32_t) + 2 * sizeof(std::int8_t);
+void set_part_kind(std::string& part, PartContactsKind kind) {
+  if (part.size() <= kPartKindAt)
+    throw std::logic_error(fmt::format("an island part of {} bytes has no header", part.size()));
+  part[kPartKindAt] = static_cast<char>(kind);
+}
+
 PartHeader read_part_header(ByteReader& in) {
   PartHeader h;
   h.contacts = in.get<std::int32_t>();
@@ -371,7 +379,10 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   //    held asleep by regions is a support, as a wall (World::hold_sleepers): in no island.
   StageTimer labels_time(stages, S::IslandsLabels);
   const bool holding = w.sleeps_by_regions();
-  auto moves = [&](int i) { return sb.dynamic[i] && !(holding && w.bodies.is_asleep(i)); };
+  std::vector<char>& moving = host_->moving;  // (once per body: each is met in several contacts)
+  moving.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) moving[i] = sb.dynamic[i] && !(holding && w.bodies.is_asleep(i));
+  auto moves = [&](int i) { return moving[static_cast<std::size_t>(i)] != 0; };
   LocalContactGraph graph;
   graph.gid = gid_;
   graph.owner = owner_;
@@ -411,8 +422,10 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   // shared last sub-step is sent so.)
   std::optional<UnsharedContacts> unshared;
   if (!shared_roots_.empty()) unshared.emplace(w, owned_, decomposition_, t_.rank());
-  std::map<std::int64_t, std::string> own_direct;  // root -> the part this rank keeps
-  std::vector<int> sent_contacts;                  // (a part's contacts sent, and their places)
+  // root -> where the grains end in the part this rank sent of an island whose contacts it
+  // partly keeps: it keeps that part's header and grains, as a part of its own contacts
+  std::map<std::int64_t, std::size_t> own_direct;
+  std::vector<int> sent_contacts;  // (a part's contacts sent, and their places)
   std::vector<std::int32_t> sent_places;
   // (graph.touched marks the moving grains the candidates touch, each in one island: a grain is
   // listed in its island's part where it is first met, and its mark taken.)
@@ -446,22 +459,17 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     }
     ByteWriter out;
     put_part_header(out, header);
-    const std::size_t grains_from = out.bytes().size();
     put_part_grains(out, w.bodies, grains, gid_, owner_);
     if (!some) {
       put_contact_record(out, sc.contacts, list, gid_);  // on global ids
       parts.push_back({root, direct ? kEveryRank : host, out.take()});
       continue;
     }
-    // The part kept here: its header (with the count of contacts not sent) and its grains.
-    const std::size_t grains_end = out.bytes().size();
+    // The part kept here: its header (with the count of contacts not sent) and its grains,
+    // cut from the part sent once it comes back from the gather.
+    own_direct[root] = out.bytes().size();
     put_contact_record(out, sc.contacts, sent_contacts, gid_);
     out.put(sent_places);
-    ByteWriter kept_here;
-    header.kind = PartContactsKind::kLocal;
-    put_part_header(kept_here, header);
-    kept_here.put_bytes(out.bytes().data() + grains_from, grains_end - grains_from);
-    own_direct[root] = kept_here.take();
     parts.push_back({root, kEveryRank, out.take()});
   }
   parts_time.stop();
@@ -478,7 +486,11 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       continue;
     }
     const auto own = own_direct.find(p.root);
-    direct_own[p.root] = own == own_direct.end() ? std::move(p.bytes) : std::move(own->second);
+    if (own != own_direct.end()) {
+      p.bytes.resize(own->second);
+      set_part_kind(p.bytes, PartContactsKind::kLocal);
+    }
+    direct_own[p.root] = std::move(p.bytes);
   }
   std::vector<GatheredIsland> direct;  // whole, by root, on every rank
   if (!shared_roots_.empty()) {
@@ -502,8 +514,9 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   motion.assign(n, Motion{});
   std::vector<char>& read_here = host_->read_here;
   read_here.assign(sc.contacts.size(), 0);
-  for (const auto& [root, bytes] : own_direct)
-    for (const int k : part_contacts.at(root)) read_here[static_cast<std::size_t>(k)] = 1;
+  for (const auto& kept_part : own_direct)
+    for (const int k : part_contacts.at(kept_part.first))
+      read_here[static_cast<std::size_t>(k)] = 1;
   for (std::size_t k = 0; k < sc.contacts.size(); ++k) {
     if (read_here[k]) continue;
     Contact& c = sc.contacts[k];
