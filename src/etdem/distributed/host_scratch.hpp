@@ -88,6 +88,7 @@ struct DecomposedWorld::HostScratch {
   std::vector<int> local;         // per global id: its place in the island, -1 (reset after each)
   std::vector<char> read_here;    // per contact detected here: read where it lies (a shared island)
   std::vector<char> moving;       // per body here: in an island (dynamic, not held asleep)
+  std::vector<int> touched;       // the moving bodies the candidates touch, ascending
 };
 
 }  // namespace etdem::distributed

@@ -403,11 +403,27 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   // 2. What this rank holds of each island to the island's host: the candidates it detected,
   //    in their (serial) order, and the grains they touch, with global ids.
   StageTimer parts_time(stages, S::IslandsParts);
-  std::map<std::int64_t, std::vector<int>> part_contacts;  // root -> candidates here
+  // Each island's candidates here and the moving grains they touch (graph.touched; each in one
+  // island), ascending. (Consecutive ones mostly lie in one island: its list is kept at hand.)
   auto island_grain = [&](const Contact& c) { return moves(c.a) ? c.a : c.b; };
-  for (int k : sc.candidates) part_contacts[labels[island_grain(sc.contacts[k])].root].push_back(k);
+  auto by_root = [&labels](std::map<std::int64_t, std::vector<int>>& lists, auto&& items,
+                           auto&& body_of) {
+    std::int64_t last_root = -1;
+    std::vector<int>* last = nullptr;
+    for (const int item : items) {
+      const std::int64_t root = labels[static_cast<std::size_t>(body_of(item))].root;
+      if (!last || root != last_root) last = &lists[root], last_root = root;
+      last->push_back(item);
+    }
+  };
+  std::map<std::int64_t, std::vector<int>> part_contacts, part_grains;  // by root
+  by_root(part_contacts, sc.candidates, [&](int k) { return island_grain(sc.contacts[k]); });
+  std::vector<int>& touched = host_->touched;
+  touched.clear();
+  for (int i = 0; i < n; ++i)
+    if (graph.touched[static_cast<std::size_t>(i)]) touched.push_back(i);
+  by_root(part_grains, touched, [](int i) { return i; });
   std::vector<IslandPart> parts;
-  std::vector<int> grains;
   // An island every rank solved together last sub-step goes from each rank that holds some of
   // it straight to every other rank (no round through its host); the others to their hosts. A
   // rank keeps its parts of both: a large island comes back from its host to be solved by every
@@ -427,19 +443,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   std::map<std::int64_t, std::size_t> own_direct;
   std::vector<int> sent_contacts;  // (a part's contacts sent, and their places)
   std::vector<std::int32_t> sent_places;
-  // (graph.touched marks the moving grains the candidates touch, each in one island: a grain is
-  // listed in its island's part where it is first met, and its mark taken.)
   for (const auto& [root, list] : part_contacts) {
-    grains.clear();
-    for (int k : list) {
-      const Contact& c = sc.contacts[k];
-      for (const int i : {c.a, c.b})
-        if (graph.touched[static_cast<std::size_t>(i)]) {
-          graph.touched[static_cast<std::size_t>(i)] = 0;
-          grains.push_back(i);
-        }
-    }
-    std::sort(grains.begin(), grains.end());
+    const std::vector<int>& grains = part_grains.at(root);
     PartHeader header{static_cast<long>(list.size())};
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
     const int host = labels[island_grain(sc.contacts[list.front()])].host;
