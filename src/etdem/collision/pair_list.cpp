@@ -166,14 +166,4 @@ bool PairList::update(const BroadPhase& broad, const std::vector<int>& moved,
   return true;
 }
 
-void PairList::select(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out) const {
-  // The overlapping kept pairs, in the kept (sorted) order.
-  out.clear();
-  parallel_select(
-      pairs.size(),
-      [&](std::size_t p) { return boxes[pairs[p].first].overlaps(boxes[pairs[p].second]); },
-      [&](std::size_t p) { return std::pair<int, int>(ids[pairs[p].first], ids[pairs[p].second]); },
-      out);
-}
-
 }  // namespace etdem

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "etdem/collision/broad_phase.hpp"
+#include "etdem/core/parallel.hpp"
 
 namespace etdem {
 
@@ -61,7 +62,25 @@ struct PairList {
               const std::vector<Aabb>& grown);
   static constexpr std::size_t kMostDisplaced = 16;
   /// The kept pairs whose boxes overlap this step, as body ids, sorted.
-  void select(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out) const;
+  void select(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out) const {
+    select(boxes, out, [](int, int) { return true; });
+  }
+  /// The same, only the pairs (a, b) of body ids for which keep(a, b) holds.
+  template <class Keep>
+  void select(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out,
+              Keep&& keep) const {
+    out.clear();
+    parallel_select(
+        pairs.size(),
+        [&](std::size_t p) {
+          const auto [i, j] = pairs[p];
+          return boxes[i].overlaps(boxes[j]) && keep(ids[i], ids[j]);
+        },
+        [&](std::size_t p) {
+          return std::pair<int, int>(ids[pairs[p].first], ids[pairs[p].second]);
+        },
+        out);
+  }
 
  private:
   /// Gives slot k the slot to[k] (-1: dropped) of a list of n slots; the kept slots ascend.

@@ -141,7 +141,12 @@ void World::find_pairs(StepBodies& out) {
     for (std::size_t k = 0; k < boxes_.size(); ++k) reach_[k] = reach_box(box_ids_[k], boxes_[k]);
     pair_list_.rebuild(broad_, reach_, box_ids_);
   }
-  pair_list_.select(boxes_, out.pairs);
+  // Each pair is detected once, by the rank that owns its first grain and carries its warm
+  // start: on a rank of a split run only those pairs are kept.
+  if (owned_)
+    pair_list_.select(boxes_, out.pairs, [&](int a, int b) { return counted(first_grain(a, b)); });
+  else
+    pair_list_.select(boxes_, out.pairs);
 }
 
 Aabb World::reach_box(int i, const Aabb& box) const {

@@ -318,7 +318,7 @@ bool World::advance(StepProfile& p, long* needed) {
   // 2. swept boxes in a uniform grid -> candidate pairs (a step that sweeps everything stops)
   timed(P::Broad, [&] {
     find_pairs(sb);
-    keep_detected_pairs(sb);
+    keep_owned_grains(sb);
   });
   timed(P::Checks, [&] { check_pair_count(sb); });
   // 3. pairs -> contact points, last (sub-)step's impulses onto the same contacts
@@ -397,13 +397,10 @@ bool World::advance(StepProfile& p, long* needed) {
   return true;
 }
 
-void World::keep_detected_pairs(StepBodies& sb) const {
+void World::keep_owned_grains(StepBodies& sb) const {
   if (!owned_) return;
-  // Each pair is detected once, by the rank that owns its first grain and carries its warm
-  // start (a grain's contacts with the walls included).
-  std::erase_if(sb.pairs, [&](const std::pair<int, int>& q) {
-    return !counted(first_grain(q.first, q.second));
-  });
+  // A grain's contacts with the planes and terrains are found by its owner, which carries their
+  // warm start.
   std::erase_if(sb.dynamic_ids, [&](int i) { return !counted(i); });
 }
 
