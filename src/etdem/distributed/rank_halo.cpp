@@ -161,11 +161,14 @@ void DecomposedWorld::merge_arrived(std::vector<Contact>& kept, std::vector<Cont
   stable_order(key, order);
   std::size_t i = kept.size(), j = order.size();
   kept.resize(i + j);
+  // (The last kept contact's key, found once for each kept contact that moves.)
+  ContactOrderKey kept_key = i > 0 ? w.contact_order_key(kept[i - 1]) : ContactOrderKey{};
   for (std::size_t to = kept.size(); j > 0;) {
     // The last of what is left: the kept one when the arrived one comes before it.
     const auto last = static_cast<std::size_t>(order[j - 1]);
-    if (i > 0 && key[last] < w.contact_order_key(kept[i - 1])) {
+    if (i > 0 && key[last] < kept_key) {
       kept[--to] = kept[--i];
+      if (i > 0) kept_key = w.contact_order_key(kept[i - 1]);
     } else {
       kept[--to] = arrived[last];
       --j;

@@ -157,24 +157,29 @@ double RestingPass::book_blocked(RestingWork& w, std::span<const int> which) con
   };
   const BlockOrder& o = *w.blocks;
   const bool every = which.size() == r.size();  // which is 0, 1, ..., n - 1
-  auto first_at = [&](int slot) {
-    return every ? static_cast<std::size_t>(slot)
-                 : static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
-                                            which.begin());
+  const SubsetBlocks& sub = w.subset;
+  if (!every) w.subset.find(o, which);
+  // Block k's places in `which`: its rows, or the subset's of them.
+  auto places = [&](std::size_t k) -> std::pair<std::size_t, std::size_t> {
+    if (every)
+      return {static_cast<std::size_t>(o.block_start[k]),
+              static_cast<std::size_t>(o.block_start[k + 1])};
+    if (sub.first[k] < 0) return {0, 0};
+    return {static_cast<std::size_t>(sub.first[k]), static_cast<std::size_t>(sub.end[k])};
   };
   const int blocks = o.colour_start[static_cast<std::size_t>(o.colours())];
   std::array<ExactSum, kTerms> sum = parallel_sums<kTerms>(
       static_cast<std::size_t>(blocks), [&](std::size_t k, std::array<ExactSum, kTerms>& total) {
         if (share.team && share.block_member[k] != share.me) return;
         std::array<double, kTerms> t{};
-        const std::size_t end = first_at(o.block_start[k + 1]);
-        for (std::size_t p = first_at(o.block_start[k]); p < end; ++p)
-          add_row(static_cast<std::size_t>(which[p]), t);
+        const auto [first, end] = places(k);
+        for (std::size_t p = first; p < end; ++p) add_row(static_cast<std::size_t>(which[p]), t);
         for (int j = 0; j < kTerms; ++j)
           total[static_cast<std::size_t>(j)].add(t[static_cast<std::size_t>(j)]);
       });
   if (!share.team || share.me == 0)
-    for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p) {
+    for (auto p = static_cast<std::size_t>(every ? o.leftover_start : sub.leftovers);
+         p < which.size(); ++p) {
       std::array<double, kTerms> t{};
       add_row(static_cast<std::size_t>(which[p]), t);
       for (int j = 0; j < kTerms; ++j)

@@ -37,10 +37,6 @@ RestingSweep run_subset(const BlockOrder* blocks, std::span<const int> which, Su
     return total;
   }
   const BlockOrder& o = *blocks;
-  auto first_at = [&](int slot) {
-    return static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
-                                    which.begin());
-  };
   sub.find(o, which);
 #pragma omp parallel
   {
@@ -55,7 +51,7 @@ RestingSweep run_subset(const BlockOrder* blocks, std::span<const int> which, Su
 #pragma omp critical(etdem_resting_subset)
     total.merge(mine);
   }
-  for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p) visit(p, total);
+  for (auto p = static_cast<std::size_t>(sub.leftovers); p < which.size(); ++p) visit(p, total);
   return total;
 }
 

@@ -201,22 +201,25 @@ struct RestingShare {
 };
 
 /// The rows of a sweep over some rows (`which`, ascending) block by block: block k's are
-/// `which[first[k], end[k])`, first[k] = -1 for a block with none. Found by walking `which`
-/// once (a binary search over the blocks for each block that has some), so a sweep visits its
-/// blocks without searching `which` for each; `clear` resets the blocks it set.
+/// `which[first[k], end[k])`, first[k] = -1 for a block with none, and the leftovers' are
+/// `which[leftovers, size)`. Found by walking `which` once (a binary search over the blocks for
+/// each block that has some), so a sweep visits its blocks without searching `which` for each.
 struct SubsetBlocks {
-  std::vector<int> first, end, listed;
+  std::vector<int> first, end, listed;  // (listed: the blocks whose `first` is set)
+  int leftovers = 0;
   void find(const BlockOrder& o, std::span<const int> which) {
     const int blocks = o.colour_start[static_cast<std::size_t>(o.colours())];
     if (first.size() != static_cast<std::size_t>(blocks)) {
       first.assign(static_cast<std::size_t>(blocks), -1);
-      end.assign(static_cast<std::size_t>(blocks), -1);
+      end.resize(static_cast<std::size_t>(blocks));
       listed.clear();
     }
-    clear();
+    for (const int k : listed) first[static_cast<std::size_t>(k)] = -1;
+    listed.clear();
     const auto starts = o.block_start.begin();
     const int m = static_cast<int>(which.size());
-    for (int p = 0; p < m && which[static_cast<std::size_t>(p)] < o.leftover_start;) {
+    int p = 0;
+    while (p < m && which[static_cast<std::size_t>(p)] < o.leftover_start) {
       const int row = which[static_cast<std::size_t>(p)];
       const auto k =
           static_cast<std::size_t>(std::upper_bound(starts, starts + blocks, row) - starts - 1);
@@ -226,10 +229,7 @@ struct SubsetBlocks {
       listed.push_back(static_cast<int>(k));
       p = q;
     }
-  }
-  void clear() {
-    for (const int k : listed) first[static_cast<std::size_t>(k)] = -1;
-    listed.clear();
+    leftovers = p;
   }
 };
 
@@ -464,10 +464,6 @@ RestingSweep run_shared(
   const BlockOrder& o = *w.blocks;
   RestingShare& s = w.share;
   RestingSweep total;
-  auto first_at = [&](int slot) {
-    return static_cast<std::size_t>(std::lower_bound(which.begin(), which.end(), slot) -
-                                    which.begin());
-  };
   const SubsetBlocks& sub = w.subset;
   if (!all) w.subset.find(o, which);
   // A colour's blocks of this member [first, last), in parallel; the bodies they move stamped
@@ -520,7 +516,7 @@ RestingSweep run_shared(
     for (std::size_t i = static_cast<std::size_t>(o.leftover_start); i < w.rows.size(); ++i)
       f(i, left);
   } else {
-    for (std::size_t p = first_at(o.leftover_start); p < which.size(); ++p) {
+    for (auto p = static_cast<std::size_t>(sub.leftovers); p < which.size(); ++p) {
       fetch_subset(which, p, ahead);
       f(static_cast<std::size_t>(which[p]), left);
     }

@@ -109,7 +109,9 @@ void World::find_pairs(StepBodies& out) {
     out.dynamic[i] = bodies.is_dynamic(i);
     out.spin[i] = spin_bound(i);
     out.speed[i] = out.dynamic[i] ? bodies.velocity[i].norm() + out.spin[i] : 0.0;
-    if (out.dynamic[i]) out.dynamic_ids.push_back(i);
+    // (A grain's tests against the planes and terrains are made by its owner, which carries
+    // their warm start: on a rank of a split run, the dynamic bodies listed are its own.)
+    if (out.dynamic[i] && counted(i)) out.dynamic_ids.push_back(i);
     if (shapes.tested_apart(bodies.shape[i])) {  // planes and terrains: tested apart
       out.unbounded.push_back(i);
       continue;

@@ -316,10 +316,7 @@ bool World::advance(StepProfile& p, long* needed) {
     if (domain_) domain_->kick_nets(*this, sums_);
   });
   // 2. swept boxes in a uniform grid -> candidate pairs (a step that sweeps everything stops)
-  timed(P::Broad, [&] {
-    find_pairs(sb);
-    keep_owned_grains(sb);
-  });
+  timed(P::Broad, [&] { find_pairs(sb); });
   timed(P::Checks, [&] { check_pair_count(sb); });
   // 3. pairs -> contact points, last (sub-)step's impulses onto the same contacts
   timed(P::Narrow, [&] {
@@ -395,13 +392,6 @@ bool World::advance(StepProfile& p, long* needed) {
   // 9. a rank of a split run: grains to their owners, ghosts for the next (sub-)step
   if (domain_) timed(P::Broad, [&] { domain_->exchange(*this); });
   return true;
-}
-
-void World::keep_owned_grains(StepBodies& sb) const {
-  if (!owned_) return;
-  // A grain's contacts with the planes and terrains are found by its owner, which carries their
-  // warm start.
-  std::erase_if(sb.dynamic_ids, [&](int i) { return !counted(i); });
 }
 
 void World::book_external_change() {

@@ -353,9 +353,6 @@ class World {
   /// The sub-step's sums (sums_) into the ledger, in the fixed order of the phases that formed
   /// them, then the energies measured at its end.
   void book_substep();
-  /// Keeps the grains whose tests against the planes and terrains this world makes: on a rank
-  /// of a split run, its own (find_pairs keeps the pairs it detects).
-  void keep_owned_grains(StepBodies& sb) const;
   bool has_nets_in_run() const { return domain_ ? domain_->has_nets() : !nets.empty(); }
   void save_step_start();     // what advance changes before the solve's check, into start_
   void restore_step_start();  // and back
