@@ -197,8 +197,9 @@ class RestingPass final : public Solver {
   void mark_approaching(RestingWork& w) const;
   /// Settles one body on its supports (shock pass), `local` its support scratch.
   RestingSettled settle_body(int body, RestingWork& w, std::vector<RestingSupport>& local) const;
-  /// The shock pass's levels settled by a team (resting_team.hpp), `levels` of them.
-  void settle_shared(RestingWork& w, int levels) const;
+  /// The shock pass's bodies settled by a team (resting_team.hpp): this member's, in height
+  /// order, the others' as they arrive (share_heights done).
+  void settle_team(RestingWork& w) const;
   // The closing rounds' parts (resting_rounds.cpp).
   void build_lists(RestingWork& w) const;
   void join(RestingWork& w, int i) const;

@@ -1,13 +1,17 @@
 // The resting pass's shock pass (RestingPass::shock_pass; Guendelman, Bridson & Fedkiw 2003 §7):
 // from the bottom of the pile up, each body settled on its support rows with the lower bodies
-// held fixed. Levels of bodies no two of which support each other run on every thread.
+// held fixed. Levels of bodies no two of which support each other run on every thread; a team's
+// members each settle their own bodies, passing on those the others' rest on.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <parallel/algorithm>
+#include <stdexcept>
 
 #include <omp.h>
 
+#include "etdem/core/byte_stream.hpp"
 #include "etdem/core/group_by_key.hpp"
 #include "etdem/core/prefetch.hpp"
 #include "etdem/solvers/resting.hpp"
@@ -19,6 +23,11 @@ namespace {
 
 /// How many places ahead in the height order the shock pass fetches a body's data.
 constexpr int kSettleAhead = 4;
+
+/// A team's member posts the bodies it settled that others read once this many more of its
+/// bodies are settled after the first of them (or before it waits, or at the end). Only the
+/// messages' count and timing depend on it, never a value.
+constexpr int kShockPostAfter = 8;
 
 /// The bodies go up the pile in height order, and their support rows lie anywhere in the
 /// island's arrays, so they are fetched ahead (a hint to the cache, no value changes) in two
@@ -77,12 +86,13 @@ void RestingPass::shock_pass(RestingWork& w) const {
         for (std::size_t i = 0; i < n; ++i) emit(r.upper_body[i], static_cast<int>(i));
       },
       w.support_start, w.support, w.fill);
-  // Lowest body first; ties by index, so the order is deterministic. A team's member holds the
-  // support rows of the bodies it settles only: the others' heights and supporting bodies come
-  // from their members, each member's bodies in this order, merged (share_supports).
+  // Lowest body first; ties by index, so the order is deterministic. A team's member settles
+  // its own bodies in this order, each once the bodies it rests on that come before it have
+  // come from their members (settle_team).
   const bool team = w.share.team != nullptr;
   if (team) {
-    share_supports(w);
+    share_heights(w);
+    settle_team(w);
   } else {
     w.by_height.clear();
     for (int k = 0; k < nb; ++k)
@@ -102,7 +112,9 @@ void RestingPass::shock_pass(RestingWork& w) const {
   // the height order either way, so both give the bits of the one-thread pass.
   const int m = static_cast<int>(w.by_height.size());
   w.settled.resize(m);
-  if (!w.parallel) {
+  if (team) {
+    // (settled above)
+  } else if (!w.parallel) {
     for (int k = 0; k < m; ++k) {
       fetch_settle(w, k + kSettleAhead < m ? k + kSettleAhead : -1,
                    k + kSettleAhead / 2 < m ? k + kSettleAhead / 2 : -1);
@@ -112,13 +124,8 @@ void RestingPass::shock_pass(RestingWork& w) const {
     w.position.assign(nb, -1);
     for (int k = 0; k < m; ++k) w.position[w.by_height[k].second] = k;
     w.level.assign(nb, 0);
-    // Each supporting body of `body` (-1: static), from its support rows or, in a team, the
-    // team's lists.
+    // Each supporting body of `body` (-1: static).
     auto each_lower = [&](int body, auto&& f) {
-      if (team) {
-        for (int j = w.lower_start[body]; j < w.lower_start[body + 1]; ++j) f(w.lower_list[j]);
-        return;
-      }
       for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j)
         f(r.lower_body[w.support[j]]);
     };
@@ -148,21 +155,17 @@ void RestingPass::shock_pass(RestingWork& w) const {
         },
         w.level_start, w.by_level, w.fill);
     w.local_of_thread.resize(std::max(omp_get_max_threads(), 1));
-    if (w.share.team) {
-      settle_shared(w, levels);
-    } else {
 #pragma omp parallel
-      {
-        std::vector<RestingSupport>& local = w.local_of_thread[omp_get_thread_num()];
-        for (int l = 0; l < levels; ++l) {
+    {
+      std::vector<RestingSupport>& local = w.local_of_thread[omp_get_thread_num()];
+      for (int l = 0; l < levels; ++l) {
 #pragma omp for schedule(dynamic, 8)
-          for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
-            const int end = w.level_start[l + 1];
-            fetch_settle(w, q + kSettleAhead < end ? w.by_level[q + kSettleAhead] : -1,
-                         q + kSettleAhead / 2 < end ? w.by_level[q + kSettleAhead / 2] : -1);
-            const int k = w.by_level[q];
-            w.settled[k] = settle_body(w.by_height[k].second, w, local);
-          }
+        for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
+          const int end = w.level_start[l + 1];
+          fetch_settle(w, q + kSettleAhead < end ? w.by_level[q + kSettleAhead] : -1,
+                       q + kSettleAhead / 2 < end ? w.by_level[q + kSettleAhead / 2] : -1);
+          const int k = w.by_level[q];
+          w.settled[k] = settle_body(w.by_height[k].second, w, local);
         }
       }
     }
@@ -174,9 +177,6 @@ void RestingPass::shock_pass(RestingWork& w) const {
     std::array<ExactSum, 3> sum{};
     std::array<std::int64_t, 4> count{};
     for (int k = 0; k < m; ++k) {
-      if (w.share.team &&
-          w.share.body_member[static_cast<std::size_t>(w.by_height[k].second)] != w.share.me)
-        continue;
       const RestingSettled& s = w.settled[k];
       sum[0].add(s.restitution);
       sum[1].add(s.friction);
@@ -212,87 +212,122 @@ void RestingPass::shock_pass(RestingWork& w) const {
   if (resting_probe && !w.share.team) probe(w, 0, 0, true);  // (a team member holds its rows)
 }
 
-void RestingPass::settle_shared(RestingWork& w, int levels) const {
-  // A team (resting_team.hpp): each member settles its bodies of a level, and after a level on
-  // which a body of the next level rests that another member settled, each sends the bodies it
-  // settled since its last such exchange to the members settling the bodies they support. A
-  // body's supports lie on lower levels, so each body is settled from the values the one-process
-  // pass reads, and levels whose next level rests only on bodies of its own member need no
-  // exchange (every member knows the levels, supports and members alike). At the end every
-  // member holds every settled body.
+void RestingPass::settle_team(RestingWork& w) const {
+  // A team (resting_team.hpp): each member settles its bodies in height order, and posts each
+  // one that another member's bodies rest on to that member. A body is settled once the bodies
+  // it rests on that come before it in the height order have arrived; what arrived is taken
+  // into the bodies only when this member's order passes it, so every body is settled from the
+  // values the one-process pass reads (supports before it settled, supports after it not yet),
+  // whatever the timing. Each member's posts go in its height order; a member posts what it has
+  // before it waits, so the member holding the lowest body not yet settled is never waiting,
+  // and no member waits for ever. A member's last post to another ends with a mark; each takes
+  // every post up to it before the pass ends.
   RestingShare& s = w.share;
-  std::vector<char>& exchange = s.level_exchange;
-  exchange.assign(static_cast<std::size_t>(levels), 0);
-  for (int body = 0; body < w.bodies.count; ++body) {
-    const int level = w.level[body];
-    if (w.position[body] < 0 || level == 0) continue;
-    const int member = s.body_member[static_cast<std::size_t>(body)];
-    for (int j = w.lower_start[body]; j < w.lower_start[body + 1]; ++j) {
-      const int lower = w.lower_list[j];
-      if (lower >= 0 && s.body_member[static_cast<std::size_t>(lower)] != member)
-        exchange[static_cast<std::size_t>(level - 1)] = 1;
+  const RestingRows& r = w.rows;
+  const std::uint64_t mine = std::uint64_t{1} << s.me;
+  const int m = static_cast<int>(w.by_height.size());
+  w.settled.resize(static_cast<std::size_t>(m));
+  const std::size_t members = static_cast<std::size_t>(s.members);
+  s.arrivals.resize(members);
+  s.arrivals_taken.assign(members, 0);
+  for (std::vector<RestingArrival>& a : s.arrivals) a.clear();
+  std::vector<ByteWriter>& out = s.out;
+  out.resize(members);
+  for (ByteWriter& o : out) o.take();
+  std::uint64_t ended = 0;    // members whose last post came
+  std::uint64_t pending = 0;  // members this one has bodies to post to
+  int oldest = -1;            // the place of the first body not yet posted
+  auto post = [&](bool last) {
+    const std::uint64_t to = last ? s.shock_to : pending;
+    if (to == 0) return;
+    std::vector<std::string> bytes(members);
+    for (std::uint64_t left = to; left != 0; left &= left - 1) {
+      const std::size_t member = static_cast<std::size_t>(std::countr_zero(left));
+      if (last) out[member].put(std::int32_t{-1});
+      bytes[member] = out[member].take();
     }
-  }
-  // Each exchange point to point: a body goes to the members settling the bodies it supports
-  // (shock_readers) after the first level at or above its own that an exchange follows; every
-  // member knows the levels and members alike, so each knows whom it posts to after a level and
-  // whom it waits for (a member it posts to waits for its message, empty or not).
-  const std::uint64_t mine_bit = std::uint64_t{1} << s.me;
-  std::vector<std::uint64_t>& to = s.level_to;
-  std::vector<std::uint64_t>& from = s.level_from;
-  to.assign(static_cast<std::size_t>(levels), 0);
-  from.assign(static_cast<std::size_t>(levels), 0);
-  std::vector<int>& closes = s.level_closes;
-  closes.assign(static_cast<std::size_t>(levels), -1);
-  for (int l = levels - 1, next = -1; l >= 0; --l) {
-    if (exchange[static_cast<std::size_t>(l)]) next = l;
-    closes[static_cast<std::size_t>(l)] = next;
-  }
-  for (int body = 0; body < w.bodies.count; ++body) {
-    if (w.position[body] < 0) continue;
-    const int at = closes[static_cast<std::size_t>(w.level[body])];
-    if (at < 0) continue;
-    const int member = s.body_member[static_cast<std::size_t>(body)];
-    const std::uint64_t readers =
-        s.shock_readers[static_cast<std::size_t>(body)] & ~(std::uint64_t{1} << member);
-    if (member == s.me)
-      to[static_cast<std::size_t>(at)] |= readers;
-    else if ((readers & mine_bit) != 0)
-      from[static_cast<std::size_t>(at)] |= std::uint64_t{1} << member;
-  }
-  std::vector<int>& mine = s.scratch;
-  std::vector<int>& settled = s.settled;
-  settled.clear();
-  for (int l = 0; l < levels; ++l) {
-    mine.clear();
-    for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
-      const int body = w.by_height[w.by_level[q]].second;
-      if (s.body_member[static_cast<std::size_t>(body)] == s.me) mine.push_back(q);
+    s.team->post(std::move(bytes), to);
+    pending = 0;
+    oldest = -1;
+  };
+  auto take = [&](int member) {
+    const std::uint64_t bit = std::uint64_t{1} << member;
+    if ((ended & bit) != 0)
+      throw std::logic_error("a team member waits for a body its member never posted");
+    const std::vector<std::string> got = s.team->collect(bit);
+    ByteReader in(got[static_cast<std::size_t>(member)]);
+    std::vector<RestingArrival>& list = s.arrivals[static_cast<std::size_t>(member)];
+    while (!in.done()) {
+      const int body = in.get<std::int32_t>();
+      if (body < 0) {
+        ended |= bit;
+        break;
+      }
+      RestingArrival& a = list.emplace_back();
+      a.key.second = body;
+      in.get(a.key.first);
+      in.get(a.v);
+      in.get(a.w);
+      s.heard[static_cast<std::size_t>(body)] = kHeardArrived;
     }
-    const long count = static_cast<long>(mine.size());
-#pragma omp parallel if (count > 8)
-    {
-      std::vector<RestingSupport>& local = w.local_of_thread[omp_get_thread_num()];
-#pragma omp for schedule(dynamic, 8)
-      for (long p = 0; p < count; ++p) {
-        auto place = [&](long ahead) {
-          return p + ahead < count ? w.by_level[mine[static_cast<std::size_t>(p + ahead)]] : -1;
-        };
-        fetch_settle(w, place(kSettleAhead), place(kSettleAhead / 2));
-        const int k = w.by_level[mine[static_cast<std::size_t>(p)]];
-        const int body = w.by_height[k].second;
-        w.settled[k] = settle_body(body, w, local);
-        s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] = s.phase;
+  };
+  // Takes into the bodies what arrived before `key` in the height order (all of it: none).
+  auto take_in = [&](const std::pair<double, int>* key) {
+    for (std::size_t member = 0; member < members; ++member) {
+      const std::vector<RestingArrival>& list = s.arrivals[member];
+      std::size_t& q = s.arrivals_taken[member];
+      for (; q < list.size() && (key == nullptr || list[q].key < *key); ++q) {
+        const int body = list[q].key.second;
+        w.bodies.v[body] = list[q].v;
+        w.bodies.w[body] = list[q].w;
+        s.known[static_cast<std::size_t>(body)] = s.phase;
       }
     }
-    for (const int q : mine) settled.push_back(w.by_height[w.by_level[q]].second);
-    if (!exchange[static_cast<std::size_t>(l)]) continue;
-    share_post(w, settled, s.shock_readers, to[static_cast<std::size_t>(l)]);
-    share_collect(w, from[static_cast<std::size_t>(l)]);
-    settled.clear();
+  };
+  std::vector<RestingSupport>& local = w.local;
+  for (int k = 0; k < m; ++k) {
+    const std::pair<double, int>& key = w.by_height[static_cast<std::size_t>(k)];
+    const int body = key.second;
+    for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j) {
+      const int lower = r.lower_body[w.support[j]];
+      if (lower < 0) continue;
+      const std::size_t low = static_cast<std::size_t>(lower);
+      const int member = s.body_member[low];
+      if (member == s.me || s.heard[low] == kHeardHeld) continue;
+      if (!(std::pair<double, int>(w.height[low], lower) < key)) continue;
+      while (s.heard[low] != kHeardArrived) {
+        post(false);
+        take(member);
+      }
+    }
+    take_in(&key);
+    fetch_settle(w, k + kSettleAhead < m ? k + kSettleAhead : -1,
+                 k + kSettleAhead / 2 < m ? k + kSettleAhead / 2 : -1);
+    w.settled[static_cast<std::size_t>(k)] = settle_body(body, w, local);
+    s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] = s.phase;
+    const std::uint64_t readers = s.shock_readers[static_cast<std::size_t>(body)] & ~mine;
+    for (std::uint64_t left = readers; left != 0; left &= left - 1) {
+      ByteWriter& o = out[static_cast<std::size_t>(std::countr_zero(left))];
+      o.put(static_cast<std::int32_t>(body));
+      o.put(key.first);
+      o.put(w.bodies.v[body]);
+      o.put(w.bodies.w[body]);
+    }
+    if (readers != 0) {
+      pending |= readers;
+      if (oldest < 0) oldest = k;
+    }
+    // Bodies to post go after a few more are settled: fewer messages, and little delay.
+    if (oldest >= 0 && k - oldest >= kShockPostAfter) post(false);
   }
-  // The bodies settled since the last exchange carry the phase that is still open: it closes
-  // here, so that no later stage moves a body in it (the sync keeps the latest phase's value).
+  post(true);
+  for (std::uint64_t left = s.shock_from; left != 0; left &= left - 1) {
+    const int member = std::countr_zero(left);
+    while ((ended & (std::uint64_t{1} << member)) == 0) take(member);
+  }
+  take_in(nullptr);
+  // The pass's values carry the phase that is still open: it closes here, so that no later
+  // stage moves a body in it (the sync keeps the latest phase's value).
   ++s.phase;
   share_sync(w);
 }

@@ -167,86 +167,76 @@ void share_setup(RestingWork& w) {
   s.known.assign(at(nb), -1);
 }
 
-void share_supports(RestingWork& w) {
+void share_heights(RestingWork& w) {
   RestingShare& s = w.share;
   const RestingRows& r = w.rows;
+  const std::size_t n = r.size();
   const int nb = w.bodies.count;
-  // This member's supported bodies in height order (ties by index), sent in that order: every
-  // member merges the members' runs into the whole height order (by_height) instead of sorting
-  // every body.
-  std::vector<std::pair<double, int>>& own = s.own_by_height;
-  own.clear();
+  // This member's bodies that rest on something, in height order (ties by index): the order
+  // it settles them in.
+  w.by_height.clear();
   for (int body = 0; body < nb; ++body)
     if (s.body_member[at(body)] == s.me &&
         w.support_start[at(body) + 1] > w.support_start[at(body)])
-      own.push_back({w.height[at(body)], body});
-  std::sort(own.begin(), own.end());
-  ByteWriter out;
-  for (const auto& [height, body] : own) {
-    const int first = w.support_start[at(body)], last = w.support_start[at(body) + 1];
-    out.put(static_cast<std::int32_t>(body));
-    out.put(w.height[at(body)]);
-    out.put(static_cast<std::int32_t>(last - first));
-    for (int j = first; j < last; ++j)
-      out.put(static_cast<std::int32_t>(r.lower_body[at(w.support[at(j)])]));
+      w.by_height.push_back({w.height[at(body)], body});
+  std::sort(w.by_height.begin(), w.by_height.end());
+  // Who reads this member's bodies: the members settling the bodies that rest on one. A member
+  // holds every contact of the bodies it settles, and of each contact the upper body.
+  s.shock_readers.assign(at(nb), 0);
+  std::vector<int>& read = s.scratch;
+  read.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const int low = r.lower_body[i], up = r.upper_body[i];
+    if (low < 0 || up < 0 || s.body_member[at(low)] != s.me) continue;
+    const int member = s.body_member[at(up)];
+    if (member == s.me) continue;
+    if (s.shock_readers[at(low)] == 0) read.push_back(low);
+    s.shock_readers[at(low)] |= std::uint64_t{1} << member;
   }
-  const std::vector<std::string> got = s.team->exchange_with_all(out.take());
-  // Every body's supporting bodies: this member's bodies' from its rows, the others' as sent.
-  w.lower_start.assign(at(nb) + 1, 0);
-  std::vector<std::pair<int, std::size_t>>& from = s.supports_at;  // (member, offset)
-  from.assign(at(nb), {-1, 0});
-  for (int body = 0; body < nb; ++body)
-    if (s.body_member[at(body)] == s.me) {
-      const int count = w.support_start[at(body) + 1] - w.support_start[at(body)];
-      w.lower_start[at(body) + 1] = count;
+  std::sort(read.begin(), read.end());
+  // To each reader, each body of this member it reads, with its height if it rests on
+  // something (it is settled) or none (it keeps its velocity through the pass).
+  std::vector<ByteWriter>& out = s.out;
+  out.resize(at(s.members));
+  for (ByteWriter& o : out) o.take();
+  s.shock_to = 0;
+  for (const int body : read) {
+    const bool settled = w.support_start[at(body) + 1] > w.support_start[at(body)];
+    for (std::uint64_t left = s.shock_readers[at(body)]; left != 0; left &= left - 1) {
+      ByteWriter& o = out[at(std::countr_zero(left))];
+      o.put(static_cast<std::int32_t>(body));
+      o.put(static_cast<std::uint8_t>(settled ? 1 : 0));
+      o.put(w.height[at(body)]);
     }
-  // The height order: the members' runs merged, each checked to ascend.
-  w.by_height = own;
-  std::vector<std::pair<double, int>>& run = s.run_by_height;
-  std::vector<std::pair<double, int>>& merged = s.merged_by_height;
+    s.shock_to |= s.shock_readers[at(body)];
+  }
+  std::vector<std::string> to(at(s.members));
+  for (int m = 0; m < s.members; ++m)
+    if (m != s.me) to[at(m)] = out[at(m)].take();
+  const std::vector<std::string> got = s.team->exchange(std::move(to));
+  // The heights of the others' bodies this member's bodies rest on; each member that named some
+  // posts its settled bodies here during the pass (settle_team), the last message ending in a
+  // mark.
+  s.heard.assign(at(nb), 0);
+  s.shock_from = 0;
   for (int m = 0; m < s.members; ++m) {
-    if (m == s.me) continue;
+    if (m == s.me || got[at(m)].empty()) continue;
+    s.shock_from |= std::uint64_t{1} << m;
     ByteReader in(got[at(m)]);
-    run.clear();
     while (!in.done()) {
       const int body = in.get<std::int32_t>();
       if (body < 0 || body >= nb || s.body_member[at(body)] != m)
-        throw std::logic_error("a team member's supports of a body it does not settle");
+        throw std::logic_error("a team member's height of a body it does not settle");
+      const bool settled = in.get<std::uint8_t>() != 0;
       in.get(w.height[at(body)]);
-      const int count = in.get<std::int32_t>();
-      from[at(body)] = {m, got[at(m)].size() - in.left()};
-      in.take(static_cast<std::size_t>(count) * sizeof(std::int32_t));
-      w.lower_start[at(body) + 1] = count;
-      const std::pair<double, int> key{w.height[at(body)], body};
-      if (!run.empty() && !(run.back() < key))
-        throw std::logic_error("a team member's supported bodies out of height order");
-      run.push_back(key);
+      s.heard[at(body)] = settled ? kHeardSettled : kHeardHeld;
     }
-    merged.resize(w.by_height.size() + run.size());
-    std::merge(w.by_height.begin(), w.by_height.end(), run.begin(), run.end(), merged.begin());
-    w.by_height.swap(merged);
   }
-  for (int body = 0; body < nb; ++body) w.lower_start[at(body) + 1] += w.lower_start[at(body)];
-  w.lower_list.resize(at(w.lower_start[at(nb)]));
-  for (int body = 0; body < nb; ++body) {
-    int* to = w.lower_list.data() + w.lower_start[at(body)];
-    const int count = w.lower_start[at(body) + 1] - w.lower_start[at(body)];
-    if (count == 0) continue;
-    if (s.body_member[at(body)] == s.me) {
-      for (int j = w.support_start[at(body)]; j < w.support_start[at(body) + 1]; ++j)
-        *to++ = r.lower_body[at(w.support[at(j)])];
-      continue;
-    }
-    const auto [m, offset] = from[at(body)];
-    static_assert(sizeof(int) == sizeof(std::int32_t));
-    std::memcpy(to, got[at(m)].data() + offset, static_cast<std::size_t>(count) * sizeof(int));
-  }
-  // The shock pass's readers: a body is read by the members settling the bodies it supports.
-  s.shock_readers.assign(at(nb), 0);
-  for (int up = 0; up < nb; ++up)
-    for (int j = w.lower_start[at(up)]; j < w.lower_start[at(up) + 1]; ++j) {
-      const int low = w.lower_list[at(j)];
-      if (low >= 0) s.shock_readers[at(low)] |= std::uint64_t{1} << s.body_member[at(up)];
+  for (const auto& [height, body] : w.by_height)
+    for (int j = w.support_start[at(body)]; j < w.support_start[at(body) + 1]; ++j) {
+      const int low = r.lower_body[at(w.support[at(j)])];
+      if (low >= 0 && s.body_member[at(low)] != s.me && s.heard[at(low)] == 0)
+        throw std::logic_error("a body rests on another member's body that member did not name");
     }
 }
 

@@ -4,13 +4,13 @@
 // the blocked order (resting_blocks.hpp) belongs to one member (the team says which: a split
 // run's rank whose box holds the block's centre), the member sweeps the rows of its blocks, and
 // after each colour it posts the velocities it changed to the members whose rows read them
-// (point to point) while it sweeps its next colour's blocks that need none of the others'. The
-// shock pass splits its bodies the same way, level by level, point to point after the levels
-// whose next level rests on another member's bodies. A member builds only the rows it relaxes
-// and those the bodies it settles rest on; what the stages took from every row, the members
-// tell each other (the colours each moves each body in, the heights and supports of the bodies
-// each settles, the stir limits, the times of impact), and before the pass the island's
-// collision groups go to the members that settle their smallest bodies
+// (point to point) while it sweeps its next colour's blocks that need none of the others'. In
+// the shock pass each member settles its own bodies in height order, each once the bodies of
+// other members it rests on that come before it have arrived, and posts those the others rest
+// on. A member builds only the rows it relaxes and those the bodies it settles rest on; what
+// the stages took from every row, the members tell each other (the colours each moves each body
+// in, the heights of the bodies others rest on, the stir limits, the times of impact), and before
+// the pass the island's collision groups go to the members that settle their smallest bodies
 // (world/collision_groups.hpp). A closing round's set is marked, grown, booked and guarded by
 // member, each its own rows, the guard's scale from the team's sums. A stage ends with every
 // member holding every body's latest velocity; a row's impulses stay with its member until the

@@ -144,6 +144,16 @@ inline Eigen::Vector2d onto_disc(const Eigen::Vector2d& p, double radius) {
   return norm > radius ? Eigen::Vector2d(p * (radius / norm)) : p;
 }
 
+/// What a team's shock pass heard of another member's body (RestingShare::heard).
+inline constexpr char kHeardSettled = 1, kHeardHeld = 2, kHeardArrived = 3;
+
+/// A body another member settled in the shock pass, as it arrived: its place in the height
+/// order and its velocities.
+struct RestingArrival {
+  std::pair<double, int> key;  // (height, body)
+  Vec3 v, w;
+};
+
 /// A blocked island solved by a team (resting_team.hpp): which member sweeps which block and
 /// settles which body, who reads each body, and what this member changed since the team last
 /// shared it (resting_team.cpp).
@@ -166,27 +176,27 @@ struct RestingShare {
   std::vector<int> early, posted;                     // per colour
   std::array<std::vector<int>, 4> block_runs;         // share_setup's scratch
   std::vector<int> body_member;                       // per body slot: the member that settles it
-  std::vector<std::uint64_t> shock_readers;  // per body slot: members settling a body it holds
+  // Per body slot of this member's: the other members settling a body that rests on it.
+  std::vector<std::uint64_t> shock_readers;
   std::vector<int> stamp;    // per body slot: the phase this member last moved it in, -1 never
   std::vector<int> known;    // per body slot: the phase of the value held here, -1 the start
   int phase = 0;             // phases (a colour of a sweep, a level of the shock pass) so far
   int shared_from = 0;       // the first phase since the last sync (share_sync)
   long updates = 0;          // this member's updates in the stages over rows
   bool stir = false;         // the bodies' stir travels with their velocities (closing rounds)
-  std::vector<int> scratch;  // bodies (a level's, a sync's)
-  std::vector<int> settled;  // shock pass: bodies settled here since the last exchange
-  std::vector<char> level_exchange;  // shock pass: per level, whether an exchange follows it
-  // Shock pass, per level followed by an exchange: the members this one posts to, and those it
-  // collects from (resting_shock.cpp, settle_shared).
-  std::vector<std::uint64_t> level_to, level_from;
-  std::vector<int> level_closes;     // shock pass: per level, the level whose exchange carries it
-  std::vector<std::uint32_t> moves;  // per body slot: colours this member moves it in
+  std::vector<int> scratch;  // bodies (a sync's; the shock pass's read by others)
+  // Shock pass (share_heights, RestingPass::settle_team): the members this one posts its
+  // settled bodies to and those that post theirs here; per body slot, what this member heard
+  // of another member's body its bodies rest on (kHeardSettled: that member settles it,
+  // kHeardHeld: it keeps its velocity; kHeardArrived once its settled value came).
+  std::uint64_t shock_to = 0, shock_from = 0;
+  std::vector<char> heard;
+  // Per member, the bodies it posted here, in its settling order, and the first not yet taken.
+  std::vector<std::vector<RestingArrival>> arrivals;
+  std::vector<std::size_t> arrivals_taken;
+  std::vector<std::uint32_t> moves;           // per body slot: colours this member moves it in
   std::vector<std::uint32_t> moved_by_other;  // per body slot read here: colours others move it in
-  std::vector<std::pair<int, std::size_t>> supports_at;  // share_supports' scratch
-  // share_supports: this member's supported bodies in height order, another member's, and the
-  // merge's scratch ((height, body) as in RestingWork::by_height).
-  std::vector<std::pair<double, int>> own_by_height, run_by_height, merged_by_height;
-  std::vector<ByteWriter> out;  // per member, a phase's message
+  std::vector<ByteWriter> out;                // per member, a phase's message
 
   /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
@@ -259,14 +269,12 @@ struct RestingWork {
   std::vector<Mat3> inv_inertia;
 
   // Shock pass: bodies in height order, each body's support rows (CSR), levels for threads.
-  std::vector<std::pair<double, int>> by_height;  // (height, body), bottom of the pile first
-  std::vector<double> height;                     // per body [m]
+  // (height, body), bottom of the pile first; a team's member: the bodies it settles.
+  std::vector<std::pair<double, int>> by_height;
+  std::vector<double> height;  // per body [m]
   std::vector<int> support_start, support, fill;
   std::vector<RestingSupport> local;  // the supports of the body being settled (one thread)
   std::vector<int> level, position, level_start, by_level;
-  // A team's shock pass: each body's supporting bodies (CSR; dynamic ones), over the whole team
-  // (a member holds only the support rows of its bodies).
-  std::vector<int> lower_start, lower_list;
   std::vector<std::vector<RestingSupport>> local_of_thread;
   std::vector<RestingSettled> settled;
 
@@ -413,12 +421,11 @@ void share_setup(RestingWork& w);
 void share_post(RestingWork& w, std::span<const int> moved,
                 const std::vector<std::uint64_t>& readers, std::uint64_t to);
 void share_collect(RestingWork& w, std::uint64_t from);
-/// The shock pass's view of the island over the team (the support rows grouped by upper body
-/// and the heights taken from the rows here): each member sends the height and supporting
-/// bodies of the bodies it settles, in height order, and every member fills w.height,
-/// w.by_height (the members' orders merged), w.lower_start / w.lower_list and the shock pass's
-/// readers for every body.
-void share_supports(RestingWork& w);
+/// The shock pass over a team (the support rows grouped by upper body and the heights taken
+/// from the rows here): w.by_height this member's bodies that rest on something, in height
+/// order; each member tells the members settling bodies that rest on its bodies their heights
+/// (w.height; RestingShare::heard), and which members post to which (shock_to, shock_from).
+void share_heights(RestingWork& w);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
 /// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
 void share_maxima(RestingWork& w, RestingSweep& total);
