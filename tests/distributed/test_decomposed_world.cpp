@@ -410,13 +410,14 @@ TEST(DecomposedWorld, ASpherePourOnOneToFourRanksIsTheSerialRunBitForBit) {
 
 TEST(DecomposedWorld, APileSweptByBlocksIsSolvedByEveryRankAsTheSerialRunBitForBit) {
   // The pile's island is swept by blocks; every rank holds it and sweeps its own blocks'
-  // columns, passing on the velocities after each colour and shock level.
+  // columns, passing on the velocities after each colour, and settles its own grains in the
+  // shock pass, passing on those the others' grains rest on.
   expect_serial({.blocks = true}, 400);
 }
 
 TEST(DecomposedWorld, APileSolvedByEveryRankOnTwoThreadsEachIsTheSerialRunBitForBit) {
-  // Each rank sweeps its blocks of a colour and settles its bodies of a level on two threads
-  // (on 1 and 2 ranks: more threads than cores only wait at the colours' barriers).
+  // Each rank sweeps its blocks of a colour on two threads and settles its bodies in the shock
+  // pass on one (on 1 and 2 ranks: more threads than cores only wait at the colours' barriers).
   expect_serial({.blocks = true, .threads = 2, .most_ranks = 2}, 400);
 }
 

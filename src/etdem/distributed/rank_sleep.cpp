@@ -149,12 +149,16 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
   // 2. This rank's own shares. The contacts lie in the serial order (contact_order.hpp), so a
   //    grain no other rank sent shares to sums its own in the order they come; a grain that got
   //    some sums all of its shares in one sort by (key, point).
+  //    (The grains that got some are marked only when some came.)
+  const bool came = !mine.empty();
   std::vector<char>& merged = load_merged_;
-  merged.assign(static_cast<std::size_t>(n), 0);
-  for (const LoadShare& s : mine) merged[static_cast<std::size_t>(local_of_[s.gid])] = 1;
+  if (came) {
+    merged.assign(static_cast<std::size_t>(n), 0);
+    for (const LoadShare& s : mine) merged[static_cast<std::size_t>(local_of_[s.gid])] = 1;
+  }
   for_each_share([&](const Contact& c, int body, int at, const Vec3& f, const Vec3& t) {
     if (!owned_[body]) return;
-    if (merged[static_cast<std::size_t>(body)]) {
+    if (came && merged[static_cast<std::size_t>(body)]) {
       mine.push_back({gid_[body], key_of(c), at, f, t});
       return;
     }

@@ -197,6 +197,9 @@ class RestingPass final : public Solver {
   void mark_approaching(RestingWork& w) const;
   /// Settles one body on its supports (shock pass), `local` its support scratch.
   RestingSettled settle_body(int body, RestingWork& w, std::vector<RestingSupport>& local) const;
+  /// The shock pass's bodies settled by one process (on its threads, level by level), into
+  /// w.by_height and w.settled.
+  void settle_alone(RestingWork& w) const;
   /// The shock pass's bodies settled by a team (resting_team.hpp): this member's, in height
   /// order, the others' as they arrive (share_heights done).
   void settle_team(RestingWork& w) const;

@@ -89,87 +89,13 @@ void RestingPass::shock_pass(RestingWork& w) const {
   // Lowest body first; ties by index, so the order is deterministic. A team's member settles
   // its own bodies in this order, each once the bodies it rests on that come before it have
   // come from their members (settle_team).
-  const bool team = w.share.team != nullptr;
-  if (team) {
+  if (w.share.team) {
     share_heights(w);
     settle_team(w);
   } else {
-    w.by_height.clear();
-    for (int k = 0; k < nb; ++k)
-      if (w.support_start[k + 1] > w.support_start[k]) w.by_height.push_back({w.height[k], k});
-    // (Heights with their bodies' indices: distinct keys, so a sort on several threads gives
-    // the one order.)
-    if (w.parallel)
-      __gnu_parallel::sort(w.by_height.begin(), w.by_height.end());
-    else
-      std::sort(w.by_height.begin(), w.by_height.end());
+    settle_alone(w);
   }
-  // Each body is settled from its own velocity and its supports' settled ones, and writes only
-  // its own: any order in which every body follows its supports gives the same bits. On several
-  // threads the bodies go by level (a body's level exceeds that of every support settled before
-  // it in the height order and is below that of every support settled after it, which rounding
-  // of the heights can produce), the bodies of a level in parallel; the statistics are summed in
-  // the height order either way, so both give the bits of the one-thread pass.
   const int m = static_cast<int>(w.by_height.size());
-  w.settled.resize(m);
-  if (team) {
-    // (settled above)
-  } else if (!w.parallel) {
-    for (int k = 0; k < m; ++k) {
-      fetch_settle(w, k + kSettleAhead < m ? k + kSettleAhead : -1,
-                   k + kSettleAhead / 2 < m ? k + kSettleAhead / 2 : -1);
-      w.settled[k] = settle_body(w.by_height[k].second, w, w.local);
-    }
-  } else {
-    w.position.assign(nb, -1);
-    for (int k = 0; k < m; ++k) w.position[w.by_height[k].second] = k;
-    w.level.assign(nb, 0);
-    // Each supporting body of `body` (-1: static).
-    auto each_lower = [&](int body, auto&& f) {
-      for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j)
-        f(r.lower_body[w.support[j]]);
-    };
-    int levels = 0;
-    for (int k = 0; k < m; ++k) {
-      const int body = w.by_height[k].second;
-      int level = w.level[body];
-      each_lower(body, [&](int lower) {
-        if (lower >= 0 && w.position[lower] >= 0 && w.position[lower] < k)
-          level = std::max(level, w.level[lower] + 1);
-      });
-      w.level[body] = level;
-      each_lower(body, [&](int lower) {
-        if (lower >= 0 && w.position[lower] > k)
-          w.level[lower] = std::max(w.level[lower], level + 1);
-      });
-      levels = std::max(levels, level + 1);
-    }
-    // Bodies of each level in body order (a counting sort). No body of a level supports another
-    // of it, so any order within a level gives the same bits; the island's bodies are in the
-    // blocked order here, so body order is a walk through space.
-    group_by_key(
-        levels,
-        [&](auto emit) {
-          for (int body = 0; body < nb; ++body)
-            if (w.position[body] >= 0) emit(w.level[body], w.position[body]);
-        },
-        w.level_start, w.by_level, w.fill);
-    w.local_of_thread.resize(std::max(omp_get_max_threads(), 1));
-#pragma omp parallel
-    {
-      std::vector<RestingSupport>& local = w.local_of_thread[omp_get_thread_num()];
-      for (int l = 0; l < levels; ++l) {
-#pragma omp for schedule(dynamic, 8)
-        for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
-          const int end = w.level_start[l + 1];
-          fetch_settle(w, q + kSettleAhead < end ? w.by_level[q + kSettleAhead] : -1,
-                       q + kSettleAhead / 2 < end ? w.by_level[q + kSettleAhead / 2] : -1);
-          const int k = w.by_level[q];
-          w.settled[k] = settle_body(w.by_height[k].second, w, local);
-        }
-      }
-    }
-  }
   SolverStats& st = w.stats;
   if (w.blocks) {
     // A blocked island: the sums exact (any order; in a team each member sums the bodies it
@@ -210,6 +136,83 @@ void RestingPass::shock_pass(RestingWork& w) const {
   w.marked = false;
   w.probe_set = 1;
   if (resting_probe && !w.share.team) probe(w, 0, 0, true);  // (a team member holds its rows)
+}
+
+void RestingPass::settle_alone(RestingWork& w) const {
+  const RestingRows& r = w.rows;
+  const int nb = w.bodies.count;
+  w.by_height.clear();
+  for (int k = 0; k < nb; ++k)
+    if (w.support_start[k + 1] > w.support_start[k]) w.by_height.push_back({w.height[k], k});
+  // (Heights with their bodies' indices: distinct keys, so a sort on several threads gives the
+  // one order.)
+  if (w.parallel)
+    __gnu_parallel::sort(w.by_height.begin(), w.by_height.end());
+  else
+    std::sort(w.by_height.begin(), w.by_height.end());
+  // Each body is settled from its own velocity and its supports' settled ones, and writes only
+  // its own: any order in which every body follows its supports gives the same bits. On several
+  // threads the bodies go by level (a body's level exceeds that of every support settled before
+  // it in the height order and is below that of every support settled after it, which rounding
+  // of the heights can produce), the bodies of a level in parallel; the statistics are summed in
+  // the height order either way, so both give the bits of the one-thread pass.
+  const int m = static_cast<int>(w.by_height.size());
+  w.settled.resize(m);
+  if (!w.parallel) {
+    for (int k = 0; k < m; ++k) {
+      fetch_settle(w, k + kSettleAhead < m ? k + kSettleAhead : -1,
+                   k + kSettleAhead / 2 < m ? k + kSettleAhead / 2 : -1);
+      w.settled[k] = settle_body(w.by_height[k].second, w, w.local);
+    }
+    return;
+  }
+  w.position.assign(nb, -1);
+  for (int k = 0; k < m; ++k) w.position[w.by_height[k].second] = k;
+  w.level.assign(nb, 0);
+  // Each supporting body of `body` (-1: static).
+  auto each_lower = [&](int body, auto&& f) {
+    for (int j = w.support_start[body]; j < w.support_start[body + 1]; ++j)
+      f(r.lower_body[w.support[j]]);
+  };
+  int levels = 0;
+  for (int k = 0; k < m; ++k) {
+    const int body = w.by_height[k].second;
+    int level = w.level[body];
+    each_lower(body, [&](int lower) {
+      if (lower >= 0 && w.position[lower] >= 0 && w.position[lower] < k)
+        level = std::max(level, w.level[lower] + 1);
+    });
+    w.level[body] = level;
+    each_lower(body, [&](int lower) {
+      if (lower >= 0 && w.position[lower] > k) w.level[lower] = std::max(w.level[lower], level + 1);
+    });
+    levels = std::max(levels, level + 1);
+  }
+  // Bodies of each level in body order (a counting sort). No body of a level supports another
+  // of it, so any order within a level gives the same bits; the island's bodies are in the
+  // blocked order here, so body order is a walk through space.
+  group_by_key(
+      levels,
+      [&](auto emit) {
+        for (int body = 0; body < nb; ++body)
+          if (w.position[body] >= 0) emit(w.level[body], w.position[body]);
+      },
+      w.level_start, w.by_level, w.fill);
+  w.local_of_thread.resize(std::max(omp_get_max_threads(), 1));
+#pragma omp parallel
+  {
+    std::vector<RestingSupport>& local = w.local_of_thread[omp_get_thread_num()];
+    for (int l = 0; l < levels; ++l) {
+#pragma omp for schedule(dynamic, 8)
+      for (int q = w.level_start[l]; q < w.level_start[l + 1]; ++q) {
+        const int end = w.level_start[l + 1];
+        fetch_settle(w, q + kSettleAhead < end ? w.by_level[q + kSettleAhead] : -1,
+                     q + kSettleAhead / 2 < end ? w.by_level[q + kSettleAhead / 2] : -1);
+        const int k = w.by_level[q];
+        w.settled[k] = settle_body(w.by_height[k].second, w, local);
+      }
+    }
+  }
 }
 
 void RestingPass::settle_team(RestingWork& w) const {

@@ -180,7 +180,7 @@ struct RestingShare {
   std::vector<std::uint64_t> shock_readers;
   std::vector<int> stamp;    // per body slot: the phase this member last moved it in, -1 never
   std::vector<int> known;    // per body slot: the phase of the value held here, -1 the start
-  int phase = 0;             // phases (a colour of a sweep, a level of the shock pass) so far
+  int phase = 0;             // phases (a colour of a sweep, the shock pass) so far
   int shared_from = 0;       // the first phase since the last sync (share_sync)
   long updates = 0;          // this member's updates in the stages over rows
   bool stir = false;         // the bodies' stir travels with their velocities (closing rounds)
@@ -411,13 +411,13 @@ struct RestingWork {
 /// blocks' edge): who sweeps each block and settles each body.
 void share_assign(RestingWork& w, RestingTeam* team, double cell);
 /// The rest of the team's data for this island (the rows prepared): who reads each body, the
-/// colours' and levels' messages.
+/// colours' messages.
 void share_setup(RestingWork& w);
-/// After a colour of a sweep or a level of the shock pass, point to point: share_post sends the
-/// bodies of `moved` this member moved in the phase (stamp) to the other members `readers` lists
-/// for them, among the members of `to` (each of them gets a message, empty or not), and starts
-/// the next phase; share_collect takes the messages of the members of `from` for the phase
-/// before the current one (the one last posted).
+/// After a colour of a sweep, point to point: share_post sends the bodies of `moved` this member
+/// moved in the phase (stamp) to the other members `readers` lists for them, among the members
+/// of `to` (each of them gets a message, empty or not), and starts the next phase; share_collect
+/// takes the messages of the members of `from` for the phase before the current one (the one last
+/// posted).
 void share_post(RestingWork& w, std::span<const int> moved,
                 const std::vector<std::uint64_t>& readers, std::uint64_t to);
 void share_collect(RestingWork& w, std::uint64_t from);
