@@ -7,6 +7,13 @@
 
 namespace etdem {
 
+/// Running totals of a transport's calls (a rank of a split run): seconds inside them, waits
+/// included, and payload bytes sent. Null where there is no transport.
+struct TransferTotals {
+  const double* seconds = nullptr;
+  const long* bytes = nullptr;
+};
+
 /// Wall seconds of the stages inside the step's phases (StepProfile) on which a pile's cost
 /// hangs, summed over a run on one process (one rank of a split run):
 /// - the resting pass of an island swept by blocks (solvers/resting.cpp), inside the `solve`
@@ -17,7 +24,8 @@ namespace etdem {
 ///   pass's stages nest in it), and the results sent back; inside `broad`: the grains'
 ///   exchange and the rank's world rebuilt.
 /// summary.json prints them as `profile_stages` (docs/scenario.md). A stage's time is wall
-/// time: waits for other ranks inside it count.
+/// time: waits for other ranks inside it count; on a rank of a split run the seconds of it
+/// spent in the transport's calls (waits included) and the bytes it sent are kept beside it.
 struct StageProfile {
   enum Stage {
     RestingOrder,
@@ -48,6 +56,11 @@ struct StageProfile {
       "world_rebuild"};
   std::array<double, kStages> seconds{};  // [s]
   std::array<long, kStages> calls{};
+  /// With `transfers` set: of each stage's seconds, those inside the transport's calls [s], and
+  /// the bytes it sent (a nested stage's count in the stage around it too, as its seconds do).
+  std::array<double, kStages> transferring{};
+  std::array<long, kStages> sent{};
+  TransferTotals transfers;
 };
 
 /// Times one stage into a StageProfile (core/profile_timer.hpp).

@@ -120,6 +120,9 @@ class DecomposedWorld final : public Domain {
 
   // --- Domain: the calls World::step makes on a rank ---
   const std::vector<char>& owned() const override { return owned_; }
+  TransferTotals transfers() const override {
+    return {&t_.counters().seconds, &t_.counters().bytes};
+  }
   double largest_radius() const override { return largest_radius_; }
   bool turning() const override { return turning_; }
   long most(long n) override;

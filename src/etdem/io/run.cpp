@@ -224,17 +224,31 @@ class Stepper {
     auto ratio = [&](double top, double sum) { return sum > 0.0 ? top / (sum / ranks) : 1.0; };
     // Each stage's seconds (core/stage_profile.hpp): the largest rank's and the mean (summed in
     // whole nanoseconds, exactly).
+    // Of those, the seconds in the transport's calls (waits included) likewise, and the bytes
+    // each stage sent, summed over the ranks.
     const StageProfile& here = split_->stages();
-    std::array<double, StageProfile::kStages> stage_most = here.seconds;
-    std::array<std::int64_t, StageProfile::kStages> stage_ns{};
-    for (int k = 0; k < StageProfile::kStages; ++k)
+    constexpr int kStages = StageProfile::kStages;
+    std::array<double, 2 * kStages> stage_most{};
+    std::array<std::int64_t, 3 * kStages> stage_ns{};
+    for (int k = 0; k < kStages; ++k) {
+      stage_most[k] = here.seconds[k];
+      stage_most[kStages + k] = here.transferring[k];
       stage_ns[k] = std::llround(here.seconds[k] * 1e9);
+      stage_ns[kStages + k] = std::llround(here.transferring[k] * 1e9);
+      stage_ns[2 * kStages + k] = here.sent[k];
+    }
     t_->max(std::span<double>(stage_most));
     t_->sum(std::span<std::int64_t>(stage_ns));
-    nlohmann::json stage_max = nlohmann::json::object(), stage_mean = nlohmann::json::object();
-    for (int k = 0; k < StageProfile::kStages; ++k) {
-      stage_max[StageProfile::kNames[k]] = stage_most[k];
-      stage_mean[StageProfile::kNames[k]] = 1e-9 * static_cast<double>(stage_ns[k]) / ranks;
+    nlohmann::json stage_max = nlohmann::json::object(), stage_mean = nlohmann::json::object(),
+                   transfer_max = nlohmann::json::object(),
+                   transfer_mean = nlohmann::json::object(), bytes = nlohmann::json::object();
+    for (int k = 0; k < kStages; ++k) {
+      const char* name = StageProfile::kNames[k];
+      stage_max[name] = stage_most[k];
+      stage_mean[name] = 1e-9 * static_cast<double>(stage_ns[k]) / ranks;
+      transfer_max[name] = stage_most[kStages + k];
+      transfer_mean[name] = 1e-9 * static_cast<double>(stage_ns[kStages + k]) / ranks;
+      bytes[name] = stage_ns[2 * kStages + k];
     }
     return {{"count", t_->size()},
             {"owned_grain_steps", sums[0]},
@@ -263,6 +277,9 @@ class Stepper {
             {"collective_seconds_max", most[3]},
             {"stage_seconds_max", std::move(stage_max)},
             {"stage_seconds_mean", std::move(stage_mean)},
+            {"stage_transfer_seconds_max", std::move(transfer_max)},
+            {"stage_transfer_seconds_mean", std::move(transfer_mean)},
+            {"stage_bytes", std::move(bytes)},
             {"imbalance",
              {{"owned_grains", ratio(most[0], static_cast<double>(sums[0]))},
               {"contacts", ratio(most[1], contacts)},

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "etdem/core/math.hpp"
+#include "etdem/core/stage_profile.hpp"
 
 namespace etdem {
 
@@ -46,6 +47,8 @@ class Domain {
   /// other bodies are walls (held by every rank) or ghosts. The vector lives as long as the
   /// domain; its contents change when the world's bodies are replaced.
   virtual const std::vector<char>& owned() const = 0;
+  /// The running totals of the transport's calls, for the stages' share of them.
+  virtual TransferTotals transfers() const = 0;
   /// [m] The largest grain's bounding radius over the whole world (the resting pass's blocks).
   virtual double largest_radius() const = 0;
   /// Whether a grain of the whole world can split a step by turning.

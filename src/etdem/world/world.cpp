@@ -81,6 +81,7 @@ void World::initialize() {
   profile_ = StepProfile{};
   last_profile_ = StepProfile{};
   stages_ = StageProfile{};
+  stages_.transfers = domain_ ? domain_->transfers() : TransferTotals{};
   totals_ = RunTotals{};
   wake_all();  // also sizes the rest times
   check_finite();
@@ -163,7 +164,9 @@ void World::set_run_state(const RunState& s) {
   last_ = s.last;
   profile_ = s.profile;
   last_profile_ = s.last_profile;
+  const TransferTotals transfers = stages_.transfers;  // (this process's transport)
   stages_ = s.stages;
+  stages_.transfers = transfers;
 }
 
 void World::replace_bodies(Bodies b, const std::vector<SleepState>& sleep,

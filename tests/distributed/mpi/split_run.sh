@@ -56,6 +56,29 @@ for k in ("resting_team", "islands_gather", "grains_exchange", "world_rebuild"):
     assert mean[k] > 0.0, k
 print("stages: resting pass %.3f s of %.3f s in island solves (mean rank)" % (resting, mean["islands_solves"]))
 r = s["ranks"]
+# Each stage's seconds in the transport's calls lie within its wall time, on the largest rank
+# and on the mean; the stages that hold no call of the transport (a rank's own work) have none.
+# The bytes are the stages' shares of what the ranks sent: the stages that do not nest (the
+# islands' flow, the grains' exchange) sum to at most the run's bytes, and a shared pile's
+# parts, team and grains moved some.
+wait_top, wait_mean, sent = (r["stage_transfer_seconds_max"], r["stage_transfer_seconds_mean"],
+                             r["stage_bytes"])
+assert set(wait_top) == set(wait_mean) == set(sent) == set(top)
+for k in top:
+    assert 0.0 <= wait_mean[k] <= wait_top[k] * (1 + 1e-9) + 1e-9, (k, wait_mean[k], wait_top[k])
+    assert wait_mean[k] <= mean[k] * (1 + 1e-9) + 1e-9, (k, wait_mean[k], mean[k])
+    assert sent[k] >= 0, k
+for k in ("islands_parts", "islands_assembly", "resting_order", "world_rebuild"):
+    assert wait_top[k] == 0.0 and sent[k] == 0, (k, wait_top[k], sent[k])
+flat = ("islands_labels", "islands_parts", "islands_gather", "islands_assembly", "islands_solves",
+        "islands_results", "grains_exchange", "world_rebuild")
+assert 0 < sum(sent[k] for k in flat) <= r["bytes"], (sum(sent[k] for k in flat), r["bytes"])
+for k in ("islands_gather", "resting_team", "grains_exchange"):
+    assert sent[k] > 0 and wait_mean[k] > 0.0, k
+assert sum(wait_mean[k] for k in flat) <= r["collective_seconds_mean"] * (1 + 1e-9)
+print("stages: %.3f s of %.3f s in the transport's calls, %d of %d bytes (mean rank)" %
+      (sum(wait_mean[k] for k in flat), r["collective_seconds_mean"],
+       sum(sent[k] for k in flat), r["bytes"]))
 assert r["contacts_kept_local"] > 0, "a shared pile's contacts no other rank reads kept"
 assert r["islands_sent_whole"] >= 0
 print("contacts kept by their rank: %d; islands sent again whole: %d" % (r["contacts_kept_local"], r["islands_sent_whole"]))
