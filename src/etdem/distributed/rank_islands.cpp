@@ -321,11 +321,14 @@ class TransportTeam final : public RestingTeam {
                : -1;
   }
   long contacts() const override { return island_contacts; }
+  /// The island's host books the nets' nodes from every body's result (World::book_net_island).
+  bool syncs_every_body() const override { return nets; }
   const std::vector<int>* owner = nullptr;
   const std::vector<int>* source = nullptr;        // per island contact: the rank that detected it
   const std::vector<int>* source_index = nullptr;  // per island contact: its place in its part
   const std::vector<int>* kept = nullptr;  // per contact of this rank's part: its island index
   long island_contacts = 0;                // over every rank
+  bool nets = false;                       // the world has nets
   std::vector<std::string> exchange(std::vector<std::string> to) override {
     std::vector<Message> out;
     for (int m = 0; m < t_.size(); ++m)
@@ -794,6 +797,7 @@ void DecomposedWorld::share_islands(std::vector<GatheredIsland>& direct,
   // Host after host (this rank's own in its place), root after root: the same order and the
   // same collectives on every rank.
   TransportTeam team(t_, decomposition_);
+  team.nets = !full_.nets.empty();
   std::map<int, ByteWriter> none_owner, none_source, none_correction;  // (nothing is sent)
   auto solve = [&](const GatheredIsland& g, int host) {
     const auto it = part_contacts.find(g.root);

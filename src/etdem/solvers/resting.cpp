@@ -115,7 +115,7 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   }
   if (w.share.team) {
     const StageTimer t(stages, S::RestingTeam);
-    share_sync(w);  // every body's velocity
+    share_sync(w);  // the bodies each member reads
   }
   StageTimer booking_time(stages, S::RestingBooking);
   // 0, 1, ..., n - 1: every row (kept from island to island, extended when an island is larger).

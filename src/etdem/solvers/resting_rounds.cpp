@@ -289,7 +289,7 @@ void RestingPass::follow(RestingWork& w, int bound) const {
   }
   if (!converged) ++w.stats.guards_fired;
   // A team: each member grew the set by its own rows (and the leftovers, alike), and books and
-  // guards them; every member now takes every body's latest velocity.
+  // guards them; every member now takes the latest velocity of each body it reads.
   if (w.share.team) share_sync(w);
 }
 

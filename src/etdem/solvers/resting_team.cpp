@@ -1,7 +1,7 @@
 // The team's parts of the resting pass (resting_team.hpp): who sweeps which block and settles
 // which body, what the members tell each other of their rows, the velocities passed on after
-// each colour and level, and the syncs that end a stage with every member holding every body's
-// state.
+// each colour and settled body, and the syncs that end a stage with every member holding the
+// state of the bodies it reads.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -165,12 +165,39 @@ void share_setup(RestingWork& w) {
   }
   s.stamp.assign(at(nb), -1);
   s.known.assign(at(nb), -1);
+  // Who reads this member's bodies in the shock pass: the members settling the bodies that rest
+  // on one (a member holds every contact of the bodies it settles, and of each contact the
+  // upper body).
+  s.shock_readers.assign(at(nb), 0);
+  s.shock_read.clear();
+  if (!r.lower_body.empty())
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const int low = r.lower_body[i], up = r.upper_body[i];
+      if (low < 0 || up < 0 || s.body_member[at(low)] != s.me) continue;
+      const int member = s.body_member[at(up)];
+      if (member == s.me) continue;
+      if (s.shock_readers[at(low)] == 0) s.shock_read.push_back(low);
+      s.shock_readers[at(low)] |= std::uint64_t{1} << member;
+    }
+  std::sort(s.shock_read.begin(), s.shock_read.end());
+  // Whom a sync sends each body this member moves: every member that reads it in a sweep (its
+  // rows move it), settles it (and so takes its result) or settles a body resting on it. A
+  // body this member moves is one of its rows' or one it settles; it knows the shock readers
+  // of its own bodies only, and a row's other body it settles not, so those go by readers.
+  s.sync_to.resize(at(nb));
+  const bool every = s.team->syncs_every_body();
+  for (int body = 0; body < nb; ++body) {
+    const std::uint64_t to = every ? all
+                                   : s.readers[at(body)] |
+                                         std::uint64_t{1} << s.body_member[at(body)] |
+                                         s.shock_readers[at(body)];
+    s.sync_to[at(body)] = to & ~mine;
+  }
 }
 
 void share_heights(RestingWork& w) {
   RestingShare& s = w.share;
   const RestingRows& r = w.rows;
-  const std::size_t n = r.size();
   const int nb = w.bodies.count;
   // This member's bodies that rest on something, in height order (ties by index): the order
   // it settles them in.
@@ -180,27 +207,14 @@ void share_heights(RestingWork& w) {
         w.support_start[at(body) + 1] > w.support_start[at(body)])
       w.by_height.push_back({w.height[at(body)], body});
   std::sort(w.by_height.begin(), w.by_height.end());
-  // Who reads this member's bodies: the members settling the bodies that rest on one. A member
-  // holds every contact of the bodies it settles, and of each contact the upper body.
-  s.shock_readers.assign(at(nb), 0);
-  std::vector<int>& read = s.scratch;
-  read.clear();
-  for (std::size_t i = 0; i < n; ++i) {
-    const int low = r.lower_body[i], up = r.upper_body[i];
-    if (low < 0 || up < 0 || s.body_member[at(low)] != s.me) continue;
-    const int member = s.body_member[at(up)];
-    if (member == s.me) continue;
-    if (s.shock_readers[at(low)] == 0) read.push_back(low);
-    s.shock_readers[at(low)] |= std::uint64_t{1} << member;
-  }
-  std::sort(read.begin(), read.end());
-  // To each reader, each body of this member it reads, with its height if it rests on
-  // something (it is settled) or none (it keeps its velocity through the pass).
+  // To each member settling a body that rests on one of this member's (s.shock_readers, found
+  // in share_setup), each such body with its height if it rests on something (it is settled)
+  // or none (it keeps its velocity through the pass).
   std::vector<ByteWriter>& out = s.out;
   out.resize(at(s.members));
   for (ByteWriter& o : out) o.take();
   s.shock_to = 0;
-  for (const int body : read) {
+  for (const int body : s.shock_read) {
     const bool settled = w.support_start[at(body) + 1] > w.support_start[at(body)];
     for (std::uint64_t left = s.shock_readers[at(body)]; left != 0; left &= left - 1) {
       ByteWriter& o = out[at(std::countr_zero(left))];
@@ -306,29 +320,32 @@ void share_maxima(RestingWork& w, RestingSweep& total) {
 void share_sync(RestingWork& w) {
   RestingShare& s = w.share;
   const int nb = w.bodies.count;
-  // The bodies this member moved since the last sync, with the phase of their value.
-  std::vector<int>& bodies = s.scratch;
-  bodies.clear();
-  for (int b = 0; b < nb; ++b)
-    if (s.stamp[at(b)] >= s.shared_from) bodies.push_back(b);
-  ByteWriter out;
-  const std::size_t body_bytes = 8 + 6 * sizeof(double) + (s.stir ? sizeof(double) : 0);
-  out.reserve(4 + bodies.size() * body_bytes);
-  out.put(static_cast<std::int32_t>(bodies.size()));
-  for (const int b : bodies) {
-    out.put(static_cast<std::int32_t>(b));
-    out.put(static_cast<std::int32_t>(s.stamp[at(b)]));
-    out.put(w.bodies.v[b]);
-    out.put(w.bodies.w[b]);
-    if (s.stir) out.put(w.stirred[at(b)]);
+  // The bodies this member moved since the last sync, with the phase of their value, each to
+  // the members that need it (sync_to).
+  std::vector<ByteWriter>& out = s.out;
+  out.resize(at(s.members));
+  for (ByteWriter& o : out) o.take();
+  for (int b = 0; b < nb; ++b) {
+    if (s.stamp[at(b)] < s.shared_from) continue;
+    for (std::uint64_t to = s.sync_to[at(b)]; to != 0; to &= to - 1) {
+      ByteWriter& o = out[at(std::countr_zero(to))];
+      o.put(static_cast<std::int32_t>(b));
+      o.put(static_cast<std::int32_t>(s.stamp[at(b)]));
+      o.put(w.bodies.v[b]);
+      o.put(w.bodies.w[b]);
+      if (s.stir) o.put(w.stirred[at(b)]);
+    }
   }
-  const std::vector<std::string> got = s.team->exchange_with_all(out.take());
+  std::vector<std::string> to(at(s.members));
+  for (int m = 0; m < s.members; ++m)
+    if (m != s.me) to[at(m)] = out[at(m)].take();
+  const std::vector<std::string> got = s.team->exchange(std::move(to));
   for (int m = 0; m < s.members; ++m) {
     if (m == s.me) continue;
     ByteReader in(got[at(m)]);
-    const int count = in.get<std::int32_t>();
-    for (int q = 0; q < count; ++q) {
+    while (!in.done()) {
       const int b = in.get<std::int32_t>();
+      if (b < 0 || b >= nb) throw std::logic_error("a team member synced no such body");
       const int phase = in.get<std::int32_t>();
       const bool newer = phase > s.known[at(b)];
       Vec3 v, om;

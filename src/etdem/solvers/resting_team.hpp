@@ -13,8 +13,9 @@
 // the pass the island's collision groups go to the members that settle their smallest bodies
 // (world/collision_groups.hpp). A closing round's set is marked, grown, booked and guarded by
 // member, each its own rows, the guard's scale from the team's sums. A stage ends with every
-// member holding every body's latest velocity; a row's impulses stay with its member until the
-// end of the pass, when they go to the member that keeps its contact. Every row is updated in
+// member holding the latest velocity of each body it reads, settles or rests a settled body on;
+// a row's impulses stay with its member until the end of the pass, when they go to the member
+// that keeps its contact. Every row is updated in
 // the order one process updates it, from the velocities one process reads, so the pass gives the
 // one-process bits on any number of members.
 #pragma once
@@ -50,6 +51,10 @@ class RestingTeam {
   /// contact to its keeper by that place: the members may hold different contacts).
   virtual int keeper_index(int contact) const = 0;
   virtual int kept_contact(int index) const = 0;
+  /// Whether every member needs every body's latest velocity after each stage (a split run
+  /// whose host books the nets' nodes of the island); otherwise a stage ends with each body's
+  /// velocity on the members that read it, settle it or settle a body resting on it.
+  virtual bool syncs_every_body() const = 0;
   /// The island's contacts over the whole team: a member holds those it reads, which may be
   /// fewer; the count decides whether the island is swept by blocks.
   virtual long contacts() const = 0;

@@ -176,15 +176,20 @@ struct RestingShare {
   std::vector<int> early, posted;                     // per colour
   std::array<std::vector<int>, 4> block_runs;         // share_setup's scratch
   std::vector<int> body_member;                       // per body slot: the member that settles it
-  // Per body slot of this member's: the other members settling a body that rests on it.
+  // Per body slot of this member's: the other members settling a body that rests on it; those
+  // bodies, ascending (share_setup, with the rows).
   std::vector<std::uint64_t> shock_readers;
+  std::vector<int> shock_read;
+  // Per body slot: the other members a sync sends it to when this member moved it (its readers,
+  // its settler, the settlers of the bodies resting on it; every member when the team asks).
+  std::vector<std::uint64_t> sync_to;
   std::vector<int> stamp;    // per body slot: the phase this member last moved it in, -1 never
   std::vector<int> known;    // per body slot: the phase of the value held here, -1 the start
   int phase = 0;             // phases (a colour of a sweep, the shock pass) so far
   int shared_from = 0;       // the first phase since the last sync (share_sync)
   long updates = 0;          // this member's updates in the stages over rows
   bool stir = false;         // the bodies' stir travels with their velocities (closing rounds)
-  std::vector<int> scratch;  // bodies (a sync's; the shock pass's read by others)
+  std::vector<int> scratch;  // bodies (a sync's)
   // Shock pass (share_heights, RestingPass::settle_team): the members this one posts its
   // settled bodies to and those that post theirs here; per body slot, what this member heard
   // of another member's body its bodies rest on (kHeardSettled: that member settles it,
@@ -429,8 +434,9 @@ void share_heights(RestingWork& w);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
 /// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
 void share_maxima(RestingWork& w, RestingSweep& total);
-/// Every member's latest bodies, to every member (a body's value here is replaced by a later
-/// phase's). A row's impulses stay with the member that sweeps it.
+/// Each member's latest bodies, each to the members that need it (RestingShare::sync_to; a
+/// body's value here is replaced by a later phase's). A row's impulses stay with the member that
+/// sweeps it.
 void share_sync(RestingWork& w);
 /// At the end of the pass: the impulses of the rows this member sweeps (not the leftovers, which
 /// every member sweeps) to the members that keep their contacts (RestingTeam::keeper), and theirs

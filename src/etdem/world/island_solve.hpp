@@ -8,6 +8,7 @@
 
 #include <array>
 #include <span>
+#include <cstdint>
 #include <vector>
 
 #include "etdem/collision/contact.hpp"
@@ -87,6 +88,7 @@ struct ImpactHold {
   std::vector<char> asks;     // per contact asked: it asks its bodies' times cleared
   std::vector<char> cleared;  // per body: cleared this round
   std::vector<int> bodies;    // the bodies cleared this round
+  std::vector<std::uint64_t> sent;  // a team: per body, the members its velocity went to
 };
 
 class IslandSolve {
