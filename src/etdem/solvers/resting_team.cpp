@@ -20,6 +20,11 @@ std::size_t at(int i) {
   return static_cast<std::size_t>(i);
 }
 
+/// In the colours a member tells it moves a body in (share_setup): the member settles a body
+/// that rests on it (a bit above every colour).
+constexpr std::uint32_t kShockRead = std::uint32_t{1} << 31;
+static_assert(BlockOrder::kGraphColours < 31 && BlockOrder::kBlockColours < 31);
+
 }  // namespace
 
 void share_assign(RestingWork& w, RestingTeam* team, double cell) {
@@ -69,11 +74,23 @@ void share_setup(RestingWork& w) {
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
         for (const int body : {r.a[at(i)], r.b[at(i)]})
           if (body >= 0) moves[at(body)] |= std::uint32_t{1} << colour;
+  // The other members' bodies this member's settled bodies rest on: the shock pass reads them
+  // (one that keeps its velocity through the pass, from the sync before it). Told with the
+  // moves, marked by kShockRead.
+  std::vector<char>& rests_on = s.rests_on;
+  rests_on.assign(at(nb), 0);
+  if (!r.lower_body.empty())
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const int low = r.lower_body[i], up = r.upper_body[i];
+      if (low >= 0 && up >= 0 && s.body_member[at(up)] == s.me && s.body_member[at(low)] != s.me)
+        rests_on[at(low)] = 1;
+    }
   ByteWriter out;
   for (int body = 0; body < nb; ++body) {
-    if (moves[at(body)] == 0) continue;
+    const std::uint32_t told = moves[at(body)] | (rests_on[at(body)] ? kShockRead : 0U);
+    if (told == 0) continue;
     out.put(static_cast<std::int32_t>(body));
-    out.put(moves[at(body)]);
+    out.put(told);
   }
   const std::vector<std::string> got = s.team->exchange_with_all(out.take());
   // Who reads each body: the members whose rows move it; a leftover's bodies every member (the
@@ -99,7 +116,11 @@ void share_setup(RestingWork& w) {
       }
     }
   };
-  each_move([&](int m, int body, std::uint32_t) { s.readers[at(body)] |= std::uint64_t{1} << m; });
+  s.shock_readers.assign(at(nb), 0);
+  each_move([&](int m, int body, std::uint32_t told) {
+    if ((told & ~kShockRead) != 0) s.readers[at(body)] |= std::uint64_t{1} << m;
+    if ((told & kShockRead) != 0) s.shock_readers[at(body)] |= std::uint64_t{1} << m;
+  });
   // The colours' point-to-point phases: after colour c a member posts to the readers (other
   // than itself) of the bodies its rows of c move; it takes from each member whose rows of c
   // move a body it reads. Its blocks of colour c + 1 that read such a body wait for those
@@ -109,7 +130,8 @@ void share_setup(RestingWork& w) {
   s.early.assign(at(colours), 0);
   std::vector<std::uint32_t>& moved_by_other = s.moved_by_other;  // colours, of bodies read here
   moved_by_other.assign(at(nb), 0);
-  each_move([&](int m, int body, std::uint32_t colours_of) {
+  each_move([&](int m, int body, std::uint32_t told) {
+    const std::uint32_t colours_of = told & ~kShockRead;
     if ((s.readers[at(body)] & mine) == 0) return;
     moved_by_other[at(body)] |= colours_of;
     for (std::uint32_t c = colours_of; c != 0; c &= c - 1)
@@ -165,25 +187,14 @@ void share_setup(RestingWork& w) {
   }
   s.stamp.assign(at(nb), -1);
   s.known.assign(at(nb), -1);
-  // Who reads this member's bodies in the shock pass: the members settling the bodies that rest
-  // on one (a member holds every contact of the bodies it settles, and of each contact the
-  // upper body).
-  s.shock_readers.assign(at(nb), 0);
+  // This member's bodies another member's settled bodies rest on, ascending (share_heights).
   s.shock_read.clear();
-  if (!r.lower_body.empty())
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      const int low = r.lower_body[i], up = r.upper_body[i];
-      if (low < 0 || up < 0 || s.body_member[at(low)] != s.me) continue;
-      const int member = s.body_member[at(up)];
-      if (member == s.me) continue;
-      if (s.shock_readers[at(low)] == 0) s.shock_read.push_back(low);
-      s.shock_readers[at(low)] |= std::uint64_t{1} << member;
-    }
-  std::sort(s.shock_read.begin(), s.shock_read.end());
+  for (int body = 0; body < nb; ++body)
+    if (s.body_member[at(body)] == s.me && s.shock_readers[at(body)] != 0)
+      s.shock_read.push_back(body);
   // Whom a sync sends each body this member moves: every member that reads it in a sweep (its
-  // rows move it), settles it (and so takes its result) or settles a body resting on it. A
-  // body this member moves is one of its rows' or one it settles; it knows the shock readers
-  // of its own bodies only, and a row's other body it settles not, so those go by readers.
+  // rows move it), settles it (and so takes its result) or settles a body resting on it (as
+  // each member told).
   s.sync_to.resize(at(nb));
   const bool every = s.team->syncs_every_body();
   for (int body = 0; body < nb; ++body) {
@@ -207,7 +218,7 @@ void share_heights(RestingWork& w) {
         w.support_start[at(body) + 1] > w.support_start[at(body)])
       w.by_height.push_back({w.height[at(body)], body});
   std::sort(w.by_height.begin(), w.by_height.end());
-  // To each member settling a body that rests on one of this member's (s.shock_readers, found
+  // To each member settling a body that rests on one of this member's (s.shock_readers, told
   // in share_setup), each such body with its height if it rests on something (it is settled)
   // or none (it keeps its velocity through the pass).
   std::vector<ByteWriter>& out = s.out;

@@ -176,10 +176,11 @@ struct RestingShare {
   std::vector<int> early, posted;                     // per colour
   std::array<std::vector<int>, 4> block_runs;         // share_setup's scratch
   std::vector<int> body_member;                       // per body slot: the member that settles it
-  // Per body slot of this member's: the other members settling a body that rests on it; those
-  // bodies, ascending (share_setup, with the rows).
+  // Per body slot: the other members settling a body that rests on it (each member tells the
+  // bodies it rests its own on, share_setup); this member's bodies with some, ascending.
   std::vector<std::uint64_t> shock_readers;
   std::vector<int> shock_read;
+  std::vector<char> rests_on;  // per body slot: a body this member's settled bodies rest on
   // Per body slot: the other members a sync sends it to when this member moved it (its readers,
   // its settler, the settlers of the bodies resting on it; every member when the team asks).
   std::vector<std::uint64_t> sync_to;
