@@ -234,9 +234,7 @@ void RestingPass::settle_team(RestingWork& w) const {
   s.arrivals.resize(members);
   s.arrivals_taken.assign(members, 0);
   for (std::vector<RestingArrival>& a : s.arrivals) a.clear();
-  std::vector<ByteWriter>& out = s.out;
-  out.resize(members);
-  for (ByteWriter& o : out) o.take();
+  std::vector<ByteWriter>& out = begin_messages(s);
   std::uint64_t ended = 0;    // members whose last post came
   std::uint64_t pending = 0;  // members this one has bodies to post to
   int oldest = -1;            // the place of the first body not yet posted

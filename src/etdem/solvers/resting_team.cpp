@@ -27,6 +27,21 @@ static_assert(BlockOrder::kGraphColours < 31 && BlockOrder::kBlockColours < 31);
 
 }  // namespace
 
+std::vector<ByteWriter>& begin_messages(RestingShare& s) {
+  s.out.resize(at(s.members));
+  for (ByteWriter& o : s.out) o.take();
+  return s.out;
+}
+
+std::vector<std::string> take_messages(RestingShare& s) {
+  std::vector<std::string> to(at(s.members));
+  for (int m = 0; m < s.members; ++m) {
+    std::string bytes = s.out[at(m)].take();
+    if (m != s.me) to[at(m)] = std::move(bytes);
+  }
+  return to;
+}
+
 void share_assign(RestingWork& w, RestingTeam* team, double cell) {
   // The team says which member sweeps each block (by its centre) and settles each body.
   RestingShare& s = w.share;
@@ -187,11 +202,6 @@ void share_setup(RestingWork& w) {
   }
   s.stamp.assign(at(nb), -1);
   s.known.assign(at(nb), -1);
-  // This member's bodies another member's settled bodies rest on, ascending (share_heights).
-  s.shock_read.clear();
-  for (int body = 0; body < nb; ++body)
-    if (s.body_member[at(body)] == s.me && s.shock_readers[at(body)] != 0)
-      s.shock_read.push_back(body);
   // Whom a sync sends each body this member moves: every member that reads it in a sweep (its
   // rows move it), settles it (and so takes its result) or settles a body resting on it (as
   // each member told).
@@ -221,11 +231,10 @@ void share_heights(RestingWork& w) {
   // To each member settling a body that rests on one of this member's (s.shock_readers, told
   // in share_setup), each such body with its height if it rests on something (it is settled)
   // or none (it keeps its velocity through the pass).
-  std::vector<ByteWriter>& out = s.out;
-  out.resize(at(s.members));
-  for (ByteWriter& o : out) o.take();
+  std::vector<ByteWriter>& out = begin_messages(s);
   s.shock_to = 0;
-  for (const int body : s.shock_read) {
+  for (int body = 0; body < nb; ++body) {
+    if (s.body_member[at(body)] != s.me || s.shock_readers[at(body)] == 0) continue;
     const bool settled = w.support_start[at(body) + 1] > w.support_start[at(body)];
     for (std::uint64_t left = s.shock_readers[at(body)]; left != 0; left &= left - 1) {
       ByteWriter& o = out[at(std::countr_zero(left))];
@@ -235,10 +244,7 @@ void share_heights(RestingWork& w) {
     }
     s.shock_to |= s.shock_readers[at(body)];
   }
-  std::vector<std::string> to(at(s.members));
-  for (int m = 0; m < s.members; ++m)
-    if (m != s.me) to[at(m)] = out[at(m)].take();
-  const std::vector<std::string> got = s.team->exchange(std::move(to));
+  const std::vector<std::string> got = s.team->exchange(take_messages(s));
   // The heights of the others' bodies this member's bodies rest on; each member that named some
   // posts its settled bodies here during the pass (settle_team), the last message ending in a
   // mark.
@@ -272,8 +278,7 @@ std::vector<std::string> phase_messages(RestingWork& w, std::span<const int> mov
                                         const std::vector<std::uint64_t>& readers) {
   RestingShare& s = w.share;
   const std::uint64_t mine = std::uint64_t{1} << s.me;
-  std::vector<ByteWriter>& out = s.out;
-  out.resize(at(s.members));
+  std::vector<ByteWriter>& out = begin_messages(s);
   for (const int body : moved) {
     if (s.stamp[at(body)] != s.phase) continue;
     for (std::uint64_t to = readers[at(body)] & ~mine; to != 0; to &= to - 1) {
@@ -284,9 +289,7 @@ std::vector<std::string> phase_messages(RestingWork& w, std::span<const int> mov
       if (s.stir) o.put(w.stirred[at(body)]);
     }
   }
-  std::vector<std::string> to(at(s.members));
-  for (int m = 0; m < s.members; ++m) to[at(m)] = out[at(m)].take();
-  return to;
+  return take_messages(s);
 }
 
 /// The bodies other members sent for phase `phase`, taken into this member's state.
@@ -333,9 +336,7 @@ void share_sync(RestingWork& w) {
   const int nb = w.bodies.count;
   // The bodies this member moved since the last sync, with the phase of their value, each to
   // the members that need it (sync_to).
-  std::vector<ByteWriter>& out = s.out;
-  out.resize(at(s.members));
-  for (ByteWriter& o : out) o.take();
+  std::vector<ByteWriter>& out = begin_messages(s);
   for (int b = 0; b < nb; ++b) {
     if (s.stamp[at(b)] < s.shared_from) continue;
     for (std::uint64_t to = s.sync_to[at(b)]; to != 0; to &= to - 1) {
@@ -347,10 +348,7 @@ void share_sync(RestingWork& w) {
       if (s.stir) o.put(w.stirred[at(b)]);
     }
   }
-  std::vector<std::string> to(at(s.members));
-  for (int m = 0; m < s.members; ++m)
-    if (m != s.me) to[at(m)] = out[at(m)].take();
-  const std::vector<std::string> got = s.team->exchange(std::move(to));
+  const std::vector<std::string> got = s.team->exchange(take_messages(s));
   for (int m = 0; m < s.members; ++m) {
     if (m == s.me) continue;
     ByteReader in(got[at(m)]);
@@ -380,8 +378,7 @@ void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& conta
   RestingShare& s = w.share;
   RestingRows& r = w.rows;
   const BlockOrder& o = *w.blocks;
-  std::vector<ByteWriter>& out = s.out;
-  out.resize(at(s.members));
+  std::vector<ByteWriter>& out = begin_messages(s);
   for (const std::vector<int>& blocks : s.my_blocks)
     for (const int k : blocks)
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i) {
@@ -398,9 +395,7 @@ void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& conta
           o_m.put(r.pr[at(i)].y());
         }
       }
-  std::vector<std::string> to(at(s.members));
-  for (int m = 0; m < s.members; ++m) to[at(m)] = out[at(m)].take();
-  const std::vector<std::string> got = s.team->exchange(std::move(to));
+  const std::vector<std::string> got = s.team->exchange(take_messages(s));
   // Each contact's row here.
   std::vector<int>& row_of = s.scratch;
   row_of.assign(r.size(), -1);
@@ -433,14 +428,11 @@ void share_stirred(RestingWork& w) {
   // A body the leftovers stirred was found on every member alike; the others on the member
   // whose row crossed the limit, which tells the members whose rows move the body too.
   const std::uint64_t mine = std::uint64_t{1} << s.me;
-  std::vector<ByteWriter>& out = s.out;
-  out.resize(at(s.members));
+  std::vector<ByteWriter>& out = begin_messages(s);
   for (const int body : list)
     for (std::uint64_t to = s.readers[at(body)] & ~mine; to != 0; to &= to - 1)
       out[at(std::countr_zero(to))].put(static_cast<std::int32_t>(body));
-  std::vector<std::string> to(at(s.members));
-  for (int m = 0; m < s.members; ++m) to[at(m)] = out[at(m)].take();
-  for (const std::string& bytes : s.team->exchange(std::move(to))) {
+  for (const std::string& bytes : s.team->exchange(take_messages(s))) {
     ByteReader in(bytes);
     while (!in.done()) list.push_back(in.get<std::int32_t>());
   }

@@ -177,9 +177,8 @@ struct RestingShare {
   std::array<std::vector<int>, 4> block_runs;         // share_setup's scratch
   std::vector<int> body_member;                       // per body slot: the member that settles it
   // Per body slot: the other members settling a body that rests on it (each member tells the
-  // bodies it rests its own on, share_setup); this member's bodies with some, ascending.
+  // bodies it rests its own on, share_setup).
   std::vector<std::uint64_t> shock_readers;
-  std::vector<int> shock_read;
   std::vector<char> rests_on;  // per body slot: a body this member's settled bodies rest on
   // Per body slot: the other members a sync sends it to when this member moved it (its readers,
   // its settler, the settlers of the bodies resting on it; every member when the team asks).
@@ -190,7 +189,7 @@ struct RestingShare {
   int shared_from = 0;       // the first phase since the last sync (share_sync)
   long updates = 0;          // this member's updates in the stages over rows
   bool stir = false;         // the bodies' stir travels with their velocities (closing rounds)
-  std::vector<int> scratch;  // bodies (a sync's)
+  std::vector<int> scratch;  // share_impulses: each contact's row
   // Shock pass (share_heights, RestingPass::settle_team): the members this one posts its
   // settled bodies to and those that post theirs here; per body slot, what this member heard
   // of another member's body its bodies rest on (kHeardSettled: that member settles it,
@@ -432,6 +431,10 @@ void share_collect(RestingWork& w, std::uint64_t from);
 /// order; each member tells the members settling bodies that rest on its bodies their heights
 /// (w.height; RestingShare::heard), and which members post to which (shock_to, shock_from).
 void share_heights(RestingWork& w);
+/// This member's messages to each member (RestingShare::out), emptied for a new phase; and,
+/// once written, taken: one per member, this member's empty.
+std::vector<ByteWriter>& begin_messages(RestingShare& s);
+std::vector<std::string> take_messages(RestingShare& s);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates
 /// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
 void share_maxima(RestingWork& w, RestingSweep& total);

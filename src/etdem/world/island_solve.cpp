@@ -50,11 +50,51 @@ void book_resting_kick(const IslandSolveSettings& set, const Vec3& momentum_chan
 /// contact's answer reads only its bodies' times, so after the first round only the contacts of
 /// a body the last round cleared can answer otherwise: the others are not asked again.
 ///
+/// A team's share of the holding (hold_impact_times): the pool kept to the contacts this member
+/// asks, those whose first moving body it settles (it holds every contact of that body), and the
+/// final velocities those contacts' other bodies have on their settlers brought here, each
+/// settler sending its bodies to the askers of their pooled contacts (a member holds the final
+/// velocity of the bodies it reads and settles only).
+void ask_on_settlers(RestingTeam& team, std::span<const std::array<int, 2>> pair,
+                     const IslandBodies& view, ImpactHold& hold) {
+  const int me = team.member();
+  auto asker = [&](int s) {
+    const std::array<int, 2>& ab = pair[static_cast<std::size_t>(s)];
+    return team.body_member(ab[0] >= 0 ? ab[0] : ab[1]);
+  };
+  hold.out.resize(static_cast<std::size_t>(team.members()));
+  hold.sent.assign(static_cast<std::size_t>(view.count), 0);
+  for (const int s : hold.pool) {
+    const int m = asker(s);
+    if (m == me) continue;
+    for (const int body : pair[static_cast<std::size_t>(s)]) {
+      if (body < 0 || team.body_member(body) != me) continue;
+      std::uint64_t& sent = hold.sent[static_cast<std::size_t>(body)];
+      if ((sent >> m & 1U) != 0) continue;
+      sent |= std::uint64_t{1} << m;
+      ByteWriter& o = hold.out[static_cast<std::size_t>(m)];
+      o.put(static_cast<std::int32_t>(body));
+      o.put(view.v[body]);
+      o.put(view.w[body]);
+    }
+  }
+  std::vector<std::string> to(hold.out.size());
+  for (std::size_t m = 0; m < to.size(); ++m) to[m] = hold.out[m].take();
+  for (const std::string& got : team.exchange(std::move(to))) {
+    ByteReader in(got);
+    while (!in.done()) {
+      const int body = in.get<std::int32_t>();
+      if (body < 0 || body >= view.count) throw std::logic_error("a final velocity of no body");
+      in.get(view.v[body]);
+      in.get(view.w[body]);
+    }
+  }
+  std::erase_if(hold.pool, [&](int s) { return asker(s) != me; });
+}
+
 /// A team (resting_team.hpp) whose members hold some of the island's contacts each: a contact
-/// is asked by the member that settles its first moving body, which holds every contact of that
-/// body, from the final velocities of its bodies (each body's settler sends them to the askers
-/// of its contacts; a member holds the final velocity of the bodies it reads and settles only);
-/// the bodies each round clears are the union of the members'.
+/// is asked by one member (ask_on_settlers), and the bodies each round clears are the union of
+/// the members'.
 void hold_impact_times(std::span<const Contact> contacts, std::span<const std::array<int, 2>> pair,
                        std::span<const int> source, const IslandBodies& view,
                        const IslandState& state, double h, const Vec3& g, ImpactHold& hold,
@@ -74,43 +114,7 @@ void hold_impact_times(std::span<const Contact> contacts, std::span<const std::a
   parallel_select(
       source.size(), [&](std::size_t k) { return has_timed(source[k]); },
       [&](std::size_t k) { return source[k]; }, hold.pool);
-  if (team) {
-    const int me = team->member();
-    auto asker = [&](int s) {
-      const std::array<int, 2>& ab = pair[static_cast<std::size_t>(s)];
-      return team->body_member(ab[0] >= 0 ? ab[0] : ab[1]);
-    };
-    std::vector<std::string> to(static_cast<std::size_t>(team->members()));
-    {
-      std::vector<ByteWriter> out(to.size());
-      hold.sent.assign(static_cast<std::size_t>(view.count), 0);
-      for (const int s : hold.pool) {
-        const int m = asker(s);
-        if (m == me) continue;
-        for (const int body : pair[static_cast<std::size_t>(s)]) {
-          if (body < 0 || team->body_member(body) != me) continue;
-          std::uint64_t& sent = hold.sent[static_cast<std::size_t>(body)];
-          if ((sent >> m & 1U) != 0) continue;
-          sent |= std::uint64_t{1} << m;
-          ByteWriter& o = out[static_cast<std::size_t>(m)];
-          o.put(static_cast<std::int32_t>(body));
-          o.put(view.v[body]);
-          o.put(view.w[body]);
-        }
-      }
-      for (std::size_t m = 0; m < to.size(); ++m) to[m] = out[m].take();
-    }
-    for (const std::string& got : team->exchange(std::move(to))) {
-      ByteReader in(got);
-      while (!in.done()) {
-        const int body = in.get<std::int32_t>();
-        if (body < 0 || body >= view.count) throw std::logic_error("a final velocity of no body");
-        in.get(view.v[body]);
-        in.get(view.w[body]);
-      }
-    }
-    std::erase_if(hold.pool, [&](int s) { return asker(s) != me; });
-  }
+  if (team) ask_on_settlers(*team, pair, view, hold);
   hold.ask.assign(hold.pool.begin(), hold.pool.end());
   hold.cleared.assign(static_cast<std::size_t>(view.count), 0);
   for (int bound = view.count; bound > 0 && (team || !hold.ask.empty()); --bound) {

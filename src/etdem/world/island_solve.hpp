@@ -7,11 +7,12 @@
 #pragma once
 
 #include <array>
-#include <span>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "etdem/collision/contact.hpp"
+#include "etdem/core/byte_stream.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/solvers/solver.hpp"
 #include "etdem/solvers/step_time.hpp"
@@ -83,12 +84,13 @@ struct IslandArrays {
 
 /// The lists of the rounds that hold impact times (island_solve.cpp, hold_impact_times).
 struct ImpactHold {
-  std::vector<int> pool;      // the serial contacts that still have a timed body
-  std::vector<int> ask;       // those asked this round
-  std::vector<char> asks;     // per contact asked: it asks its bodies' times cleared
-  std::vector<char> cleared;  // per body: cleared this round
-  std::vector<int> bodies;    // the bodies cleared this round
+  std::vector<int> pool;            // the serial contacts that still have a timed body
+  std::vector<int> ask;             // those asked this round
+  std::vector<char> asks;           // per contact asked: it asks its bodies' times cleared
+  std::vector<char> cleared;        // per body: cleared this round
+  std::vector<int> bodies;          // the bodies cleared this round
   std::vector<std::uint64_t> sent;  // a team: per body, the members its velocity went to
+  std::vector<ByteWriter> out;      // a team: per member, the final velocities sent to it
 };
 
 class IslandSolve {
