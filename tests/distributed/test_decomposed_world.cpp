@@ -160,6 +160,7 @@ struct SplitRun {
   long shared_direct = 0;  // of the islands shared, those every rank sent its part of itself
   long collects = 0;       // point-to-point waits over the ranks (the team's colour phases)
   long kept = 0;           // contacts of shared piles no other rank reads: not sent
+  long slim = 0;           // grains of shared piles only their sender reads: sent slim
   long empty = 0;          // shared piles a rank solved holding none of their contacts
   long refreshed = 0;      // sub-steps a rank's world kept its bodies (refreshed in place)
   long sent_whole = 0;     // shared piles sent again whole (no longer swept by blocks)
@@ -192,6 +193,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     const long shared_direct = t.sum(st.islands_shared_direct);
     const long collects = t.sum(t.counters().collects);
     const long kept = t.sum(st.contacts_kept_local), sent_whole = t.sum(st.islands_sent_whole);
+    const long slim = t.sum(st.grains_sent_slim);
     const long empty = t.sum(st.islands_shared_empty);
     const long refreshed = t.sum(st.refreshed_in_place);
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
@@ -220,7 +222,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.groups_shared = groups_shared;
     out.shared_direct = shared_direct;
     out.collects = collects;
-    out.kept = kept, out.sent_whole = sent_whole;
+    out.kept = kept, out.sent_whole = sent_whole, out.slim = slim;
     out.empty = empty;
     out.refreshed = refreshed;
     out.most_spanned = most_spanned;
@@ -357,6 +359,7 @@ void expect_serial(const Options& o, long steps, SplitRun* most = nullptr) {
       EXPECT_LT(r.shared_direct, r.shared) << "each pile first shared through its host";
       EXPECT_GT(r.collects, 0) << "the colours' phases point to point";
       EXPECT_GT(r.kept, 0) << "a pile's contacts no other rank reads kept by their rank";
+      EXPECT_GT(r.slim, 0) << "a pile's grains no other rank reads sent with their position only";
       if (o.boxes && o.sleep) {  // (the pile's island shrinks below pgs.block_contacts once)
         EXPECT_GT(r.sent_whole, 0) << "a pile no longer swept by blocks: its parts sent whole";
       }

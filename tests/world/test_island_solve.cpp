@@ -66,7 +66,7 @@ TEST(IslandSolve, ElasticHeadOnImpactOfEqualSpheresSwapsVelocities) {
   // Closing at 1.25 m/s over a 1 mm gap: the impact after 0.8 ms, within the 1 ms step.
   EXPECT_NEAR(s.toi[0], 0.8e-3, 1e-12);
   EXPECT_NEAR(s.toi[1], 0.8e-3, 1e-12);
-  EXPECT_EQ(r.kick, 0.0);  // no gravity to split
+  EXPECT_EQ(r.kick.value(), 0.0);  // no gravity to split
   EXPECT_NEAR(r.stats.dissipated_restitution + r.stats.dissipated_friction, 0.0, 1e-9);
 }
 

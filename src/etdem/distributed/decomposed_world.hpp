@@ -36,6 +36,8 @@
 
 namespace etdem::distributed {
 
+struct IslandGrains;  // (host_scratch.hpp)
+
 /// What the decomposition moved, summed over the run on this rank (the scaling model's inputs).
 struct DecomposedStats {
   long owned = 0, ghosts = 0;      // grain-steps held
@@ -45,6 +47,7 @@ struct DecomposedStats {
   long islands_shared_direct = 0;  // of which each rank sent its part to every rank itself
   long groups_shared = 0;          // their collision groups, split over the ranks
   long contacts_kept_local = 0;    // contacts of such islands no other rank reads: not sent
+  long grains_sent_slim = 0;       // grains of such islands only their sender reads: sent slim
   long islands_shared_empty = 0;   // such islands this rank solved holding none of the contacts
   long islands_sent_whole = 0;     // islands sent again whole: no longer swept by blocks
   long most_ranks_spanned = 0;     // the most ranks one island hosted here came from
@@ -201,6 +204,17 @@ class DecomposedWorld final : public Domain {
   /// Whether an island may be solved by every rank together: the resting pass sweeps large
   /// islands by blocks, and the ranks are several and few enough for a team.
   bool may_share_islands(const World& w) const;
+  /// The grains of a gathered island that came slim only (put_part_grains: each is read by its
+  /// sender alone): their velocities, inverse masses and inertias from this rank's copies where
+  /// it holds them (the same bits as its owner's), else quiet NaNs, which no stage here reads.
+  void fill_slim_grains(IslandGrains& grains) const;
+  /// The parts of islands sent to every rank without the contacts only their senders read
+  /// (`direct`, this rank's kept part in its place) that the resting pass no longer sweeps by
+  /// blocks, sent again whole (their contacts, and their grains all whole) and put in their
+  /// places; collective, an exchange only when some island needs it.
+  void send_whole_again(std::vector<GatheredIsland>& direct,
+                        const std::map<std::int64_t, std::vector<int>>& part_contacts,
+                        const SubstepLists& lists);
   /// Collective: the islands every rank received whole (`direct`, the last sub-step's shared
   /// islands, root after root), then the islands hosted here that the resting pass sweeps by
   /// blocks (`shared` set for them) and those of the other hosts, each sent whole to every rank,
@@ -208,13 +222,6 @@ class DecomposedWorld final : public Domain {
   /// (solvers/resting_team.hpp). `kept`: this rank's parts of the islands others host (each
   /// moved out as it comes back); `part_contacts`: its contacts of each island. Sets
   /// shared_roots_.
-  /// The parts of islands sent to every rank without the contacts only their senders read
-  /// (`direct`, this rank's kept part in its place) that the resting pass no longer sweeps by
-  /// blocks, sent again whole and put in their places; collective, an exchange only when some
-  /// island needs it.
-  void send_whole_again(std::vector<GatheredIsland>& direct,
-                        const std::map<std::int64_t, std::vector<int>>& part_contacts,
-                        const SubstepLists& lists);
   void share_islands(std::vector<GatheredIsland>& direct, const std::vector<GatheredIsland>& hosted,
                      std::map<std::int64_t, std::string>& kept,
                      const std::map<std::int64_t, std::vector<int>>& part_contacts,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -26,14 +27,30 @@ struct PartGrain {
   bool asleep = false;
 };
 
+/// A part's run of grains (rank_islands.cpp, put_part_grains): its records, `stride` bytes
+/// each, each beginning with the grain's global id; whole (the state a solve reads) or slim (id,
+/// owner and position: a grain only its sender reads).
+struct GrainRun {
+  std::string_view bytes;
+  std::size_t stride = 1;
+  bool whole = true;
+  std::size_t size() const { return bytes.size() / stride; }
+  std::int64_t gid(std::size_t k) const {
+    std::int64_t id = 0;
+    std::memcpy(&id, bytes.data() + k * stride, sizeof id);
+    return id;
+  }
+};
+
 /// A gathered island's grains, ascending by global id, as the host reads them: one array per
 /// field (a pile's grains are walked field by field, not record by record).
 struct IslandGrains {
   std::vector<std::int64_t> gid;
   std::vector<int> owner;
   std::vector<char> asleep;
-  IslandArrays state;    // velocities, positions, inverse masses and inertias
-  std::vector<int> own;  // the places of the rank's own grains
+  IslandArrays state;     // velocities, positions, inverse masses and inertias
+  std::vector<int> own;   // the places of the rank's own grains
+  std::vector<int> slim;  // the places of the grains that came slim only (read by their sender)
 };
 
 /// An island part's contacts as the host reads them, on global ids: a record's or, for the part
@@ -70,16 +87,16 @@ struct PartContacts {
 
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.
 struct DecomposedWorld::HostScratch {
-  IslandGrains grains;                       // its grains, ascending by global id
-  std::vector<std::string_view> grain_runs;  // each part's grains' records
-  std::vector<std::size_t> grain_next;       // (merge_part_grains' scratch)
-  std::vector<PartContacts> parts;           // each part's contacts, as gathered (global ids)
-  std::vector<Contact> serial;               // serial order, island-local ids; only grows
-  std::vector<std::pair<int, int>> origin;   // per gathered contact: (part, place in it)
-  std::vector<int> order, place;             // serial place -> gathered, and back
-  std::vector<ContactOrderKey> key;          // per gathered contact: its place in the serial order
-  std::vector<std::int64_t> woken;           // grains of the island a moving grain woke
-  std::vector<Vec3> sum;                     // per grain, the projection's sums (project_hosted)
+  IslandGrains grains;                      // its grains, ascending by global id
+  std::vector<GrainRun> grain_runs;         // each part's grains' records, whole then slim
+  std::vector<std::size_t> grain_next;      // (merge_part_grains' scratch)
+  std::vector<PartContacts> parts;          // each part's contacts, as gathered (global ids)
+  std::vector<Contact> serial;              // serial order, island-local ids; only grows
+  std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
+  std::vector<int> order, place;            // serial place -> gathered, and back
+  std::vector<ContactOrderKey> key;         // per gathered contact: its place in the serial order
+  std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
+  std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
   std::vector<char> seen_owner;   // per rank: owns a grain of the island (a hosted one's owners)
   std::vector<int> source;        // per serial contact: the rank that detected it (a shared island)
@@ -88,7 +105,8 @@ struct DecomposedWorld::HostScratch {
   std::vector<int> local;         // per global id: its place in the island, -1 (reset after each)
   std::vector<char> read_here;    // per contact detected here: read where it lies (a shared island)
   std::vector<char> moving;       // per body here: in an island (dynamic, not held asleep)
-  std::vector<int> touched;       // the moving bodies the candidates touch, ascending
+  std::vector<char> read_elsewhere;  // per body here: in a contact of a shared part sent
+  std::vector<int> touched;          // the moving bodies the candidates touch, ascending
 };
 
 }  // namespace etdem::distributed

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -118,6 +119,9 @@ PartHeader island_header(const GatheredIsland& g) {
 constexpr std::size_t kPartGrainBytes = sizeof(std::int64_t) + sizeof(std::int32_t) +
                                         3 * 3 * sizeof(double) + sizeof(double) +
                                         9 * sizeof(double) + sizeof(std::int8_t);
+/// The bytes of a slim grain (one only its sender reads): global id, owner, position.
+constexpr std::size_t kSlimGrainBytes =
+    sizeof(std::int64_t) + sizeof(std::int32_t) + 3 * sizeof(double);
 
 /// A part grain's fields in record order, but its asleep byte (FieldBlock, either way).
 template <class B, class G>
@@ -129,15 +133,33 @@ void part_grain_fields(B& k, G& g) {
   k.field(g.inv_inertia.data(), 9 * sizeof(double));
 }
 
+/// A slim grain's fields in record order.
+template <class B, class G>
+void slim_grain_fields(B& k, G& g) {
+  k.field(&g.gid, sizeof g.gid), k.field(&g.owner, sizeof g.owner);
+  k.field(g.x.data(), 3 * sizeof(double));
+}
+
 /// Grains `grains` of `bodies` (ascending local ids, so ascending global ids) as an island part
-/// lists them, kPartGrainBytes each: global id, owner, velocities, position, inverse mass and
-/// world inverse inertia, asleep.
+/// lists them: those `read_elsewhere` marks (all, where it is empty) whole, kPartGrainBytes each
+/// (global id, owner, velocities, position, inverse mass and world inverse inertia, asleep),
+/// then the others slim, kSlimGrainBytes each (global id, owner, position): each run counted and
+/// ascending.
 void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
-                     const std::vector<std::int64_t>& gid, const std::vector<int>& owner) {
-  out.put(static_cast<std::int32_t>(grains.size()));
-  out.reserve(out.bytes().size() + grains.size() * kPartGrainBytes);
+                     const std::vector<std::int64_t>& gid, const std::vector<int>& owner,
+                     std::span<const char> read_elsewhere = {}) {
+  auto whole = [&](int i) {
+    return read_elsewhere.empty() || read_elsewhere[static_cast<std::size_t>(i)] != 0;
+  };
+  std::size_t count = 0;
+  for (int i : grains) count += whole(i) ? 1 : 0;
+  const std::size_t slim = grains.size() - count;
+  out.reserve(out.bytes().size() + 2 * sizeof(std::int32_t) + count * kPartGrainBytes +
+              slim * kSlimGrainBytes);
+  out.put(static_cast<std::int32_t>(count));
   char record[kPartGrainBytes];
   for (int i : grains) {
+    if (!whole(i)) continue;
     const PartGrain g{gid[i],
                       owner[i],
                       bodies.velocity[i],
@@ -152,65 +174,93 @@ void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int>
     k.field(&asleep, sizeof asleep);
     out.put_bytes(record, kPartGrainBytes);
   }
+  out.put(static_cast<std::int32_t>(slim));
+  for (int i : grains) {
+    if (whole(i)) continue;
+    PartGrain g;
+    g.gid = gid[i], g.owner = owner[i], g.x = bodies.position[i];
+    FieldBlock<char*> k{record};
+    slim_grain_fields(k, g);
+    out.put_bytes(record, kSlimGrainBytes);
+  }
 }
 
-/// The grain of a part's record at `at` (kPartGrainBytes).
-PartGrain read_part_grain(std::string_view at) {
-  if (at.size() != kPartGrainBytes)
-    throw ByteStreamError(fmt::format("an island part's grain of {} bytes", at.size()));
+/// The k-th grain of `run`, as put_part_grains wrote it (a slim one: its id, owner and
+/// position).
+PartGrain run_grain(const GrainRun& run, std::size_t k) {
   PartGrain g;
-  FieldBlock<const char*> k{at.data()};
-  part_grain_fields(k, g);
+  FieldBlock<const char*> f{run.bytes.data() + k * run.stride};
+  if (!run.whole) {
+    slim_grain_fields(f, g);
+    return g;
+  }
+  part_grain_fields(f, g);
   std::int8_t asleep = 0;
-  k.field(&asleep, sizeof asleep);
+  f.field(&asleep, sizeof asleep);
   g.asleep = asleep != 0;
   return g;
 }
 
-/// The global id of the k-th grain of a part's grains `run`.
-std::int64_t part_grain_id(std::string_view run, std::size_t k) {
-  std::int64_t gid = 0;
-  std::memcpy(&gid, run.data() + k * kPartGrainBytes, sizeof gid);
-  return gid;
+/// A part's two runs of grains (put_part_grains), whole then slim, read from `in`.
+void read_part_grains(ByteReader& in, GrainRun* runs) {
+  for (const std::size_t stride : {kPartGrainBytes, kSlimGrainBytes}) {
+    const auto count = in.get<std::int32_t>();
+    if (count < 0 || static_cast<std::size_t>(count) > in.left() / stride)
+      throw ByteStreamError(fmt::format("an island part of {} grains", count));
+    *runs++ = GrainRun{in.take(static_cast<std::size_t>(count) * stride), stride,
+                       stride == kPartGrainBytes};
+  }
 }
 
-/// An island's grains ascending by global id into `h` (its ids, owners, sleep and state, and
-/// the places of rank `me`'s grains), from its parts' grains `runs` (each ascending): merged,
-/// each grain read once. A grain held by several ranks came from each, the same bits: the first
-/// part's copy is kept. Throws std::logic_error for a part whose grains do not ascend. `next`
-/// is scratch.
-void merge_part_grains(std::span<const std::string_view> runs, IslandGrains& h,
+/// An island's grains ascending by global id into `h` (its ids, owners, sleep and state, the
+/// places of rank `me`'s grains, and which came slim only), from its parts' grains `runs` (each
+/// ascending): merged, each grain read once. A grain held by several ranks came from each, the
+/// same bits: the first part's whole copy is kept, else its first slim one, whose velocities,
+/// inverse mass and inertia are left as they were. Throws std::logic_error for a run whose
+/// grains do not ascend. `next` is scratch.
+void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
                        std::vector<std::size_t>& next, std::int64_t root, int me) {
   std::size_t total = 0;
-  for (const std::string_view run : runs) total += run.size() / kPartGrainBytes;
+  for (const GrainRun& run : runs) total += run.size();
   IslandArrays& a = h.state;
   a.resize(total);
   h.gid.resize(total);
   h.owner.resize(total);
   h.asleep.resize(total);
   h.own.clear();
+  h.slim.clear();
   std::size_t count = 0;
-  // (A few parts: the least next id found by looking at each part's; ties to the first part.)
+  // (A few runs: the least next id found by looking at each run's; ties to the first run, the
+  // whole runs before the slim.)
   next.assign(runs.size(), 0);
+  auto take = [&](std::size_t at, const GrainRun& run, std::size_t k) {
+    const PartGrain g = run_grain(run, k);
+    h.gid[at] = g.gid, h.owner[at] = g.owner, h.asleep[at] = g.asleep ? 1 : 0;
+    a.x[at] = g.x;
+    if (!run.whole) return;
+    a.v[at] = g.v, a.w[at] = g.w;
+    a.inv_mass[at] = g.inv_mass, a.inv_inertia[at] = g.inv_inertia;
+  };
   for (;;) {
     std::size_t from = runs.size();
     std::int64_t least = 0;
     for (std::size_t s = 0; s < runs.size(); ++s) {
-      if (next[s] * kPartGrainBytes == runs[s].size()) continue;
-      const std::int64_t gid = part_grain_id(runs[s], next[s]);
-      if (from == runs.size() || gid < least) from = s, least = gid;
+      if (next[s] == runs[s].size()) continue;
+      const std::int64_t gid = runs[s].gid(next[s]);
+      if (from == runs.size() || gid < least ||
+          (gid == least && !runs[from].whole && runs[s].whole))
+        from = s, least = gid;
     }
     if (from == runs.size()) break;
+    const GrainRun& run = runs[from];
     const std::size_t k = next[from]++;
-    if (k > 0 && !(part_grain_id(runs[from], k - 1) < least))
+    if (k > 0 && !(run.gid(k - 1) < least))
       throw std::logic_error(
           fmt::format("island {}: a part's grains do not ascend by id at grain {}", root, least));
-    if (count > 0 && h.gid[count - 1] == least) continue;
-    const PartGrain g = read_part_grain(runs[from].substr(k * kPartGrainBytes, kPartGrainBytes));
-    h.gid[count] = g.gid, h.owner[count] = g.owner, h.asleep[count] = g.asleep ? 1 : 0;
-    a.v[count] = g.v, a.w[count] = g.w, a.x[count] = g.x;
-    a.inv_mass[count] = g.inv_mass, a.inv_inertia[count] = g.inv_inertia;
-    if (g.owner == me) h.own.push_back(static_cast<int>(count));
+    if (count > 0 && h.gid[count - 1] == least) continue;  // (a whole copy came first)
+    take(count, run, k);
+    if (!run.whole) h.slim.push_back(static_cast<int>(count));
+    if (h.owner[count] == me) h.own.push_back(static_cast<int>(count));
     ++count;
   }
   a.resize(count);
@@ -445,6 +495,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   // partly keeps: it keeps that part's header and grains, as a part of its own contacts
   std::map<std::int64_t, std::size_t> own_direct;
   std::vector<int> sent_contacts;  // (a part's contacts sent, and their places)
+  std::vector<char>& read_elsewhere = host_->read_elsewhere;  // per body: in a contact sent
+  read_elsewhere.assign(static_cast<std::size_t>(n), 0);
   std::vector<std::int32_t> sent_places;
   for (const auto& [root, list] : part_contacts) {
     const std::vector<int>& grains = part_grains.at(root);
@@ -458,16 +510,33 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       sent_contacts.clear();
       sent_places.clear();
       for (std::size_t j = 0; j < list.size(); ++j) {
-        if ((*unshared)(sc.contacts[static_cast<std::size_t>(list[j])], moves)) continue;
+        const Contact& c = sc.contacts[static_cast<std::size_t>(list[j])];
+        if ((*unshared)(c, moves)) continue;
         sent_contacts.push_back(list[j]);
         sent_places.push_back(static_cast<std::int32_t>(j));
+        read_elsewhere[static_cast<std::size_t>(c.a)] = 1;
+        read_elsewhere[static_cast<std::size_t>(c.b)] = 1;
       }
       header.kept = static_cast<long>(list.size() - sent_contacts.size());
       stats_.contacts_kept_local += header.kept;
     }
     ByteWriter out;
     put_part_header(out, header);
-    put_part_grains(out, w.bodies, grains, gid_, owner_);
+    // A grain whose contacts here all stay here (its own rank's, awake: no other rank detects
+    // one of them, UnsharedContacts) is read by this rank alone: the others get it slim. (With
+    // nets, the host books the nets' nodes from every grain's result: all go whole.)
+    const bool slim = some && full_.nets.empty();
+    put_part_grains(out, w.bodies, grains, gid_, owner_,
+                    slim ? std::span<const char>(read_elsewhere) : std::span<const char>());
+    if (some) {
+      for (int i : grains)
+        stats_.grains_sent_slim += read_elsewhere[static_cast<std::size_t>(i)] ? 0 : 1;
+      for (const int k : sent_contacts) {
+        const Contact& c = sc.contacts[static_cast<std::size_t>(k)];
+        read_elsewhere[static_cast<std::size_t>(c.a)] = 0;
+        read_elsewhere[static_cast<std::size_t>(c.b)] = 0;
+      }
+    }
     if (!some) {
       put_contact_record(out, sc.contacts, list, gid_);  // on global ids
       parts.push_back({root, direct ? kEveryRank : host, out.take()});
@@ -690,6 +759,27 @@ bool DecomposedWorld::may_share_islands(const World& w) const {
          w.sweeps_by_blocks(static_cast<std::size_t>(2 * last_largest_island_));
 }
 
+void DecomposedWorld::fill_slim_grains(IslandGrains& grains) const {
+  IslandArrays& a = grains.state;
+  const Bodies& b = local_.bodies;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const int k : grains.slim) {
+    const auto at = static_cast<std::size_t>(k);
+    const auto gid = static_cast<std::size_t>(grains.gid[at]);
+    const int l = gid < local_of_.size() ? local_of_[gid] : -1;
+    if (l < 0) {
+      a.v[at] = a.w[at] = Vec3::Constant(nan);
+      a.inv_mass[at] = nan;
+      a.inv_inertia[at] = Mat3::Constant(nan);
+      continue;
+    }
+    a.v[at] = b.velocity[l];
+    a.w[at] = b.angular_velocity[l];
+    a.inv_mass[at] = b.inv_mass[l];
+    a.inv_inertia[at] = b.inv_inertia_world[l];
+  }
+}
+
 void DecomposedWorld::send_whole_again(
     std::vector<GatheredIsland>& direct,
     const std::map<std::int64_t, std::vector<int>>& part_contacts, const SubstepLists& lists) {
@@ -723,7 +813,15 @@ void DecomposedWorld::send_whole_again(
     header.kept = 0;
     ByteWriter part;
     put_part_header(part, header);
-    part.put_bytes(kept.data() + (kept.size() - in.left()), in.left());
+    // Its grains all whole (the slim ones are this rank's own: here, by local id).
+    GrainRun runs[2];
+    read_part_grains(in, runs);
+    std::vector<int> ids;
+    for (const GrainRun& run : runs)
+      for (std::size_t k = 0; k < run.size(); ++k)
+        ids.push_back(local_of_[static_cast<std::size_t>(run.gid(k))]);
+    std::sort(ids.begin(), ids.end());  // (local ids ascend with the global ids)
+    put_part_grains(part, w.bodies, ids, gid_, owner_);
     put_contact_record(part, lists.contacts.contacts, part_contacts.at(g->root), gid_);
     whole.put(g->root);
     whole.put(part.take());
@@ -868,17 +966,14 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   IslandGrains& grains = h.grains;
   IslandArrays& a = grains.state;
   std::vector<Vec3>& v = a.v;
-  std::vector<std::string_view>& runs = h.grain_runs;
-  runs.assign(g.parts.size(), {});
+  std::vector<GrainRun>& runs = h.grain_runs;
+  runs.assign(2 * g.parts.size(), {});
   parts.resize(g.parts.size());  // (each part's view reset below, its room kept)
   origin.clear();
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
     ByteReader in(g.parts[s]);
     const PartHeader header = read_part_header(in);
-    const auto count = in.get<std::int32_t>();
-    if (count < 0 || static_cast<std::size_t>(count) > in.left() / kPartGrainBytes)
-      throw ByteStreamError(fmt::format("an island part of {} grains", count));
-    runs[s] = in.take(static_cast<std::size_t>(count) * kPartGrainBytes);
+    read_part_grains(in, &runs[2 * s]);
     PartContacts& part = parts[s];
     part.which = nullptr;
     if (header.kind == PartContactsKind::kLocal) {  // this rank's own contacts, where they lie
@@ -904,6 +999,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
   }
   merge_part_grains(runs, grains, h.grain_next, g.root, t_.rank());
+  fill_slim_grains(grains);
   const std::vector<std::int64_t>& gids = grains.gid;
   const int nb = static_cast<int>(gids.size());
   // Each grain's place by its global id; a body not in the island (static, or a grain held
@@ -1008,6 +1104,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
                   GrainResult{v[k], a.w[k], a.toi[k], a.v0[k],
                               grains.asleep[static_cast<std::size_t>(k)] != 0},
                   lists.motion);
+  // (A shared island's kick is each member's share: of the grains it settles.)
+  if (solve && (books || sharing)) lists.sums.island_kick.add(r.kick);
   if (solve && books) {
     if (!full_.nets.empty()) {  // the island's share of the nets' kick (World::book_net_contacts)
       NetShare share;
@@ -1020,7 +1118,6 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       }
       if (any) World::book_net_island(share, r, lists.sums.nets);
     }
-    lists.sums.island_kick += r.kick;
     lists.sums.solver.add(r.stats);
     lists.sums.resting.add(r.resting_stats);
     lists.stats.collisions += r.collisions;

@@ -204,7 +204,8 @@ class Stepper {
                            tc.collects,
                            st.rebalances_by_time,
                            st.contacts_kept_local,
-                           st.islands_sent_whole};
+                           st.islands_sent_whole,
+                           st.grains_sent_slim};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, and its busy time (its phases' wall time less what
@@ -258,6 +259,7 @@ class Stepper {
             {"islands_shared", sums[11]},
             {"islands_shared_direct", sums[13]},
             {"contacts_kept_local", sums[16]},
+            {"grains_sent_slim", sums[18]},
             {"islands_sent_whole", sums[17]},
             {"collision_groups_shared", sums[12]},
             {"most_ranks_one_island_spanned", static_cast<long>(most[4])},

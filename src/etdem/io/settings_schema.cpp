@@ -155,7 +155,9 @@ std::vector<Sim> simulation_keys() {
       "island: `auto` = on 2 to 4 ranks, `on` = on any number, `off` = never (summary.json "
       "`ranks.islands_shared`, of which `ranks.islands_shared_direct` came to every rank "
       "straight from every rank, `ranks.contacts_kept_local` of their contacts kept by the "
-      "rank that detected them and `ranks.islands_sent_whole` sent again whole, and "
+      "rank that detected them, `ranks.grains_sent_slim` of their grains sent to the other "
+      "ranks with their position only (that rank alone reads the rest), "
+      "`ranks.islands_sent_whole` sent again whole, and "
       "`ranks.collision_groups_shared` for their collision groups, split over the ranks); the "
       "results do not depend on it",
       [](Scenario & s) -> auto& { return s.settings.share_islands; }));

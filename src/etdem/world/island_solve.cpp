@@ -273,12 +273,14 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     // v - g (dt - t_c), and the rest of the step's kick is given back after it. (With the
     // whole kick before the impact an elastic ball left 2 g (dt - t_c) too fast: 0.12 % per
     // bounce at 1/600 s.) The kinetic energy these two moves change is the discretisation's,
-    // booked as integration.
-    double kick = 0.0;
+    // booked as integration. (A team's member books the bodies it settles: it alone holds the
+    // state of each one whose contacts no other member reads.)
+    ExactSum kick;
     auto shift_velocity = [&](int s, double tau) {
       const double before = view.v[s].squaredNorm();
       view.v[s] += tau * set.step.gravity;
-      kick += 0.5 * (view.v[s].squaredNorm() - before) / view.inv_mass[s];
+      if (!shared || team->body_member(s) == team->member())
+        kick += 0.5 * (view.v[s].squaredNorm() - before) / view.inv_mass[s];
     };
     for (int s = 0; s < view.count; ++s)
       if (state.toi[s] > 0.0) {

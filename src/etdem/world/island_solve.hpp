@@ -13,6 +13,7 @@
 
 #include "etdem/collision/contact.hpp"
 #include "etdem/core/byte_stream.hpp"
+#include "etdem/core/exact_sum.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/solvers/solver.hpp"
 #include "etdem/solvers/step_time.hpp"
@@ -34,7 +35,9 @@ struct IslandSolution {
   int collisions = 0;         // contacts that went to the collision solver
   int groups = 0;             // the groups they formed (world/collision_groups.hpp)
   int groups_shared = 0;      // of those, the groups split over a team's members
-  double kick = 0.0;          // [J] kinetic energy the gravity split moved (booked as integration)
+  /// [J] kinetic energy the gravity split moved (booked as integration), summed exactly; a
+  /// team's member sums the bodies it settles (the ranks' sub-step sums add the members').
+  ExactSum kick;
   SolverStats stats;          // collision solver
   SolverStats resting_stats;  // resting pass
 };

@@ -578,7 +578,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
   // resolves islands on several hosts).
   for (int k = 0; k < ni; ++k) {
     const IslandSolution& r = isl_.solution[k];
-    sums_.island_kick += r.kick;
+    sums_.island_kick.add(r.kick);
     sums_.solver.add(r.stats);
     sums_.resting.add(r.resting_stats);
     last_.collisions += r.collisions;
