@@ -818,8 +818,14 @@ void DecomposedWorld::send_whole_again(
     read_part_grains(in, runs);
     std::vector<int> ids;
     for (const GrainRun& run : runs)
-      for (std::size_t k = 0; k < run.size(); ++k)
-        ids.push_back(local_of_[static_cast<std::size_t>(run.gid(k))]);
+      for (std::size_t k = 0; k < run.size(); ++k) {
+        const auto gid = static_cast<std::size_t>(run.gid(k));
+        const int l = gid < local_of_.size() ? local_of_[gid] : -1;
+        if (l < 0)
+          throw std::logic_error(fmt::format(
+              "rank {}: island {} kept a part with grain {}, not held here", me, g->root, gid));
+        ids.push_back(l);
+      }
     std::sort(ids.begin(), ids.end());  // (local ids ascend with the global ids)
     put_part_grains(part, w.bodies, ids, gid_, owner_);
     put_contact_record(part, lists.contacts.contacts, part_contacts.at(g->root), gid_);
