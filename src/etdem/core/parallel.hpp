@@ -27,6 +27,12 @@ inline bool inside_parallel() {
 /// every thread: each item is worth more than an element of the loops above.
 inline constexpr std::size_t kParallelPairs = 512;
 
+/// Whether a region opened here would have more than one thread: a region of one thread still
+/// allocates its team on entry, which a loop called often (a colour's blocks) should not pay.
+inline bool threads_here() {
+  return omp_get_max_threads() > 1 && !inside_parallel();
+}
+
 /// Whether a loop of n items runs on every thread: at least `shortest` of them, and not inside
 /// another construct. The one test of the loops below and of the loops written as OpenMP
 /// regions of their own (reductions, per-thread lists): `#pragma omp parallel if

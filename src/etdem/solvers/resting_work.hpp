@@ -22,6 +22,7 @@
 
 #include "etdem/core/byte_stream.hpp"
 #include "etdem/core/exact_sum.hpp"
+#include "etdem/core/parallel.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/resting_blocks.hpp"
 #include "etdem/solvers/resting_team.hpp"
@@ -493,22 +494,31 @@ RestingSweep run_shared(
         if (body >= 0)
           s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] = phase;
     };
-#pragma omp parallel if (w.parallel && last - first > 1)
+    auto block = [&](long q, RestingSweep& part) {
+      const int k = mine[static_cast<std::size_t>(q)];
+      if (all) {
+        for (int i = o.block_start[k]; i < o.block_start[k + 1]; ++i) visit(i, part);
+      } else {
+        const auto at = static_cast<std::size_t>(k);
+        for (int p = sub.first[at]; p >= 0 && p < sub.end[at]; ++p) {
+          fetch_subset(which, static_cast<std::size_t>(p), ahead);
+          visit(which[static_cast<std::size_t>(p)], part);
+        }
+      }
+    };
+    // (On one thread no OpenMP region is entered: a colour is swept in three calls, and a
+    // region, even of one thread, allocates its team.)
+    if (!w.parallel || last - first <= 1 || !threads_here()) {
+      RestingSweep part;
+      for (long q = first; q < last; ++q) block(q, part);
+      total.merge(part);
+      return;
+    }
+#pragma omp parallel
     {
       RestingSweep part;
 #pragma omp for schedule(dynamic, 4)
-      for (long q = first; q < last; ++q) {
-        const int k = mine[static_cast<std::size_t>(q)];
-        if (all) {
-          for (int i = o.block_start[k]; i < o.block_start[k + 1]; ++i) visit(i, part);
-        } else {
-          const auto at = static_cast<std::size_t>(k);
-          for (int p = sub.first[at]; p >= 0 && p < sub.end[at]; ++p) {
-            fetch_subset(which, static_cast<std::size_t>(p), ahead);
-            visit(which[static_cast<std::size_t>(p)], part);
-          }
-        }
-      }
+      for (long q = first; q < last; ++q) block(q, part);
 #pragma omp critical(etdem_resting_shared)
       total.merge(part);
     }
