@@ -279,6 +279,17 @@ std::vector<std::string> phase_messages(RestingWork& w, std::span<const int> mov
   RestingShare& s = w.share;
   const std::uint64_t mine = std::uint64_t{1} << s.me;
   std::vector<ByteWriter>& out = begin_messages(s);
+  // (Each message's room first: a message grown record by record is copied at every doubling.)
+  const std::size_t record =
+      sizeof(std::int32_t) + 6 * sizeof(double) + (s.stir ? sizeof(double) : 0);
+  s.count.assign(at(s.members), 0);
+  for (const int body : moved) {
+    if (s.stamp[at(body)] != s.phase) continue;
+    for (std::uint64_t to = readers[at(body)] & ~mine; to != 0; to &= to - 1)
+      ++s.count[at(std::countr_zero(to))];
+  }
+  for (int m = 0; m < s.members; ++m)
+    if (s.count[at(m)] > 0) out[at(m)].reserve(s.count[at(m)] * record);
   for (const int body : moved) {
     if (s.stamp[at(body)] != s.phase) continue;
     for (std::uint64_t to = readers[at(body)] & ~mine; to != 0; to &= to - 1) {

@@ -203,6 +203,7 @@ struct RestingShare {
   std::vector<std::uint32_t> moves;           // per body slot: colours this member moves it in
   std::vector<std::uint32_t> moved_by_other;  // per body slot read here: colours others move it in
   std::vector<ByteWriter> out;                // per member, a phase's message
+  std::vector<std::size_t> count;             // per member, a phase message's records
 
   /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
