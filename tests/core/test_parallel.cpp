@@ -78,5 +78,21 @@ TEST(ParallelLoops, OpenNoRegionInsideAnInactiveOne) {
   omp_set_num_threads(threads_before);
 }
 
+// A region of one thread still starts a team (libgomp allocates it on entry): a loop called
+// many times a step (a colour's blocks in a team's sweep) asks threads_here() and loops on the
+// calling thread when a region would have one thread or be nested.
+TEST(ParallelLoops, ThreadsHereOnlyWhereARegionWouldHaveSeveral) {
+  const int threads_before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  EXPECT_FALSE(threads_here()) << "one thread: no region";
+  omp_set_num_threads(2);
+  EXPECT_TRUE(threads_here());
+  bool inactive = false, inside = true;
+#pragma omp parallel if (inactive)
+  inside = threads_here();
+  EXPECT_FALSE(inside) << "inside a region, active or not: a nested one would start afresh";
+  omp_set_num_threads(threads_before);
+}
+
 }  // namespace
 }  // namespace etdem

@@ -32,9 +32,9 @@ struct IslandSolveSettings {
 
 /// What one island contributes to the step beyond its velocities and impulses.
 struct IslandSolution {
-  int collisions = 0;         // contacts that went to the collision solver
-  int groups = 0;             // the groups they formed (world/collision_groups.hpp)
-  int groups_shared = 0;      // of those, the groups split over a team's members
+  int collisions = 0;     // contacts that went to the collision solver
+  int groups = 0;         // the groups they formed (world/collision_groups.hpp)
+  int groups_shared = 0;  // of those, the groups split over a team's members
   /// [J] kinetic energy the gravity split moved (booked as integration), summed exactly; a
   /// team's member sums the bodies it settles (the ranks' sub-step sums add the members').
   ExactSum kick;
