@@ -51,6 +51,8 @@ class ByteWriter {
   void reserve(std::size_t n) { bytes_.reserve(n); }
   const std::string& bytes() const { return bytes_; }
   std::string take() { return std::move(bytes_); }
+  /// Emptied, its room kept (a writer refilled often grows once, not from nothing each time).
+  void clear() { bytes_.clear(); }
 
  private:
   std::string bytes_;

@@ -27,13 +27,21 @@ struct PartGrain {
   bool asleep = false;
 };
 
-/// A part's run of grains (rank_islands.cpp, put_part_grains): its records, `stride` bytes
-/// each, each beginning with the grain's global id; whole (the state a solve reads) or slim (id,
-/// owner and position: a grain only its sender reads).
+/// The bytes of one grain in an island part (rank_islands.cpp, put_part_grains): global id,
+/// owner, velocities, position, inverse mass, world inverse inertia, asleep.
+constexpr std::size_t kPartGrainBytes = sizeof(std::int64_t) + sizeof(std::int32_t) +
+                                        3 * 3 * sizeof(double) + sizeof(double) +
+                                        9 * sizeof(double) + sizeof(std::int8_t);
+/// The bytes of a slim grain (one only its sender reads): global id, owner, position.
+constexpr std::size_t kSlimGrainBytes =
+    sizeof(std::int64_t) + sizeof(std::int32_t) + 3 * sizeof(double);
+
+/// A part's run of grains: its records, `stride` bytes each (kPartGrainBytes: whole, the state
+/// a solve reads; kSlimGrainBytes: slim), each beginning with the grain's global id.
 struct GrainRun {
   std::string_view bytes;
-  std::size_t stride = 1;
-  bool whole = true;
+  std::size_t stride = kPartGrainBytes;
+  bool whole() const { return stride == kPartGrainBytes; }
   std::size_t size() const { return bytes.size() / stride; }
   std::int64_t gid(std::size_t k) const {
     std::int64_t id = 0;

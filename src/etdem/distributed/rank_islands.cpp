@@ -114,15 +114,6 @@ PartHeader island_header(const GatheredIsland& g) {
   return sum;
 }
 
-/// The bytes of one grain in an island part (put_part_grains): global id, owner, velocities,
-/// position, inverse mass, world inverse inertia, asleep.
-constexpr std::size_t kPartGrainBytes = sizeof(std::int64_t) + sizeof(std::int32_t) +
-                                        3 * 3 * sizeof(double) + sizeof(double) +
-                                        9 * sizeof(double) + sizeof(std::int8_t);
-/// The bytes of a slim grain (one only its sender reads): global id, owner, position.
-constexpr std::size_t kSlimGrainBytes =
-    sizeof(std::int64_t) + sizeof(std::int32_t) + 3 * sizeof(double);
-
 /// A part grain's fields in record order, but its asleep byte (FieldBlock, either way).
 template <class B, class G>
 void part_grain_fields(B& k, G& g) {
@@ -144,10 +135,10 @@ void slim_grain_fields(B& k, G& g) {
 /// lists them: those `read_elsewhere` marks (all, where it is empty) whole, kPartGrainBytes each
 /// (global id, owner, velocities, position, inverse mass and world inverse inertia, asleep),
 /// then the others slim, kSlimGrainBytes each (global id, owner, position): each run counted and
-/// ascending.
-void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
-                     const std::vector<std::int64_t>& gid, const std::vector<int>& owner,
-                     std::span<const char> read_elsewhere = {}) {
+/// ascending. Returns the slim ones' count.
+std::size_t put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
+                            const std::vector<std::int64_t>& gid, const std::vector<int>& owner,
+                            std::span<const char> read_elsewhere = {}) {
   auto whole = [&](int i) {
     return read_elsewhere.empty() || read_elsewhere[static_cast<std::size_t>(i)] != 0;
   };
@@ -183,6 +174,7 @@ void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int>
     slim_grain_fields(k, g);
     out.put_bytes(record, kSlimGrainBytes);
   }
+  return slim;
 }
 
 /// The k-th grain of `run`, as put_part_grains wrote it (a slim one: its id, owner and
@@ -190,7 +182,7 @@ void put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int>
 PartGrain run_grain(const GrainRun& run, std::size_t k) {
   PartGrain g;
   FieldBlock<const char*> f{run.bytes.data() + k * run.stride};
-  if (!run.whole) {
+  if (!run.whole()) {
     slim_grain_fields(f, g);
     return g;
   }
@@ -207,8 +199,7 @@ void read_part_grains(ByteReader& in, GrainRun* runs) {
     const auto count = in.get<std::int32_t>();
     if (count < 0 || static_cast<std::size_t>(count) > in.left() / stride)
       throw ByteStreamError(fmt::format("an island part of {} grains", count));
-    *runs++ = GrainRun{in.take(static_cast<std::size_t>(count) * stride), stride,
-                       stride == kPartGrainBytes};
+    *runs++ = GrainRun{in.take(static_cast<std::size_t>(count) * stride), stride};
   }
 }
 
@@ -237,7 +228,7 @@ void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
     const PartGrain g = run_grain(run, k);
     h.gid[at] = g.gid, h.owner[at] = g.owner, h.asleep[at] = g.asleep ? 1 : 0;
     a.x[at] = g.x;
-    if (!run.whole) return;
+    if (!run.whole()) return;
     a.v[at] = g.v, a.w[at] = g.w;
     a.inv_mass[at] = g.inv_mass, a.inv_inertia[at] = g.inv_inertia;
   };
@@ -248,7 +239,7 @@ void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
       if (next[s] == runs[s].size()) continue;
       const std::int64_t gid = runs[s].gid(next[s]);
       if (from == runs.size() || gid < least ||
-          (gid == least && !runs[from].whole && runs[s].whole))
+          (gid == least && !runs[from].whole() && runs[s].whole()))
         from = s, least = gid;
     }
     if (from == runs.size()) break;
@@ -259,7 +250,7 @@ void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
           fmt::format("island {}: a part's grains do not ascend by id at grain {}", root, least));
     if (count > 0 && h.gid[count - 1] == least) continue;  // (a whole copy came first)
     take(count, run, k);
-    if (!run.whole) h.slim.push_back(static_cast<int>(count));
+    if (!run.whole()) h.slim.push_back(static_cast<int>(count));
     if (h.owner[count] == me) h.own.push_back(static_cast<int>(count));
     ++count;
   }
@@ -526,11 +517,10 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     // one of them, UnsharedContacts) is read by this rank alone: the others get it slim. (With
     // nets, the host books the nets' nodes from every grain's result: all go whole.)
     const bool slim = some && full_.nets.empty();
-    put_part_grains(out, w.bodies, grains, gid_, owner_,
-                    slim ? std::span<const char>(read_elsewhere) : std::span<const char>());
+    stats_.grains_sent_slim += static_cast<long>(
+        put_part_grains(out, w.bodies, grains, gid_, owner_,
+                        slim ? std::span<const char>(read_elsewhere) : std::span<const char>()));
     if (some) {
-      for (int i : grains)
-        stats_.grains_sent_slim += read_elsewhere[static_cast<std::size_t>(i)] ? 0 : 1;
       for (const int k : sent_contacts) {
         const Contact& c = sc.contacts[static_cast<std::size_t>(k)];
         read_elsewhere[static_cast<std::size_t>(c.a)] = 0;

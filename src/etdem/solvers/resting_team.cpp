@@ -27,19 +27,27 @@ static_assert(BlockOrder::kGraphColours < 31 && BlockOrder::kBlockColours < 31);
 
 }  // namespace
 
+void begin_messages(std::vector<ByteWriter>& out, int members) {
+  out.resize(at(members));
+  for (ByteWriter& o : out) o.clear();
+}
+
+std::vector<std::string> take_messages(std::vector<ByteWriter>& out, int me) {
+  std::vector<std::string> to(out.size());
+  for (std::size_t m = 0; m < out.size(); ++m) {
+    if (m != at(me)) to[m] = out[m].bytes();
+    out[m].clear();
+  }
+  return to;
+}
+
 std::vector<ByteWriter>& begin_messages(RestingShare& s) {
-  s.out.resize(at(s.members));
-  for (ByteWriter& o : s.out) o.take();
+  begin_messages(s.out, s.members);
   return s.out;
 }
 
 std::vector<std::string> take_messages(RestingShare& s) {
-  std::vector<std::string> to(at(s.members));
-  for (int m = 0; m < s.members; ++m) {
-    std::string bytes = s.out[at(m)].take();
-    if (m != s.me) to[at(m)] = std::move(bytes);
-  }
-  return to;
+  return take_messages(s.out, s.me);
 }
 
 void share_assign(RestingWork& w, RestingTeam* team, double cell) {
@@ -279,17 +287,6 @@ std::vector<std::string> phase_messages(RestingWork& w, std::span<const int> mov
   RestingShare& s = w.share;
   const std::uint64_t mine = std::uint64_t{1} << s.me;
   std::vector<ByteWriter>& out = begin_messages(s);
-  // (Each message's room first: a message grown record by record is copied at every doubling.)
-  const std::size_t record =
-      sizeof(std::int32_t) + 6 * sizeof(double) + (s.stir ? sizeof(double) : 0);
-  s.count.assign(at(s.members), 0);
-  for (const int body : moved) {
-    if (s.stamp[at(body)] != s.phase) continue;
-    for (std::uint64_t to = readers[at(body)] & ~mine; to != 0; to &= to - 1)
-      ++s.count[at(std::countr_zero(to))];
-  }
-  for (int m = 0; m < s.members; ++m)
-    if (s.count[at(m)] > 0) out[at(m)].reserve(s.count[at(m)] * record);
   for (const int body : moved) {
     if (s.stamp[at(body)] != s.phase) continue;
     for (std::uint64_t to = readers[at(body)] & ~mine; to != 0; to &= to - 1) {

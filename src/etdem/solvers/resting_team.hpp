@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "etdem/core/byte_stream.hpp"
 #include "etdem/core/math.hpp"
 
 namespace etdem {
@@ -79,5 +80,12 @@ class RestingTeam {
   /// Collective: element-wise sums, in place, the same on every member.
   virtual void sum(std::span<std::int64_t> values) = 0;
 };
+
+/// A member's messages of one phase, one writer per member (`out`): emptied for the phase with
+/// their room kept (begin_messages), then taken as one string per member of its own size, this
+/// member's (`me`) empty (take_messages). A message refilled every phase so grows once, not at
+/// every doubling of every phase.
+void begin_messages(std::vector<ByteWriter>& out, int members);
+std::vector<std::string> take_messages(std::vector<ByteWriter>& out, int me);
 
 }  // namespace etdem

@@ -203,7 +203,6 @@ struct RestingShare {
   std::vector<std::uint32_t> moves;           // per body slot: colours this member moves it in
   std::vector<std::uint32_t> moved_by_other;  // per body slot read here: colours others move it in
   std::vector<ByteWriter> out;                // per member, a phase's message
-  std::vector<std::size_t> count;             // per member, a phase message's records
 
   /// Whether this member sweeps row i: its blocks' rows and the leftovers (every row alone).
   bool sweeps(std::size_t i) const { return !team || row_member[i] < 0 || row_member[i] == me; }
@@ -433,8 +432,8 @@ void share_collect(RestingWork& w, std::uint64_t from);
 /// order; each member tells the members settling bodies that rest on its bodies their heights
 /// (w.height; RestingShare::heard), and which members post to which (shock_to, shock_from).
 void share_heights(RestingWork& w);
-/// This member's messages to each member (RestingShare::out), emptied for a new phase; and,
-/// once written, taken: one per member, this member's empty.
+/// This member's messages to each member (RestingShare::out), as the team's begin_messages and
+/// take_messages (resting_team.hpp).
 std::vector<ByteWriter>& begin_messages(RestingShare& s);
 std::vector<std::string> take_messages(RestingShare& s);
 /// The largest changes over the team (the sweep's stopping test), and this member's updates

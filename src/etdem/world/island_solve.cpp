@@ -62,7 +62,7 @@ void ask_on_settlers(RestingTeam& team, std::span<const std::array<int, 2>> pair
     const std::array<int, 2>& ab = pair[static_cast<std::size_t>(s)];
     return team.body_member(ab[0] >= 0 ? ab[0] : ab[1]);
   };
-  hold.out.resize(static_cast<std::size_t>(team.members()));
+  begin_messages(hold.out, team.members());
   hold.sent.assign(static_cast<std::size_t>(view.count), 0);
   for (const int s : hold.pool) {
     const int m = asker(s);
@@ -78,9 +78,7 @@ void ask_on_settlers(RestingTeam& team, std::span<const std::array<int, 2>> pair
       o.put(view.w[body]);
     }
   }
-  std::vector<std::string> to(hold.out.size());
-  for (std::size_t m = 0; m < to.size(); ++m) to[m] = hold.out[m].take();
-  for (const std::string& got : team.exchange(std::move(to))) {
+  for (const std::string& got : team.exchange(take_messages(hold.out, me))) {
     ByteReader in(got);
     while (!in.done()) {
       const int body = in.get<std::int32_t>();
