@@ -63,6 +63,14 @@ TEST(Decomposition, GhostsAreTheBoxesWithinTheHaloAndCoverEveryTouchingPair) {
       for (int r = 0; r < ranks; ++r)
         if (r != owner[i] && d.box(r).distance(points[i]) <= halo) brute.push_back(r);
       EXPECT_EQ(ghosts[i], brute);
+      // Asked for another rank than the box holding the point (a sleep region's centre): the
+      // walk, not the shortcut for points deep in their owner's box, answers.
+      const int other = (owner[i] + 1) % ranks;
+      std::vector<int> from_other, brute_other;
+      d.ghost_ranks(points[i], halo, other, from_other);
+      for (int r = 0; r < ranks; ++r)
+        if (r != other && d.box(r).distance(points[i]) <= halo) brute_other.push_back(r);
+      EXPECT_EQ(from_other, brute_other);
     }
     // Two grains that can touch this step (centres within 2 R + motion): the owner of each holds
     // the other, as owner or ghost.
@@ -99,6 +107,33 @@ TEST(Decomposition, EqualCoordinatesStayOnOneSideAndBadInputIsRefused) {
   const std::vector<double> negative{-1.0};
   EXPECT_THROW(Decomposition::bisect(std::vector<Vec3>(1, Vec3::Zero()), negative, 2),
                std::invalid_argument);
+}
+
+TEST(Decomposition, TheHaloIsDrawnInStepsAndKeptWhileItHoldsWhatThePairsNeed) {
+  const double step = 0.25;
+  // Rounded up to a whole number of steps from nothing drawn; a need on a step is that step.
+  EXPECT_DOUBLE_EQ(draw_halo(2.1, 0.0, step), 2.25);
+  EXPECT_DOUBLE_EQ(draw_halo(2.0, 0.0, step), 2.0);
+  // Kept while it holds the need with at most two steps to spare, whichever way the need moves.
+  EXPECT_EQ(draw_halo(2.2, 2.25, step), 2.25);
+  EXPECT_EQ(draw_halo(1.8, 2.25, step), 2.25);
+  EXPECT_EQ(draw_halo(1.75, 2.25, step), 2.25);
+  // Drawn again when the need outgrows it or falls more than two steps below it.
+  EXPECT_DOUBLE_EQ(draw_halo(2.3, 2.25, step), 2.5);
+  EXPECT_DOUBLE_EQ(draw_halo(1.7, 2.25, step), 1.75);
+  // Never below the need; a need that grows by a little each step redraws it rarely.
+  double drawn = 0.0;
+  int redrawn = 0;
+  for (int k = 0; k < 100; ++k) {
+    const double need = 2.0 + 0.01 * k;
+    const double next = draw_halo(need, drawn, step);
+    EXPECT_GE(next, need);
+    redrawn += next != drawn ? 1 : 0;
+    drawn = next;
+  }
+  EXPECT_LE(redrawn, 5);
+  // No step: the need itself.
+  EXPECT_EQ(draw_halo(2.1, 3.0, 0.0), 2.1);
 }
 
 }  // namespace

@@ -183,8 +183,8 @@ class DecomposedWorld final : public Domain {
   /// Per owned grain (in grains_.owned's order), its work: 1 + the contacts it detects (its
   /// warm start: last step's contacts whose first grain it is).
   std::vector<double> owned_work() const;
-  /// [m] for the next step: collective, unless the step's ledger reduction carried the speed
-  /// (next_speed_), which it consumes.
+  /// [m] for the next step, as drawn (draw_halo): collective, unless the step's ledger
+  /// reduction carried the speed (next_speed_), which it consumes.
   double halo();
   /// The fastest owned surface point's speed in the next step (no reduction).
   double owned_next_speed() const;

@@ -55,4 +55,12 @@ class Decomposition {
   std::vector<DomainBox> boxes_;
 };
 
+/// [m] The halo the ghosts are drawn with when the pairs that can touch need `need` and the last
+/// exchange drew `last`: `last` while it holds `need` with at most two `step`s to spare, else
+/// `need` rounded up to a whole number of steps (`need` itself for a step <= 0). `need` follows
+/// the fastest grain and changes every step, and with it which grains lie within it of a box;
+/// drawn so, the ghosts change only as grains cross the halo, and a rank's bodies mostly stay
+/// the same from one sub-step to the next. A halo wider than `need` holds ghosts no pair reads.
+double draw_halo(double need, double last, double step);
+
 }  // namespace etdem::distributed

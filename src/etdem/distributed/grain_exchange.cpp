@@ -46,11 +46,10 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   // tagged with the rank that owns it from now on (a ghost's owner); a ghost's copy has no
   // `carried` part.
   std::map<int, ByteWriter> out;
-  std::vector<GrainRecord> owned, ghosts;
+  std::vector<GrainRecord> ghosts;
   std::vector<int> ghost_owner;  // per ghost received or kept: the rank that owns it
   // (Sized for about as many as the rank held: a record grown into place moves every record
   // before it.)
-  owned.reserve(grains.owned.size() + grains.owned.size() / 8);
   ghosts.reserve(grains.ghosts.size() + grains.ghosts.size() / 8);
   ghost_owner.reserve(ghosts.capacity());
   std::vector<int> ranks;
@@ -59,7 +58,11 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
     w.put(static_cast<std::int32_t>(owner));
     put(w, g, to != owner);
   };
-  for (GrainRecord& g : grains.owned) {
+  // The grains that stay keep their places (ascending by id), those that leave are closed up.
+  std::vector<GrainRecord>& owned = grains.owned;
+  std::size_t stay = 0;
+  for (std::size_t k = 0; k < owned.size(); ++k) {
+    GrainRecord& g = owned[k];
     if (!g.position.allFinite())
       throw std::invalid_argument("exchange_grains: grain " + std::to_string(g.gid) +
                                   " has a non-finite position");
@@ -81,12 +84,14 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
       }
     }
     if (owner == me) {
-      owned.push_back(std::move(g));
+      if (stay != k) owned[stay] = std::move(g);
+      ++stay;
     } else {
       send(owner, owner, g);
       ++st.migrated_out;
     }
   }
+  owned.resize(stay);
   st.neighbours = static_cast<long>(out.size());
   std::vector<Message> messages;
   for (auto& [peer, w] : out) messages.push_back({peer, w.take()});
@@ -109,23 +114,22 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
     }
   }
   // Both lists ascending by id, a ghost with its owner (a grain comes once: from its old owner).
-  // The records are sorted through their indices, each moved once: the grains kept come in
-  // order, the arrivals after them.
-  auto ascending = [](const std::vector<GrainRecord>& records) {
-    std::vector<std::size_t> order(records.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    stable_sort_runs(order,
-                     [&](std::size_t a, std::size_t b) { return by_id(records[a], records[b]); });
-    return order;
-  };
-  grains.owned.clear();
-  grains.owned.reserve(owned.size());
-  for (const std::size_t k : ascending(owned)) grains.owned.push_back(std::move(owned[k]));
+  // The arrivals are sorted and merged after the grains that stayed; the ghosts are sorted
+  // through their indices, each moved once (those kept come in order, the arrivals after them).
+  if (stay < owned.size()) {
+    const auto arrived = owned.begin() + static_cast<std::ptrdiff_t>(stay);
+    std::sort(arrived, owned.end(), by_id);
+    std::inplace_merge(owned.begin(), arrived, owned.end(), by_id);
+  }
+  std::vector<std::size_t> order(ghosts.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  stable_sort_runs(order,
+                   [&](std::size_t a, std::size_t b) { return by_id(ghosts[a], ghosts[b]); });
   grains.ghosts.clear();
   grains.ghost_owner.clear();
   grains.ghosts.reserve(ghosts.size());
   grains.ghost_owner.reserve(ghosts.size());
-  for (const std::size_t k : ascending(ghosts)) {
+  for (const std::size_t k : order) {
     grains.ghosts.push_back(std::move(ghosts[k]));
     grains.ghost_owner.push_back(ghost_owner[k]);
   }

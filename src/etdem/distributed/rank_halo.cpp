@@ -232,7 +232,9 @@ double DecomposedWorld::owned_next_speed() const {
 double DecomposedWorld::halo() {
   const double speed = next_speed_ >= 0.0 ? next_speed_ : t_.max(owned_next_speed());
   next_speed_ = -1.0;
-  return halo_for(speed);
+  // (Drawn in steps of a quarter of the largest grain radius: every rank draws the same, as the
+  // speed and the last halo are the same on every rank.)
+  return draw_halo(halo_for(speed), last_halo_, 0.25 * largest_radius_);
 }
 
 std::vector<double> DecomposedWorld::owned_work() const {

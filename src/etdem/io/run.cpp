@@ -205,7 +205,8 @@ class Stepper {
                            st.rebalances_by_time,
                            st.contacts_kept_local,
                            st.islands_sent_whole,
-                           st.grains_sent_slim};
+                           st.grains_sent_slim,
+                           st.refreshed_in_place};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, and its busy time (its phases' wall time less what
@@ -270,6 +271,7 @@ class Stepper {
             {"bytes", sums[7]},
             {"label_rounds_per_rank", sums[8] / t_->size()},
             {"rebalances", sums[9] / t_->size()},
+            {"worlds_refreshed_in_place_per_rank", sums[19] / t_->size()},
             {"rebalances_by_time", sums[15] / t_->size()},
             {"reductions_per_rank", sums[10] / t_->size()},
             {"contacts_detected", static_cast<long>(contacts)},

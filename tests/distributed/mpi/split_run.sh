@@ -81,6 +81,8 @@ print("stages: %.3f s of %.3f s in the transport's calls, %d of %d bytes (mean r
        sum(sent[k] for k in flat), r["bytes"]))
 assert r["contacts_kept_local"] > 0, "a shared pile's contacts no other rank reads kept"
 assert r["grains_sent_slim"] > 0, "a shared pile's grains no other rank reads sent slim"
+assert 0 < r["worlds_refreshed_in_place_per_rank"] <= r["exchanges_per_rank"], \
+    "a pile's ranks keep their bodies in the sub-steps no grain comes or goes"
 print("contacts kept by their rank: %d; grains sent slim: %d; islands sent again whole: %d" %
       (r["contacts_kept_local"], r["grains_sent_slim"], r["islands_sent_whole"]))
 PY
