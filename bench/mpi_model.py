@@ -3,6 +3,7 @@
 
 Inputs, measured on this machine and kept in bench/results/:
   profile_10000.csv   serial CPU cost per grain-step and phase (bench_partition, one thread)
+  own_work_100000.csv the split step's own work per stage on the 100,000-sphere pour, 2 ranks
   partition_10000.csv what a distributed step would move on the 10,000-sphere pour for 2-512
                       ranks (bench_partition): ghosts, neighbours, islands, label rounds
 The network is stated, not measured (no cluster here): latency ALPHA per message, bandwidth
@@ -89,7 +90,24 @@ def read_shock_share(path):
     return 0.0
 
 
-def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, columns=False):
+def read_own_work(path):
+    """The split step's own work (labels, parts, gather, assembly, results, the grains' exchange
+    and the rank's world rebuilt, less their time in the transport's calls) as a share of a
+    serial step's time per grain, measured on the 100,000-sphere pour (results/own_work_100000.csv).
+    """
+    rows = {}
+    with open(path) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            rows[r["stage"]] = (float(r["seconds_mean"]), float(r["transfer_seconds_mean"]))
+    meta = {k: rows.pop(k)[0] for k in ("one_rank_wall_s", "steps", "grains", "ranks")}
+    own = sum(s - t for s, t in rows.values())
+    per_grain_step = own / (meta["steps"] * meta["grains"] / meta["ranks"])
+    serial_per_grain_step = meta["one_rank_wall_s"] / (meta["steps"] * meta["grains"])
+    return per_grain_step / serial_per_grain_step
+
+
+def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, columns=False,
+                   own_share=0.0):
     """Per-step time of the coloured design's parts for a pile of N grains on P ranks [s].
 
     The shock pass settles the pile bottom-up: a rank whose box lies above another's waits for
@@ -114,6 +132,10 @@ def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, col
         if P > 1 else 0.0,
         "shock wavefront": shock_share * prof["step_total_us_per_grain_step"] * n
         * ((1.0 if columns else P ** (1 / 3)) - 1.0),
+        # As built: each rank labels the islands, writes, gathers and assembles the pile's parts,
+        # takes the results, exchanges its grains and rebuilds its world every sub-step, a share
+        # of the serial step's time per grain it holds (measured, read_own_work).
+        "own work": own_share * prof["step_total_us_per_grain_step"] * n if P > 1 else 0.0,
     }
     return terms
 
@@ -218,23 +240,30 @@ def main():
     if a.terms:
         print("coloured design, a pile of 10^5 grains per rank (weak scaling): per-step time of "
               "each part [ms]\n")
+        own_share = read_own_work(os.path.join(HERE, "results", "own_work_100000.csv"))
+        print(f"the split step's own work as built: {own_share:.3f} of a serial step's time per "
+              "grain held (measured on the 100,000-sphere pour, 2 ranks); the efficiency "
+              "without it is the design's\n")
         names = list(coloured_terms(1e5, 1, prof, a.alpha, a.beta, stages, 0, 0.0).keys())
         for columns in (False, True):
             print("boxes cut along every axis" if not columns else
                   "boxes cut along the horizontal axes only (columns)")
             print()
-            print("| ranks | grains | " + " | ".join(names) + " | total | efficiency |")
-            print("|---" * (len(names) + 4) + "|")
+            print("| ranks | grains | " + " | ".join(names) +
+                  " | total | efficiency | without own work |")
+            print("|---" * (len(names) + 5) + "|")
             base = None
             for P, per_rank in ((1, 1e5), (8, 1e5), (64, 1e5), (64, 1e7 / 64), (512, 1e5)):
                 t = coloured_terms(per_rank * P, P, prof, a.alpha, a.beta, stages,
-                                   measured(P, "neighbours_mean", 0), shock_share, columns)
+                                   measured(P, "neighbours_mean", 0), shock_share, columns,
+                                   own_share)
                 total = sum(t.values())
                 one = sum(coloured_terms(per_rank, 1, prof, a.alpha, a.beta, stages, 0,
                                          shock_share).values())
                 print(f"| {P} | {per_rank * P:.3g} | " +
                       " | ".join(f"{t[k] * 1e3:.3g}" for k in names) +
-                      f" | {total * 1e3:.4g} | {one / total:.2f} |")
+                      f" | {total * 1e3:.4g} | {one / total:.2f} | "
+                      f"{one / (total - t['own work']):.2f} |")
             print()
         return
     pile = part[2]["largest_island_contacts"] / part[2]["contacts"]
