@@ -12,6 +12,7 @@
 #include "etdem/collision/contact_record.hpp"
 #include "etdem/core/math.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
+#include "etdem/distributed/island_labels.hpp"
 #include "etdem/world/contact_order.hpp"
 #include "etdem/world/island_solve.hpp"
 
@@ -115,6 +116,8 @@ struct DecomposedWorld::HostScratch {
   std::vector<char> moving;       // per body here: in an island (dynamic, not held asleep)
   std::vector<char> read_elsewhere;  // per body here: in a contact of a shared part sent
   std::vector<int> touched;          // the moving bodies the candidates touch, ascending
+  LocalContactGraph graph;           // what the labelling reads (its room kept)
+  std::vector<int> island_body;      // per candidate: its first moving body (its island's)
 };
 
 }  // namespace etdem::distributed

@@ -275,19 +275,25 @@ void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
 class UnsharedContacts {
  public:
   UnsharedContacts(const World& w, const std::vector<char>& owned, const Decomposition& d, int me)
-      : w_(w), owned_(owned), d_(d), me_(me) {
+      : d_(d), me_(me) {
     const RestingSettings* pgs = w.resting_pass_settings();
     v_rest_ = w.settings.effective_resting_velocity();
     if (pgs && pgs->block_contacts > 0 && pgs->colouring == BlockOrder::Colouring::kBlocks &&
         v_rest_ > 0.0)
       cell_ = pgs->block_size;
     if (!any()) return;
-    // Each owned grain's block cell, once (a grain has several contacts).
-    cells_.resize(owned.size());
-    for (std::size_t i = 0; i < owned.size(); ++i)
-      if (owned[i])
-        for (int d = 0; d < 3; ++d)
-          cells_[i][d] = block_coordinate(w.bodies.position[static_cast<int>(i)][d], cell_);
+    // What the test reads of each body, once and together (a grain has several contacts): whether
+    // it is an awake grain of this rank's, and then its velocities and its block cell.
+    bodies_.resize(owned.size());
+    for (std::size_t i = 0; i < owned.size(); ++i) {
+      Body& b = bodies_[i];
+      const int l = static_cast<int>(i);
+      b.stays = owned[i] && !w.bodies.is_asleep(l);
+      if (!b.stays) continue;
+      b.v = w.bodies.velocity[l];
+      b.w = w.bodies.angular_velocity[l];
+      for (int d = 0; d < 3; ++d) b.cell[d] = block_coordinate(w.bodies.position[l][d], cell_);
+    }
   }
   /// Whether any contact may stay (a resting pass swept by blocks of the spatial kind).
   bool any() const { return cell_ > 0.0; }
@@ -301,10 +307,10 @@ class UnsharedContacts {
     for (int e = 0; e < 2; ++e) {
       const int i = body[e];
       if (i < 0) continue;
-      if (!owned_[static_cast<std::size_t>(i)] || w_.bodies.is_asleep(i)) return false;
-      cell[e] = &cells_[static_cast<std::size_t>(i)];
-      const Vec3 at_point =
-          w_.bodies.velocity[i] + w_.bodies.angular_velocity[i].cross(e == 0 ? c.ra : c.rb);
+      const Body& b = bodies_[static_cast<std::size_t>(i)];
+      if (!b.stays) return false;
+      cell[e] = &b.cell;
+      const Vec3 at_point = b.v + b.w.cross(e == 0 ? c.ra : c.rb);
       u += e == 0 ? at_point : Vec3(-at_point);
     }
     if (!(c.normal.dot(u) > -0.5 * v_rest_)) return false;
@@ -314,12 +320,15 @@ class UnsharedContacts {
   }
 
  private:
-  const World& w_;
-  const std::vector<char>& owned_;
   const Decomposition& d_;
   int me_ = 0;
   double v_rest_ = 0.0, cell_ = 0.0;
-  std::vector<BlockCell> cells_;  // per local body: an owned grain's cell
+  struct Body {
+    Vec3 v = Vec3::Zero(), w = Vec3::Zero();  // [m/s], [rad/s]
+    BlockCell cell{};
+    bool stays = false;  // an awake grain of this rank's (the rest is read only then)
+  };
+  std::vector<Body> bodies_;  // per local body
 };
 
 /// An island's result for one grain.
@@ -427,16 +436,22 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   moving.resize(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) moving[i] = sb.dynamic[i] && !(holding && w.bodies.is_asleep(i));
   auto moves = [&](int i) { return moving[static_cast<std::size_t>(i)] != 0; };
-  LocalContactGraph graph;
-  graph.gid = gid_;
-  graph.owner = owner_;
+  // (The graph's room is kept from one sub-step to the next.) Each candidate's island body (its
+  // first moving one) is noted as its contact is read here, for the parts below.
+  LocalContactGraph& graph = host_->graph;
+  graph.gid.assign(gid_.begin(), gid_.end());
+  graph.owner.assign(owner_.begin(), owner_.end());
   graph.touched.assign(n, 0);
-  for (int k : sc.candidates) {
-    const Contact& c = sc.contacts[k];
+  graph.edges.clear();
+  std::vector<int>& island_body = host_->island_body;  // per candidate, in their order
+  island_body.resize(sc.candidates.size());
+  for (std::size_t j = 0; j < sc.candidates.size(); ++j) {
+    const Contact& c = sc.contacts[static_cast<std::size_t>(sc.candidates[j])];
     const bool da = moves(c.a), db = moves(c.b);
     if (da) graph.touched[c.a] = 1;
     if (db) graph.touched[c.b] = 1;
     if (da && db) graph.edges.emplace_back(c.a, c.b);
+    island_body[j] = da ? c.a : c.b;
   }
   IslandLabelStats label_stats;
   labels_ = label_islands(graph, t_, &label_stats);
@@ -449,24 +464,27 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   StageTimer parts_time(stages, S::IslandsParts);
   // Each island's candidates here and the moving grains they touch (graph.touched; each in one
   // island), ascending. (Consecutive ones mostly lie in one island: its list is kept at hand.)
-  auto island_grain = [&](const Contact& c) { return moves(c.a) ? c.a : c.b; };
-  auto by_root = [&labels](std::map<std::int64_t, std::vector<int>>& lists, auto&& items,
-                           auto&& body_of) {
+  auto by_root = [&labels](std::map<std::int64_t, std::vector<int>>& lists, std::size_t count,
+                           auto&& item_of, auto&& body_of) {
     std::int64_t last_root = -1;
     std::vector<int>* last = nullptr;
-    for (const int item : items) {
-      const std::int64_t root = labels[static_cast<std::size_t>(body_of(item))].root;
+    for (std::size_t j = 0; j < count; ++j) {
+      const std::int64_t root = labels[static_cast<std::size_t>(body_of(j))].root;
       if (!last || root != last_root) last = &lists[root], last_root = root;
-      last->push_back(item);
+      last->push_back(item_of(j));
     }
   };
   std::map<std::int64_t, std::vector<int>> part_contacts, part_grains;  // by root
-  by_root(part_contacts, sc.candidates, [&](int k) { return island_grain(sc.contacts[k]); });
+  by_root(
+      part_contacts, sc.candidates.size(), [&](std::size_t j) { return sc.candidates[j]; },
+      [&](std::size_t j) { return island_body[j]; });
   std::vector<int>& touched = host_->touched;
   touched.clear();
   for (int i = 0; i < n; ++i)
     if (graph.touched[static_cast<std::size_t>(i)]) touched.push_back(i);
-  by_root(part_grains, touched, [](int i) { return i; });
+  by_root(
+      part_grains, touched.size(), [&](std::size_t j) { return touched[j]; },
+      [&](std::size_t j) { return touched[j]; });
   std::vector<IslandPart> parts;
   // An island every rank solved together last sub-step goes from each rank that holds some of
   // it straight to every other rank (no round through its host); the others to their hosts. A
@@ -493,7 +511,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     const std::vector<int>& grains = part_grains.at(root);
     PartHeader header{static_cast<long>(list.size())};
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
-    const int host = labels[island_grain(sc.contacts[list.front()])].host;
+    const int host = labels[static_cast<std::size_t>(grains.front())].host;
     const bool direct = shared_before(root);
     const bool some = direct && unshared->any();
     if (some) {  // the contacts other ranks read, and their places in the part
