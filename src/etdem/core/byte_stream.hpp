@@ -53,6 +53,13 @@ class ByteWriter {
   std::string take() { return std::move(bytes_); }
   /// Emptied, its room kept (a writer refilled often grows once, not from nothing each time).
   void clear() { bytes_.clear(); }
+  /// A copy of the bytes at their own size, the writer emptied with its room kept: take() for
+  /// a writer refilled often (a message per phase).
+  std::string take_copy() {
+    std::string copy = bytes_;
+    bytes_.clear();
+    return copy;
+  }
 
  private:
   std::string bytes_;

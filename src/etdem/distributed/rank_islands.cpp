@@ -482,9 +482,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   touched.clear();
   for (int i = 0; i < n; ++i)
     if (graph.touched[static_cast<std::size_t>(i)]) touched.push_back(i);
-  by_root(
-      part_grains, touched.size(), [&](std::size_t j) { return touched[j]; },
-      [&](std::size_t j) { return touched[j]; });
+  auto touched_grain = [&](std::size_t j) { return touched[j]; };  // (its own island body)
+  by_root(part_grains, touched.size(), touched_grain, touched_grain);
   std::vector<IslandPart> parts;
   // An island every rank solved together last sub-step goes from each rank that holds some of
   // it straight to every other rank (no round through its host); the others to their hosts. A
@@ -504,8 +503,10 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   // partly keeps: it keeps that part's header and grains, as a part of its own contacts
   std::map<std::int64_t, std::size_t> own_direct;
   std::vector<int> sent_contacts;  // (a part's contacts sent, and their places)
-  std::vector<char>& read_elsewhere = host_->read_elsewhere;  // per body: in a contact sent
-  read_elsewhere.assign(static_cast<std::size_t>(n), 0);
+  // Per body: in a contact sent. Marked for one part and cleared after it, so all zero between
+  // parts and sub-steps: only sized here.
+  std::vector<char>& read_elsewhere = host_->read_elsewhere;
+  read_elsewhere.resize(static_cast<std::size_t>(n), 0);
   std::vector<std::int32_t> sent_places;
   for (const auto& [root, list] : part_contacts) {
     const std::vector<int>& grains = part_grains.at(root);

@@ -245,8 +245,7 @@ void RestingPass::settle_team(RestingWork& w) const {
     for (std::uint64_t left = to; left != 0; left &= left - 1) {
       const std::size_t member = static_cast<std::size_t>(std::countr_zero(left));
       if (last) out[member].put(std::int32_t{-1});
-      bytes[member] = out[member].bytes();
-      out[member].clear();
+      bytes[member] = out[member].take_copy();
     }
     s.team->post(std::move(bytes), to);
     pending = 0;

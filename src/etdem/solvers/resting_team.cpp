@@ -35,8 +35,8 @@ void begin_messages(std::vector<ByteWriter>& out, int members) {
 std::vector<std::string> take_messages(std::vector<ByteWriter>& out, int me) {
   std::vector<std::string> to(out.size());
   for (std::size_t m = 0; m < out.size(); ++m) {
-    if (m != at(me)) to[m] = out[m].bytes();
-    out[m].clear();
+    std::string bytes = out[m].take_copy();
+    if (m != at(me)) to[m] = std::move(bytes);
   }
   return to;
 }
