@@ -3,6 +3,8 @@
 // a rank boundary (many rounds), and inconsistent ghosts, which must fail on every rank.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "distributed_graphs.hpp"
 #include "etdem/core/exact_sum.hpp"
 #include "etdem/distributed/local_transport.hpp"
@@ -118,6 +120,30 @@ TEST(LocalTransport, ExactSumsOverRanksEqualTheSerialSumForAnyRankCount) {
     for (int r = 0; r < ranks; ++r) {
       EXPECT_EQ(got[r], serial.value()) << ranks << " ranks";
       EXPECT_EQ(biggest[r], *std::max_element(values.begin(), values.end()));
+    }
+  }
+}
+
+TEST(LocalTransport, AnExactSumIsOneReductionAndCarriesANonFinitePartToEveryRank) {
+  // A non-finite part on one rank makes the total non-finite on every rank, in one reduction.
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    std::vector<char> nonfinite(ranks, 0);
+    std::vector<long> reductions(ranks, 0);
+    std::vector<double> total(ranks, 0.0);
+    run_local_ranks(ranks, [&](Transport& t) {
+      ExactSum part;
+      part += 0.25 * (t.rank() + 1);
+      const long before = t.counters().reductions;
+      total[t.rank()] = t.sum(part).value();
+      reductions[t.rank()] = t.counters().reductions - before;
+      ExactSum bad;
+      bad += t.rank() == ranks - 1 ? std::numeric_limits<double>::quiet_NaN() : 1.0;
+      nonfinite[t.rank()] = t.sum(bad).nonfinite() ? 1 : 0;
+    });
+    for (int r = 0; r < ranks; ++r) {
+      EXPECT_EQ(total[r], 0.125 * ranks * (ranks + 1)) << ranks << " ranks";
+      EXPECT_EQ(reductions[r], 1);
+      EXPECT_EQ(nonfinite[r], 1) << ranks << " ranks";
     }
   }
 }

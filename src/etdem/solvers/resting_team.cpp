@@ -97,6 +97,10 @@ void share_setup(RestingWork& w) {
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
         for (const int body : {r.a[at(i)], r.b[at(i)]})
           if (body >= 0) moves[at(body)] |= std::uint32_t{1} << colour;
+  s.last_moves.clear();
+  for (int body = 0; body < nb; ++body)
+    if (moves[at(body)] != 0)
+      s.last_moves.emplace_back(body, 31 - std::countl_zero(moves[at(body)]));
   // The other members' bodies this member's settled bodies rest on: the shock pass reads them
   // (one that keeps its velocity through the pass, from the sync before it). Told with the
   // moves, marked by kShockRead.

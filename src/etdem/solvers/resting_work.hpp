@@ -200,7 +200,9 @@ struct RestingShare {
   // Per member, the bodies it posted here, in its settling order, and the first not yet taken.
   std::vector<std::vector<RestingArrival>> arrivals;
   std::vector<std::size_t> arrivals_taken;
-  std::vector<std::uint32_t> moves;           // per body slot: colours this member moves it in
+  std::vector<std::uint32_t> moves;  // per body slot: colours this member moves it in
+  // The bodies this member moves, each with the last colour it moves it in (share_setup).
+  std::vector<std::pair<int, int>> last_moves;
   std::vector<std::uint32_t> moved_by_other;  // per body slot read here: colours others move it in
   std::vector<ByteWriter> out;                // per member, a phase's message
 
@@ -470,6 +472,24 @@ void fetch_subset(std::span<const int> which, std::size_t p, A&& ahead) {
     ahead(static_cast<std::size_t>(which[p + kSubsetAhead / 2]), false);
 }
 
+/// The bodies of `moved`, moved by this member in `phase`: stamped with it.
+inline void stamp_moves(RestingShare& s, std::span<const int> moved, int phase) {
+  for (const int body : moved)
+    s.stamp[static_cast<std::size_t>(body)] = s.known[static_cast<std::size_t>(body)] = phase;
+}
+
+/// After a sweep of every row of this member's blocks that began at `first_phase` (colour c in
+/// phase first_phase + c): each body its rows move stamped with the phase of the last colour
+/// they move it in, as a stamp per row would leave it. A value another member sent in a later
+/// phase stays the one known (blocks of one colour share no body, so no phase is taken twice).
+inline void stamp_sweep(RestingShare& s, int first_phase) {
+  for (const auto& [body, colour] : s.last_moves) {
+    const auto at = static_cast<std::size_t>(body);
+    s.stamp[at] = first_phase + colour;
+    s.known[at] = std::max(s.known[at], first_phase + colour);
+  }
+}
+
 /// Calls f(i, sweep) for the rows `which` (all rows when `all`, else ascending) of the blocks of
 /// this team member, colour by colour, sharing what each colour moved, then for the leftovers on
 /// every member; the sweep's maxima are the team's. Over some of the rows, which lie apart in
@@ -489,6 +509,7 @@ RestingSweep run_shared(
   auto sweep = [&](const std::vector<int>& mine, long first, long last, int phase) {
     auto visit = [&](int i, RestingSweep& sw) {
       f(static_cast<std::size_t>(i), sw);
+      if (all) return;  // (a sweep of every row stamps by colour: stamp_moves)
       for (const int body :
            {w.rows.a[static_cast<std::size_t>(i)], w.rows.b[static_cast<std::size_t>(i)]})
         if (body >= 0)
@@ -527,16 +548,19 @@ RestingSweep run_shared(
   // then that colour's messages, then the rest of the blocks whose bodies others read, then
   // what this colour moved is posted, and the blocks no other member reads are swept after.
   const std::size_t colours = static_cast<std::size_t>(o.colours());
+  const int first_phase = s.phase;
   for (std::size_t c = 0; c < colours; ++c) {
     const std::vector<int>& mine = s.my_blocks[c];
     const int phase = s.phase;
     sweep(mine, 0, s.early[c], phase);
     if (c > 0) share_collect(w, s.colour_from[c - 1]);
     sweep(mine, s.early[c], s.posted[c], phase);
+    if (all) stamp_moves(s, s.boundary[c], phase);
     share_post(w, s.boundary[c], s.readers, s.colour_to[c]);
     sweep(mine, s.posted[c], static_cast<long>(mine.size()), phase);
   }
   if (colours > 0) share_collect(w, s.colour_from[colours - 1]);
+  if (all) stamp_sweep(s, first_phase);
   // The leftovers: on every member alike (their bodies are read by every member), counted once.
   RestingSweep left;
   if (all) {
