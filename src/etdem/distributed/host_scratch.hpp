@@ -1,6 +1,7 @@
 // What the host of an island keeps of it for its solve (distributed/rank_islands.cpp).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -96,24 +97,28 @@ struct PartContacts {
 
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.
 struct DecomposedWorld::HostScratch {
-  IslandGrains grains;                      // its grains, ascending by global id
-  std::vector<GrainRun> grain_runs;         // each part's grains' records, whole then slim
-  std::vector<std::size_t> grain_next;      // (merge_part_grains' scratch)
-  std::vector<PartContacts> parts;          // each part's contacts, as gathered (global ids)
-  std::vector<Contact> serial;              // serial order, island-local ids; only grows
+  IslandGrains grains;                  // its grains, ascending by global id
+  std::vector<GrainRun> grain_runs;     // each part's grains' records, whole then slim
+  std::vector<std::size_t> grain_next;  // (merge_part_grains' scratch)
+  std::vector<PartContacts> parts;      // each part's contacts, as gathered (global ids)
+  std::vector<int> at;  // serial order: each contact's index in the rank's contact list, where
+                        // it is read (those that came in records appended while it is solved)
+  std::vector<std::array<int, 3>> renamed;  // the rank's own contacts read in place: index, a, b
   std::vector<std::pair<int, int>> origin;  // per gathered contact: (part, place in it)
   std::vector<int> order, place;            // serial place -> gathered, and back
   std::vector<ContactOrderKey> key;         // per gathered contact: its place in the serial order
   std::vector<std::int64_t> woken;          // grains of the island a moving grain woke
   std::vector<Vec3> sum;                    // per grain, the projection's sums (project_hosted)
   std::vector<double> weight;
-  std::vector<char> seen_owner;   // per rank: owns a grain of the island (a hosted one's owners)
-  std::vector<int> source;        // per serial contact: the rank that detected it (a shared island)
-  std::vector<int> source_index;  // per serial contact: its place in that rank's part
-  std::vector<int> kept;          // per contact of this rank's part: its serial place
-  std::vector<int> local;         // per global id: its place in the island, -1 (reset after each)
-  std::vector<char> read_here;    // per contact detected here: read where it lies (a shared island)
-  std::vector<char> moving;       // per body here: in an island (dynamic, not held asleep)
+  std::vector<char> seen_owner;  // per rank: owns a grain of the island (a hosted one's owners)
+  // A shared island: per contact (by its index in the list, `at`), the rank that detected it
+  // and its place in that rank's part; per contact of this rank's part, its index in the list.
+  std::vector<int> source;
+  std::vector<int> source_index;
+  std::vector<int> kept;
+  std::vector<int> local;       // per global id: its place in the island, -1 (reset after each)
+  std::vector<char> read_here;  // per contact detected here: read where it lies (a shared island)
+  std::vector<char> moving;     // per body here: in an island (dynamic, not held asleep)
   std::vector<char> read_elsewhere;  // per body here: in a contact of a shared part sent
   std::vector<int> touched;          // the moving bodies the candidates touch, ascending
   LocalContactGraph graph;           // what the labelling reads (its room kept)

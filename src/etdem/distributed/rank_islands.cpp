@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "etdem/collision/contact_record.hpp"
+#include "etdem/core/prefetch.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/host_scratch.hpp"
 #include "etdem/distributed/rank_records.hpp"
@@ -374,11 +375,14 @@ class TransportTeam final : public RestingTeam {
   /// The island's host books the nets' nodes from every body's result (World::book_net_island).
   bool syncs_every_body() const override { return nets; }
   const std::vector<int>* owner = nullptr;
-  const std::vector<int>* source = nullptr;        // per island contact: the rank that detected it
-  const std::vector<int>* source_index = nullptr;  // per island contact: its place in its part
-  const std::vector<int>* kept = nullptr;  // per contact of this rank's part: its island index
-  long island_contacts = 0;                // over every rank
-  bool nets = false;                       // the world has nets
+  // Per contact, by its index in the list the island is read from (solve_hosted): the rank
+  // that detected it and its place in that rank's part; per contact of this rank's part, that
+  // index.
+  const std::vector<int>* source = nullptr;
+  const std::vector<int>* source_index = nullptr;
+  const std::vector<int>* kept = nullptr;
+  long island_contacts = 0;  // over every rank
+  bool nets = false;         // the world has nets
   std::vector<std::string> exchange(std::vector<std::string> to) override {
     std::vector<Message> out;
     for (int m = 0; m < t_.size(); ++m)
@@ -707,7 +711,8 @@ namespace {
 
 /// correct_positions' sums for the grains of a solved hosted island (all awake: one a moving
 /// grain joined woke whole). Every contact of a grain is in its island, so walking `serial` (the
-/// island's contacts in the serial order, island-local ids, -1 for a wall) adds each grain's
+/// island's contacts in the serial order, `contacts[serial[k]]`, island-local ids, -1 for a
+/// wall) adds each grain's
 /// shares in the order World::correct_positions adds them, from zero: its bits. Each grain's
 /// owner gets one record of its sums; the host keeps its own grains'. Counts the penetrating
 /// contacts into `penetrating`; `sum` and `weight` are scratch.
@@ -720,15 +725,16 @@ namespace {
 /// would be read at random).
 void project_hosted(const WorldSettings& set, std::span<const std::int64_t> gid,
                     std::span<const int> owner, const double* inv_mass,
-                    std::span<const Contact> serial, int me, bool own_only,
-                    std::map<int, ByteWriter>& to_owner,
+                    std::span<const Contact> contacts, std::span<const int> serial, int me,
+                    bool own_only, std::map<int, ByteWriter>& to_owner,
                     std::vector<DecomposedWorld::GrainSum>& mine, std::vector<Vec3>& sum,
                     std::vector<double>& weight, long& penetrating) {
   const double kp = set.projection;
   sum.assign(gid.size(), Vec3::Zero());
   weight.assign(gid.size(), 0.0);
   auto owned = [&](int body) { return body >= 0 && owner[static_cast<std::size_t>(body)] == me; };
-  for (const Contact& c : serial) {
+  for (const int k : serial) {
+    const Contact& c = contacts[static_cast<std::size_t>(k)];
     if (own_only && !owned(c.a) && !owned(c.b)) continue;
     const double ia = c.a >= 0 ? inv_mass[c.a] : 0.0;
     const double ib = c.b >= 0 ? inv_mass[c.b] : 0.0;
@@ -968,13 +974,17 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
                                    const Sharing* sharing) {
   // The island's grains ascending by global id and its contacts in the serial order (a stable
   // sort by the contact-order key: each pair's points came together, in order, from one rank),
-  // then world/island_solve, the function the serial step calls.
+  // then world/island_solve, the function the serial step calls. The contacts are read where
+  // they lie: this rank's own (a shared island's part kept here) in its contact list, renamed
+  // to the island's ids while it is solved; those that came in records after them, in the same
+  // list until the island is done. `at` lists them in the serial order.
   World& w = local_;
   HostScratch& h = *host_;
   StageTimer assembly_time(&w.stages(), StageProfile::IslandsAssembly);
   // (References, not a structured binding: lambdas below use them, which clang 14 refuses.)
   std::vector<PartContacts>& parts = h.parts;
-  std::vector<Contact>& serial_room = h.serial;
+  std::vector<Contact>& contacts = lists.contacts.contacts;
+  const std::size_t detected = contacts.size();
   std::vector<std::pair<int, int>>& origin = h.origin;
   std::vector<int>& order = h.order;
   std::vector<int>& place = h.place;
@@ -991,6 +1001,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     read_part_grains(in, &runs[2 * s]);
     PartContacts& part = parts[s];
     part.which = nullptr;
+    part.places.clear();  // (all of them, in their order, unless the record lists its places)
     if (header.kind == PartContactsKind::kLocal) {  // this rank's own contacts, where they lie
       const std::vector<int>* mine = sharing ? sharing->mine : nullptr;
       if (!mine || g.from[s] != t_.rank() || static_cast<long>(mine->size()) != header.contacts)
@@ -1002,7 +1013,6 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       part.gid = gid_;
     } else {
       part.record.reset(in.view());
-      part.places.clear();
       if (header.kind == PartContactsKind::kSome) {
         in.get(part.places, sizeof(std::int32_t));
         if (part.places.size() != part.record.size())
@@ -1029,25 +1039,52 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
                : -1;
   };
   // The gathered contacts carry global ids: the whole world's key (its bodies are global ids).
+  // A contact of this rank's own part is renamed to the island's ids where it lies as its key
+  // is read (its names before kept in `renamed`, in the part's order), in one touch of it.
   std::vector<ContactOrderKey>& key = h.key;
-  // Each contact is read from its record once, into its serial place.
+  std::vector<std::array<int, 3>>& renamed = h.renamed;
+  renamed.clear();
   key.resize(origin.size());
+  constexpr std::size_t kAhead = 8;  // (contacts fetched ahead: they lie apart in the list)
   for (std::size_t k = 0; k < origin.size(); ++k) {
     const PartContacts& part = parts[static_cast<std::size_t>(origin[k].first)];
     const auto j = static_cast<std::size_t>(origin[k].second);
-    key[k] = full_.contact_order_key(part.a(j), part.b(j));
+    if (!part.which) {
+      key[k] = full_.contact_order_key(part.a(j), part.b(j));
+      continue;
+    }
+    if (j + kAhead < part.which->size())
+      prefetch(&contacts[static_cast<std::size_t>((*part.which)[j + kAhead])]);
+    const int at_k = (*part.which)[j];
+    Contact& c = contacts[static_cast<std::size_t>(at_k)];
+    const auto ga = static_cast<int>(gid_[static_cast<std::size_t>(c.a)]);
+    const auto gb = static_cast<int>(gid_[static_cast<std::size_t>(c.b)]);
+    key[k] = full_.contact_order_key(ga, gb);
+    renamed.push_back({at_k, c.a, c.b});
+    c.a = local_index(ga);
+    c.b = local_index(gb);
   }
   stable_order(key, order);
-  // (The scratch only grows: the islands of a sub-step come in any sizes, and a contact grown
-  // into place is constructed, which costs as much as reading it.)
-  if (serial_room.size() < origin.size()) serial_room.resize(origin.size());
-  const std::span<Contact> serial(serial_room.data(), origin.size());
+  std::size_t from_records = 0;
+  for (const PartContacts& part : parts)
+    if (!part.which) from_records += part.size();
+  // (Room first: the parts kept here are read by index below, not through their views.)
+  contacts.reserve(detected + from_records);
+  std::vector<int>& at = h.at;
+  at.resize(order.size());
+  Contact read;
   for (std::size_t s = 0; s < order.size(); ++s) {
-    Contact& c = serial[s];
     const std::pair<int, int>& from = origin[static_cast<std::size_t>(order[s])];
-    parts[static_cast<std::size_t>(from.first)].get(static_cast<std::size_t>(from.second), c);
-    c.a = local_index(c.a);
-    c.b = local_index(c.b);
+    const PartContacts& part = parts[static_cast<std::size_t>(from.first)];
+    if (part.which) {
+      at[s] = (*part.which)[static_cast<std::size_t>(from.second)];
+      continue;
+    }
+    part.get(static_cast<std::size_t>(from.second), read);
+    read.a = local_index(read.a);
+    read.b = local_index(read.b);
+    at[s] = static_cast<int>(contacts.size());
+    contacts.push_back(read);
   }
   for (const std::int64_t gid : gids) local[static_cast<std::size_t>(gid)] = -1;
   // The host books the island (a shared one: every rank solves it, the host alone books it).
@@ -1081,27 +1118,28 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     if (books) ++lists.stats.woken;
   }
   // (A shared island's rank holds the contacts it reads: the headers count them all.)
-  const long island_contacts =
-      sharing ? island_header(g).contacts : static_cast<long>(serial.size());
+  const long island_contacts = sharing ? island_header(g).contacts : static_cast<long>(at.size());
   assembly_time.stop();
   IslandSolution r;
-  if (sharing && serial.empty()) ++stats_.islands_shared_empty;
+  if (sharing && at.empty()) ++stats_.islands_shared_empty;
   if (sharing) {  // the shock pass's bodies to their grains' owners; the contacts kept here
+    // (The team names a contact by its index in the list, as the pass reads it.)
     sharing->team->owner = &grains.owner;
-    h.source.resize(serial.size());
-    h.source_index.resize(serial.size());
+    if (h.source.size() < contacts.size()) h.source.resize(contacts.size());
+    if (h.source_index.size() < contacts.size()) h.source_index.resize(contacts.size());
     h.kept.assign(sharing->mine ? sharing->mine->size() : 0, -1);
-    for (std::size_t s = 0; s < serial.size(); ++s) {
+    for (std::size_t s = 0; s < at.size(); ++s) {
       const std::pair<int, int>& from = origin[static_cast<std::size_t>(order[s])];
-      h.source[s] = g.from[static_cast<std::size_t>(from.first)];
-      h.source_index[s] =
+      const auto k = static_cast<std::size_t>(at[s]);
+      h.source[k] = g.from[static_cast<std::size_t>(from.first)];
+      h.source_index[k] =
           parts[static_cast<std::size_t>(from.first)].place(static_cast<std::size_t>(from.second));
       // (This rank's part is its own contacts, all of them: its places are its indices.)
-      if (h.source[s] != t_.rank()) continue;
+      if (h.source[k] != t_.rank()) continue;
       if (static_cast<std::size_t>(from.second) >= h.kept.size())
         throw std::logic_error(fmt::format(
             "rank {}: island {} holds more of its contacts than it has", t_.rank(), g.root));
-      h.kept[static_cast<std::size_t>(from.second)] = static_cast<int>(s);
+      h.kept[static_cast<std::size_t>(from.second)] = at[s];
     }
     sharing->team->source = &h.source;
     sharing->team->source_index = &h.source_index;
@@ -1110,7 +1148,11 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   }
   if (solve) {
     const StageTimer t(&w.stages(), StageProfile::IslandsSolves);
-    r = w.solve_island(a.state(0, nb), serial, sharing ? sharing->team : nullptr);
+    // (An empty `at` reads the list itself: a member that holds none of the island's
+    // contacts passes an empty list.)
+    const std::span<Contact> list =
+        at.empty() ? std::span<Contact>() : std::span<Contact>(contacts);
+    r = w.solve_island(a.state(0, nb), list, at, sharing ? sharing->team : nullptr);
   }
   const StageTimer results_time(&w.stages(), StageProfile::IslandsResults);
   if (solve && sharing)  // every rank holds the results: each takes its own grains'
@@ -1162,14 +1204,14 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   }
   if (contributions_hosted_ && solve) {  // an island left asleep is held where it fell asleep
     // (Shared: every rank sums its own grains' shares and counts its part of the contacts.)
-    project_hosted(w.settings, gids, grains.owner, a.inv_mass.data(), serial, t_.rank(),
+    project_hosted(w.settings, gids, grains.owner, a.inv_mass.data(), contacts, at, t_.rank(),
                    sharing != nullptr, to_correction, hosted_sums_, h.sum, h.weight,
                    hosted_penetrating_);
   }
   // Impulses to the ranks that detected the contacts, each part's in the order it came, and
   // the sleepers woken (the projection holds a sleeper in place); shared: this rank's part's
-  // written here.
-  place.resize(serial.size());
+  // written here (a part kept here holds them already).
+  place.resize(at.size());
   for (std::size_t s = 0; s < order.size(); ++s) place[order[s]] = static_cast<int>(s);
   std::size_t k = 0;
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
@@ -1181,13 +1223,14 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
         if (!mine || mine->size() != end - k)
           throw std::logic_error(fmt::format("rank {}: {} contacts of island {} came back, {} sent",
                                              t_.rank(), end - k, g.root, mine ? mine->size() : 0));
-        for (std::size_t j = 0; k < end; ++k, ++j) {
-          const Contact& c = serial[place[k]];
-          Contact& to = lists.contacts.contacts[(*mine)[j]];
-          to.normal_impulse = c.normal_impulse;
-          to.tangent_impulse = c.tangent_impulse;
-          to.rolling_impulse = c.rolling_impulse;
-        }
+        if (!parts[s].which)
+          for (std::size_t j = 0; k < end; ++k, ++j) {
+            const Contact& c = contacts[static_cast<std::size_t>(at[place[k]])];
+            Contact& to = contacts[static_cast<std::size_t>((*mine)[j])];
+            to.normal_impulse = c.normal_impulse;
+            to.tangent_impulse = c.tangent_impulse;
+            to.rolling_impulse = c.rolling_impulse;
+          }
         for (const std::int64_t gid : woken)
           if (local_of_[gid] >= 0) w.wake_body(local_of_[gid]);
       }
@@ -1198,7 +1241,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     out.put(g.root);
     out.put(static_cast<std::int32_t>(end - k));
     for (; k < end; ++k) {
-      const Contact& c = serial[place[k]];
+      const Contact& c = contacts[static_cast<std::size_t>(at[place[k]])];
       out.put(c.normal_impulse);
       out.put(c.tangent_impulse);
       out.put(c.rolling_impulse);
@@ -1206,6 +1249,15 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     out.put(static_cast<std::int32_t>(woken.size()));
     for (const std::int64_t gid : woken) out.put(gid);
   }
+  // The list as the narrow phase left it: this rank's contacts on its own ids again, without
+  // those that came in records.
+  for (std::size_t k = 0; k < renamed.size(); ++k) {
+    if (k + kAhead < renamed.size())
+      prefetch(&contacts[static_cast<std::size_t>(renamed[k + kAhead][0])]);
+    contacts[static_cast<std::size_t>(renamed[k][0])].a = renamed[k][1];
+    contacts[static_cast<std::size_t>(renamed[k][0])].b = renamed[k][2];
+  }
+  contacts.resize(detected);
 }
 
 void DecomposedWorld::collect_contributions(std::vector<Contribution>& mine, long& penetrating) {

@@ -93,10 +93,10 @@ void ask_on_settlers(RestingTeam& team, std::span<const std::array<int, 2>> pair
 /// A team (resting_team.hpp) whose members hold some of the island's contacts each: a contact
 /// is asked by one member (ask_on_settlers), and the bodies each round clears are the union of
 /// the members'.
-void hold_impact_times(std::span<const Contact> contacts, std::span<const std::array<int, 2>> pair,
-                       std::span<const int> source, const IslandBodies& view,
-                       const IslandState& state, double h, const Vec3& g, ImpactHold& hold,
-                       RestingTeam* team) {
+void hold_impact_times(std::span<const Contact> contacts, std::span<const int> at,
+                       std::span<const std::array<int, 2>> pair, std::span<const int> source,
+                       const IslandBodies& view, const IslandState& state, double h, const Vec3& g,
+                       ImpactHold& hold, RestingTeam* team) {
   const double slack = g.norm() * h * h;  // the gravity pieces' order [m]
   auto timed = [&](int body) { return body >= 0 && state.toi[body] > 0.0; };
   auto moved_off = [&](int body) -> Vec3 {  // the two pieces' displacement minus h v
@@ -119,7 +119,8 @@ void hold_impact_times(std::span<const Contact> contacts, std::span<const std::a
     // Which contacts ask it (each on its own: on every thread when many), then their bodies.
     hold.asks.resize(hold.ask.size());
     parallel_for(hold.ask.size(), [&](std::size_t k) {
-      const Contact& c = contacts[static_cast<std::size_t>(hold.ask[k])];
+      const auto s = static_cast<std::size_t>(hold.ask[k]);
+      const Contact& c = contacts[at.empty() ? s : static_cast<std::size_t>(at[s])];
       const double promised = c.gap + h * c.normal.dot(impulse::relative_velocity(c, view));
       const double end = promised + c.normal.dot(moved_off(c.a) - moved_off(c.b));
       hold.asks[k] = end < std::min(promised, 0.0) - slack ? 1 : 0;
@@ -196,7 +197,8 @@ void IslandSolve::prepare(int threads) {
 
 IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver,
                                   RestingPass* resting, IslandState state,
-                                  std::span<Contact> contacts, int thread, RestingTeam* team) {
+                                  std::span<Contact> contacts, std::span<const int> at, int thread,
+                                  RestingTeam* team) {
   IslandSolution out;
   IslandBodies& view = state.bodies;
   // A team's member may hold only some of the island's contacts (those it reads): a body's time
@@ -209,7 +211,10 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   // (so a pile does not bounce on the g dt it gains every step; v_rest = 0 turns this off).
   // Each group keeps the serial order.
   Scratch& sc = scratch_[thread];
-  const std::size_t n = contacts.size();
+  const std::size_t n = at.empty() ? contacts.size() : at.size();
+  auto contact = [&](std::size_t s) -> Contact& {
+    return contacts[at.empty() ? s : static_cast<std::size_t>(at[s])];
+  };
   // Each contact's normal velocity before the solve, once (the classification and the times of
   // impact below read it), with its bodies and gap beside it: the later passes over every
   // contact read these 16 bytes, not the whole contact.
@@ -218,7 +223,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   sc.pair.resize(n);
   sc.gap.resize(n);
   parallel_for(n, [&](std::size_t s) {
-    const Contact& c = contacts[s];
+    const Contact& c = contact(s);
     sc.un[s] = c.normal.dot(impulse::relative_velocity(c, view));
     const bool closing = c.gap + sc.un[s] * h <= 0.0;
     sc.slow[s] = (v_rest > 0.0 && sc.un[s] > -v_rest) || !closing;
@@ -241,7 +246,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   sc.contacts.resize(copied);
   parallel_for(copied, [&](std::size_t k) {
     const std::size_t s = static_cast<std::size_t>(sc.source[k]);
-    sc.contacts[k] = contacts[s];
+    sc.contacts[k] = contact(s);
     if (slow(s)) sc.contacts[k].restitution = 0.0;
   });
   const std::span<Contact> all(sc.contacts.data(), copied);
@@ -304,21 +309,26 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   }
   if (resting) {
     // The collisions as the collision solver left them, back where they lie; then the pass.
-    parallel_for(copied, [&](std::size_t k) { contacts[sc.source[k]] = sc.contacts[k]; });
-    out.resting_stats = resting->resolve_in_order(
-        contacts, std::span<const int>(sc.source.data(), slot), view, thread);
+    parallel_for(copied, [&](std::size_t k) { contact(sc.source[k]) = sc.contacts[k]; });
+    std::span<const int> order(sc.source.data(), slot);
+    if (!at.empty()) {  // (the pass reads its rows' contacts by their index in `contacts`)
+      sc.in_contacts.resize(slot);
+      parallel_for(slot, [&](std::size_t k) { sc.in_contacts[k] = at[sc.source[k]]; });
+      order = std::span<const int>(sc.in_contacts.data(), slot);
+    }
+    out.resting_stats = resting->resolve_in_order(contacts, order, view, thread);
   } else {
     // Impulses back to the serial order.
     parallel_for(slot, [&](std::size_t k) {
-      Contact& c = contacts[sc.source[k]];
+      Contact& c = contact(sc.source[k]);
       c.normal_impulse = sc.contacts[k].normal_impulse;
       c.tangent_impulse = sc.contacts[k].tangent_impulse;
       c.rolling_impulse = sc.contacts[k].rolling_impulse;
     });
   }
   if (out.collisions > 0)
-    hold_impact_times(contacts, sc.pair, std::span<const int>(sc.source.data(), slot), view, state,
-                      h, set.step.gravity, sc.hold, shared ? team : nullptr);
+    hold_impact_times(contacts, at, sc.pair, std::span<const int>(sc.source.data(), slot), view,
+                      state, h, set.step.gravity, sc.hold, shared ? team : nullptr);
   return out;
 }
 

@@ -100,21 +100,24 @@ class IslandSolve {
  public:
   /// Sizes per-thread scratch; call before solve() is used from `threads` threads.
   void prepare(int threads);
-  /// Solves one island. `contacts` are in the serial order with island-local ids; their
-  /// impulses are written (the warm start's impulses are read). `resting` is null when the
-  /// collision solver also holds resting contacts. `thread` indexes the solvers' scratch.
-  /// With a `team` (null: alone), every member calls with the same island and the collision
-  /// groups are split over the members (world/collision_groups.hpp); the resting pass's team is
-  /// set on the pass itself (RestingPass::set_team).
+  /// Solves one island. Its contacts, in the serial order with island-local ids, are
+  /// `contacts[at[k]]` for k < at.size() (`at` empty: `contacts` themselves); their impulses
+  /// are written (the warm start's impulses are read). Other contacts of `contacts` are not
+  /// read. `resting` is null when the collision solver also holds resting contacts. `thread`
+  /// indexes the solvers' scratch. With a `team` (null: alone), every member calls with the
+  /// same island and the collision groups are split over the members
+  /// (world/collision_groups.hpp); the resting pass's team is set on the pass itself
+  /// (RestingPass::set_team), and it names a contact by its index in `contacts`.
   IslandSolution solve(const IslandSolveSettings& s, Solver& solver, RestingPass* resting,
-                       IslandState state, std::span<Contact> contacts, int thread,
-                       RestingTeam* team = nullptr);
+                       IslandState state, std::span<Contact> contacts, std::span<const int> at,
+                       int thread, RestingTeam* team = nullptr);
 
  private:
   struct Scratch {
     std::vector<Contact> contacts;  // solve order: collisions first, then resting contacts (only
                                     // the collisions of an island the pass sweeps by blocks)
     std::vector<int> source;        // per solve-order contact: its index in the serial order
+    std::vector<int> in_contacts;   // per solve-order contact: its index in `contacts` (with `at`)
     std::vector<double> un;         // per serial contact: normal velocity before the solve [m/s]
     std::vector<char> slow;         // per serial contact: not a collision (the resting pass's)
     std::vector<std::array<int, 2>> pair;  // per serial contact: its bodies

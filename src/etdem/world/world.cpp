@@ -215,15 +215,16 @@ void World::prepare_island_solve() {
 }
 
 IslandSolution World::solve_island(IslandState state, std::span<Contact> contacts,
-                                   RestingTeam* team) {
+                                   std::span<const int> at, RestingTeam* team) {
   const IslandSolveSettings set{{h_, settings.gravity}, settings.effective_resting_velocity()};
   if (!team || !resting_pass_)
-    return island_solve_.solve(set, *solver_, resting_pass_, state, contacts, omp_get_thread_num());
+    return island_solve_.solve(set, *solver_, resting_pass_, state, contacts, at,
+                               omp_get_thread_num());
   resting_pass_->set_team(team);
   IslandSolution out;
   try {
-    out = island_solve_.solve(set, *solver_, resting_pass_, state, contacts, omp_get_thread_num(),
-                              team);
+    out = island_solve_.solve(set, *solver_, resting_pass_, state, contacts, at,
+                              omp_get_thread_num(), team);
   } catch (...) {
     resting_pass_->set_team(nullptr);
     throw;
@@ -532,7 +533,7 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     const int c0 = islands.contact_start[k];
     const std::span<Contact> serial(isl_.contacts.data() + c0, islands.contact_start[k + 1] - c0);
     isl_.solution[k] =
-        island_solve_.solve(set, *solver_, resting_pass_, state, serial, omp_get_thread_num());
+        island_solve_.solve(set, *solver_, resting_pass_, state, serial, {}, omp_get_thread_num());
   };
   // Islands the resting pass sweeps by blocks (the largest) are resolved first, one at a time,
   // each with every thread inside the pass; then the others in parallel, one thread each.
