@@ -40,6 +40,10 @@ struct DecomposedWorld::Contribution {
 
 namespace {
 
+/// How many places ahead a pass over some of a list's contacts (which lie apart in it) fetches
+/// the one it will read (a hint to the cache, no value changes).
+constexpr std::size_t kContactsAhead = 8;
+
 void put_contribution(ByteWriter& o, std::int64_t gid, const ContactOrderKey& key, int point,
                       const Vec3& d, double weight) {
   put_contact_place(o, gid, key, point);
@@ -450,6 +454,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   std::vector<int>& island_body = host_->island_body;  // per candidate, in their order
   island_body.resize(sc.candidates.size());
   for (std::size_t j = 0; j < sc.candidates.size(); ++j) {
+    if (j + kContactsAhead < sc.candidates.size())
+      prefetch(&sc.contacts[static_cast<std::size_t>(sc.candidates[j + kContactsAhead])]);
     const Contact& c = sc.contacts[static_cast<std::size_t>(sc.candidates[j])];
     const bool da = moves(c.a), db = moves(c.b);
     if (da) graph.touched[c.a] = 1;
@@ -524,6 +530,9 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       sent_contacts.clear();
       sent_places.clear();
       for (std::size_t j = 0; j < list.size(); ++j) {
+        if (j + kContactsAhead < list.size())
+          prefetch_range(&sc.contacts[static_cast<std::size_t>(list[j + kContactsAhead])],
+                         sizeof(Contact));
         const Contact& c = sc.contacts[static_cast<std::size_t>(list[j])];
         if ((*unshared)(c, moves)) continue;
         sent_contacts.push_back(list[j]);
@@ -733,8 +742,10 @@ void project_hosted(const WorldSettings& set, std::span<const std::int64_t> gid,
   sum.assign(gid.size(), Vec3::Zero());
   weight.assign(gid.size(), 0.0);
   auto owned = [&](int body) { return body >= 0 && owner[static_cast<std::size_t>(body)] == me; };
-  for (const int k : serial) {
-    const Contact& c = contacts[static_cast<std::size_t>(k)];
+  for (std::size_t k = 0; k < serial.size(); ++k) {
+    if (k + kContactsAhead < serial.size())
+      prefetch(&contacts[static_cast<std::size_t>(serial[k + kContactsAhead])]);
+    const Contact& c = contacts[static_cast<std::size_t>(serial[k])];
     if (own_only && !owned(c.a) && !owned(c.b)) continue;
     const double ia = c.a >= 0 ? inv_mass[c.a] : 0.0;
     const double ib = c.b >= 0 ? inv_mass[c.b] : 0.0;
@@ -1045,7 +1056,6 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   std::vector<std::array<int, 3>>& renamed = h.renamed;
   renamed.clear();
   key.resize(origin.size());
-  constexpr std::size_t kAhead = 8;  // (contacts fetched ahead: they lie apart in the list)
   for (std::size_t k = 0; k < origin.size(); ++k) {
     const PartContacts& part = parts[static_cast<std::size_t>(origin[k].first)];
     const auto j = static_cast<std::size_t>(origin[k].second);
@@ -1053,8 +1063,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       key[k] = full_.contact_order_key(part.a(j), part.b(j));
       continue;
     }
-    if (j + kAhead < part.which->size())
-      prefetch(&contacts[static_cast<std::size_t>((*part.which)[j + kAhead])]);
+    if (j + kContactsAhead < part.which->size())
+      prefetch(&contacts[static_cast<std::size_t>((*part.which)[j + kContactsAhead])]);
     const int at_k = (*part.which)[j];
     Contact& c = contacts[static_cast<std::size_t>(at_k)];
     const auto ga = static_cast<int>(gid_[static_cast<std::size_t>(c.a)]);
@@ -1252,8 +1262,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   // The list as the narrow phase left it: this rank's contacts on its own ids again, without
   // those that came in records.
   for (std::size_t k = 0; k < renamed.size(); ++k) {
-    if (k + kAhead < renamed.size())
-      prefetch(&contacts[static_cast<std::size_t>(renamed[k + kAhead][0])]);
+    if (k + kContactsAhead < renamed.size())
+      prefetch(&contacts[static_cast<std::size_t>(renamed[k + kContactsAhead][0])]);
     contacts[static_cast<std::size_t>(renamed[k][0])].a = renamed[k][1];
     contacts[static_cast<std::size_t>(renamed[k][0])].b = renamed[k][2];
   }
