@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <span>
 #include <vector>
 
 #include <omp.h>
@@ -40,6 +41,23 @@ Contact make_contact(int a, int b, const Vec3& point, const Vec3& normal, double
   c.restitution = e;
   c.friction = 0.0;
   return c;
+}
+
+/// One island solved with ETM for the collisions and the resting pass (slip velocity 0.1 m/s),
+/// a sub-step of h under gravity g along -z, its contacts `cs[at[k]]` (at empty: cs).
+IslandSolution solve_with_resting(double h, double g, std::vector<Contact>& cs,
+                                  std::span<const int> at, TwoSpheres& s) {
+  EtmSolver etm(EtmSettings{});
+  etm.prepare(1);
+  RestingSettings rs;
+  rs.slip_velocity = 0.1;
+  RestingPass resting(rs);
+  resting.set_step({h, Vec3(0, 0, -g)});
+  resting.prepare(1);
+  IslandSolve unit;
+  unit.prepare(1);
+  return unit.solve(IslandSolveSettings{{h, Vec3(0, 0, -g)}, 0.1}, etm, &resting, s.state(), cs, at,
+                    0);
 }
 
 TEST(IslandSolve, ElasticHeadOnImpactOfEqualSpheresSwapsVelocities) {
@@ -87,17 +105,7 @@ TEST(IslandSolve, ImpulsesReturnToTheirOwnContactsWhateverTheSerialOrder) {
     const Contact impact =
         make_contact(1, 0, Vec3(0, 0, 0.2), Vec3::UnitZ(), 0.0, s.x[1], s.x[0], 0.5);
     out = floor_first ? std::vector<Contact>{floor, impact} : std::vector<Contact>{impact, floor};
-    EtmSolver etm(EtmSettings{});
-    etm.prepare(1);
-    RestingSettings rs;
-    rs.slip_velocity = 0.1;
-    RestingPass resting(rs);
-    resting.set_step({h, Vec3(0, 0, -g)});
-    resting.prepare(1);
-    IslandSolve unit;
-    unit.prepare(1);
-    return unit.solve(IslandSolveSettings{{h, Vec3(0, 0, -g)}, 0.1}, etm, &resting, s.state(), out,
-                      {}, 0);
+    return solve_with_resting(h, g, out, {}, s);
   };
   TwoSpheres a(2), b(2);
   std::vector<Contact> ca, cb;
@@ -122,19 +130,6 @@ TEST(IslandSolve, AnIslandReadThroughIndicesGivesTheBitsOfItsContactsInARow) {
   // The same island as above, its two contacts lying among others (`at` names them): the same
   // velocities and impulses, bit for bit, written into the named contacts only.
   const double h = 1e-3, g = 9.81;
-  auto run = [&](std::vector<Contact>& cs, std::span<const int> at, TwoSpheres& s) {
-    EtmSolver etm(EtmSettings{});
-    etm.prepare(1);
-    RestingSettings rs;
-    rs.slip_velocity = 0.1;
-    RestingPass resting(rs);
-    resting.set_step({h, Vec3(0, 0, -g)});
-    resting.prepare(1);
-    IslandSolve unit;
-    unit.prepare(1);
-    return unit.solve(IslandSolveSettings{{h, Vec3(0, 0, -g)}, 0.1}, etm, &resting, s.state(), cs,
-                      at, 0);
-  };
   auto place = [&](TwoSpheres& s) {
     s.x[0] = Vec3(0, 0, 0.1);
     s.x[1] = Vec3(0, 0, 0.3);
@@ -154,8 +149,8 @@ TEST(IslandSolve, AnIslandReadThroughIndicesGivesTheBitsOfItsContactsInARow) {
   decoy.normal_impulse = 3.0;
   std::vector<Contact> spread{decoy, impact, decoy, floor, decoy};
   const std::vector<int> at{3, 1};
-  const IslandSolution ra = run(in_row, {}, a);
-  const IslandSolution rb = run(spread, at, b);
+  const IslandSolution ra = solve_with_resting(h, g, in_row, {}, a);
+  const IslandSolution rb = solve_with_resting(h, g, spread, at, b);
   EXPECT_EQ(ra.collisions, rb.collisions);
   for (int i = 0; i < 2; ++i) EXPECT_EQ(a.v[i], b.v[i]) << "sphere " << i;
   EXPECT_EQ(in_row[0].normal_impulse, spread[3].normal_impulse);

@@ -509,7 +509,7 @@ RestingSweep run_shared(
   auto sweep = [&](const std::vector<int>& mine, long first, long last, int phase) {
     auto visit = [&](int i, RestingSweep& sw) {
       f(static_cast<std::size_t>(i), sw);
-      if (all) return;  // (a sweep of every row stamps by colour: stamp_moves)
+      if (all) return;  // (a sweep of every row stamps by colour: stamp_moves, stamp_sweep)
       for (const int body :
            {w.rows.a[static_cast<std::size_t>(i)], w.rows.b[static_cast<std::size_t>(i)]})
         if (body >= 0)

@@ -92,7 +92,7 @@ void ask_on_settlers(RestingTeam& team, std::span<const std::array<int, 2>> pair
 
 /// A team (resting_team.hpp) whose members hold some of the island's contacts each: a contact
 /// is asked by one member (ask_on_settlers), and the bodies each round clears are the union of
-/// the members'.
+/// the members'. Serial contact s is contacts[at[s]] (`at` empty: contacts[s]).
 void hold_impact_times(std::span<const Contact> contacts, std::span<const int> at,
                        std::span<const std::array<int, 2>> pair, std::span<const int> source,
                        const IslandBodies& view, const IslandState& state, double h, const Vec3& g,
