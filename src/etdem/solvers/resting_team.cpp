@@ -411,10 +411,12 @@ void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& conta
   // Each contact's row here (a contact is named by its index among the island's: the rows'
   // contacts may lie anywhere in a longer list, RestingPass::resolve_in_order).
   std::vector<int>& row_of = s.scratch;
-  int last = -1;
-  for (std::size_t i = 0; i < r.size(); ++i) last = std::max(last, contact_of(i));
-  row_of.assign(at(last + 1), -1);
-  for (std::size_t i = 0; i < r.size(); ++i) row_of[at(contact_of(i))] = static_cast<int>(i);
+  row_of.assign(r.size(), -1);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const std::size_t contact = at(contact_of(i));
+    if (contact >= row_of.size()) row_of.resize(contact + 1, -1);
+    row_of[contact] = static_cast<int>(i);
+  }
   for (const std::string& bytes : got) {
     ByteReader in(bytes);
     while (!in.done()) {
