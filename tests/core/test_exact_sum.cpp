@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "etdem/core/exact_sum.hpp"
 
@@ -55,6 +56,34 @@ TEST(ExactSum, EveryFiniteDoubleIsReadExactlyFromItsBits) {
   EXPECT_EQ(sum_of({std::numeric_limits<double>::min()}), std::numeric_limits<double>::min());
   EXPECT_EQ(sum_of({-std::numeric_limits<double>::denorm_min()}),
             -std::numeric_limits<double>::denorm_min());
+}
+
+TEST(ExactSum, PackedPartsSummedElementWiseUnpackToTheTotal) {
+  // What a reduction over ranks does: each part packed, the packs added as integers.
+  ExactSum whole, parts[3];
+  for (int i = 0; i < 300; ++i) {
+    const double x = std::ldexp(1.0 + 0.37 * i, (i * 53) % 200 - 100) * (i % 2 ? -1.0 : 1.0);
+    whole += x;
+    parts[i % 3] += x;
+  }
+  std::vector<std::int64_t> total(ExactSum::kPacked, 0);
+  for (const ExactSum& p : parts) {
+    std::vector<std::int64_t> packed(ExactSum::kPacked);
+    p.pack(packed.data());
+    for (int k = 0; k < ExactSum::kPacked; ++k) total[k] += packed[k];
+  }
+  const ExactSum sum = ExactSum::unpack(total.data());
+  EXPECT_FALSE(sum.nonfinite());
+  EXPECT_EQ(sum.value(), whole.value());
+  EXPECT_EQ(sum.limbs(), whole.limbs());
+  // One part that met a NaN makes the total not finite.
+  parts[1] += std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::int64_t> packed(ExactSum::kPacked);
+  parts[1].pack(packed.data());
+  EXPECT_EQ(packed.back(), 1);
+  total.back() += packed.back();
+  EXPECT_TRUE(ExactSum::unpack(total.data()).nonfinite());
+  EXPECT_TRUE(std::isnan(ExactSum::unpack(total.data()).value()));
 }
 
 TEST(ExactSum, RoundsTheExactTotalToNearestTiesToEven) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -44,9 +45,9 @@ Contact make_contact(int a, int b, const Vec3& point, const Vec3& normal, double
 }
 
 /// One island solved with ETM for the collisions and the resting pass (slip velocity 0.1 m/s),
-/// a sub-step of h under gravity g along -z, its contacts `cs[at[k]]` (at empty: cs).
+/// a sub-step of h under gravity g along -z, its contacts `cs[(*at)[k]]` (without `at`: cs).
 IslandSolution solve_with_resting(double h, double g, std::vector<Contact>& cs,
-                                  std::span<const int> at, TwoSpheres& s) {
+                                  std::optional<std::span<const int>> at, TwoSpheres& s) {
   EtmSolver etm(EtmSettings{});
   etm.prepare(1);
   RestingSettings rs;
@@ -161,6 +162,16 @@ TEST(IslandSolve, AnIslandReadThroughIndicesGivesTheBitsOfItsContactsInARow) {
     EXPECT_EQ(spread[k].normal_impulse, 3.0);
     EXPECT_EQ(spread[k].a, 7);
   }
+  // An empty index list is an island without contacts (a team member that holds none), not
+  // every contact of the list: nothing is solved, nothing written.
+  TwoSpheres c(2);
+  place(c);
+  const std::vector<Contact> before = spread;
+  const IslandSolution rc = solve_with_resting(h, g, spread, std::span<const int>(), c);
+  EXPECT_EQ(rc.collisions, 0);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(c.v[i], Vec3(0, 0, i == 0 ? -g * h : -2.0 - g * h));
+  for (std::size_t k = 0; k < spread.size(); ++k)
+    EXPECT_EQ(spread[k].normal_impulse, before[k].normal_impulse) << "contact " << k;
 }
 
 /// n pairs of spheres in one island, far apart: pair k is spheres 2k (above) and 2k + 1, closing

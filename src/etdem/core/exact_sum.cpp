@@ -1,5 +1,7 @@
 #include "etdem/core/exact_sum.hpp"
 
+#include <algorithm>
+
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -71,6 +73,18 @@ ExactSum ExactSum::from_limbs(const std::array<std::int64_t, kLimbs>& limbs, boo
   s.normalise();
   s.nonfinite_ = nonfinite;
   return s;
+}
+
+void ExactSum::pack(std::int64_t* out) const {
+  const auto l = limbs();
+  std::copy(l.begin(), l.end(), out);
+  out[kLimbs] = nonfinite_ ? 1 : 0;
+}
+
+ExactSum ExactSum::unpack(const std::int64_t* in) {
+  std::array<std::int64_t, kLimbs> l{};
+  std::copy(in, in + kLimbs, l.begin());
+  return from_limbs(l, in[kLimbs] != 0);
 }
 
 double ExactSum::value() const {

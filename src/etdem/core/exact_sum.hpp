@@ -33,6 +33,13 @@ class ExactSum {
   static ExactSum from_limbs(const std::array<std::int64_t, kLimbs>& limbs, bool nonfinite = false);
   bool nonfinite() const { return nonfinite_; }
 
+  /// The sum as kPacked integers: its limbs, then 1 if it met a non-finite term (else 0). The
+  /// element-wise sum of packed sums (an integer MPI_SUM over ranks) unpacks to their total, not
+  /// finite when any part was not.
+  static constexpr int kPacked = kLimbs + 1;
+  void pack(std::int64_t* out) const;
+  static ExactSum unpack(const std::int64_t* in);
+
  private:
   void normalise();
   std::array<std::int64_t, kLimbs> limb_{};  // value = sum limb_[k] 2^(32 k - 1074)

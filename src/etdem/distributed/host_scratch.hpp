@@ -63,36 +63,21 @@ struct IslandGrains {
   std::vector<int> slim;  // the places of the grains that came slim only (read by their sender)
 };
 
-/// An island part's contacts as the host reads them, on global ids: a record's or, for the part
-/// a rank keeps of an island every rank solves together, the rank's own contacts where they lie
-/// (`contacts[which[k]]`, named by `gid`).
+/// An island part's contacts as the host reads them, on global ids: a record's, or for the part
+/// a rank keeps of an island every rank solves together, `which` of the rank's own contacts
+/// (read in its contact list by solve_hosted, not through the accessors below).
 struct PartContacts {
   ContactRecordView record;
-  std::span<const Contact> contacts;
   const std::vector<int>* which = nullptr;  // null: the record's
-  std::span<const std::int64_t> gid;
   /// A record of some of its rank's contacts of the island: each one's place among them (empty:
   /// all of them, in their order).
   std::vector<std::int32_t> places;
   std::size_t size() const { return which ? which->size() : record.size(); }
   int place(std::size_t k) const { return places.empty() ? static_cast<int>(k) : places[k]; }
-  int a(std::size_t k) const { return which ? name(local(k).a) : record.a(k); }
-  int b(std::size_t k) const { return which ? name(local(k).b) : record.b(k); }
-  void get(std::size_t k, Contact& c) const {
-    if (!which) {
-      record.get(k, c);
-      return;
-    }
-    c = local(k);
-    c.a = name(c.a);
-    c.b = name(c.b);
-  }
-
- private:
-  const Contact& local(std::size_t k) const {
-    return contacts[static_cast<std::size_t>((*which)[k])];
-  }
-  int name(int body) const { return static_cast<int>(gid[static_cast<std::size_t>(body)]); }
+  /// A record's contact k (global ids).
+  int a(std::size_t k) const { return record.a(k); }
+  int b(std::size_t k) const { return record.b(k); }
+  void get(std::size_t k, Contact& c) const { record.get(k, c); }
 };
 
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.

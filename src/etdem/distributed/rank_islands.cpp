@@ -1019,9 +1019,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
         throw std::logic_error(
             fmt::format("rank {}: island {} holds a part of rank {} whose contacts are not here",
                         t_.rank(), g.root, g.from[s]));
-      part.contacts = lists.contacts.contacts;
       part.which = mine;
-      part.gid = gid_;
     } else {
       part.record.reset(in.view());
       if (header.kind == PartContactsKind::kSome) {
@@ -1158,11 +1156,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   }
   if (solve) {
     const StageTimer t(&w.stages(), StageProfile::IslandsSolves);
-    // (An empty `at` reads the list itself: a member that holds none of the island's
-    // contacts passes an empty list.)
-    const std::span<Contact> list =
-        at.empty() ? std::span<Contact>() : std::span<Contact>(contacts);
-    r = w.solve_island(a.state(0, nb), list, at, sharing ? sharing->team : nullptr);
+    r = w.solve_island(a.state(0, nb), contacts, std::span<const int>(at),
+                       sharing ? sharing->team : nullptr);
   }
   const StageTimer results_time(&w.stages(), StageProfile::IslandsResults);
   if (solve && sharing)  // every rank holds the results: each takes its own grains'

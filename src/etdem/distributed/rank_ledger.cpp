@@ -29,16 +29,12 @@ void get_counts(const std::int64_t* in, SolverStats& s) {
 }  // namespace
 
 void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
-  // One reduction: the exact sums' limbs and the step's counters, over every rank.
+  // One reduction: the exact sums packed and the step's counters, over every rank.
   const auto sums = s.exact_sums();
   constexpr int kSums = static_cast<int>(std::tuple_size_v<decltype(sums)>);
-  std::vector<std::int64_t> buffer;
-  buffer.reserve(kSums * (ExactSum::kLimbs + 1) + 10 + 2 * kSolverCounts + 1);
-  for (ExactSum* x : sums) {
-    const auto limbs = x->limbs();
-    buffer.insert(buffer.end(), limbs.begin(), limbs.end());
-    buffer.push_back(x->nonfinite() ? 1 : 0);
-  }
+  std::vector<std::int64_t> buffer(static_cast<std::size_t>(kSums * ExactSum::kPacked));
+  buffer.reserve(buffer.size() + 10 + 2 * kSolverCounts + 1);
+  for (std::size_t k = 0; k < sums.size(); ++k) sums[k]->pack(&buffer[k * ExactSum::kPacked]);
   for (long v : {st.contacts, st.candidates, st.islands, st.collisions, s.penetrating, s.solved,
                  st.asleep_steps, st.woken, st.fell_asleep, st.wall_corrections})
     buffer.push_back(v);
@@ -48,10 +44,8 @@ void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
   t_.sum(std::span<std::int64_t>(buffer));
   const std::int64_t* at = buffer.data();
   for (ExactSum* x : sums) {
-    std::array<std::int64_t, ExactSum::kLimbs> limbs;
-    std::copy(at, at + ExactSum::kLimbs, limbs.begin());
-    *x = ExactSum::from_limbs(limbs, at[ExactSum::kLimbs] != 0);
-    at += ExactSum::kLimbs + 1;
+    *x = ExactSum::unpack(at);
+    at += ExactSum::kPacked;
   }
   st.contacts = at[0], st.candidates = at[1], st.islands = at[2], st.collisions = at[3];
   s.penetrating = at[4], s.solved = at[5];

@@ -4,7 +4,6 @@
 // the same calls in the same order.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -103,15 +102,10 @@ class Transport {
   /// The exact sum of every rank's partial sum (through the limbs: no rounding, no order), the
   /// same bits on every rank and for any number of ranks.
   ExactSum sum(const ExactSum& partial) {
-    // (One reduction: the limbs, then the count of ranks whose sum is not finite.)
-    std::array<std::int64_t, ExactSum::kLimbs + 1> values{};
-    const auto limbs = partial.limbs();
-    std::copy(limbs.begin(), limbs.end(), values.begin());
-    values.back() = partial.nonfinite() ? 1 : 0;
-    sum(std::span<std::int64_t>(values));
-    std::array<std::int64_t, ExactSum::kLimbs> total{};
-    std::copy(values.begin(), values.end() - 1, total.begin());
-    return ExactSum::from_limbs(total, values.back() != 0);
+    std::array<std::int64_t, ExactSum::kPacked> packed{};
+    partial.pack(packed.data());
+    sum(std::span<std::int64_t>(packed));
+    return ExactSum::unpack(packed.data());
   }
 
   const TransportCounters& counters() const { return counters_; }

@@ -458,21 +458,14 @@ void share_stirred(RestingWork& w) {
 }
 
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts) {
-  // One reduction: each sum's limbs and whether it met a non-finite term, then the counts.
-  constexpr std::size_t kLimbs = ExactSum::kLimbs;
-  std::vector<std::int64_t> all(sums.size() * (kLimbs + 1) + counts.size());
-  for (std::size_t k = 0; k < sums.size(); ++k) {
-    const auto limbs = sums[k].limbs();
-    std::copy(limbs.begin(), limbs.end(), all.begin() + static_cast<long>(k * (kLimbs + 1)));
-    all[k * (kLimbs + 1) + kLimbs] = sums[k].nonfinite() ? 1 : 0;
-  }
+  // One reduction: each sum packed (its limbs and whether it met a non-finite term), then the
+  // counts.
+  constexpr std::size_t kPacked = ExactSum::kPacked;
+  std::vector<std::int64_t> all(sums.size() * kPacked + counts.size());
+  for (std::size_t k = 0; k < sums.size(); ++k) sums[k].pack(&all[k * kPacked]);
   std::copy(counts.begin(), counts.end(), all.end() - static_cast<long>(counts.size()));
   w.share.team->sum(all);
-  for (std::size_t k = 0; k < sums.size(); ++k) {
-    std::array<std::int64_t, kLimbs> limbs{};
-    std::copy_n(all.begin() + static_cast<long>(k * (kLimbs + 1)), kLimbs, limbs.begin());
-    sums[k] = ExactSum::from_limbs(limbs, all[k * (kLimbs + 1) + kLimbs] != 0);
-  }
+  for (std::size_t k = 0; k < sums.size(); ++k) sums[k] = ExactSum::unpack(&all[k * kPacked]);
   std::copy(all.end() - static_cast<long>(counts.size()), all.end(), counts.begin());
 }
 

@@ -92,8 +92,8 @@ void ask_on_settlers(RestingTeam& team, std::span<const std::array<int, 2>> pair
 
 /// A team (resting_team.hpp) whose members hold some of the island's contacts each: a contact
 /// is asked by one member (ask_on_settlers), and the bodies each round clears are the union of
-/// the members'. Serial contact s is contacts[at[s]] (`at` empty: contacts[s]).
-void hold_impact_times(std::span<const Contact> contacts, std::span<const int> at,
+/// the members'. Serial contact s is contacts[(*at)[s]], or contacts[s] without `at`.
+void hold_impact_times(std::span<const Contact> contacts, std::optional<std::span<const int>> at,
                        std::span<const std::array<int, 2>> pair, std::span<const int> source,
                        const IslandBodies& view, const IslandState& state, double h, const Vec3& g,
                        ImpactHold& hold, RestingTeam* team) {
@@ -120,7 +120,7 @@ void hold_impact_times(std::span<const Contact> contacts, std::span<const int> a
     hold.asks.resize(hold.ask.size());
     parallel_for(hold.ask.size(), [&](std::size_t k) {
       const auto s = static_cast<std::size_t>(hold.ask[k]);
-      const Contact& c = contacts[at.empty() ? s : static_cast<std::size_t>(at[s])];
+      const Contact& c = contacts[at ? static_cast<std::size_t>((*at)[s]) : s];
       const double promised = c.gap + h * c.normal.dot(impulse::relative_velocity(c, view));
       const double end = promised + c.normal.dot(moved_off(c.a) - moved_off(c.b));
       hold.asks[k] = end < std::min(promised, 0.0) - slack ? 1 : 0;
@@ -197,7 +197,8 @@ void IslandSolve::prepare(int threads) {
 
 IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver,
                                   RestingPass* resting, IslandState state,
-                                  std::span<Contact> contacts, std::span<const int> at, int thread,
+                                  std::span<Contact> contacts,
+                                  std::optional<std::span<const int>> at, int thread,
                                   RestingTeam* team) {
   IslandSolution out;
   IslandBodies& view = state.bodies;
@@ -211,9 +212,12 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   // (so a pile does not bounce on the g dt it gains every step; v_rest = 0 turns this off).
   // Each group keeps the serial order.
   Scratch& sc = scratch_[thread];
-  const std::size_t n = at.empty() ? contacts.size() : at.size();
+  // (No contact: the passes below, the resting pass's included, read an empty list, whose
+  // empty order does not stand for every contact of `contacts`.)
+  if (at && at->empty()) contacts = {};
+  const std::size_t n = at ? at->size() : contacts.size();
   auto contact = [&](std::size_t s) -> Contact& {
-    return contacts[at.empty() ? s : static_cast<std::size_t>(at[s])];
+    return contacts[at ? static_cast<std::size_t>((*at)[s]) : s];
   };
   // Each contact's normal velocity before the solve, once (the classification and the times of
   // impact below read it), with its bodies and gap beside it: the later passes over every
@@ -311,9 +315,9 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
     // The collisions as the collision solver left them, back where they lie; then the pass.
     parallel_for(copied, [&](std::size_t k) { contact(sc.source[k]) = sc.contacts[k]; });
     std::span<const int> order(sc.source.data(), slot);
-    if (!at.empty()) {  // (the pass reads its rows' contacts by their index in `contacts`)
+    if (at) {  // (the pass reads its rows' contacts by their index in `contacts`)
       sc.in_contacts.resize(slot);
-      parallel_for(slot, [&](std::size_t k) { sc.in_contacts[k] = at[sc.source[k]]; });
+      parallel_for(slot, [&](std::size_t k) { sc.in_contacts[k] = (*at)[sc.source[k]]; });
       order = std::span<const int>(sc.in_contacts.data(), slot);
     }
     out.resting_stats = resting->resolve_in_order(contacts, order, view, thread);

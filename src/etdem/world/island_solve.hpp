@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -101,16 +102,18 @@ class IslandSolve {
   /// Sizes per-thread scratch; call before solve() is used from `threads` threads.
   void prepare(int threads);
   /// Solves one island. Its contacts, in the serial order with island-local ids, are
-  /// `contacts[at[k]]` for k < at.size() (`at` empty: `contacts` themselves); their impulses
-  /// are written (the warm start's impulses are read). Other contacts of `contacts` are not
-  /// read. `resting` is null when the collision solver also holds resting contacts. `thread`
-  /// indexes the solvers' scratch. With a `team` (null: alone), every member calls with the
-  /// same island and the collision groups are split over the members
-  /// (world/collision_groups.hpp); the resting pass's team is set on the pass itself
-  /// (RestingPass::set_team), and it names a contact by its index in `contacts`.
+  /// `contacts[(*at)[k]]` for k < at->size(), or `contacts` themselves without `at`; their
+  /// impulses are written (the warm start's impulses are read). Other contacts of `contacts`
+  /// are not read; an empty `at` is an island without contacts (a team member may hold none).
+  /// `resting` is null when the collision solver also holds resting contacts. `thread` indexes the
+  /// solvers' scratch. With a `team` (null: alone), every member calls with the same island and the
+  /// collision groups are split over the members (world/collision_groups.hpp); the resting pass's
+  /// team is set on the pass itself (RestingPass::set_team), and it names a contact by its index in
+  /// `contacts`.
   IslandSolution solve(const IslandSolveSettings& s, Solver& solver, RestingPass* resting,
-                       IslandState state, std::span<Contact> contacts, std::span<const int> at,
-                       int thread, RestingTeam* team = nullptr);
+                       IslandState state, std::span<Contact> contacts,
+                       std::optional<std::span<const int>> at, int thread,
+                       RestingTeam* team = nullptr);
 
  private:
   struct Scratch {

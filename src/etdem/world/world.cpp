@@ -215,7 +215,7 @@ void World::prepare_island_solve() {
 }
 
 IslandSolution World::solve_island(IslandState state, std::span<Contact> contacts,
-                                   std::span<const int> at, RestingTeam* team) {
+                                   std::optional<std::span<const int>> at, RestingTeam* team) {
   const IslandSolveSettings set{{h_, settings.gravity}, settings.effective_resting_velocity()};
   if (!team || !resting_pass_)
     return island_solve_.solve(set, *solver_, resting_pass_, state, contacts, at,
@@ -532,8 +532,8 @@ void World::resolve_islands(const StepBodies& sb, const Islands& islands,
     const IslandState state = a.state(b0, islands.body_start[k + 1] - b0);
     const int c0 = islands.contact_start[k];
     const std::span<Contact> serial(isl_.contacts.data() + c0, islands.contact_start[k + 1] - c0);
-    isl_.solution[k] =
-        island_solve_.solve(set, *solver_, resting_pass_, state, serial, {}, omp_get_thread_num());
+    isl_.solution[k] = island_solve_.solve(set, *solver_, resting_pass_, state, serial,
+                                           std::nullopt, omp_get_thread_num());
   };
   // Islands the resting pass sweeps by blocks (the largest) are resolved first, one at a time,
   // each with every thread inside the pass; then the others in parallel, one thread each.

@@ -285,13 +285,14 @@ class World {
   /// solve_island).
   void prepare_island_solve();
   /// Solves one island as resolve_islands solves each of the world's own (world/island_solve):
-  /// its contacts `contacts[at[k]]` in the serial order with island-local ids (`at` empty:
+  /// its contacts `contacts[(*at)[k]]` in the serial order with island-local ids (without `at`:
   /// `contacts` themselves); the sub-step's length and gravity. With `team`, an island the
   /// resting pass sweeps by blocks is solved together with the team's other members, each
   /// holding the contacts it reads (solvers/resting_team.hpp): its collision groups and the
   /// resting pass's blocks are split over the members.
   IslandSolution solve_island(IslandState state, std::span<Contact> contacts,
-                              std::span<const int> at = {}, RestingTeam* team = nullptr);
+                              std::optional<std::span<const int>> at = std::nullopt,
+                              RestingTeam* team = nullptr);
   /// Whether the resting pass sweeps an island of `contacts` contacts by blocks.
   bool sweeps_by_blocks(std::size_t contacts) const;
   /// The resting pass's settings as the world applied them (its block size set), or null when
