@@ -65,7 +65,8 @@ struct PairList {
   void select(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out) const {
     select(boxes, out, [](int, int) { return true; });
   }
-  /// The same, only the pairs (a, b) of body ids for which keep(a, b) holds.
+  /// The same, only the pairs of slots (i, j) for which keep(i, j) holds (slot k is body
+  /// ids[k], whose box is boxes[k]).
   template <class Keep>
   void select(const std::vector<Aabb>& boxes, std::vector<std::pair<int, int>>& out,
               Keep&& keep) const {
@@ -74,7 +75,7 @@ struct PairList {
         pairs.size(),
         [&](std::size_t p) {
           const auto [i, j] = pairs[p];
-          return boxes[i].overlaps(boxes[j]) && keep(ids[i], ids[j]);
+          return boxes[i].overlaps(boxes[j]) && keep(i, j);
         },
         [&](std::size_t p) {
           return std::pair<int, int>(ids[pairs[p].first], ids[pairs[p].second]);

@@ -31,6 +31,12 @@ int Bodies::append_copy(const Bodies& from, int i) {
   return count() - 1;
 }
 
+void Bodies::append_copies(const Bodies& from, int first, int n) {
+  for_each_field(*this, from, [first, n](auto& to, const auto& field) {
+    to.insert(to.end(), field.begin() + first, field.begin() + first + n);
+  });
+}
+
 void Bodies::copy(int to, const Bodies& from, int i) {
   for_each_field(*this, from, [to, i](auto& into, const auto& field) { into[to] = field[i]; });
 }

@@ -48,6 +48,8 @@ struct Bodies {
 
   /// Appends a copy of body i of `from`, every field's bits. Returns its index.
   int append_copy(const Bodies& from, int i);
+  /// Appends copies of bodies first .. first + n - 1 of `from`, in order: append_copy of each.
+  void append_copies(const Bodies& from, int first, int n);
   /// Overwrites body `to` with body i of `from`, every field's bits.
   void copy(int to, const Bodies& from, int i);
   /// Room for n bodies in every field.

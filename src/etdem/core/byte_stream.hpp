@@ -40,11 +40,15 @@ class ByteWriter {
   /// `n` bytes as they are (a block laid out by the caller, e.g. a record of fixed size).
   void put_bytes(const void* p, std::size_t n) { bytes_.append(static_cast<const char*>(p), n); }
   void put(const std::string& s) { put(std::string_view(s)); }
-  /// A vector: its length, then each element through put().
+  /// A vector: its length, then each element through put() (numbers in one append: the same
+  /// bytes).
   template <class T>
   void put(const std::vector<T>& values) {
     put(static_cast<std::uint64_t>(values.size()));
-    for (const T& v : values) put(v);
+    if constexpr (std::is_arithmetic_v<T>)
+      put_bytes(values.data(), values.size() * sizeof(T));
+    else
+      for (const T& v : values) put(v);
   }
 
   /// Room for `n` bytes in all without growing (a writer that was taken starts empty).

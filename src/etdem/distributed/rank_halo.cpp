@@ -84,9 +84,17 @@ void DecomposedWorld::rebuild_local(double h, bool keep) {
     }
     const GrainRecord& r = e.kind == 1 ? grains_.owned[e.index] : grains_.ghosts[e.index];
     if (r.state.empty()) {  // an owned grain that stayed: local_of_ is still the old world's
+      // (With the owned grains after it that stayed and lie next to it in the old world: one
+      // copy of each field.)
       const int was = local_of_[r.gid];
-      bodies.append_copy(old.bodies, was);
-      sleep[l] = old.sleep_state(was);
+      int run = 1;
+      while (l + run < n && entries[l + run].kind == 1 &&
+             grains_.owned[entries[l + run].index].state.empty() &&
+             local_of_[entries[l + run].gid] == was + run)
+        ++run;
+      bodies.append_copies(old.bodies, was, run);
+      for (int k = 0; k < run; ++k) sleep[l + k] = old.sleep_state(was + k);
+      l += run - 1;
       continue;
     }
     ByteReader reader(r.state);

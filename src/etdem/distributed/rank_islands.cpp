@@ -75,6 +75,8 @@ struct PartHeader {
   PartContactsKind kind = PartContactsKind::kWhole;
 };
 
+/// The bytes put_part_header writes: the two counts, the two flags and the kind.
+constexpr std::size_t kPartHeaderBytes = 2 * sizeof(std::int32_t) + 3 * sizeof(std::int8_t);
 void put_part_header(ByteWriter& o, const PartHeader& h) {
   o.put(static_cast<std::int32_t>(h.contacts));
   o.put(static_cast<std::int32_t>(h.kept));
@@ -543,7 +545,12 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       header.kept = static_cast<long>(list.size() - sent_contacts.size());
       stats_.contacts_kept_local += header.kept;
     }
+    // (Room for the whole part first: its grains, then its contacts and their places.)
+    const std::size_t sent = some ? sent_contacts.size() : list.size();
     ByteWriter out;
+    out.reserve(kPartHeaderBytes + 2 * sizeof(std::int32_t) + grains.size() * kPartGrainBytes +
+                2 * sizeof(std::uint64_t) + sent * kContactBytes +
+                (some ? sizeof(std::uint64_t) + sent * sizeof(std::int32_t) : 0));
     put_part_header(out, header);
     // A grain whose contacts here all stay here (its own rank's, awake: no other rank detects
     // one of them, UnsharedContacts) is read by this rank alone: the others get it slim. (With
@@ -1076,8 +1083,11 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   std::size_t from_records = 0;
   for (const PartContacts& part : parts)
     if (!part.which) from_records += part.size();
-  // (Room first: the parts kept here are read by index below, not through their views.)
-  contacts.reserve(detected + from_records);
+  // (Room first: the parts kept here are read by index below, not through their views. It grows
+  // by half at least: a pile that grows from one sub-step to the next does not copy the list
+  // each time.)
+  const std::size_t room = detected + from_records;
+  if (contacts.capacity() < room) contacts.reserve(std::max(room, contacts.capacity() * 3 / 2));
   std::vector<int>& at = h.at;
   at.resize(order.size());
   Contact read;

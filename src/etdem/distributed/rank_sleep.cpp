@@ -116,29 +116,35 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
   auto key_of = [&](const Contact& c) {
     return ContactOrderKey{w.shapes.tested_apart(w.bodies.shape[c.b]), gid_[c.a], gid_[c.b]};
   };
-  // The contacts that load a flagged grain, each with its point's place in its pair (the
-  // points of one pair lie together): with its key, its place in the serial order.
+  // One pass over the contacts in their (serial) order: each share of a grain owned here is
+  // summed at once, as World::add_contact_loads sums it; a share of a grain owned elsewhere goes
+  // to its owner, with its contact's key and its point's place in its pair (the points of one
+  // pair lie together). The contacts that loaded a grain here are noted with their points'
+  // places, for the grains that get shares from other ranks too.
   std::vector<std::pair<int, int>>& hits = load_hits_;
   hits.clear();
+  std::map<int, ByteWriter> out;
   int point = 0;
   for (std::size_t k = 0; any && k < contacts.size(); ++k) {
     const Contact& c = contacts[k];
     point = k > 0 && contacts[k - 1].a == c.a && contacts[k - 1].b == c.b ? point + 1 : 0;
-    if (loaded(c.a) || loaded(c.b)) hits.emplace_back(static_cast<int>(k), point);
+    const bool to_a = loaded(c.a), to_b = loaded(c.b);
+    if (!to_a && !to_b) continue;
+    const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
+    bool here = false;
+    auto take = [&](int body, const Vec3& f, const Vec3& t) {
+      if (!owned_[body]) {
+        put_share(out[owner_[body]], {gid_[body], key_of(c), point, f, t});
+        return;
+      }
+      force[body] += f;
+      torque[body] += t;
+      here = true;
+    };
+    if (to_a) take(c.a, p, Vec3(c.ra.cross(p) + c.rolling_impulse));
+    if (to_b) take(c.b, Vec3(-p), Vec3(-(c.rb.cross(p) + c.rolling_impulse)));
+    if (here) hits.emplace_back(static_cast<int>(k), point);
   }
-  auto for_each_share = [&](auto&& take) {
-    for (const auto& [k, at] : hits) {
-      const Contact& c = contacts[static_cast<std::size_t>(k)];
-      const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
-      if (loaded(c.a)) take(c, c.a, at, p, Vec3(c.ra.cross(p) + c.rolling_impulse));
-      if (loaded(c.b)) take(c, c.b, at, Vec3(-p), Vec3(-(c.rb.cross(p) + c.rolling_impulse)));
-    }
-  };
-  // 1. The shares of grains owned elsewhere to their owners.
-  std::map<int, ByteWriter> out;
-  for_each_share([&](const Contact& c, int body, int at, const Vec3& f, const Vec3& t) {
-    if (!owned_[body]) put_share(out[owner_[body]], {gid_[body], key_of(c), at, f, t});
-  });
   std::vector<Message> outgoing;
   for (auto& [rank, o] : out) outgoing.push_back({rank, o.take()});
   std::vector<LoadShare> mine;
@@ -146,26 +152,27 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
     ByteReader in(m.bytes);
     while (!in.done()) mine.push_back(read_share(in));
   }
-  // 2. This rank's own shares. The contacts lie in the serial order (contact_order.hpp), so a
-  //    grain no other rank sent shares to sums its own in the order they come; a grain that got
-  //    some sums all of its shares in one sort by (key, point).
-  //    (The grains that got some are marked only when some came.)
-  const bool came = !mine.empty();
-  std::vector<char>& merged = load_merged_;
-  if (came) {
-    merged.assign(static_cast<std::size_t>(n), 0);
-    for (const LoadShare& s : mine) merged[static_cast<std::size_t>(local_of_[s.gid])] = 1;
-  }
-  for_each_share([&](const Contact& c, int body, int at, const Vec3& f, const Vec3& t) {
-    if (!owned_[body]) return;
-    if (came && merged[static_cast<std::size_t>(body)]) {
-      mine.push_back({gid_[body], key_of(c), at, f, t});
-      return;
-    }
-    force[body] += f;
-    torque[body] += t;
-  });
+  // A grain that got shares from other ranks sums all of its shares again from zero, in one sort
+  // by (key, point): its own are read again from the contacts noted.
   if (mine.empty()) return;
+  std::vector<char>& merged = load_merged_;
+  merged.assign(static_cast<std::size_t>(n), 0);
+  for (const LoadShare& s : mine) {
+    const int l = local_of_[s.gid];
+    merged[static_cast<std::size_t>(l)] = 1;
+    force[l] = torque[l] = Vec3::Zero();
+  }
+  auto again = [&](int body) { return loaded(body) && owned_[body] && merged[body]; };
+  for (const auto& [k, at] : hits) {
+    const Contact& c = contacts[static_cast<std::size_t>(k)];
+    if (!again(c.a) && !again(c.b)) continue;
+    const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
+    if (again(c.a))
+      mine.push_back({gid_[c.a], key_of(c), at, p, c.ra.cross(p) + c.rolling_impulse});
+    if (again(c.b))
+      mine.push_back(
+          {gid_[c.b], key_of(c), at, Vec3(-p), Vec3(-(c.rb.cross(p) + c.rolling_impulse))});
+  }
   group_by_key(
       n,
       [&](auto&& emit) {

@@ -437,9 +437,19 @@ void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& conta
 
 void share_stirred(RestingWork& w) {
   RestingShare& s = w.share;
+  // The list of every body stirred here or elsewhere, each once: grow reads it in any order.
   std::vector<int>& list = w.stirred_of_thread[0];
+  std::vector<char>& listed = s.listed;
+  if (listed.size() < static_cast<std::size_t>(w.bodies.count))
+    listed.resize(static_cast<std::size_t>(w.bodies.count), 0);
+  auto add = [&](int body) {
+    char& mark = listed[at(body)];
+    if (mark == 0) list.push_back(body);
+    mark = 1;
+  };
+  for (const int body : list) listed[at(body)] = 1;
   for (std::size_t th = 1; th < w.stirred_of_thread.size(); ++th) {
-    list.insert(list.end(), w.stirred_of_thread[th].begin(), w.stirred_of_thread[th].end());
+    for (const int body : w.stirred_of_thread[th]) add(body);
     w.stirred_of_thread[th].clear();
   }
   // A body the leftovers stirred was found on every member alike; the others on the member
@@ -451,10 +461,9 @@ void share_stirred(RestingWork& w) {
       out[at(std::countr_zero(to))].put(static_cast<std::int32_t>(body));
   for (const std::string& bytes : s.team->exchange(take_messages(s))) {
     ByteReader in(bytes);
-    while (!in.done()) list.push_back(in.get<std::int32_t>());
+    while (!in.done()) add(in.get<std::int32_t>());
   }
-  std::sort(list.begin(), list.end());
-  list.erase(std::unique(list.begin(), list.end()), list.end());
+  for (const int body : list) listed[at(body)] = 0;
 }
 
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts) {

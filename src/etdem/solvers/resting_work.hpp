@@ -191,6 +191,7 @@ struct RestingShare {
   long updates = 0;          // this member's updates in the stages over rows
   bool stir = false;         // the bodies' stir travels with their velocities (closing rounds)
   std::vector<int> scratch;  // share_impulses: each contact's row
+  std::vector<char> listed;  // per body slot: share_stirred's mark, all zero between its calls
   // Shock pass (share_heights, RestingPass::settle_team): the members this one posts its
   // settled bodies to and those that post theirs here; per body slot, what this member heard
   // of another member's body its bodies rest on (kHeardSettled: that member settles it,

@@ -145,10 +145,21 @@ void World::find_pairs(StepBodies& out) {
   }
   // Each pair is detected once, by the rank that owns its first grain and carries its warm
   // start: on a rank of a split run only those pairs are kept.
-  if (owned_)
-    pair_list_.select(boxes_, out.pairs, [&](int a, int b) { return counted(first_grain(a, b)); });
-  else
+  if (owned_) {
+    // (Read from one byte per slot, whether its body is dynamic and counted here, instead of
+    // the bodies' flags and the owners: first_grain's rule.)
+    pair_first_.resize(box_ids_.size());
+    for (std::size_t k = 0; k < box_ids_.size(); ++k) {
+      const int i = box_ids_[k];
+      pair_first_[k] = static_cast<char>((bodies.is_dynamic(i) ? 1 : 0) | (counted(i) ? 2 : 0));
+    }
+    pair_list_.select(boxes_, out.pairs, [&](int i, int j) {
+      const char first = (pair_first_[i] & 1) != 0 ? pair_first_[i] : pair_first_[j];
+      return (first & 2) != 0;
+    });
+  } else {
     pair_list_.select(boxes_, out.pairs);
+  }
 }
 
 Aabb World::reach_box(int i, const Aabb& box) const {

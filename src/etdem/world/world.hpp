@@ -580,6 +580,7 @@ class World {
   std::vector<Aabb> reach_;
   std::vector<Aabb> boxes_;
   std::vector<int> box_ids_;
+  std::vector<char> pair_first_;  // per slot of box_ids_ (a split run): dynamic 1, counted 2
   std::vector<std::vector<Contact>> per_thread_contacts_;
   IslandBuilder island_builder_;
   /// resolve_islands: each island's bodies gathered into contiguous island-local arrays, its
