@@ -452,7 +452,7 @@ void share_sync(RestingWork& w);
 void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& contact_of);
 /// After a sweep of a closing round: the bodies whose stir crossed its limit here to the other
 /// members whose rows move them (readers), and theirs here; every list of stirred bodies ends
-/// merged into the first thread's, ascending, each body once.
+/// merged into the first thread's, each body once, in no set order (grow reads them in any).
 void share_stirred(RestingWork& w);
 /// Each member's exact sums and integer counts, summed over the team in place (collective).
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts);
