@@ -89,6 +89,24 @@ TEST(BodyRecord, ACopyAppendedIsTheBodyAsARecordReadBackGivesIt) {
   }
 }
 
+TEST(BodyRecord, ARunOfCopiesIsEachBodyCopiedInTurn) {
+  // A rebuilt world copies the grains that stayed and lie together in the old world as a run
+  // (Bodies::append_copies): every field of every body as append_copy gives it, after the bodies
+  // already there, the names (not plain data) included.
+  const Bodies a = random_bodies(40, 11);
+  Bodies by_run = random_bodies(3, 12), one_by_one = by_run;
+  for (const auto& [first, n] : {std::pair{0, 7}, std::pair{7, 1}, std::pair{12, 28}}) {
+    by_run.append_copies(a, first, n);
+    for (int i = first; i < first + n; ++i) one_by_one.append_copy(a, i);
+  }
+  ASSERT_EQ(by_run.count(), 3 + 36);
+  ASSERT_EQ(by_run.name.size(), by_run.position.size());
+  ASSERT_EQ(by_run.inertia.size(), by_run.position.size());
+  for (int j = 0; j < by_run.count(); ++j)
+    EXPECT_TRUE(same_bits(by_run, j, one_by_one, j)) << "body " << j;
+  EXPECT_TRUE(same_bits(by_run, 3 + 8, a, 12));  // the third run's first
+}
+
 TEST(BodyRecord, ADamagedRecordIsRefusedAndLeavesTheBodiesAsTheyWere) {
   const Bodies a = random_bodies(3, 9);
   const std::string rec = write_body_record(a, 1);

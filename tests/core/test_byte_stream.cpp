@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace etdem {
 namespace {
@@ -36,6 +37,25 @@ TEST(ByteStream, AWriterRefilledEachPhaseHandsOutCopiesAndKeepsItsRoom) {
   out.put(std::int32_t{7});
   const std::string taken = out.take();
   EXPECT_EQ(taken.size(), sizeof(std::int32_t));
+}
+
+TEST(ByteStream, AVectorIsItsLengthThenEachElementAsPutAlone) {
+  // A vector of numbers goes in one append: the same bytes as its elements put one by one.
+  const std::vector<std::int32_t> places = {3, -1, 70000, 0, 12};
+  const std::vector<double> values = {0.1, -2.5e-300, 1e300, -0.0};
+  const std::vector<Vec3> points = {Vec3(1.0, 2.0, 3.0), Vec3(-4.0, 0.5, 1e-9)};
+  ByteWriter whole, one_by_one;
+  whole.put(places), whole.put(values), whole.put(points), whole.put(std::vector<double>{});
+  one_by_one.put(static_cast<std::uint64_t>(places.size()));
+  for (const std::int32_t p : places) one_by_one.put(p);
+  one_by_one.put(static_cast<std::uint64_t>(values.size()));
+  for (const double v : values) one_by_one.put(v);
+  one_by_one.put(static_cast<std::uint64_t>(points.size()));
+  for (const Vec3& v : points) one_by_one.put(v);
+  one_by_one.put(std::uint64_t{0});
+  EXPECT_EQ(whole.bytes(), one_by_one.bytes());
+  EXPECT_EQ(whole.bytes().size(),
+            4 * sizeof(std::uint64_t) + places.size() * 4 + values.size() * 8 + points.size() * 24);
 }
 
 }  // namespace
