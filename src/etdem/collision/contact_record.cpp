@@ -50,7 +50,7 @@ namespace {
 /// follow).
 void put_record_head(ByteWriter& out, std::size_t count) {
   // Room for the whole record first: a large one is written once, not copied as it grows.
-  const std::size_t need = out.bytes().size() + 2 * sizeof(std::uint64_t) + count * kContactBytes;
+  const std::size_t need = out.bytes().size() + contact_record_bytes(count);
   if (out.bytes().capacity() < need) out.reserve(std::max(need, 2 * out.bytes().capacity()));
   out.put(static_cast<std::uint64_t>(sizeof(std::uint64_t) + count * kContactBytes));
   out.put(static_cast<std::uint64_t>(count));
@@ -60,14 +60,12 @@ void put_record_head(ByteWriter& out, std::size_t count) {
 
 void put_contact_record(ByteWriter& out, std::span<const Contact> contacts) {
   put_record_head(out, contacts.size());
-  out.reserve(out.bytes().size() + contacts.size() * kContactBytes);
   for (const Contact& c : contacts) put_contact(out, c);
 }
 
 void put_contact_record(ByteWriter& out, std::span<const Contact> cs, std::span<const int> which,
                         std::span<const std::int64_t> name) {
   put_record_head(out, which.size());
-  out.reserve(out.bytes().size() + which.size() * kContactBytes);
   for (const int k : which) {
     const Contact& c = cs[static_cast<std::size_t>(k)];
     char bytes[kContactBytes];

@@ -22,6 +22,11 @@ void get_contact(ByteReader& in, Contact& c);
 
 /// The bytes put_contact writes.
 inline constexpr std::size_t kContactBytes = 2 * 4 + 24 * 8;
+/// The bytes put_contact_record appends for `count` contacts (its length, its count, the
+/// contacts).
+constexpr std::size_t contact_record_bytes(std::size_t count) {
+  return 2 * sizeof(std::uint64_t) + count * kContactBytes;
+}
 
 /// A list of contacts as one record (their count, then each contact), in their order.
 std::string write_contact_record(std::span<const Contact> contacts);

@@ -45,7 +45,7 @@ class ByteWriter {
   template <class T>
   void put(const std::vector<T>& values) {
     put(static_cast<std::uint64_t>(values.size()));
-    if constexpr (std::is_arithmetic_v<T>)
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)  // (vector<bool>: bits)
       put_bytes(values.data(), values.size() * sizeof(T));
     else
       for (const T& v : values) put(v);

@@ -63,9 +63,9 @@ struct IslandGrains {
   std::vector<int> slim;  // the places of the grains that came slim only (read by their sender)
 };
 
-/// An island part's contacts as the host reads them, on global ids: a record's, or for the part
-/// a rank keeps of an island every rank solves together, `which` of the rank's own contacts
-/// (read in its contact list by solve_hosted, not through the accessors below).
+/// An island part's contacts as the host reads them: a record's (global ids), or for the part a
+/// rank keeps of an island every rank solves together, `which` of the rank's own contacts (read
+/// where they lie in its contact list, solve_hosted).
 struct PartContacts {
   ContactRecordView record;
   const std::vector<int>* which = nullptr;  // null: the record's
@@ -74,10 +74,6 @@ struct PartContacts {
   std::vector<std::int32_t> places;
   std::size_t size() const { return which ? which->size() : record.size(); }
   int place(std::size_t k) const { return places.empty() ? static_cast<int>(k) : places[k]; }
-  /// A record's contact k (global ids).
-  int a(std::size_t k) const { return record.a(k); }
-  int b(std::size_t k) const { return record.b(k); }
-  void get(std::size_t k, Contact& c) const { record.get(k, c); }
 };
 
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.

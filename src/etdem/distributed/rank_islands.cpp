@@ -75,8 +75,10 @@ struct PartHeader {
   PartContactsKind kind = PartContactsKind::kWhole;
 };
 
-/// The bytes put_part_header writes: the two counts, the two flags and the kind.
-constexpr std::size_t kPartHeaderBytes = 2 * sizeof(std::int32_t) + 3 * sizeof(std::int8_t);
+/// Where put_part_header writes the kind (after the two counts and the two flags), and the
+/// bytes it writes.
+constexpr std::size_t kPartKindAt = 2 * sizeof(std::int32_t) + 2 * sizeof(std::int8_t);
+constexpr std::size_t kPartHeaderBytes = kPartKindAt + sizeof(std::int8_t);
 void put_part_header(ByteWriter& o, const PartHeader& h) {
   o.put(static_cast<std::int32_t>(h.contacts));
   o.put(static_cast<std::int32_t>(h.kept));
@@ -85,8 +87,7 @@ void put_part_header(ByteWriter& o, const PartHeader& h) {
   o.put(static_cast<std::int8_t>(h.kind));
 }
 
-/// Where put_part_header writes the kind, and a written part's kind set to `kind`.
-constexpr std::size_t kPartKindAt = 2 * sizeof(std::int32_t) + 2 * sizeof(std::int8_t);
+/// A written part's kind set to `kind`.
 void set_part_kind(std::string& part, PartContactsKind kind) {
   if (part.size() <= kPartKindAt)
     throw std::logic_error(fmt::format("an island part of {} bytes has no header", part.size()));
@@ -138,6 +139,11 @@ void slim_grain_fields(B& k, G& g) {
   k.field(g.x.data(), 3 * sizeof(double));
 }
 
+/// The bytes put_part_grains writes for `whole` grains whole and `slim` slim.
+constexpr std::size_t part_grains_bytes(std::size_t whole, std::size_t slim) {
+  return 2 * sizeof(std::int32_t) + whole * kPartGrainBytes + slim * kSlimGrainBytes;
+}
+
 /// Grains `grains` of `bodies` (ascending local ids, so ascending global ids) as an island part
 /// lists them: those `read_elsewhere` marks (all, where it is empty) whole, kPartGrainBytes each
 /// (global id, owner, velocities, position, inverse mass and world inverse inertia, asleep),
@@ -152,8 +158,7 @@ std::size_t put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<con
   std::size_t count = 0;
   for (int i : grains) count += whole(i) ? 1 : 0;
   const std::size_t slim = grains.size() - count;
-  out.reserve(out.bytes().size() + 2 * sizeof(std::int32_t) + count * kPartGrainBytes +
-              slim * kSlimGrainBytes);
+  out.reserve(out.bytes().size() + part_grains_bytes(count, slim));
   out.put(static_cast<std::int32_t>(count));
   char record[kPartGrainBytes];
   for (int i : grains) {
@@ -548,8 +553,9 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     // (Room for the whole part first: its grains, then its contacts and their places.)
     const std::size_t sent = some ? sent_contacts.size() : list.size();
     ByteWriter out;
-    out.reserve(kPartHeaderBytes + 2 * sizeof(std::int32_t) + grains.size() * kPartGrainBytes +
-                2 * sizeof(std::uint64_t) + sent * kContactBytes +
+    // (At most: every grain whole.)
+    out.reserve(kPartHeaderBytes + part_grains_bytes(grains.size(), 0) +
+                contact_record_bytes(sent) +
                 (some ? sizeof(std::uint64_t) + sent * sizeof(std::int32_t) : 0));
     put_part_header(out, header);
     // A grain whose contacts here all stay here (its own rank's, awake: no other rank detects
@@ -1013,6 +1019,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   runs.assign(2 * g.parts.size(), {});
   parts.resize(g.parts.size());  // (each part's view reset below, its room kept)
   origin.clear();
+  std::size_t from_records = 0;  // (the contacts that came in records)
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
     ByteReader in(g.parts[s]);
     const PartHeader header = read_part_header(in);
@@ -1029,6 +1036,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       part.which = mine;
     } else {
       part.record.reset(in.view());
+      from_records += part.record.size();
       if (header.kind == PartContactsKind::kSome) {
         in.get(part.places, sizeof(std::int32_t));
         if (part.places.size() != part.record.size())
@@ -1065,7 +1073,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     const PartContacts& part = parts[static_cast<std::size_t>(origin[k].first)];
     const auto j = static_cast<std::size_t>(origin[k].second);
     if (!part.which) {
-      key[k] = full_.contact_order_key(part.a(j), part.b(j));
+      key[k] = full_.contact_order_key(part.record.a(j), part.record.b(j));
       continue;
     }
     if (j + kContactsAhead < part.which->size())
@@ -1080,9 +1088,6 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     c.b = local_index(gb);
   }
   stable_order(key, order);
-  std::size_t from_records = 0;
-  for (const PartContacts& part : parts)
-    if (!part.which) from_records += part.size();
   // (Room first: the parts kept here are read by index below, not through their views. It grows
   // by half at least: a pile that grows from one sub-step to the next does not copy the list
   // each time.)
@@ -1098,7 +1103,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       at[s] = (*part.which)[static_cast<std::size_t>(from.second)];
       continue;
     }
-    part.get(static_cast<std::size_t>(from.second), read);
+    part.record.get(static_cast<std::size_t>(from.second), read);
     read.a = local_index(read.a);
     read.b = local_index(read.b);
     at[s] = static_cast<int>(contacts.size());

@@ -90,13 +90,24 @@ void ask_on_settlers(RestingTeam& team, std::span<const std::array<int, 2>> pair
   std::erase_if(hold.pool, [&](int s) { return asker(s) != me; });
 }
 
+/// An island's contacts in the serial order (IslandSolve::solve): serial contact s is
+/// contacts[(*at)[s]], or contacts[s] without `at`.
+struct SerialContacts {
+  std::span<Contact> contacts;
+  std::optional<std::span<const int>> at;
+  std::size_t size() const { return at ? at->size() : contacts.size(); }
+  /// Serial contact s's index in `contacts`.
+  std::size_t index(std::size_t s) const { return at ? static_cast<std::size_t>((*at)[s]) : s; }
+  Contact& operator[](std::size_t s) const { return contacts[index(s)]; }
+};
+
 /// A team (resting_team.hpp) whose members hold some of the island's contacts each: a contact
 /// is asked by one member (ask_on_settlers), and the bodies each round clears are the union of
-/// the members'. Serial contact s is contacts[(*at)[s]], or contacts[s] without `at`.
-void hold_impact_times(std::span<const Contact> contacts, std::optional<std::span<const int>> at,
-                       std::span<const std::array<int, 2>> pair, std::span<const int> source,
-                       const IslandBodies& view, const IslandState& state, double h, const Vec3& g,
-                       ImpactHold& hold, RestingTeam* team) {
+/// the members'.
+void hold_impact_times(const SerialContacts& serial, std::span<const std::array<int, 2>> pair,
+                       std::span<const int> source, const IslandBodies& view,
+                       const IslandState& state, double h, const Vec3& g, ImpactHold& hold,
+                       RestingTeam* team) {
   const double slack = g.norm() * h * h;  // the gravity pieces' order [m]
   auto timed = [&](int body) { return body >= 0 && state.toi[body] > 0.0; };
   auto moved_off = [&](int body) -> Vec3 {  // the two pieces' displacement minus h v
@@ -119,8 +130,7 @@ void hold_impact_times(std::span<const Contact> contacts, std::optional<std::spa
     // Which contacts ask it (each on its own: on every thread when many), then their bodies.
     hold.asks.resize(hold.ask.size());
     parallel_for(hold.ask.size(), [&](std::size_t k) {
-      const auto s = static_cast<std::size_t>(hold.ask[k]);
-      const Contact& c = contacts[at ? static_cast<std::size_t>((*at)[s]) : s];
+      const Contact& c = serial[static_cast<std::size_t>(hold.ask[k])];
       const double promised = c.gap + h * c.normal.dot(impulse::relative_velocity(c, view));
       const double end = promised + c.normal.dot(moved_off(c.a) - moved_off(c.b));
       hold.asks[k] = end < std::min(promised, 0.0) - slack ? 1 : 0;
@@ -214,11 +224,8 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   Scratch& sc = scratch_[thread];
   // (No contact: the passes below, the resting pass's included, read an empty list, whose
   // empty order does not stand for every contact of `contacts`.)
-  if (at && at->empty()) contacts = {};
-  const std::size_t n = at ? at->size() : contacts.size();
-  auto contact = [&](std::size_t s) -> Contact& {
-    return contacts[at ? static_cast<std::size_t>((*at)[s]) : s];
-  };
+  const SerialContacts serial{at && at->empty() ? std::span<Contact>() : contacts, at};
+  const std::size_t n = serial.size();
   // Each contact's normal velocity before the solve, once (the classification and the times of
   // impact below read it), with its bodies and gap beside it: the later passes over every
   // contact read these 16 bytes, not the whole contact.
@@ -227,7 +234,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   sc.pair.resize(n);
   sc.gap.resize(n);
   parallel_for(n, [&](std::size_t s) {
-    const Contact& c = contact(s);
+    const Contact& c = serial[s];
     sc.un[s] = c.normal.dot(impulse::relative_velocity(c, view));
     const bool closing = c.gap + sc.un[s] * h <= 0.0;
     sc.slow[s] = (v_rest > 0.0 && sc.un[s] > -v_rest) || !closing;
@@ -250,7 +257,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   sc.contacts.resize(copied);
   parallel_for(copied, [&](std::size_t k) {
     const std::size_t s = static_cast<std::size_t>(sc.source[k]);
-    sc.contacts[k] = contact(s);
+    sc.contacts[k] = serial[s];
     if (slow(s)) sc.contacts[k].restitution = 0.0;
   });
   const std::span<Contact> all(sc.contacts.data(), copied);
@@ -313,26 +320,28 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   }
   if (resting) {
     // The collisions as the collision solver left them, back where they lie; then the pass.
-    parallel_for(copied, [&](std::size_t k) { contact(sc.source[k]) = sc.contacts[k]; });
+    parallel_for(copied, [&](std::size_t k) { serial[sc.source[k]] = sc.contacts[k]; });
     std::span<const int> order(sc.source.data(), slot);
     if (at) {  // (the pass reads its rows' contacts by their index in `contacts`)
       sc.in_contacts.resize(slot);
-      parallel_for(slot, [&](std::size_t k) { sc.in_contacts[k] = (*at)[sc.source[k]]; });
+      parallel_for(slot, [&](std::size_t k) {
+        sc.in_contacts[k] = static_cast<int>(serial.index(sc.source[k]));
+      });
       order = std::span<const int>(sc.in_contacts.data(), slot);
     }
-    out.resting_stats = resting->resolve_in_order(contacts, order, view, thread);
+    out.resting_stats = resting->resolve_in_order(serial.contacts, order, view, thread);
   } else {
     // Impulses back to the serial order.
     parallel_for(slot, [&](std::size_t k) {
-      Contact& c = contact(sc.source[k]);
+      Contact& c = serial[sc.source[k]];
       c.normal_impulse = sc.contacts[k].normal_impulse;
       c.tangent_impulse = sc.contacts[k].tangent_impulse;
       c.rolling_impulse = sc.contacts[k].rolling_impulse;
     });
   }
   if (out.collisions > 0)
-    hold_impact_times(contacts, at, sc.pair, std::span<const int>(sc.source.data(), slot), view,
-                      state, h, set.step.gravity, sc.hold, shared ? team : nullptr);
+    hold_impact_times(serial, sc.pair, std::span<const int>(sc.source.data(), slot), view, state, h,
+                      set.step.gravity, sc.hold, shared ? team : nullptr);
   return out;
 }
 
