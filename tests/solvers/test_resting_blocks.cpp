@@ -274,64 +274,95 @@ TEST(BlockOrder, CountingAndComparisonSortsGiveTheDefinedOrder) {
 // An island's contacts resolved where they lie, in a given order (what the island solve does
 // for an island swept by blocks, without copying it), against the same contacts gathered into
 // one array in that order: the same bits, velocities and impulses.
-TEST(BlockedSweeps, ResolveInOrderIsTheGatheredResolve) {
-  // A 6 x 6 x 6 lattice of 1 cm spheres, touching, falling onto a floor (static: -1), with
-  // random velocities; contacts between lattice neighbours and with the floor.
-  const int side = 6, nb = side * side * side;
-  const double d = 0.01, mass = 2650.0 * M_PI / 6.0 * d * d * d;
-  std::mt19937_64 rng(5);
+/// A side x side x side lattice of 1 cm spheres, touching, falling onto a floor (static: -1),
+/// with random velocities (`seed`); contacts between lattice neighbours and with the floor,
+/// each with a warm start.
+struct Lattice {
+  static constexpr double d = 0.01;
+  int nb = 0;
+  std::vector<Vec3> x, v, w;
+  std::vector<double> inv_mass;
+  std::vector<Mat3> inv_inertia;
+  std::vector<Contact> contacts;
+  std::mt19937_64 rng;
+  IslandBodies bodies() {
+    return {nb, v.data(), w.data(), inv_mass.data(), inv_inertia.data(), x.data()};
+  }
+};
+
+Lattice lattice(int side, std::uint64_t seed) {
+  Lattice l;
+  l.nb = side * side * side;
+  const double d = Lattice::d, mass = 2650.0 * M_PI / 6.0 * d * d * d;
+  l.rng.seed(seed);
   std::uniform_real_distribution<double> u(-0.05, 0.05);
-  std::vector<Vec3> x(nb), v(nb), w(nb);
-  std::vector<double> inv_mass(nb, 1.0 / mass);
-  std::vector<Mat3> inv_inertia(nb, Mat3::Identity() / (0.1 * mass * d * d));
+  l.x.resize(l.nb);
+  l.v.resize(l.nb);
+  l.w.resize(l.nb);
+  l.inv_mass.assign(l.nb, 1.0 / mass);
+  l.inv_inertia.assign(l.nb, Mat3::Identity() / (0.1 * mass * d * d));
   auto id = [&](int i, int j, int k) { return (k * side + j) * side + i; };
   for (int k = 0; k < side; ++k)
     for (int j = 0; j < side; ++j)
       for (int i = 0; i < side; ++i) {
         const int b = id(i, j, k);
-        x[b] = Vec3(i * d, j * d, 0.5 * d + k * d);
-        v[b] = Vec3(u(rng), u(rng), -0.1 + u(rng));
-        w[b] = Vec3(u(rng), u(rng), u(rng)) * 10.0;
+        l.x[b] = Vec3(i * d, j * d, 0.5 * d + k * d);
+        l.v[b] = Vec3(u(l.rng), u(l.rng), -0.1 + u(l.rng));
+        l.w[b] = Vec3(u(l.rng), u(l.rng), u(l.rng)) * 10.0;
       }
-  std::vector<Contact> serial;
   auto add = [&](int a, int b, const Vec3& point, const Vec3& normal) {
     Contact c;
     c.a = a;
     c.b = b;
     c.point = point;
     c.normal = normal;
-    c.gap = -1e-6 * (1.0 + u(rng) * 10.0);
-    c.ra = point - x[a];
-    if (b >= 0) c.rb = point - x[b];
+    c.gap = -1e-6 * (1.0 + u(l.rng) * 10.0);
+    c.ra = point - l.x[a];
+    if (b >= 0) c.rb = point - l.x[b];
     c.friction = 0.5;
-    c.normal_impulse = 1e-6 * (0.5 + u(rng) * 10.0);  // a warm start
-    serial.push_back(c);
+    c.normal_impulse = 1e-6 * (0.5 + u(l.rng) * 10.0);  // a warm start
+    l.contacts.push_back(c);
   };
   for (int k = 0; k < side; ++k)
     for (int j = 0; j < side; ++j)
       for (int i = 0; i < side; ++i) {
         const int a = id(i, j, k);
-        if (k == 0) add(a, -1, x[a] - Vec3(0, 0, 0.5 * d), Vec3::UnitZ());
-        if (k + 1 < side) add(id(i, j, k + 1), a, x[a] + Vec3(0, 0, 0.5 * d), Vec3::UnitZ());
-        if (j + 1 < side) add(id(i, j + 1, k), a, x[a] + Vec3(0, 0.5 * d, 0), Vec3::UnitY());
-        if (i + 1 < side) add(id(i + 1, j, k), a, x[a] + Vec3(0.5 * d, 0, 0), Vec3::UnitX());
+        const Vec3& xa = l.x[a];
+        if (k == 0) add(a, -1, xa - Vec3(0, 0, 0.5 * d), Vec3::UnitZ());
+        if (k + 1 < side) add(id(i, j, k + 1), a, xa + Vec3(0, 0, 0.5 * d), Vec3::UnitZ());
+        if (j + 1 < side) add(id(i, j + 1, k), a, xa + Vec3(0, 0.5 * d, 0), Vec3::UnitY());
+        if (i + 1 < side) add(id(i + 1, j, k), a, xa + Vec3(0.5 * d, 0, 0), Vec3::UnitX());
       }
+  return l;
+}
+
+RestingSettings lattice_settings() {
+  RestingSettings rs;
+  rs.slip_velocity = 0.01;
+  rs.block_contacts = 100;
+  rs.block_size = 2.0 * Lattice::d;
+  return rs;
+}
+
+TEST(BlockedSweeps, ResolveInOrderIsTheGatheredResolve) {
+  Lattice l = lattice(6, 5);
+  const int nb = l.nb;
+  std::vector<Vec3>&x = l.x, &v = l.v, &w = l.w;
+  std::vector<Contact>& serial = l.contacts;
+  std::mt19937_64& rng = l.rng;
   const int n = static_cast<int>(serial.size());
   std::vector<int> order(n);
   for (int k = 0; k < n; ++k) order[k] = k;
   std::shuffle(order.begin(), order.end(), rng);
-  RestingSettings rs;
-  rs.slip_velocity = 0.01;
-  rs.block_contacts = 100;
-  rs.block_size = 2.0 * d;
+  const RestingSettings rs = lattice_settings();
   RestingPass gathered_pass(rs), in_order_pass(rs);
   gathered_pass.set_step({1e-3, Vec3(0, 0, -9.81)});
   in_order_pass.set_step({1e-3, Vec3(0, 0, -9.81)});
   gathered_pass.prepare(1);
   in_order_pass.prepare(1);
   std::vector<Vec3> v2 = v, w2 = w;
-  IslandBodies b1{nb, v.data(), w.data(), inv_mass.data(), inv_inertia.data(), x.data()};
-  IslandBodies b2{nb, v2.data(), w2.data(), inv_mass.data(), inv_inertia.data(), x.data()};
+  IslandBodies b1 = l.bodies();
+  IslandBodies b2{nb, v2.data(), w2.data(), l.inv_mass.data(), l.inv_inertia.data(), x.data()};
   ASSERT_TRUE(in_order_pass.sweeps_by_blocks(order.size(), b2));
   std::vector<Contact> gathered(n);
   for (int k = 0; k < n; ++k) gathered[k] = serial[order[k]];
@@ -354,6 +385,41 @@ TEST(BlockedSweeps, ResolveInOrderIsTheGatheredResolve) {
     loaded += c.normal_impulse > 0.0 ? 1 : 0;
   }
   EXPECT_GT(loaded, n / 4);  // the pass held the lattice: impulses to compare
+}
+
+TEST(BlockedSweeps, AnIslandGivesTheSameBitsWhateverThePassSolvedBefore) {
+  // A pass keeps its working state from island to island (the blocked islands' apart from the
+  // others'): what a larger pile and a small island left in it must not reach the next pile.
+  const RestingSettings rs = lattice_settings();
+  auto solve = [&](RestingPass& pass, Lattice& l) {
+    IslandBodies b = l.bodies();
+    return pass.resolve(l.contacts, b, 0);
+  };
+  RestingPass fresh(rs), used(rs);
+  for (RestingPass* p : {&fresh, &used}) {
+    p->set_step({1e-3, Vec3(0, 0, -9.81)});
+    p->prepare(1);
+  }
+  Lattice alone = lattice(6, 5), again = lattice(6, 5), larger = lattice(7, 9),
+          small = lattice(2, 3);
+  ASSERT_TRUE(used.sweeps_by_blocks(larger.contacts.size(), larger.bodies()));
+  ASSERT_FALSE(used.sweeps_by_blocks(small.contacts.size(), small.bodies()));
+  const SolverStats first = solve(fresh, alone);
+  solve(used, larger);
+  solve(used, small);
+  const SolverStats later = solve(used, again);
+  EXPECT_EQ(first.blocked_islands, 1);
+  EXPECT_EQ(first.iterations, later.iterations);
+  EXPECT_EQ(first.dissipated_restitution, later.dissipated_restitution);
+  EXPECT_EQ(first.dissipated_friction, later.dissipated_friction);
+  for (int b = 0; b < alone.nb; ++b) {
+    EXPECT_EQ(alone.v[b], again.v[b]) << "body " << b;
+    EXPECT_EQ(alone.w[b], again.w[b]) << "body " << b;
+  }
+  for (std::size_t k = 0; k < alone.contacts.size(); ++k) {
+    EXPECT_EQ(alone.contacts[k].normal_impulse, again.contacts[k].normal_impulse) << k;
+    EXPECT_EQ(alone.contacts[k].tangent_impulse, again.contacts[k].tangent_impulse) << k;
+  }
 }
 
 struct PileRun {

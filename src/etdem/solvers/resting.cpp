@@ -38,10 +38,16 @@ RestingPass::~RestingPass() = default;
 void RestingPass::prepare(int threads) {
   const std::size_t count = static_cast<std::size_t>(std::max(threads, 1));
   while (work_.size() < count) work_.push_back(std::make_unique<RestingWork>());
+  if (!blocked_work_) blocked_work_ = std::make_unique<RestingWork>();
+}
+
+RestingWork& RestingPass::work_for(bool blocked, int thread) {
+  return blocked ? *blocked_work_ : *work_[static_cast<std::size_t>(thread)];
 }
 
 SolverStats RestingPass::resolve(std::span<Contact> cs, IslandBodies& b, int thread) {
-  return run(cs, {}, b, *work_[thread], sweeps_by_blocks(cs.size(), b));
+  const bool blocked = sweeps_by_blocks(cs.size(), b);
+  return run(cs, {}, b, work_for(blocked, thread), blocked);
 }
 
 SolverStats RestingPass::resolve_in_order(std::span<Contact> serial, std::span<const int> order,
@@ -49,7 +55,8 @@ SolverStats RestingPass::resolve_in_order(std::span<Contact> serial, std::span<c
   // (A team's member may hold only some of the island's contacts: the team counts them all.)
   const std::size_t contacts =
       team_ && team_->members() > 1 ? static_cast<std::size_t>(team_->contacts()) : order.size();
-  return run(serial, order, b, *work_[thread], sweeps_by_blocks(contacts, b));
+  const bool blocked = sweeps_by_blocks(contacts, b);
+  return run(serial, order, b, work_for(blocked, thread), blocked);
 }
 
 SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, IslandBodies& b,

@@ -218,7 +218,12 @@ class RestingPass final : public Solver {
   StepTime step_;  // the step being solved (set_step)
   RestingTeam* team_ = nullptr;
   StageProfile* stages_ = nullptr;
-  std::vector<std::unique_ptr<RestingWork>> work_;
+  std::vector<std::unique_ptr<RestingWork>> work_;  // per thread: the islands not blocked
+  // The blocked islands' (one at a time): a pile keeps its rows' room from one step to the
+  // next instead of the small islands between shrinking it and the pile growing it again.
+  std::unique_ptr<RestingWork> blocked_work_;
+  /// The working state for an island of `contacts` swept on `thread`, `blocked` or not.
+  RestingWork& work_for(bool blocked, int thread);
 };
 
 }  // namespace etdem
