@@ -14,6 +14,7 @@
 #include "etdem/core/stage_profile.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/solvers/resting_blocks.hpp"
+#include "etdem/solvers/resting_work.hpp"
 #include "test_world_fixture.hpp"
 
 namespace etdem::test {
@@ -160,6 +161,49 @@ TEST(BlockOrder, BlocksGroupedKeepTheirRowsAndColours) {
     }
   }
   EXPECT_TRUE(moved);  // the case is not one the grouping leaves as it was
+}
+
+// A sweep over some of the rows finds each block's run of them (SubsetBlocks, the pass's own
+// helper): the runs are the rows of `which` in each block, ascending, the leftovers after them,
+// and after the blocks are regrouped (a new layout) the runs follow the new blocks.
+TEST(BlockOrder, ASubsetsRowsAreFoundBlockByBlockInEveryLayout) {
+  const int nb = 300;
+  const std::vector<Vec3> x = random_points(7, nb);
+  const std::vector<Contact> cs = near_pairs(x, 0.02, 53);
+  BlockOrder o;
+  o.build(cs, x.data(), nb, 0.02);
+  const int blocks = o.colour_start[BlockOrder::kBlockColours];
+  const int n = static_cast<int>(o.contact_order.size());
+  ASSERT_GT(o.leftovers(), 0);
+  std::mt19937 rng(11);
+  SubsetBlocks sub;
+  auto check = [&]() {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<int> which;
+      for (int i = 0; i < n; ++i)
+        if (rng() % 4 == 0) which.push_back(i);
+      sub.find(o, which);
+      std::size_t seen = 0;
+      for (int k = 0; k < blocks; ++k) {
+        std::vector<int> expect;
+        for (const int i : which)
+          if (i >= o.block_start[k] && i < o.block_start[k + 1]) expect.push_back(i);
+        std::vector<int> found;
+        for (int p = sub.first[k]; p >= 0 && p < sub.end[k]; ++p) found.push_back(which[p]);
+        ASSERT_EQ(found, expect) << "block " << k;
+        seen += found.size();
+      }
+      ASSERT_EQ(static_cast<std::size_t>(sub.leftovers), seen);
+      for (std::size_t p = seen; p < which.size(); ++p) ASSERT_GE(which[p], o.leftover_start);
+    }
+  };
+  check();
+  std::vector<int> group(blocks);
+  for (int k = 0; k < blocks; ++k) group[k] = o.block_cell(k)[1] >= 0 ? 0 : 1;
+  const std::vector<int> starts = o.block_start;
+  o.group_blocks(group);
+  ASSERT_NE(o.block_start, starts);  // a layout the table drawn before would get wrong
+  check();
 }
 
 // Graph colours (Box2D v3's constraint graph, greedy in the blocks' spatial order): every contact

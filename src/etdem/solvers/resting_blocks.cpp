@@ -19,6 +19,7 @@ std::int64_t block_coordinate(double x, double cell) {
 
 void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int body_count,
                        double cell, std::span<const int> order, Colouring colouring) {
+  ++layout;
   auto contact = [&](int c) -> const Contact& {
     return order.empty() ? contacts[c] : contacts[order[c]];
   };
@@ -155,6 +156,7 @@ void BlockOrder::colour_graph(int n, Bodies&& bodies_of, int body_count) {
 }
 
 void BlockOrder::group_blocks(std::vector<int>& group) {
+  ++layout;
   // The blocks by (colour, group), each such run in its order (a stable counting sort), then the
   // rows copied block by block in that order.
   const int count = colours();

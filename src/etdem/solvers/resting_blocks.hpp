@@ -77,6 +77,9 @@ struct BlockOrder {
   std::vector<int> block_start;
   std::vector<int> colour_start;
   int leftover_start = 0;  // contact slots [leftover_start, n) are the leftovers
+  /// Counts the layouts of the blocks: changed whenever block_start or contact_order does
+  /// (build, group_blocks), so what was derived from a layout knows when it is out of date.
+  std::uint64_t layout = 0;
   long leftovers() const { return static_cast<long>(contact_order.size()) - leftover_start; }
   /// The cell (i, j, k) of block b's rows, b < colour_start[colours()]: the component-wise least
   /// cell of its first row's dynamic bodies (the same for every row of a kBlocks block).

@@ -221,11 +221,15 @@ struct RestingShare {
 
 /// The rows of a sweep over some rows (`which`, ascending) block by block: block k's are
 /// `which[first[k], end[k])`, first[k] = -1 for a block with none, and the leftovers' are
-/// `which[leftovers, size)`. Found by walking `which` once (a binary search over the blocks for
-/// each block that has some), so a sweep visits its blocks without searching `which` for each.
+/// `which[leftovers, size)`. Found by walking `which` once, each row's block read from a table
+/// of the blocks' rows (`block_of`, drawn once per layout of the blocks: a round sweeps its set
+/// many times), so a sweep visits its blocks without searching `which` for each.
 struct SubsetBlocks {
   std::vector<int> first, end, listed;  // (listed: the blocks whose `first` is set)
   int leftovers = 0;
+  std::vector<int> block_of;              // per row of a block: its block
+  const BlockOrder* drawn_for = nullptr;  // the order and layout block_of was drawn for
+  std::uint64_t drawn_layout = 0;
   void find(const BlockOrder& o, std::span<const int> which) {
     const int blocks = o.colour_start[static_cast<std::size_t>(o.colours())];
     if (first.size() != static_cast<std::size_t>(blocks)) {
@@ -235,15 +239,22 @@ struct SubsetBlocks {
     }
     for (const int k : listed) first[static_cast<std::size_t>(k)] = -1;
     listed.clear();
-    const auto starts = o.block_start.begin();
+    if (drawn_for != &o || drawn_layout != o.layout) {
+      block_of.resize(static_cast<std::size_t>(o.leftover_start));
+      for (int k = 0; k < blocks; ++k)
+        std::fill(block_of.begin() + o.block_start[static_cast<std::size_t>(k)],
+                  block_of.begin() + o.block_start[static_cast<std::size_t>(k) + 1], k);
+      drawn_for = &o;
+      drawn_layout = o.layout;
+    }
     const int m = static_cast<int>(which.size());
     int p = 0;
     while (p < m && which[static_cast<std::size_t>(p)] < o.leftover_start) {
-      const int row = which[static_cast<std::size_t>(p)];
-      const auto k =
-          static_cast<std::size_t>(std::upper_bound(starts, starts + blocks, row) - starts - 1);
+      const auto k = static_cast<std::size_t>(
+          block_of[static_cast<std::size_t>(which[static_cast<std::size_t>(p)])]);
+      const int last = o.block_start[k + 1];
       int q = p + 1;
-      while (q < m && which[static_cast<std::size_t>(q)] < o.block_start[k + 1]) ++q;
+      while (q < m && which[static_cast<std::size_t>(q)] < last) ++q;
       first[k] = p, end[k] = q;
       listed.push_back(static_cast<int>(k));
       p = q;
