@@ -115,15 +115,21 @@ TEST(BlockOrder, ColoursShareNoBodyAndEveryContactIsPlacedOnce) {
   EXPECT_EQ(o.block_start[o.colour_start[BlockOrder::kBlockColours]], o.leftover_start);
 }
 
+/// The blocked order (cells of 2 cm) of the near pairs of 300 random bodies (`seed`), every
+/// 53rd pair a far one (a leftover).
+BlockOrder order_of_random_pairs(std::uint64_t seed) {
+  const int nb = 300;
+  const std::vector<Vec3> x = random_points(seed, nb);
+  BlockOrder o;
+  o.build(near_pairs(x, 0.02, 53), x.data(), nb, 0.02);
+  return o;
+}
+
 // A team member's rows together (BlockOrder::group_blocks): each colour's blocks reordered by
 // their group, ascending and otherwise as they were, each block's rows with it, the leftovers and
 // the colours' bounds untouched; the groups permuted with the blocks.
 TEST(BlockOrder, BlocksGroupedKeepTheirRowsAndColours) {
-  const int nb = 300;
-  const std::vector<Vec3> x = random_points(5, nb);
-  const std::vector<Contact> cs = near_pairs(x, 0.02, 53);
-  BlockOrder o;
-  o.build(cs, x.data(), nb, 0.02);
+  BlockOrder o = order_of_random_pairs(5);
   const BlockOrder before = o;
   const int blocks = o.colour_start[BlockOrder::kBlockColours];
   ASSERT_GT(blocks, 40);
@@ -167,11 +173,7 @@ TEST(BlockOrder, BlocksGroupedKeepTheirRowsAndColours) {
 // helper): the runs are the rows of `which` in each block, ascending, the leftovers after them,
 // and after the blocks are regrouped (a new layout) the runs follow the new blocks.
 TEST(BlockOrder, ASubsetsRowsAreFoundBlockByBlockInEveryLayout) {
-  const int nb = 300;
-  const std::vector<Vec3> x = random_points(7, nb);
-  const std::vector<Contact> cs = near_pairs(x, 0.02, 53);
-  BlockOrder o;
-  o.build(cs, x.data(), nb, 0.02);
+  BlockOrder o = order_of_random_pairs(7);
   const int blocks = o.colour_start[BlockOrder::kBlockColours];
   const int n = static_cast<int>(o.contact_order.size());
   ASSERT_GT(o.leftovers(), 0);
