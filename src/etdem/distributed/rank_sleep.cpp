@@ -165,11 +165,11 @@ void DecomposedWorld::contact_loads(World& w, const std::vector<Contact>& contac
   auto again = [&](int body) { return loaded(body) && owned_[body] && merged[body]; };
   for (const auto& [k, at] : hits) {
     const Contact& c = contacts[static_cast<std::size_t>(k)];
-    if (!again(c.a) && !again(c.b)) continue;
+    const bool to_a = again(c.a), to_b = again(c.b);
+    if (!to_a && !to_b) continue;
     const Vec3 p = c.normal_impulse * c.normal + c.tangent_impulse;
-    if (again(c.a))
-      mine.push_back({gid_[c.a], key_of(c), at, p, c.ra.cross(p) + c.rolling_impulse});
-    if (again(c.b))
+    if (to_a) mine.push_back({gid_[c.a], key_of(c), at, p, c.ra.cross(p) + c.rolling_impulse});
+    if (to_b)
       mine.push_back(
           {gid_[c.b], key_of(c), at, Vec3(-p), Vec3(-(c.rb.cross(p) + c.rolling_impulse))});
   }

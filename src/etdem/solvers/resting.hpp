@@ -222,7 +222,7 @@ class RestingPass final : public Solver {
   // The blocked islands' (one at a time): a pile keeps its rows' room from one step to the
   // next instead of the small islands between shrinking it and the pile growing it again.
   std::unique_ptr<RestingWork> blocked_work_;
-  /// The working state for an island of `contacts` swept on `thread`, `blocked` or not.
+  /// The working state for an island swept on `thread`: blocked_work_ for a blocked one.
   RestingWork& work_for(bool blocked, int thread);
 };
 

@@ -438,6 +438,8 @@ void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& conta
 void share_stirred(RestingWork& w) {
   RestingShare& s = w.share;
   // The list of every body stirred here or elsewhere, each once: grow reads it in any order.
+  // (A body's stir crosses its limit once between two growths, so no thread listed it twice:
+  // only the other threads' and members' bodies are looked up.)
   std::vector<int>& list = w.stirred_of_thread[0];
   std::vector<char>& listed = s.listed;
   if (listed.size() < static_cast<std::size_t>(w.bodies.count))

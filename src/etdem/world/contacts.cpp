@@ -146,16 +146,16 @@ void World::find_pairs(StepBodies& out) {
   // Each pair is detected once, by the rank that owns its first grain and carries its warm
   // start: on a rank of a split run only those pairs are kept.
   if (owned_) {
-    // (Read from one byte per slot, whether its body is dynamic and counted here, instead of
-    // the bodies' flags and the owners: first_grain's rule.)
+    // (first_grain's rule on slots, read from one byte per slot, whether its body is dynamic
+    // and counted here, instead of the bodies' flags and the owners.)
     pair_first_.resize(box_ids_.size());
     for (std::size_t k = 0; k < box_ids_.size(); ++k) {
       const int i = box_ids_[k];
       pair_first_[k] = static_cast<char>((bodies.is_dynamic(i) ? 1 : 0) | (counted(i) ? 2 : 0));
     }
     pair_list_.select(boxes_, out.pairs, [&](int i, int j) {
-      const char first = (pair_first_[i] & 1) != 0 ? pair_first_[i] : pair_first_[j];
-      return (first & 2) != 0;
+      const int first = first_grain(i, j, [&](int k) { return (pair_first_[k] & 1) != 0; });
+      return (pair_first_[first] & 2) != 0;
     });
   } else {
     pair_list_.select(boxes_, out.pairs);

@@ -185,8 +185,16 @@ class World {
   /// The grain whose owner detects the pair (a, b) in a run split over ranks and carries its
   /// warm start (docs/distributed.md): a when it is a grain, else b (a grain against a fixed
   /// body of a smaller id, a plane or a terrain).
-  int first_grain(int a, int b) const { return bodies.is_dynamic(a) ? a : b; }
+  int first_grain(int a, int b) const {
+    return first_grain(a, b, [this](int i) { return bodies.is_dynamic(i); });
+  }
   int first_grain(const Contact& c) const { return first_grain(c.a, c.b); }
+  /// The same rule with `dynamic(i)` saying whether i is a grain (a caller that keeps the flags
+  /// apart, as find_pairs per slot).
+  template <class Dynamic>
+  static int first_grain(int a, int b, Dynamic&& dynamic) {
+    return dynamic(a) ? a : b;
+  }
   /// The warm start grains carry when they migrate to another rank: per body, last step's
   /// contacts whose first grain it is, with their impulses, in their serial order (none for a
   /// body that is not a grain).
