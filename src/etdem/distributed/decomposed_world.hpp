@@ -5,9 +5,12 @@
 // (world/domain.hpp), the rank's side of the calls the step makes:
 //   decomposed_world.cpp  building the rank's part, events, the sub-step's frame;
 //   rank_halo.cpp         the grains' exchange with their warm start, the halo, rebalancing;
-//   rank_islands.cpp      islands labelled across ranks without a gather (island_labels), each
-//                         resolved whole on its host (world/island_solve, through
-//                         World::solve_island) and the results sent back; the projection;
+//   rank_islands.cpp      islands labelled across ranks without a gather (island_labels), their
+//                         parts (island_parts.hpp) sent and the results taken back;
+//   rank_hosted.cpp       an island solved whole on its host, or by the ranks that hold it as a
+//                         team of the resting pass (world/island_solve, through
+//                         World::solve_island);
+//   rank_projection.cpp   the position corrections, summed on the grains' owners;
 //   rank_sleep.cpp        the islands' sleep across ranks, and the joins of the regions' sleep;
 //   rank_nets.cpp         the nets, whole on every rank;
 //   rank_ledger.cpp       the sub-step's sums reduced over the ranks, the gather for output.

@@ -1,4 +1,4 @@
-// What the host of an island keeps of it for its solve (distributed/rank_islands.cpp).
+// What a rank that solves an island keeps of it for the solve (distributed/rank_hosted.cpp).
 #pragma once
 
 #include <array>
@@ -29,7 +29,7 @@ struct PartGrain {
   bool asleep = false;
 };
 
-/// The bytes of one grain in an island part (rank_islands.cpp, put_part_grains): global id,
+/// The bytes of one grain in an island part (island_parts.hpp, put_part_grains): global id,
 /// owner, velocities, position, inverse mass, world inverse inertia, asleep.
 constexpr std::size_t kPartGrainBytes = sizeof(std::int64_t) + sizeof(std::int32_t) +
                                         3 * 3 * sizeof(double) + sizeof(double) +

@@ -61,7 +61,8 @@ struct IslandState {
 };
 
 /// Island-local arrays of bodies, of one island or of several one after another: what a world
-/// (World::resolve_islands) or a host rank (distributed/rank_islands.cpp) gathers for the solve.
+/// (World::resolve_islands) or a rank of a split run (distributed/rank_hosted.cpp) gathers for
+/// the solve.
 struct IslandArrays {
   std::vector<Vec3> v, w, x, v0;  // [m/s], [rad/s], [m], [m/s]
   std::vector<double> inv_mass;   // [1/kg]

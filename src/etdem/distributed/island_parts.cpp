@@ -1,0 +1,195 @@
+// An island's parts (distributed/island_parts.hpp): written, read back and merged.
+#include "etdem/distributed/island_parts.hpp"
+
+#include <fmt/format.h>
+
+namespace etdem::distributed {
+namespace {
+
+/// A part grain's fields in record order, but its asleep byte (FieldBlock, either way).
+template <class B, class G>
+void part_grain_fields(B& k, G& g) {
+  static_assert(sizeof g.owner == sizeof(std::int32_t));
+  auto vec = [&](auto& v) { k.field(v.data(), 3 * sizeof(double)); };
+  k.field(&g.gid, sizeof g.gid), k.field(&g.owner, sizeof g.owner);
+  vec(g.v), vec(g.w), vec(g.x), k.field(&g.inv_mass, sizeof(double));
+  k.field(g.inv_inertia.data(), 9 * sizeof(double));
+}
+
+/// A slim grain's fields in record order.
+template <class B, class G>
+void slim_grain_fields(B& k, G& g) {
+  k.field(&g.gid, sizeof g.gid), k.field(&g.owner, sizeof g.owner);
+  k.field(g.x.data(), 3 * sizeof(double));
+}
+
+/// The k-th grain of `run`, as put_part_grains wrote it (a slim one: its id, owner and
+/// position).
+PartGrain run_grain(const GrainRun& run, std::size_t k) {
+  PartGrain g;
+  FieldBlock<const char*> f{run.bytes.data() + k * run.stride};
+  if (!run.whole()) {
+    slim_grain_fields(f, g);
+    return g;
+  }
+  part_grain_fields(f, g);
+  std::int8_t asleep = 0;
+  f.field(&asleep, sizeof asleep);
+  g.asleep = asleep != 0;
+  return g;
+}
+
+}  // namespace
+
+void put_part_header(ByteWriter& o, const PartHeader& h) {
+  o.put(static_cast<std::int32_t>(h.contacts));
+  o.put(static_cast<std::int32_t>(h.kept));
+  o.put(static_cast<std::int8_t>(h.asleep ? 1 : 0));
+  o.put(static_cast<std::int8_t>(h.awake ? 1 : 0));
+  o.put(static_cast<std::int8_t>(h.kind));
+}
+
+void set_part_kind(std::string& part, PartContactsKind kind) {
+  if (part.size() <= kPartKindAt)
+    throw std::logic_error(fmt::format("an island part of {} bytes has no header", part.size()));
+  part[kPartKindAt] = static_cast<char>(kind);
+}
+
+PartHeader read_part_header(ByteReader& in) {
+  PartHeader h;
+  h.contacts = in.get<std::int32_t>();
+  h.kept = in.get<std::int32_t>();
+  h.asleep = in.get<std::int8_t>() != 0;
+  h.awake = in.get<std::int8_t>() != 0;
+  const auto kind = in.get<std::int8_t>();
+  if (kind < 0 || kind > static_cast<std::int8_t>(PartContactsKind::kLocal))
+    throw ByteStreamError("an island part's contacts of kind " + std::to_string(kind));
+  h.kind = static_cast<PartContactsKind>(kind);
+  return h;
+}
+
+PartHeader island_header(const GatheredIsland& g) {
+  PartHeader sum;
+  for (const std::string& part : g.parts) {
+    ByteReader in(part);
+    const PartHeader h = read_part_header(in);
+    sum.contacts += h.contacts;
+    sum.kept += h.kept;
+    sum.asleep = sum.asleep || h.asleep;
+    sum.awake = sum.awake || h.awake;
+  }
+  return sum;
+}
+
+std::size_t put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
+                            const std::vector<std::int64_t>& gid, const std::vector<int>& owner,
+                            std::span<const char> read_elsewhere) {
+  auto whole = [&](int i) {
+    return read_elsewhere.empty() || read_elsewhere[static_cast<std::size_t>(i)] != 0;
+  };
+  std::size_t count = 0;
+  for (int i : grains) count += whole(i) ? 1 : 0;
+  const std::size_t slim = grains.size() - count;
+  out.reserve(out.bytes().size() + part_grains_bytes(count, slim));
+  out.put(static_cast<std::int32_t>(count));
+  char record[kPartGrainBytes];
+  for (int i : grains) {
+    if (!whole(i)) continue;
+    const PartGrain g{gid[i],
+                      owner[i],
+                      bodies.velocity[i],
+                      bodies.angular_velocity[i],
+                      bodies.position[i],
+                      bodies.inv_mass[i],
+                      bodies.inv_inertia_world[i],
+                      bodies.is_asleep(i)};
+    FieldBlock<char*> k{record};
+    part_grain_fields(k, g);
+    const auto asleep = static_cast<std::int8_t>(g.asleep ? 1 : 0);
+    k.field(&asleep, sizeof asleep);
+    out.put_bytes(record, kPartGrainBytes);
+  }
+  out.put(static_cast<std::int32_t>(slim));
+  for (int i : grains) {
+    if (whole(i)) continue;
+    PartGrain g;
+    g.gid = gid[i], g.owner = owner[i], g.x = bodies.position[i];
+    FieldBlock<char*> k{record};
+    slim_grain_fields(k, g);
+    out.put_bytes(record, kSlimGrainBytes);
+  }
+  return slim;
+}
+
+void read_part_grains(ByteReader& in, GrainRun* runs) {
+  for (const std::size_t stride : {kPartGrainBytes, kSlimGrainBytes}) {
+    const auto count = in.get<std::int32_t>();
+    if (count < 0 || static_cast<std::size_t>(count) > in.left() / stride)
+      throw ByteStreamError(fmt::format("an island part of {} grains", count));
+    *runs++ = GrainRun{in.take(static_cast<std::size_t>(count) * stride), stride};
+  }
+}
+
+void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
+                       std::vector<std::size_t>& next, std::int64_t root, int me) {
+  std::size_t total = 0;
+  for (const GrainRun& run : runs) total += run.size();
+  IslandArrays& a = h.state;
+  a.resize(total);
+  h.gid.resize(total);
+  h.owner.resize(total);
+  h.asleep.resize(total);
+  h.own.clear();
+  h.slim.clear();
+  std::size_t count = 0;
+  // (A few runs: the least next id found by looking at each run's; ties to the first run, the
+  // whole runs before the slim.)
+  next.assign(runs.size(), 0);
+  auto take = [&](std::size_t at, const GrainRun& run, std::size_t k) {
+    const PartGrain g = run_grain(run, k);
+    h.gid[at] = g.gid, h.owner[at] = g.owner, h.asleep[at] = g.asleep ? 1 : 0;
+    a.x[at] = g.x;
+    if (!run.whole()) return;
+    a.v[at] = g.v, a.w[at] = g.w;
+    a.inv_mass[at] = g.inv_mass, a.inv_inertia[at] = g.inv_inertia;
+  };
+  for (;;) {
+    std::size_t from = runs.size();
+    std::int64_t least = 0;
+    for (std::size_t s = 0; s < runs.size(); ++s) {
+      if (next[s] == runs[s].size()) continue;
+      const std::int64_t gid = runs[s].gid(next[s]);
+      if (from == runs.size() || gid < least ||
+          (gid == least && !runs[from].whole() && runs[s].whole()))
+        from = s, least = gid;
+    }
+    if (from == runs.size()) break;
+    const GrainRun& run = runs[from];
+    const std::size_t k = next[from]++;
+    if (k > 0 && !(run.gid(k - 1) < least))
+      throw std::logic_error(
+          fmt::format("island {}: a part's grains do not ascend by id at grain {}", root, least));
+    if (count > 0 && h.gid[count - 1] == least) continue;  // (a whole copy came first)
+    take(count, run, k);
+    if (!run.whole()) h.slim.push_back(static_cast<int>(count));
+    if (h.owner[count] == me) h.own.push_back(static_cast<int>(count));
+    ++count;
+  }
+  a.resize(count);
+  h.gid.resize(count);
+  h.owner.resize(count);
+  h.asleep.resize(count);
+}
+
+void take_result(World& w, int l, const GrainResult& r, std::vector<Motion>& motion) {
+  Motion& mo = motion[l];
+  w.bodies.velocity[l] = r.v;
+  w.bodies.angular_velocity[l] = r.w;
+  mo.impact_time = r.toi;
+  mo.impact_velocity = r.v0;
+  mo.free = false;
+  if (!(mo.impact_time > 0.0)) mo.impact_time = 0.0, mo.impact_velocity = Vec3::Zero();
+  if (r.woke) w.wake_body(l);
+}
+
+}  // namespace etdem::distributed
