@@ -1,0 +1,197 @@
+// An island's parts as the ranks of a split run send them (distributed/island_parts.hpp): a
+// part's header reads back as written and its kind changes in place; grains written whole or
+// slim read back bit for bit; the parts of one island merge ascending by global id, a grain two
+// ranks sent taken once (the first whole copy), with the merging rank's own grains and the
+// grains that came slim only listed; a part whose grains do not ascend is refused.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+
+#include "etdem/distributed/island_parts.hpp"
+
+namespace etdem::distributed {
+namespace {
+
+/// `n` grains at random states (every third asleep), as a rank's world holds them.
+Bodies random_grains(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto vec = [&] { return Vec3(u(rng), u(rng), u(rng)); };
+  Bodies b;
+  for (int i = 0; i < n; ++i) {
+    const Quat q = Quat(u(rng), u(rng), u(rng), u(rng)).normalized();
+    const Vec3 inertia = 1e-3 * Vec3(2.0 + u(rng), 2.0 + u(rng), 2.0 + u(rng));
+    b.add(vec(), q, vec(), vec(), 1.5 + u(rng), inertia, 0, 0, false);
+    if (i % 3 == 0) b.flags[i] |= kBodyAsleep;
+  }
+  return b;
+}
+
+/// The same bits (a copy read back must not round).
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+TEST(IslandParts, AHeaderReadsBackAsWrittenAndItsKindChangesInPlace) {
+  ByteWriter out;
+  put_part_header(out, PartHeader{1234, 56, true, false, PartContactsKind::kSome});
+  out.put(std::int32_t{7});
+  std::string bytes = out.take();
+  EXPECT_EQ(bytes.size(), kPartHeaderBytes + sizeof(std::int32_t));
+  set_part_kind(bytes, PartContactsKind::kLocal);
+  ByteReader in(bytes);
+  const PartHeader h = read_part_header(in);
+  EXPECT_EQ(h.contacts, 1234);
+  EXPECT_EQ(h.kept, 56);
+  EXPECT_TRUE(h.asleep);
+  EXPECT_FALSE(h.awake);
+  EXPECT_EQ(h.kind, PartContactsKind::kLocal);
+  EXPECT_EQ(in.get<std::int32_t>(), 7);  // what follows the header is untouched
+  // An unknown kind is refused; a part too short for a header takes no kind.
+  bytes[kPartKindAt] = 9;
+  ByteReader bad(bytes);
+  EXPECT_THROW(read_part_header(bad), ByteStreamError);
+  std::string shorter(kPartKindAt, '\0');
+  EXPECT_THROW(set_part_kind(shorter, PartContactsKind::kWhole), std::logic_error);
+}
+
+TEST(IslandParts, AnIslandsHeadersSumOverItsParts) {
+  GatheredIsland g{5, {0, 2}, {}};
+  for (const PartHeader& h : {PartHeader{10, 4, true, false, PartContactsKind::kWhole},
+                              PartHeader{7, 0, false, true, PartContactsKind::kSome}}) {
+    ByteWriter out;
+    put_part_header(out, h);
+    g.parts.push_back(out.take());
+  }
+  const PartHeader sum = island_header(g);
+  EXPECT_EQ(sum.contacts, 17);
+  EXPECT_EQ(sum.kept, 4);
+  EXPECT_TRUE(sum.asleep);
+  EXPECT_TRUE(sum.awake);
+}
+
+TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {
+  constexpr int kGrains = 40;
+  const Bodies b = random_grains(kGrains, 3);
+  std::vector<std::int64_t> gid(kGrains);
+  std::vector<int> owner(kGrains), grains(kGrains);
+  std::vector<char> read_elsewhere(kGrains);
+  for (int i = 0; i < kGrains; ++i) {
+    gid[i] = 10 + 3 * i;  // ascending with the local ids
+    owner[i] = i % 2;
+    grains[i] = i;
+    read_elsewhere[i] = i % 4 != 1 ? 1 : 0;  // a quarter read by the sender alone: slim
+  }
+  ByteWriter out;
+  EXPECT_EQ(put_part_grains(out, b, grains, gid, owner, read_elsewhere), 10u);
+  const std::string bytes = out.take();
+  EXPECT_EQ(bytes.size(), part_grains_bytes(30, 10));
+  ByteReader in(bytes);
+  GrainRun runs[2];
+  read_part_grains(in, runs);
+  EXPECT_TRUE(in.done());
+  EXPECT_EQ(runs[0].size(), 30u);
+  EXPECT_EQ(runs[1].size(), 10u);
+  IslandGrains h;
+  std::vector<std::size_t> next;
+  merge_part_grains(runs, h, next, gid[0], 1);
+  ASSERT_EQ(h.gid.size(), static_cast<std::size_t>(kGrains));
+  const IslandArrays& a = h.state;
+  std::vector<int> slim, own;
+  for (int k = 0; k < kGrains; ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(h.gid[k], gid[k]);
+    EXPECT_EQ(h.owner[k], owner[k]);
+    EXPECT_TRUE(same_bits(a.x[k], b.position[k]));
+    if (owner[k] == 1) own.push_back(k);
+    if (!read_elsewhere[k]) {  // slim: the position and who owns it only
+      slim.push_back(k);
+      continue;
+    }
+    EXPECT_EQ(h.asleep[k] != 0, b.is_asleep(k));
+    EXPECT_TRUE(same_bits(a.v[k], b.velocity[k]));
+    EXPECT_TRUE(same_bits(a.w[k], b.angular_velocity[k]));
+    EXPECT_TRUE(same_bits(a.inv_mass[k], b.inv_mass[k]));
+    EXPECT_TRUE(same_bits(a.inv_inertia[k], b.inv_inertia_world[k]));
+  }
+  EXPECT_EQ(h.slim, slim);
+  EXPECT_EQ(h.own, own);
+}
+
+TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCopy) {
+  // Three ranks' parts of one island: rank 0 holds global ids 0-29 (the even ones whole, the odd
+  // ones slim), rank 1 ids 20-49 and rank 2 ids 25-34, both whole. Ranks 1 and 2 write other
+  // velocities, so the copy taken shows: the first whole one.
+  constexpr int kIds = 50;
+  const Bodies b0 = random_grains(kIds, 1), b1 = random_grains(kIds, 2),
+               b2 = random_grains(kIds, 4);
+  std::vector<std::int64_t> gid(kIds);
+  std::vector<int> owner(kIds);
+  for (int i = 0; i < kIds; ++i) gid[i] = i, owner[i] = i < 25 ? 0 : 1;
+  auto part = [&](const Bodies& b, int first, int end, bool odd_slim) {
+    std::vector<int> grains;
+    std::vector<char> whole(kIds, 1);
+    for (int i = first; i < end; ++i) {
+      grains.push_back(i);
+      if (odd_slim && i % 2 == 1) whole[i] = 0;
+    }
+    ByteWriter out;
+    put_part_grains(out, b, grains, gid, owner, whole);
+    return out.take();
+  };
+  const std::string texts[3] = {part(b0, 0, 30, true), part(b1, 20, 50, false),
+                                part(b2, 25, 35, false)};
+  std::vector<GrainRun> runs(6);
+  for (int s = 0; s < 3; ++s) {
+    ByteReader in(texts[s]);
+    read_part_grains(in, &runs[2 * s]);
+  }
+  IslandGrains h;
+  std::vector<std::size_t> next;
+  merge_part_grains(runs, h, next, 0, 0);
+  ASSERT_EQ(h.gid.size(), static_cast<std::size_t>(kIds));
+  std::vector<int> slim, own;
+  for (int k = 0; k < kIds; ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(h.gid[k], k);
+    // The first whole copy: rank 0's for its even ids, rank 1's from id 20 on, else the odd
+    // ids below 20 came slim only (their velocities are not read).
+    const Bodies* from = k < 30 && k % 2 == 0 ? &b0 : k >= 20 ? &b1 : nullptr;
+    if (!from) {
+      slim.push_back(k);
+    } else {
+      EXPECT_TRUE(same_bits(h.state.v[k], from->velocity[k]));
+      EXPECT_TRUE(same_bits(h.state.x[k], from->position[k]));
+    }
+    if (owner[k] == 0) own.push_back(k);
+  }
+  EXPECT_EQ(h.slim, slim);
+  EXPECT_EQ(h.own, own);
+}
+
+TEST(IslandParts, APartWhoseGrainsDoNotAscendIsRefused) {
+  const Bodies b = random_grains(3, 5);
+  const std::vector<std::int64_t> gid{4, 5, 6};
+  const std::vector<int> owner{0, 0, 0}, descending{2, 1, 0};
+  ByteWriter out;
+  put_part_grains(out, b, descending, gid, owner);
+  const std::string bytes = out.take();
+  ByteReader in(bytes);
+  GrainRun runs[2];
+  read_part_grains(in, runs);
+  IslandGrains h;
+  std::vector<std::size_t> next;
+  EXPECT_THROW(merge_part_grains(runs, h, next, 4, 0), std::logic_error);
+  // A count larger than the bytes left is refused as it is read.
+  ByteWriter lying;
+  lying.put(std::int32_t{1000});
+  const std::string short_text = lying.take();
+  ByteReader short_in(short_text);
+  EXPECT_THROW(read_part_grains(short_in, runs), ByteStreamError);
+}
+
+}  // namespace
+}  // namespace etdem::distributed
