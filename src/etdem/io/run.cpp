@@ -206,14 +206,20 @@ class Stepper {
                            st.contacts_kept_local,
                            st.islands_sent_whole,
                            st.grains_sent_slim,
-                           st.refreshed_in_place};
+                           st.refreshed_in_place,
+                           st.team_updates};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
-    // owned, the contact points it detected, and its busy time (its phases' wall time less what
-    // it spent in collectives, waits included).
+    // owned, the contact points it detected, its busy time (its phases' wall time less what
+    // it spent in collectives, waits included), and the row updates it made in the piles the
+    // ranks solved together (their resting pass's sweeps split by blocks).
     const double busy = std::max(split_->profile().total() - tc.seconds, 0.0);
-    std::array<double, 5> most{static_cast<double>(st.owned), static_cast<double>(st.contacts),
-                               busy, tc.seconds, static_cast<double>(st.most_ranks_spanned)};
+    std::array<double, 6> most{static_cast<double>(st.owned),
+                               static_cast<double>(st.contacts),
+                               busy,
+                               tc.seconds,
+                               static_cast<double>(st.most_ranks_spanned),
+                               static_cast<double>(st.team_updates)};
     t_->max(std::span<double>(most));
     const double contacts = static_cast<double>(t_->sum(st.contacts));
     auto summed = [&](double x) {
@@ -267,6 +273,7 @@ class Stepper {
             {"migrations", sums[4]},
             {"exchanges_per_rank", sums[5] / t_->size()},
             {"worlds_refreshed_in_place_per_rank", sums[19] / t_->size()},
+            {"shared_row_updates", sums[20]},
             {"collects_per_rank", sums[14] / t_->size()},
             {"messages", sums[6]},
             {"bytes", sums[7]},
@@ -287,7 +294,8 @@ class Stepper {
             {"imbalance",
              {{"owned_grains", ratio(most[0], static_cast<double>(sums[0]))},
               {"contacts", ratio(most[1], contacts)},
-              {"busy_seconds", ratio(most[2], busy_sum)}}}};
+              {"busy_seconds", ratio(most[2], busy_sum)},
+              {"shared_row_updates", ratio(most[5], static_cast<double>(sums[20]))}}}};
   }
 
  private:

@@ -352,6 +352,7 @@ void RestingPass::count_left_approaching(RestingWork& w) const {
   // A team marks each row on its member (the leftovers on every member, counted on the first),
   // and counts its updates apart: both summed in one reduction.
   if (s.team) {
+    s.team->member_updates += static_cast<long>(s.updates);
     share_sums(w, {}, counts);
     w.stats.iterations += static_cast<long>(counts[1]);
   }

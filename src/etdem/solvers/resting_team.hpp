@@ -79,6 +79,10 @@ class RestingTeam {
   virtual void max(std::span<double> values) = 0;
   /// Collective: element-wise sums, in place, the same on every member.
   virtual void sum(std::span<std::int64_t> values) = 0;
+
+  /// This member's own row updates (its blocks' rows and the leftovers it counts) over every pass
+  /// the team has run: its share of the sweeps' work, added by each pass before the team's sum.
+  long member_updates = 0;
 };
 
 /// A member's messages of one phase, one writer per member (`out`): emptied for the phase with

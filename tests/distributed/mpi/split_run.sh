@@ -7,7 +7,8 @@
 # again (summary.json `ranks.rebalances` > 0); with EXPECT_SHARED=1, it must have solved some
 # island with every rank together (`ranks.islands_shared` > 0), and its stages' times must be
 # there: each rank's resting pass inside its island solves, the team's own exchanges timed, and
-# some of its contacts kept by the rank that detected them (`ranks.contacts_kept_local`).
+# some of its contacts kept by the rank that detected them (`ranks.contacts_kept_local`), and
+# the row updates the ranks made in the shared piles counted (`ranks.shared_row_updates`).
 set -uo pipefail
 ranks=$1 etdem=$2 scenario=$3
 shift 3
@@ -83,6 +84,14 @@ assert r["contacts_kept_local"] > 0, "a shared pile's contacts no other rank rea
 assert r["grains_sent_slim"] > 0, "a shared pile's grains no other rank reads sent slim"
 assert 0 < r["worlds_refreshed_in_place_per_rank"] <= r["exchanges_per_rank"], \
     "a pile's ranks keep their bodies in the sub-steps no grain comes or goes"
+# The rows the ranks swept in their shared piles: each update counted once, by the rank that
+# made it, so their sum is at most every update the resting passes made; the largest rank's
+# share lies between the mean and the whole.
+updates, imbalance = r["shared_row_updates"], r["imbalance"]["shared_row_updates"]
+assert 0 < updates <= s["resting"]["impulses"], (updates, s["resting"]["impulses"])
+assert 1.0 <= imbalance <= r["count"] * (1 + 1e-12), imbalance
+print("shared row updates: %d of %d, the largest rank %.3f of the mean" %
+      (updates, s["resting"]["impulses"], imbalance))
 print("contacts kept by their rank: %d; grains sent slim: %d; islands sent again whole: %d" %
       (r["contacts_kept_local"], r["grains_sent_slim"], r["islands_sent_whole"]))
 PY
