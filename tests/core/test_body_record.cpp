@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 
 #include "etdem/core/body_record.hpp"
 #include "etdem/core/byte_stream.hpp"
+#include "random_bodies.hpp"
 
 namespace etdem {
 namespace {
@@ -24,21 +24,7 @@ bool same_bits(const Bodies& a, int i, const Bodies& b, int j) {
          eq(a.inertia[i], b.inertia[j]) && a.name[i] == b.name[j];
 }
 
-Bodies random_bodies(int n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  auto vec = [&] { return Vec3(u(rng), u(rng), u(rng)); };
-  Bodies b;
-  for (int i = 0; i < n; ++i) {
-    const Quat q(u(rng), u(rng), u(rng), u(rng));
-    const bool fixed = i % 5 == 0;
-    b.add(vec(), q, vec(), vec(), 0.1 + 0.5 * (1 + u(rng)), Vec3(1e-3, 2e-3, 3e-3) * (2 + u(rng)),
-          i % 3, i % 2, fixed, i % 4 == 0 ? "grain " + std::to_string(i) : "");
-    if (i % 7 == 3) b.flags[i] |= kBodyAsleep;
-  }
-  b.update_world_inertia();
-  return b;
-}
+using test::random_bodies;
 
 TEST(BodyRecord, ARecordReadBackIsTheBodyBitForBit) {
   const Bodies a = random_bodies(50, 3);

@@ -6,28 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
-#include <set>
 
 #include "etdem/distributed/island_parts.hpp"
+#include "random_bodies.hpp"
 
 namespace etdem::distributed {
 namespace {
 
-/// `n` grains at random states (every third asleep), as a rank's world holds them.
-Bodies random_grains(int n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  auto vec = [&] { return Vec3(u(rng), u(rng), u(rng)); };
-  Bodies b;
-  for (int i = 0; i < n; ++i) {
-    const Quat q = Quat(u(rng), u(rng), u(rng), u(rng)).normalized();
-    const Vec3 inertia = 1e-3 * Vec3(2.0 + u(rng), 2.0 + u(rng), 2.0 + u(rng));
-    b.add(vec(), q, vec(), vec(), 1.5 + u(rng), inertia, 0, 0, false);
-    if (i % 3 == 0) b.flags[i] |= kBodyAsleep;
-  }
-  return b;
-}
+using test::random_bodies;
 
 /// The same bits (a copy read back must not round).
 template <class T>
@@ -75,7 +61,7 @@ TEST(IslandParts, AnIslandsHeadersSumOverItsParts) {
 
 TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {
   constexpr int kGrains = 40;
-  const Bodies b = random_grains(kGrains, 3);
+  const Bodies b = random_bodies(kGrains, 3);
   std::vector<std::int64_t> gid(kGrains);
   std::vector<int> owner(kGrains), grains(kGrains);
   std::vector<char> read_elsewhere(kGrains);
@@ -126,8 +112,8 @@ TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCo
   // ones slim), rank 1 ids 20-49 and rank 2 ids 25-34, both whole. Ranks 1 and 2 write other
   // velocities, so the copy taken shows: the first whole one.
   constexpr int kIds = 50;
-  const Bodies b0 = random_grains(kIds, 1), b1 = random_grains(kIds, 2),
-               b2 = random_grains(kIds, 4);
+  const Bodies b0 = random_bodies(kIds, 1), b1 = random_bodies(kIds, 2),
+               b2 = random_bodies(kIds, 4);
   std::vector<std::int64_t> gid(kIds);
   std::vector<int> owner(kIds);
   for (int i = 0; i < kIds; ++i) gid[i] = i, owner[i] = i < 25 ? 0 : 1;
@@ -173,7 +159,7 @@ TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCo
 }
 
 TEST(IslandParts, APartWhoseGrainsDoNotAscendIsRefused) {
-  const Bodies b = random_grains(3, 5);
+  const Bodies b = random_bodies(3, 5);
   const std::vector<std::int64_t> gid{4, 5, 6};
   const std::vector<int> owner{0, 0, 0}, descending{2, 1, 0};
   ByteWriter out;
