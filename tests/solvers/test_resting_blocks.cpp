@@ -317,9 +317,6 @@ TEST(BlockOrder, CountingAndComparisonSortsGiveTheDefinedOrder) {
   }
 }
 
-// An island's contacts resolved where they lie, in a given order (what the island solve does
-// for an island swept by blocks, without copying it), against the same contacts gathered into
-// one array in that order: the same bits, velocities and impulses.
 /// A side x side x side lattice of 1 cm spheres, touching, falling onto a floor (static: -1),
 /// with random velocities (`seed`); contacts between lattice neighbours and with the floor,
 /// each with a warm start.
@@ -390,10 +387,15 @@ RestingSettings lattice_settings() {
   return rs;
 }
 
+// An island's contacts resolved where they lie, in a given order (what the island solve does
+// for an island swept by blocks, without copying it), against the same contacts gathered into
+// one array in that order: the same bits, velocities and impulses.
 TEST(BlockedSweeps, ResolveInOrderIsTheGatheredResolve) {
   Lattice l = lattice(6, 5);
   const int nb = l.nb;
-  std::vector<Vec3>&x = l.x, &v = l.v, &w = l.w;
+  std::vector<Vec3>& x = l.x;
+  std::vector<Vec3>& v = l.v;
+  std::vector<Vec3>& w = l.w;
   std::vector<Contact>& serial = l.contacts;
   std::mt19937_64& rng = l.rng;
   const int n = static_cast<int>(serial.size());

@@ -16,6 +16,11 @@ inline void prefetch(const void* p) {
 #endif
 }
 
+/// How many places ahead a pass over contacts read through a list of their indices (so lying
+/// apart in memory) fetches the one it will read: the resting pass's rows built from an
+/// island's contacts, a split run's passes over a rank's contacts of its islands.
+constexpr std::size_t kContactsAhead = 8;
+
 /// prefetch() of every cache line of [p, p + bytes).
 inline void prefetch_range(const void* p, std::size_t bytes) {
   constexpr std::uintptr_t kLine = 64;

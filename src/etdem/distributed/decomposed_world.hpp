@@ -60,7 +60,7 @@ struct DecomposedStats {
   long rebalances = 0;             // times the rank boxes were drawn again (the same on every rank)
   long rebalances_by_time = 0;     // of those, for the ranks' busy times (rebalance_busy_imbalance)
   long contacts = 0;               // contact points detected here, summed over the sub-steps
-  long team_updates = 0;  // row updates of the resting pass this rank made in shared islands
+  long shared_row_updates = 0;  // row updates of the resting pass this rank made in shared islands
 };
 
 class DecomposedWorld final : public Domain {

@@ -19,10 +19,6 @@
 
 namespace etdem::distributed {
 
-/// How many places ahead a pass over some of a list's contacts (which lie apart in it) fetches
-/// the one it will read (a hint to the cache, no value changes).
-constexpr std::size_t kContactsAhead = 8;
-
 /// How an island's part holds its contacts: a record of all of them; a record of those other
 /// ranks read, each with its place in the part (an island every rank solved together last
 /// sub-step, sent to the other ranks: the contacts only the sender reads stay with it); none,

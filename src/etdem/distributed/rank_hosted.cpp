@@ -348,7 +348,7 @@ void DecomposedWorld::share_islands(std::vector<GatheredIsland>& direct,
     }
   }
   if (!own_done) solve_own();
-  stats_.team_updates += team.member_updates;
+  stats_.shared_row_updates += team.member_updates;
   std::sort(now_shared.begin(), now_shared.end());
   shared_roots_ = std::move(now_shared);
 }

@@ -207,7 +207,7 @@ class Stepper {
                            st.islands_sent_whole,
                            st.grains_sent_slim,
                            st.refreshed_in_place,
-                           st.team_updates};
+                           st.shared_row_updates};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, its busy time (its phases' wall time less what
@@ -219,7 +219,7 @@ class Stepper {
                                busy,
                                tc.seconds,
                                static_cast<double>(st.most_ranks_spanned),
-                               static_cast<double>(st.team_updates)};
+                               static_cast<double>(st.shared_row_updates)};
     t_->max(std::span<double>(most));
     const double contacts = static_cast<double>(t_->sum(st.contacts));
     auto summed = [&](double x) {

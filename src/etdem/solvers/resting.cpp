@@ -27,9 +27,6 @@ Contact& contact_of_row(std::span<Contact> cs, std::span<const int> order, const
   return cs[static_cast<std::size_t>(contact_index(order, w, j))];
 }
 
-/// How many rows ahead prepare_rows fetches a row's contact.
-constexpr std::size_t kPrepareAhead = 8;
-
 }  // namespace
 
 RestingPass::RestingPass(const RestingSettings& s) : settings_(s) {}
@@ -194,8 +191,8 @@ void RestingPass::prepare_rows(std::span<Contact> cs, std::span<const int> order
   for_each_row(w.parallel, n, [&](std::size_t i) {
     // In the blocked order the rows' contacts lie anywhere in the island's: each is fetched
     // ahead (a hint to the cache, no value changes).
-    if (w.blocks && i + kPrepareAhead < n)
-      prefetch_range(&contact(i + kPrepareAhead), sizeof(Contact));
+    if (w.blocks && i + kContactsAhead < n)
+      prefetch_range(&contact(i + kContactsAhead), sizeof(Contact));
     const Contact& c = contact(i);
     const int a = body(c.a), bb = body(c.b);
     r.a[i] = a;
