@@ -106,8 +106,55 @@ def read_own_work(path):
     return per_grain_step / serial_per_grain_step
 
 
+def read_noise(path):
+    """The machine's noise at a sync (bench_sync_noise): interval [s] -> [(k, wait [s])]."""
+    table = {}
+    with open(path) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            table.setdefault(float(r["interval_us"]) * 1e-6, []).append(
+                (int(r["k"]), float(r["expected_wait_us"]) * 1e-6))
+    return {i: sorted(rows) for i, rows in table.items()}
+
+
+def noise_wait(table, interval, k):
+    """The expected wait [s] at a sync of a rank that hears from k others, phases of `interval`
+    [s] apart: the table interpolated log-log in the interval and in k; past its intervals the
+    wait is taken in proportion to the interval, past its k the last k's."""
+    if not table or k < 1 or interval <= 0.0:
+        return 0.0
+
+    def at_interval(i):
+        rows = table[i]
+        ks = [r[0] for r in rows]
+        if k <= ks[0]:
+            return rows[0][1] * k / ks[0]
+        if k >= ks[-1]:
+            return rows[-1][1]
+        for (k0, w0), (k1, w1) in zip(rows, rows[1:]):
+            if k0 <= k <= k1:
+                if w0 <= 0.0 or w1 <= 0.0:
+                    return w0 + (w1 - w0) * (k - k0) / (k1 - k0)
+                f = math.log(k / k0) / math.log(k1 / k0)
+                return math.exp(math.log(w0) + f * (math.log(w1) - math.log(w0)))
+        return rows[-1][1]
+
+    intervals = sorted(table)
+    if interval <= intervals[0]:
+        return at_interval(intervals[0]) * interval / intervals[0]
+    if interval >= intervals[-1]:
+        return at_interval(intervals[-1]) * interval / intervals[-1]
+    for i0, i1 in zip(intervals, intervals[1:]):
+        if i0 <= interval <= i1:
+            w0, w1 = at_interval(i0), at_interval(i1)
+            f = math.log(interval / i0) / math.log(i1 / i0)
+            if w0 <= 0.0 or w1 <= 0.0:
+                return w0 + (w1 - w0) * f
+            return math.exp(math.log(w0) + f * (math.log(w1) - math.log(w0)))
+    return 0.0
+
+
 def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, columns=False,
-                   own_share=0.0):
+                   own_share=0.0, noise=None):
     """Per-step time of the coloured design's parts for a pile of N grains on P ranks [s].
 
     The shock pass settles the pile bottom-up: a rank whose box lies above another's waits for
@@ -137,11 +184,23 @@ def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, col
         # of the serial step's time per grain it holds (measured, read_own_work).
         "own work": own_share * prof["step_total_us_per_grain_step"] * n if P > 1 else 0.0,
     }
+    # The machine's noise at the syncs (bench_sync_noise): the same work on every rank still
+    # waits at each sync for the slowest of the ranks it hears from; the step's compute spread
+    # evenly over its syncs. A colour phase or a shock level hears from the neighbours (a delay
+    # that travels on through later phases is not counted: a lower estimate), a reduction from
+    # every rank.
+    terms["noise"] = 0.0
+    if noise and P > 1:
+        neighbour_syncs = colour_rounds * 8 + levels
+        reductions = colour_rounds + 2 + 2
+        interval = terms["compute"] / (neighbour_syncs + reductions)
+        terms["noise"] = (neighbour_syncs * noise_wait(noise, interval, max(1, round(neighbours)))
+                          + reductions * noise_wait(noise, interval, P - 1))
     return terms
 
 
 def model(N, P, prof, alpha, beta, stages, contacts_per_grain, rounds, neighbours, giant,
-          shock_share):
+          shock_share, noise=None):
     n = N / P
     local = sum(prof[k] for k in ("forces", "broad", "narrow", "islands", "correct", "integrate", "ledger", "checks"))
     t_solve = prof["solve"]
@@ -174,7 +233,7 @@ def model(N, P, prof, alpha, beta, stages, contacts_per_grain, rounds, neighbour
     ret = (min(P - 1, 64) * alpha + moved * (N + P * g) * VEL_B / beta) if P > 1 else 0.0
     out["hosted"] = t_local + t_ghost + t_label + gather + t_hosted_solve + ret + t_ledger
     out["coloured"] = sum(coloured_terms(N, P, prof, alpha, beta, stages, neighbours,
-                                         shock_share).values())
+                                         shock_share, noise=noise).values())
     return out
 
 
@@ -216,12 +275,15 @@ def main():
     ap.add_argument("--beta", type=float, default=10e9, help="bandwidth per rank [B/s] (10e9)")
     ap.add_argument("--terms", action="store_true",
                     help="the coloured design's parts for the 10^7-grain pile, 10^5 grains per rank")
+    ap.add_argument("--noise", default=os.path.join(HERE, "results", "sync_noise.csv"),
+                    help="the noise at a sync (bench_sync_noise's table; 'none': no noise term)")
     ap.add_argument("--flow-giant", type=float, default=0.001,
                     help="largest island's share of the contacts in a dilute flow (stated: 0.001)")
     a = ap.parse_args()
     if a.check:
         check(os.path.join(HERE, "results", "split.csv"))
         return
+    noise = None if a.noise == "none" else read_noise(a.noise)
     prof = read_profile(os.path.join(HERE, "results", "profile_10000.csv"))
     stages = read_stages(os.path.join(HERE, "results", "stages_10000.csv"))
     shock_share = read_shock_share(os.path.join(HERE, "results", "blocks_10000.csv"))
@@ -236,7 +298,8 @@ def main():
           f"serial step {prof['step_total_us_per_grain_step'] * 1e6:.2f} us per grain "
           f"(solve {prof['solve'] * 1e6:.2f}); {cpg:.2f} contacts per grain; per step "
           f"{stages['sweeps']:.1f} sweeps, {stages['round_sweeps']:.1f} closing-round sweeps, "
-          f"{stages['levels'] / 13:.1f} shock levels per grain layer\n")
+          f"{stages['levels'] / 13:.1f} shock levels per grain layer; noise at a sync "
+          + (f"from {os.path.relpath(a.noise, HERE)}" if noise else "none") + "\n")
     if a.terms:
         print("coloured design, a pile of 10^5 grains per rank (weak scaling): per-step time of "
               "each part [ms]\n")
@@ -250,20 +313,21 @@ def main():
                   "boxes cut along the horizontal axes only (columns)")
             print()
             print("| ranks | grains | " + " | ".join(names) +
-                  " | total | efficiency | without own work |")
-            print("|---" * (len(names) + 5) + "|")
+                  " | total | efficiency | without own work | without own work or noise |")
+            print("|---" * (len(names) + 6) + "|")
             base = None
             for P, per_rank in ((1, 1e5), (8, 1e5), (64, 1e5), (64, 1e7 / 64), (512, 1e5)):
                 t = coloured_terms(per_rank * P, P, prof, a.alpha, a.beta, stages,
                                    measured(P, "neighbours_mean", 0), shock_share, columns,
-                                   own_share)
+                                   own_share, noise)
                 total = sum(t.values())
                 one = sum(coloured_terms(per_rank, 1, prof, a.alpha, a.beta, stages, 0,
                                          shock_share).values())
                 print(f"| {P} | {per_rank * P:.3g} | " +
                       " | ".join(f"{t[k] * 1e3:.3g}" for k in names) +
                       f" | {total * 1e3:.4g} | {one / total:.2f} | "
-                      f"{one / (total - t['own work']):.2f} |")
+                      f"{one / (total - t['own work']):.2f} | "
+                      f"{one / (total - t['own work'] - t['noise']):.2f} |")
             print()
         return
     pile = part[2]["largest_island_contacts"] / part[2]["contacts"]
@@ -282,7 +346,7 @@ def main():
             N = sizes(P)
             r = model(N, P, prof, a.alpha, a.beta, stages, cpg,
                       measured(P, "label_rounds", 1), measured(P, "neighbours_mean", 0), giant,
-                      shock_share)
+                      shock_share, noise)
             if base is None:
                 base = r
             cells = [f"{r[d]:.3g} ({base[d] / r[d]:.2f})" for d in ("paper", "hosted", "coloured")]
