@@ -32,10 +32,8 @@ class TransportTeam final : public RestingTeam {
   int members() const override { return t_.size(); }
   int block_member(const Vec3& centre) const override { return d_.owner_of(centre); }
   int body_member(int body) const override { return (*owner)[static_cast<std::size_t>(body)]; }
-  int keeper(int contact) const override { return (*source)[static_cast<std::size_t>(contact)]; }
-  int keeper_index(int contact) const override {
-    return (*source_index)[static_cast<std::size_t>(contact)];
-  }
+  std::span<const int> keepers() const override { return *source; }
+  std::span<const int> keeper_places() const override { return *source_index; }
   int kept_contact(int index) const override {
     return index >= 0 && static_cast<std::size_t>(index) < kept->size()
                ? (*kept)[static_cast<std::size_t>(index)]

@@ -15,13 +15,6 @@ namespace etdem {
 
 namespace {
 
-/// Row j's index in the island's contacts: the j-th of the pass's order, order[k] (order empty:
-/// k) with k = j, or with the blocked order the contact it maps row j to.
-int contact_index(std::span<const int> order, const RestingWork& w, std::size_t j) {
-  const std::size_t k = w.blocks ? static_cast<std::size_t>(w.order.contact_order[j]) : j;
-  return order.empty() ? static_cast<int>(k) : order[k];
-}
-
 Contact& contact_of_row(std::span<Contact> cs, std::span<const int> order, const RestingWork& w,
                         std::size_t j) {
   return cs[static_cast<std::size_t>(contact_index(order, w, j))];
@@ -145,7 +138,7 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   w.stats.negative_dissipation_to_integration();
   if (w.share.team) {  // the impulses of the rows swept here to the members that keep them
     const StageTimer t(stages, S::RestingTeam);
-    share_impulses(w, [&](std::size_t i) { return contact_index(order, w, i); });
+    share_impulses(w, order);
   }
   const StageTimer store_time(stages, S::RestingStore);
   store(cs, order, w);
@@ -319,9 +312,10 @@ void RestingPass::store(std::span<Contact> cs, std::span<const int> order, Resti
   const RestingShare& s = w.share;
   const std::size_t n = r.size();
   const bool shock = shocks();
+  const std::span<const int> keepers = s.team ? s.team->keepers() : std::span<const int>();
   for_each_row(w.parallel, n, [&](std::size_t i) {
     const int at = contact_index(order, w, i);
-    if (s.team && s.team->keeper(at) != s.me) return;
+    if (s.team && keepers[static_cast<std::size_t>(at)] != s.me) return;
     Contact& c = cs[static_cast<std::size_t>(at)];
     c.normal_impulse = r.pn[i];
     if (s.builds(i, shock ? r.upper_body[i] : -1)) {

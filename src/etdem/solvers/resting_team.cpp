@@ -384,21 +384,24 @@ void share_sync(RestingWork& w) {
   s.shared_from = s.phase;
 }
 
-void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& contact_of) {
+void share_impulses(RestingWork& w, std::span<const int> order) {
   // Each row named to its keeper by the contact's place among the keeper's contacts (the
   // members may hold different contacts of the island, in different rows).
   RestingShare& s = w.share;
   RestingRows& r = w.rows;
   const BlockOrder& o = *w.blocks;
+  const std::span<const int> keepers = s.team->keepers();
+  const std::span<const int> places = s.team->keeper_places();
+  auto contact_of = [&](std::size_t i) { return contact_index(order, w, i); };
   std::vector<ByteWriter>& out = begin_messages(s);
   for (const std::vector<int>& blocks : s.my_blocks)
     for (const int k : blocks)
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i) {
         const int contact = contact_of(at(i));
-        const int keeper = s.team->keeper(contact);
+        const int keeper = keepers[at(contact)];
         if (keeper == s.me) continue;
         ByteWriter& o_m = out[at(keeper)];
-        o_m.put(static_cast<std::int32_t>(s.team->keeper_index(contact)));
+        o_m.put(static_cast<std::int32_t>(places[at(contact)]));
         o_m.put(r.pn[at(i)]);
         o_m.put(r.pt[at(i)].x());
         o_m.put(r.pt[at(i)].y());

@@ -43,14 +43,15 @@ class RestingTeam {
   /// settles island body `body` in the shock pass. Every member answers alike.
   virtual int block_member(const Vec3& centre) const = 0;
   virtual int body_member(int body) const = 0;
-  /// The member that keeps the pass's impulses of island contact `contact` (its index in the
-  /// island's contacts): a split run's rank that detected it. Each member stores the impulses of
-  /// the contacts it keeps, which the rows' members send it at the end of the pass.
-  virtual int keeper(int contact) const = 0;
-  /// Island contact `contact`'s place among its keeper's contacts of the island, and back: this
+  /// Per island contact (by its index in the island's contacts), the member that keeps the
+  /// pass's impulses of it: a split run's rank that detected it. Each member stores the impulses
+  /// of the contacts it keeps, which the rows' members send it at the end of the pass. Read for
+  /// every row: a view, valid while the island is solved, not a call per contact.
+  virtual std::span<const int> keepers() const = 0;
+  /// Per island contact, its place among its keeper's contacts of the island; and back, this
   /// member's `index`-th kept contact's index in the island's contacts (a member names a
   /// contact to its keeper by that place: the members may hold different contacts).
-  virtual int keeper_index(int contact) const = 0;
+  virtual std::span<const int> keeper_places() const = 0;
   virtual int kept_contact(int index) const = 0;
   /// Whether every member needs every body's latest velocity after each stage (a split run
   /// whose host books the nets' nodes of the island); otherwise a stage ends with each body's

@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <span>
 #include <utility>
@@ -457,10 +456,16 @@ void share_maxima(RestingWork& w, RestingSweep& total);
 /// body's value here is replaced by a later phase's). A row's impulses stay with the member that
 /// sweeps it.
 void share_sync(RestingWork& w);
+/// Row j's index in the island's contacts: the j-th of the pass's order, order[k] (order empty:
+/// k) with k = j, or with the blocked order the contact it maps row j to.
+inline int contact_index(std::span<const int> order, const RestingWork& w, std::size_t j) {
+  const std::size_t k = w.blocks ? static_cast<std::size_t>(w.order.contact_order[j]) : j;
+  return order.empty() ? static_cast<int>(k) : order[k];
+}
 /// At the end of the pass: the impulses of the rows this member sweeps (not the leftovers, which
-/// every member sweeps) to the members that keep their contacts (RestingTeam::keeper), and theirs
-/// here; `contact_of(i)` is row i's index in the island's contacts.
-void share_impulses(RestingWork& w, const std::function<int(std::size_t)>& contact_of);
+/// every member sweeps) to the members that keep their contacts (RestingTeam::keepers), and
+/// theirs here; `order` is the pass's (contact_index).
+void share_impulses(RestingWork& w, std::span<const int> order);
 /// After a sweep of a closing round: the bodies whose stir crossed its limit here to the other
 /// members whose rows move them (readers), and theirs here; every list of stirred bodies ends
 /// merged into the first thread's, each body once, in no set order (grow reads them in any).
