@@ -70,18 +70,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (rank == 0) {
-    std::printf("# The noise at a sync on this machine: %d ranks, the same work between syncs (a\n",
+    std::printf("# The noise at a sync on this machine: %d ranks, the same work between syncs",
                 size);
-    std::printf(
-        "# neighbour exchange, MPI_Sendrecv with the next and previous rank); per interval the\n");
-    std::printf(
-        "# mean phase, the mean wait measured at the syncs, and the expected wait of a rank\n");
-    std::printf(
-        "# that must hear from k others, E[max of k + 1 phases] - E[phase], from the phases'\n");
-    std::printf(
-        "# distribution over every rank. bench/bench_sync_noise.cpp; bench/mpi_model.py reads "
-        "it.\n");
-    std::printf("interval_us,phase_mean_us,phases,measured_wait_us,k,expected_wait_us\n");
+    std::fputs(R"( (a
+# neighbour exchange, MPI_Sendrecv with the next and previous rank); per interval the
+# mean phase, the mean wait measured at the syncs, and the expected wait of a rank
+# that must hear from k others, E[max of k + 1 phases] - E[phase], from the phases'
+# distribution over every rank. bench/bench_sync_noise.cpp; bench/mpi_model.py reads it.
+interval_us,phase_mean_us,phases,measured_wait_us,k,expected_wait_us
+)",
+               stdout);
   }
   const int next = (rank + 1) % size, previous = (rank + size - 1) % size;
   for (const double interval : {10e-6, 30e-6, 100e-6, 300e-6, 1000e-6}) {

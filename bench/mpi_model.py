@@ -123,34 +123,26 @@ def noise_wait(table, interval, k):
     if not table or k < 1 or interval <= 0.0:
         return 0.0
 
-    def at_interval(i):
-        rows = table[i]
-        ks = [r[0] for r in rows]
-        if k <= ks[0]:
-            return rows[0][1] * k / ks[0]
-        if k >= ks[-1]:
-            return rows[-1][1]
-        for (k0, w0), (k1, w1) in zip(rows, rows[1:]):
-            if k0 <= k <= k1:
-                if w0 <= 0.0 or w1 <= 0.0:
-                    return w0 + (w1 - w0) * (k - k0) / (k1 - k0)
-                f = math.log(k / k0) / math.log(k1 / k0)
-                return math.exp(math.log(w0) + f * (math.log(w1) - math.log(w0)))
-        return rows[-1][1]
+    def loglog(x, points):
+        """y at x on the line through the (x, y) points (x ascending) in log-log, linear in y
+        where a y is not positive; below the first x, y in proportion to x; past the last, y
+        there."""
+        (x0, y0), (xn, yn) = points[0], points[-1]
+        if x <= x0:
+            return y0 * x / x0
+        if x >= xn:
+            return yn
+        (xa, ya), (xb, yb) = next((p, q) for p, q in zip(points, points[1:]) if x <= q[0])
+        f = math.log(x / xa) / math.log(xb / xa)
+        if ya <= 0.0 or yb <= 0.0:
+            return ya + (yb - ya) * f
+        return math.exp(math.log(ya) + f * (math.log(yb) - math.log(ya)))
 
     intervals = sorted(table)
-    if interval <= intervals[0]:
-        return at_interval(intervals[0]) * interval / intervals[0]
-    if interval >= intervals[-1]:
-        return at_interval(intervals[-1]) * interval / intervals[-1]
-    for i0, i1 in zip(intervals, intervals[1:]):
-        if i0 <= interval <= i1:
-            w0, w1 = at_interval(i0), at_interval(i1)
-            f = math.log(interval / i0) / math.log(i1 / i0)
-            if w0 <= 0.0 or w1 <= 0.0:
-                return w0 + (w1 - w0) * f
-            return math.exp(math.log(w0) + f * (math.log(w1) - math.log(w0)))
-    return 0.0
+    waits = [(i, loglog(k, table[i])) for i in intervals]
+    if interval >= intervals[-1]:  # (in proportion to the interval past the table, too)
+        return waits[-1][1] * interval / intervals[-1]
+    return loglog(interval, waits)
 
 
 def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, columns=False,
@@ -169,12 +161,13 @@ def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, col
     layers_pour = 13.0
     levels = stages["levels"] / layers_pour * N ** (1 / 3)
     colour_rounds = 1 + stages["sweeps"] + stages["round_sweeps"]  # warm start, main, closing
+    reduction_count = colour_rounds + 2 + 2  # stopping tests, booking, guard, ledger
     terms = {
         "compute": local * n + (prof["broad"] + prof["narrow"]) * g + prof["solve"] * n,
         "ghosts": (neighbours * alpha + g_blocks * GHOST_B / beta) if P > 1 else 0.0,
         "colour latency": colour_rounds * 8 * neighbours * alpha if P > 1 else 0.0,
         "colour bytes": colour_rounds * 8 * (g_blocks / 8 * VEL_B / beta) if P > 1 else 0.0,
-        "reductions": (colour_rounds + 2 + 2) * red,  # stopping tests, booking, guard, ledger
+        "reductions": reduction_count * red,
         "shock levels": levels * (neighbours * alpha + g_blocks / max(levels, 1.0) * VEL_B / beta)
         if P > 1 else 0.0,
         "shock wavefront": shock_share * prof["step_total_us_per_grain_step"] * n
@@ -192,10 +185,9 @@ def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, col
     terms["noise"] = 0.0
     if noise and P > 1:
         neighbour_syncs = colour_rounds * 8 + levels
-        reductions = colour_rounds + 2 + 2
-        interval = terms["compute"] / (neighbour_syncs + reductions)
+        interval = terms["compute"] / (neighbour_syncs + reduction_count)
         terms["noise"] = (neighbour_syncs * noise_wait(noise, interval, max(1, round(neighbours)))
-                          + reductions * noise_wait(noise, interval, P - 1))
+                          + reduction_count * noise_wait(noise, interval, P - 1))
     return terms
 
 

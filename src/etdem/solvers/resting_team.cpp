@@ -392,12 +392,11 @@ void share_impulses(RestingWork& w, std::span<const int> order) {
   const BlockOrder& o = *w.blocks;
   const std::span<const int> keepers = s.team->keepers();
   const std::span<const int> places = s.team->keeper_places();
-  auto contact_of = [&](std::size_t i) { return contact_index(order, w, i); };
   std::vector<ByteWriter>& out = begin_messages(s);
   for (const std::vector<int>& blocks : s.my_blocks)
     for (const int k : blocks)
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i) {
-        const int contact = contact_of(at(i));
+        const int contact = contact_index(order, w, at(i));
         const int keeper = keepers[at(contact)];
         if (keeper == s.me) continue;
         ByteWriter& o_m = out[at(keeper)];
@@ -416,7 +415,7 @@ void share_impulses(RestingWork& w, std::span<const int> order) {
   std::vector<int>& row_of = s.scratch;
   row_of.assign(r.size(), -1);
   for (std::size_t i = 0; i < r.size(); ++i) {
-    const std::size_t contact = at(contact_of(i));
+    const std::size_t contact = at(contact_index(order, w, i));
     if (contact >= row_of.size()) row_of.resize(contact + 1, -1);
     row_of[contact] = static_cast<int>(i);
   }
