@@ -60,7 +60,8 @@ DecomposedWorld::DecomposedWorld(World& full, Transport& transport)
     grains_.owned.push_back({grains[k],
                              centres[k],
                              grain_state(b, grains[k], full.sleep_state(grains[k])),
-                             {own.begin(), own.end()}});
+                             {own.begin(), own.end()},
+                             {}});
   }
   local_of_.assign(b.count(), -1);
   local_.shapes = full.shapes;

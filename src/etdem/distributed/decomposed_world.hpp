@@ -111,6 +111,11 @@ class DecomposedWorld final : public Domain {
   /// every grain of the island (and the contacts it reads), so the bytes moved and the memory
   /// held grow with the ranks (docs/distributed.md "The pile's solve across ranks").
   static constexpr int kAutoShareRanks = 4;
+  /// A grain held as a ghost stays one while its centre lies within the halo and this many
+  /// largest grain radii of the rank's box (exchange_grains' `keep`): a grain that moves to and
+  /// fro across the halo's edge does not change the rank's bodies, whose world is then refreshed
+  /// in place. The ghosts beyond the halo take part in no pair (halo_for).
+  static constexpr double kGhostBand = 0.5;
   void set_shared_islands(bool on) { shared_islands_ = on && t_.size() > 1; }
   bool shared_islands() const { return shared_islands_; }
 
@@ -171,6 +176,9 @@ class DecomposedWorld final : public Domain {
   /// rebuild_local when its bodies would be the same as now: refreshed in place; returns false
   /// (and changes nothing) when they would not.
   bool refresh_in_place(std::span<const LocalEntry> entries, double h);
+  /// The contacts the grains that came in carried (grains_.owned, global ids), on local ids,
+  /// merged into `kept` (merge_arrived).
+  void take_carried(std::vector<Contact>& kept);
   /// rebuild_local's warm start: the contacts the arrived grains carried (on local ids) merged
   /// into `kept` (the contacts of grains that stayed, in the serial order) in their serial
   /// places; `arrived` is scratch.

@@ -13,12 +13,16 @@
 namespace etdem::distributed {
 namespace {
 
-/// A record; a ghost's copy leaves out what only the owner reads.
+/// A record; a ghost's copy leaves out what only the owner reads (its warm start and the ranks
+/// that hold it as a ghost).
 void put(ByteWriter& w, const GrainRecord& g, bool copy) {
   w.put(g.gid);
   w.put(g.position);
   w.put(g.state);
   put_contact_record(w, copy ? std::span<const Contact>() : std::span(g.carried));
+  if (copy) return;
+  w.put(static_cast<std::int32_t>(g.ghosted_on.size()));
+  for (const int r : g.ghosted_on) w.put(static_cast<std::int32_t>(r));
 }
 
 bool by_id(const GrainRecord& a, const GrainRecord& b) {
@@ -28,11 +32,14 @@ bool by_id(const GrainRecord& a, const GrainRecord& b) {
 }  // namespace
 
 void exchange_grains(const Decomposition& decomposition, double halo, RankGrains& grains,
-                     Transport& transport, GrainExchangeStats* stats,
-                     const WriteState& write_state) {
+                     Transport& transport, GrainExchangeStats* stats, const WriteState& write_state,
+                     double keep) {
   if (!(halo >= 0.0) || !std::isfinite(halo))
     throw std::invalid_argument("exchange_grains: halo must be finite and >= 0, not " +
                                 std::to_string(halo));
+  if (!(keep >= 0.0) || !std::isfinite(keep))
+    throw std::invalid_argument("exchange_grains: keep must be finite and >= 0, not " +
+                                std::to_string(keep));
   if (decomposition.ranks() != transport.size())
     throw std::invalid_argument("exchange_grains: a decomposition into " +
                                 std::to_string(decomposition.ranks()) + " boxes for " +
@@ -67,7 +74,15 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
       throw std::invalid_argument("exchange_grains: grain " + std::to_string(g.gid) +
                                   " has a non-finite position");
     const int owner = decomposition.owner_of(g.position);
-    decomposition.ghost_ranks(g.position, halo, owner, ranks);
+    // Within the halo, or within the band beyond it and held there before (one walk over the
+    // boxes within both; each kept in rank order).
+    decomposition.ghost_ranks(g.position, halo + keep, owner, ranks);
+    if (keep > 0.0)
+      std::erase_if(ranks, [&](int r) {
+        return decomposition.box(r).distance(g.position) > halo &&
+               !std::binary_search(g.ghosted_on.begin(), g.ghosted_on.end(), r);
+      });
+    g.ghosted_on.assign(ranks.begin(), ranks.end());
     if (g.state.empty() && (owner != me || !ranks.empty())) {
       if (!write_state)
         throw std::invalid_argument("exchange_grains: grain " + std::to_string(g.gid) +
@@ -77,7 +92,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
     for (int r : ranks) {
       ++st.ghosts_sent;
       if (r == me) {
-        ghosts.push_back({g.gid, g.position, g.state, {}});
+        ghosts.push_back({g.gid, g.position, g.state, {}, {}});
         ghost_owner.push_back(owner);
       } else {
         send(r, owner, g);
@@ -105,6 +120,12 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
       r.get(g.state);
       read_contact_record(r.view(), g.carried);
       if (owner == me) {
+        const int on = r.get<std::int32_t>();
+        if (on < 0 || on > transport.size())
+          throw ByteStreamError("exchange_grains: a grain record held as a ghost on " +
+                                std::to_string(on) + " ranks");
+        g.ghosted_on.resize(static_cast<std::size_t>(on));
+        for (int& x : g.ghosted_on) x = r.get<std::int32_t>();
         owned.push_back(std::move(g));
         ++st.migrated_in;
       } else {

@@ -21,39 +21,77 @@ double DecomposedWorld::halo_for(double speed) const {
 }
 
 bool DecomposedWorld::refresh_in_place(std::span<const LocalEntry> entries, double h) {
-  // The same bodies as now, each of the same kind (an owned grain owned before: it stayed,
-  // and a record written of it, sent as a ghost, holds its bits): the owned grains are as they
-  // are, the statics and the ghosts read in place from the world every rank keeps and from
-  // their records, and the ids, the kept pairs and the warm start stay. The bits of the rebuild
-  // below, which this is when nothing came or went (a resting pile's ranks, most sub-steps).
+  // The same bodies as now, by global id: the ids and the kept pairs stay. The owned grains that
+  // stayed are as they are; the statics and the ghosts are read in place from the world every
+  // rank keeps and from their records; a grain that crossed into this rank's box (a ghost here
+  // before) from its record, with the warm start it carried; one that crossed out (a ghost here
+  // now) takes its warm start with it. The bits of the rebuild below, which this is when no
+  // grain came into or left the rank's halo (the ghosts are kept within a band, exchange_grains).
   const std::size_t n = entries.size();
   if (n != gid_.size()) return false;
-  for (std::size_t l = 0; l < n; ++l) {
-    const LocalEntry& e = entries[l];
-    if (e.gid != gid_[l] || (e.kind == 1) != (owned_[l] != 0)) return false;
-    if (e.kind == 1 && !grains_.owned[static_cast<std::size_t>(e.index)].carried.empty())
-      return false;  // (contacts carried in: the warm start changes)
-  }
+  for (std::size_t l = 0; l < n; ++l)
+    if (entries[l].gid != gid_[l]) return false;
   World& w = local_;
+  bool owners_changed = false;
+  auto read_record = [&](int at, const GrainRecord& r) {
+    ByteReader reader(r.state);
+    const std::string_view body = reader.view();
+    w.set_sleep_state(at, read_sleep_state(reader));
+    read_body_record(body, w.bodies, at);
+  };
   for (std::size_t l = 0; l < n; ++l) {
     const LocalEntry& e = entries[l];
     const int at = static_cast<int>(l);
+    const auto k = static_cast<std::size_t>(e.index);
     if (e.kind == 0) {
       w.bodies.copy(at, full_.bodies, e.index);
     } else if (e.kind == 2) {
-      ByteReader reader(grains_.ghosts[static_cast<std::size_t>(e.index)].state);
-      const std::string_view body = reader.view();
-      w.set_sleep_state(at, read_sleep_state(reader));
-      read_body_record(body, w.bodies, at);
-      owner_[l] = grains_.ghost_owner[static_cast<std::size_t>(e.index)];
+      read_record(at, grains_.ghosts[k]);
+      owner_[l] = grains_.ghost_owner[k];
+      owners_changed = owners_changed || owned_[l] != 0;
+    } else if (!owned_[l]) {  // came in: its record holds its state
+      read_record(at, grains_.owned[k]);
+      owner_[l] = t_.rank();
+      owners_changed = true;
     }
   }
   w.refresh_bodies();
-  // (The warm start is as it was, in its order on the same ids; only a sub-step length it
-  // lacks is set, as the rebuild would.)
-  if (w.warm_start_substep() != h) w.restore_warm_start(w.release_warm_start(), h);
+  if (!owners_changed) {
+    // (The warm start is as it was, in its order on the same ids; only a sub-step length it
+    // lacks is set, as the rebuild would.)
+    if (w.warm_start_substep() != h) w.restore_warm_start(w.release_warm_start(), h);
+    ++stats_.refreshed_in_place;
+    return true;
+  }
+  // The warm start: the contacts whose first grain was owned here and still is, in their order,
+  // then those the grains that came in carried (rebuild_local's, on the same ids).
+  std::vector<Contact> previous = w.release_warm_start();
+  std::size_t kept = 0;
+  for (const Contact& c : previous) {
+    const auto first = static_cast<std::size_t>(w.first_grain(c));
+    if (!owned_[first] || entries[first].kind != 1) continue;
+    previous[kept++] = c;
+  }
+  previous.resize(kept);
+  for (std::size_t l = 0; l < n; ++l) owned_[l] = entries[l].kind == 1 ? 1 : 0;
+  take_carried(previous);
+  w.restore_warm_start(std::move(previous), h);
   ++stats_.refreshed_in_place;
   return true;
+}
+
+void DecomposedWorld::take_carried(std::vector<Contact>& kept) {
+  std::vector<Contact>& arrived = arrived_contacts_;
+  arrived.clear();
+  for (const GrainRecord& r : grains_.owned)
+    for (const Contact& c : r.carried) {
+      const int a = local_of_[c.a], b = local_of_[c.b];
+      if (a < 0 || b < 0) continue;
+      Contact& to = arrived.emplace_back(c);
+      to.a = a;
+      to.b = b;
+    }
+  merge_arrived(kept, arrived);
 }
 
 void DecomposedWorld::rebuild_local(double h, bool keep) {
@@ -139,17 +177,7 @@ void DecomposedWorld::rebuild_local(double h, bool keep) {
   owned_.assign(n, 0);
   for (int l = 0; l < n; ++l) owned_[l] = entries[l].kind == 1 ? 1 : 0;
   local_.replace_bodies(std::move(bodies), sleep, new_id);
-  std::vector<Contact>& arrived = arrived_contacts_;
-  arrived.clear();
-  for (const GrainRecord& r : grains_.owned)
-    for (const Contact& c : r.carried) {
-      const int a = local_of_[c.a], b = local_of_[c.b];
-      if (a < 0 || b < 0) continue;
-      Contact& to = arrived.emplace_back(c);
-      to.a = a;
-      to.b = b;
-    }
-  merge_arrived(previous, arrived);
+  take_carried(previous);
   local_.restore_warm_start(std::move(previous), h);
 }
 
@@ -217,10 +245,13 @@ void DecomposedWorld::exchange_grains_now() {
   const double h = halo();
   last_halo_ = h;
   GrainExchangeStats xs;
-  exchange_grains(decomposition_, h, grains_, t_, &xs, [&](GrainRecord& r) {
-    const int l = local_of_[r.gid];
-    r.state = grain_state(w.bodies, l, w.sleep_state(l));
-  });
+  exchange_grains(
+      decomposition_, h, grains_, t_, &xs,
+      [&](GrainRecord& r) {
+        const int l = local_of_[r.gid];
+        r.state = grain_state(w.bodies, l, w.sleep_state(l));
+      },
+      kGhostBand * largest_radius_);
   stats_.migrated += xs.migrated_in;
   exchange_time.stop();
   const StageTimer rebuild_time(&w.stages(), StageProfile::WorldRebuild);
