@@ -208,11 +208,14 @@ class DecomposedWorld final : public Domain {
   /// Solves one island gathered on this host and writes its results: velocities and motion to
   /// the grains' owners, impulses to the ranks that sent its contacts, in the order they came.
   /// With `sharing`, the island is solved by every rank together (share_islands): each writes
-  /// its own grains' and contacts' results, and its host books the island.
+  /// its own grains' and contacts' results, and its host books the island. Without, `own` lists
+  /// this rank's contacts of the island when its part holds none (PartContactsKind::kLocal:
+  /// they are solved where they lie). This rank's own grains take their results at once.
   struct Sharing;
   void solve_hosted(const GatheredIsland& island, SubstepLists& lists,
                     std::map<int, ByteWriter>& to_owner, std::map<int, ByteWriter>& to_source,
-                    std::map<int, ByteWriter>& to_correction, const Sharing* sharing = nullptr);
+                    std::map<int, ByteWriter>& to_correction, const Sharing* sharing = nullptr,
+                    const std::vector<int>* own = nullptr);
   /// Whether an island may be solved by every rank together: the resting pass sweeps large
   /// islands by blocks, and the ranks are several and few enough for a team.
   bool may_share_islands(const World& w) const;

@@ -101,6 +101,7 @@ struct DecomposedWorld::HostScratch {
   std::vector<char> read_here;  // per contact detected here: read where it lies (a shared island)
   std::vector<char> moving;     // per body here: in an island (dynamic, not held asleep)
   std::vector<char> read_elsewhere;  // per body here: in a contact of a shared part sent
+  std::vector<char> alone;           // per body here: owned here and a ghost on no rank
   std::vector<int> touched;          // the moving bodies the candidates touch, ascending
   LocalContactGraph graph;           // what the labelling reads (its room kept)
   std::vector<int> island_body;      // per candidate: its first moving body (its island's)

@@ -354,8 +354,8 @@ void DecomposedWorld::share_islands(std::vector<GatheredIsland>& direct,
 void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
                                    std::map<int, ByteWriter>& to_owner,
                                    std::map<int, ByteWriter>& to_source,
-                                   std::map<int, ByteWriter>& to_correction,
-                                   const Sharing* sharing) {
+                                   std::map<int, ByteWriter>& to_correction, const Sharing* sharing,
+                                   const std::vector<int>* own) {
   // The island's grains ascending by global id and its contacts in the serial order (a stable
   // sort by the contact-order key: each pair's points came together, in order, from one rank),
   // then world/island_solve, the function the serial step calls. The contacts are read where
@@ -388,7 +388,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     part.which = nullptr;
     part.places.clear();  // (all of them, in their order, unless the record lists its places)
     if (header.kind == PartContactsKind::kLocal) {  // this rank's own contacts, where they lie
-      const std::vector<int>* mine = sharing ? sharing->mine : nullptr;
+      const std::vector<int>* mine = sharing ? sharing->mine : own;
       if (!mine || g.from[s] != t_.rank() || static_cast<long>(mine->size()) != header.contacts)
         throw std::logic_error(
             fmt::format("rank {}: island {} holds a part of rank {} whose contacts are not here",
@@ -569,6 +569,12 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
       const auto at = static_cast<std::size_t>(k);
       seen[static_cast<std::size_t>(grains.owner[at])] = 1;
       if (sharing) continue;
+      if (grains.owner[at] == t_.rank()) {  // (each grain is in one island: in any order)
+        take_result(w, local_of_[gids[at]],
+                    GrainResult{v[k], a.w[k], a.toi[k], a.v0[k], grains.asleep[at] != 0},
+                    lists.motion);
+        continue;
+      }
       ByteWriter& out = to_owner[grains.owner[at]];
       out.put(gids[at]);
       out.put(v[k]);
@@ -614,6 +620,12 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
         for (const std::int64_t gid : woken)
           if (local_of_[gid] >= 0) w.wake_body(local_of_[gid]);
       }
+      k = end;
+      continue;
+    }
+    if (parts[s].which) {  // this rank's contacts, solved where they lie
+      for (const std::int64_t gid : woken)
+        if (local_of_[gid] >= 0) w.wake_body(local_of_[gid]);
       k = end;
       continue;
     }

@@ -183,6 +183,25 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   std::vector<char>& read_elsewhere = host_->read_elsewhere;
   read_elsewhere.resize(static_cast<std::size_t>(n), 0);
   std::vector<std::int32_t> sent_places;
+  // An island hosted here that no rank solves together with this one sends its part to no
+  // rank: the part holds no contacts, which its solve reads where they lie (kLocal). Where
+  // islands may be shared, only an island no other rank holds some of: its grains this rank's
+  // own and a ghost on no rank, and too small to be shared.
+  const int me = t_.rank();
+  std::vector<char>& alone = host_->alone;  // per body: owned here and a ghost nowhere
+  if (may_share) {
+    alone.assign(static_cast<std::size_t>(n), 0);
+    for (const GrainRecord& r : grains_.owned)
+      if (r.ghosted_on.empty()) alone[static_cast<std::size_t>(local_of_[r.gid])] = 1;
+  }
+  auto solved_here = [&](const std::vector<int>& grains, std::size_t contacts) {
+    if (!full_.nets.empty()) return false;
+    if (!may_share) return true;
+    if (w.sweeps_by_blocks(contacts)) return false;
+    return std::all_of(grains.begin(), grains.end(),
+                       [&](int i) { return alone[static_cast<std::size_t>(i)] != 0; });
+  };
+  std::vector<std::int64_t> in_place;  // the roots of those islands, ascending
   for (const auto& [root, list] : part_contacts) {
     const std::vector<int>& grains = part_grains.at(root);
     PartHeader header{static_cast<long>(list.size())};
@@ -190,6 +209,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     const int host = labels[static_cast<std::size_t>(grains.front())].host;
     const bool direct = shared_before(root);
     const bool some = direct && unshared->any();
+    const bool here = !direct && host == me && solved_here(grains, list.size());
+    if (here) header.kind = PartContactsKind::kLocal;
     if (some) {  // the contacts other ranks read, and their places in the part
       header.kind = PartContactsKind::kSome;
       sent_contacts.clear();
@@ -229,6 +250,11 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
         read_elsewhere[static_cast<std::size_t>(c.a)] = 0;
         read_elsewhere[static_cast<std::size_t>(c.b)] = 0;
       }
+    }
+    if (here) {
+      parts.push_back({root, host, out.take()});
+      in_place.push_back(root);
+      continue;
     }
     if (!some) {
       put_contact_record(out, sc.contacts, list, gid_);  // on global ids
@@ -279,14 +305,16 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   }
   // The results are written below as they come: this rank's grains' motion from zero, the
   // impulses of its contacts zero for contacts in no island, as in the serial step. (The
-  // contacts of an island sent to every rank keep theirs: this rank reads them there for the
-  // island's solve, which writes every one of them.)
+  // contacts of an island sent to every rank, and of one solved here from its contacts where
+  // they lie, keep theirs: the island's solve reads them there and writes every one of them.)
   motion.assign(n, Motion{});
   std::vector<char>& read_here = host_->read_here;
   read_here.assign(sc.contacts.size(), 0);
   for (const auto& kept_part : own_direct)
     for (const int k : part_contacts.at(kept_part.first))
       read_here[static_cast<std::size_t>(k)] = 1;
+  for (const std::int64_t root : in_place)
+    for (const int k : part_contacts.at(root)) read_here[static_cast<std::size_t>(k)] = 1;
   for (std::size_t k = 0; k < sc.contacts.size(); ++k) {
     if (read_here[k]) continue;
     Contact& c = sc.contacts[k];
@@ -308,8 +336,12 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   w.prepare_island_solve();
   std::vector<char> shared(hosted.size(), 0);
   if (may_share) share_islands(direct, hosted, kept, part_contacts, lists, shared);
-  for (std::size_t k = 0; k < hosted.size(); ++k)
-    if (!shared[k]) solve_hosted(hosted[k], lists, to_owner, to_source, to_correction);
+  for (std::size_t k = 0; k < hosted.size(); ++k) {
+    if (shared[k]) continue;
+    const bool here = std::binary_search(in_place.begin(), in_place.end(), hosted[k].root);
+    solve_hosted(hosted[k], lists, to_owner, to_source, to_correction, nullptr,
+                 here ? &part_contacts.at(hosted[k].root) : nullptr);
+  }
   StageTimer results_time(stages, S::IslandsResults);
   std::vector<Message> outgoing;
   {
