@@ -31,21 +31,9 @@ if [ "$PAIRS" -lt 1 ] || [ "$PAIRS" -gt 20 ]; then
   echo "$0: --pairs must be a whole number from 1 to 20, not '$PAIRS'" >&2
   exit 2
 fi
-SCENARIO=$HERE/scenarios/pour_10000.toml
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-if [ "$N" != 10000 ]; then
-  read -r _ _ _ side _ < <(python3 "$HERE/peers/pour_lattice.py" geom "$N")
-  python3 - "$SCENARIO" "$N" "$side" > "$WORK/pour_$N.toml" <<'PY'
-import sys
-text, n, side = open(sys.argv[1]).read(), int(sys.argv[2]), float(sys.argv[3])
-text = text.replace("count = 10000", f"count = {n}")
-text = text.replace("max = [0.264, 0.264, 0.264]", f"max = [{side!r}, {side!r}, {side!r}]")
-text = text.replace("max = [0.264, 0.264, 0.3]", f"max = [{side!r}, {side!r}, {side + 0.036!r}]")
-print(text, end="")
-PY
-  SCENARIO=$WORK/pour_$N.toml
-fi
+SCENARIO=$("$HERE/pour_scenario.sh" "$N" "$WORK")
 flags=(--bind-to none)
 if [ "$(id -u)" -eq 0 ]; then flags+=(--allow-run-as-root); fi
 COMMIT=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
