@@ -25,12 +25,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 case $PAIRS in
-  '' | *[!0-9]*) echo "$0: --pairs must be a whole number from 1 to 20, not '$PAIRS'" >&2; exit 2 ;;
+  [1-9] | 1[0-9] | 20) ;;
+  *) echo "$0: --pairs must be a whole number from 1 to 20, not '$PAIRS'" >&2; exit 2 ;;
 esac
-if [ "$PAIRS" -lt 1 ] || [ "$PAIRS" -gt 20 ]; then
-  echo "$0: --pairs must be a whole number from 1 to 20, not '$PAIRS'" >&2
-  exit 2
-fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 SCENARIO=$("$HERE/pour_scenario.sh" "$N" "$WORK")
@@ -74,8 +71,6 @@ for ((p = 1; p <= PAIRS; ++p)); do
   echo "$DATE,$COMMIT,$N,$DURATION,$p,$first,$one,$team,$ratio,$reference" >> "$OUT"
   echo "pair $p ($first first): one rank $one s, two ranks $team s, ratio $ratio" >&2
 done
-median=$(printf '%s\n' "${ratios[@]}" | sort -n | python3 -c "
-import sys
-r = [float(x) for x in sys.stdin]
-print('%.3f' % (r[len(r) // 2] if len(r) % 2 else 0.5 * (r[len(r) // 2 - 1] + r[len(r) // 2])))")
+median=$(python3 -c "import statistics, sys; print('%.3f' % statistics.median(map(float, sys.argv[1:])))" \
+  "${ratios[@]}")
 echo "median of $PAIRS pairs: $median (results: $OUT)" >&2

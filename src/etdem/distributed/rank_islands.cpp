@@ -194,8 +194,9 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     for (const GrainRecord& r : grains_.owned)
       if (r.ghosted_on.empty()) alone[static_cast<std::size_t>(local_of_[r.gid])] = 1;
   }
+  const bool nets = !full_.nets.empty();  // (a world with nets sends every part whole)
   auto solved_here = [&](const std::vector<int>& grains, std::size_t contacts) {
-    if (!full_.nets.empty()) return false;
+    if (nets) return false;
     if (!may_share) return true;
     if (w.sweeps_by_blocks(contacts)) return false;
     return std::all_of(grains.begin(), grains.end(),
