@@ -19,6 +19,7 @@
 #include "etdem/core/stage_profile.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/local_transport.hpp"
+#include "etdem/solvers/resting_team.hpp"
 #include "etdem/world/solver_registry.hpp"
 #include "test_world_fixture.hpp"
 
@@ -90,8 +91,9 @@ struct Options {
   // A fixed wall splits the box in two, with a pile on either side: on two ranks each pile lies
   // in one rank's box, and the other rank solves it with the team holding none of its contacts.
   bool halves = false;
-  int threads = 1;     // per rank (and of the serial run)
-  int most_ranks = 4;  // split over 1 to this many ranks
+  int threads = 1;      // per rank (and of the serial run)
+  int least_ranks = 1;  // split over this many ranks
+  int most_ranks = 4;   // to this many
 };
 
 /// The pour: spheres into a box of planes, with what `o` asks for.
@@ -284,7 +286,7 @@ void expect_serial(const Options& o, long steps, SplitRun* most = nullptr) {
     std::printf("net: sag %.4g m, largest strain %.3g, %ld links broken, %ld steps redone\n", sag,
                 n.max_strain, n.broken_links, serial.world.totals().redone_steps);
   }
-  for (int ranks = 1; ranks <= o.most_ranks; ++ranks) {
+  for (int ranks = o.least_ranks; ranks <= o.most_ranks; ++ranks) {
     SCOPED_TRACE(testing::Message() << ranks << " ranks");
     const SplitRun r = run_split(ranks, o, steps);
     if (most && ranks == o.most_ranks) *most = r;
@@ -419,6 +421,13 @@ TEST(DecomposedWorld, APileSweptByBlocksIsSolvedByEveryRankAsTheSerialRunBitForB
   // columns, passing on the velocities after each colour, and settles its own grains in the
   // shock pass, passing on those the others' grains rest on.
   expect_serial({.blocks = true}, 400);
+}
+
+TEST(DecomposedWorld, APileSolvedByFiveRanksIsTheSerialRunBitForBit) {
+  // Past kMaximaWithStirredMembers a closing round's sweep takes the team's maxima in a
+  // reduction of their own, not with the stirred bodies: the same bits.
+  static_assert(kMaximaWithStirredMembers < 5);
+  expect_serial({.blocks = true, .least_ranks = 5, .most_ranks = 5}, 400);
 }
 
 TEST(DecomposedWorld, APileSolvedByEveryRankOnTwoThreadsEachIsTheSerialRunBitForBit) {

@@ -206,8 +206,13 @@ class RestingPass final : public Solver {
   // The closing rounds' parts (resting_rounds.cpp).
   void build_lists(RestingWork& w) const;
   void join(RestingWork& w, int i) const;
-  bool grow(RestingWork& w) const;
-  bool sweep_round(RestingWork& w, int k) const;
+  /// The rows the last sweep stirred join the set; whether any did. A team's answer is asked
+  /// for only when `asked` (the sweep converged; otherwise it does not change the outcome): this
+  /// member's own answer else. (A team shared the stirred bodies after the sweep, sweep_round.)
+  bool grow(RestingWork& w, bool asked) const;
+  /// Sweep k of a round's set; whether it converged. `grows`: a growth follows (grow), so a
+  /// team passes the sweep's maxima with the stirred bodies, in one exchange.
+  bool sweep_round(RestingWork& w, int k, bool grows) const;
   void follow(RestingWork& w, int bound) const;
 
   /// Whether the pass has a shock pass (and its closing rounds): set, and a gravity to order it.

@@ -188,7 +188,7 @@ void RestingPass::join(RestingWork& w, int i) const {
   }
 }
 
-bool RestingPass::grow(RestingWork& w) const {
+bool RestingPass::grow(RestingWork& w, bool asked) const {
   // The rows of the bodies the last sweeps stirred (kStirShare) that would now close by more
   // than kJoinShare join the set (kept ascending, the order run_subset sweeps in); returns
   // whether any did. A growth costs what the stirred bodies' rows cost, not a pass over the set.
@@ -198,11 +198,10 @@ bool RestingPass::grow(RestingWork& w) const {
   // and many bodies were stirred, the threads share them and claim the rows that join
   // (`in_round`, exchanged atomically: a row of two stirred bodies is found twice). The joined
   // rows are sorted and merged into the set: the same set, the same bits, on any thread count.
-  // A team: each member joins its own rows of the bodies stirred anywhere (share_stirred) and
-  // the leftovers' alike, so the set's rows are joined where they are swept; whether any joined
-  // is the team's answer.
+  // A team: each member joins its own rows of the bodies stirred anywhere (shared after the
+  // sweep, sweep_round) and the leftovers' alike, so the set's rows are joined where they are
+  // swept; whether any joined is the team's answer when asked.
   RestingShare& s = w.share;
-  if (s.team) share_stirred(w);
   const std::size_t count = w.left.size();
   w.stirred_bodies.clear();
   for (std::vector<int>& list : w.stirred_of_thread) {
@@ -260,17 +259,21 @@ bool RestingPass::grow(RestingWork& w) const {
     std::sort(w.left.begin() + count, w.left.end());
     std::inplace_merge(w.left.begin(), w.left.begin() + count, w.left.end());
   }
-  return s.team ? share_any(w, grew) : grew;
+  return s.team && asked ? share_any(w, grew) : grew;
 }
 
-bool RestingPass::sweep_round(RestingWork& w, int k) const {
+bool RestingPass::sweep_round(RestingWork& w, int k, bool grows) const {
   if (w.share.team) {
     // A team: this member's rows of the set, colour by colour, each colour's moves passed to
-    // the members whose rows read them (their stir with them), then the leftovers.
+    // the members whose rows read them (their stir with them), then the leftovers; the sweep's
+    // maxima are the team's, sent with the stirred bodies when a growth follows (on a few
+    // members, kMaximaWithStirredMembers).
     w.share.stir = true;
-    const RestingSweep sw = run_shared(
+    const bool with_stirred = grows && w.share.members <= kMaximaWithStirredMembers;
+    RestingSweep sw = run_shared(
         w, w.left, false, [&](std::size_t i, RestingSweep& mine) { close(w, i, mine); },
-        [&](std::size_t i, bool far) { fetch_row(w, i, far); });
+        [&](std::size_t i, bool far) { fetch_row(w, i, far); }, !with_stirred);
+    if (grows) share_stirred(w, with_stirred ? &sw : nullptr);
     return finish_sweep(w, sw, k, std::ssize(w.left));
   }
   const RestingSweep sw = run_subset(
@@ -284,8 +287,9 @@ void RestingPass::follow(RestingWork& w, int bound) const {
   // bound is counted.
   bool converged = false;
   for (int k = 0; k < bound && !converged; ++k) {
-    converged = sweep_round(w, k);
-    if (k + 1 < bound && grow(w)) converged = false;
+    const bool grows = k + 1 < bound;
+    converged = sweep_round(w, k, grows);
+    if (grows && grow(w, converged)) converged = false;
   }
   if (!converged) ++w.stats.guards_fired;
   // A team: each member grew the set by its own rows (and the leftovers, alike), and books and

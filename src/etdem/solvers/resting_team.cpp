@@ -332,15 +332,27 @@ void share_collect(RestingWork& w, std::uint64_t from) {
   take_phase(w, w.share.team->collect(from), w.share.phase - 1);
 }
 
-void share_maxima(RestingWork& w, RestingSweep& total) {
-  RestingShare& s = w.share;
-  double m[3] = {total.change, total.impulse, total.change_squared};
-  s.team->max(m);
+namespace {
+
+/// The maxima a sweep shares, and the team's taken back into it (its updates counted apart).
+std::array<double, 3> sweep_maxima(const RestingSweep& total) {
+  return {total.change, total.impulse, total.change_squared};
+}
+void take_maxima(RestingShare& s, const std::array<double, 3>& m, RestingSweep& total) {
   total.change = m[0];
   total.impulse = m[1];
   total.change_squared = m[2];
   s.updates += total.updates;
   total.updates = 0;
+}
+
+}  // namespace
+
+void share_maxima(RestingWork& w, RestingSweep& total) {
+  RestingShare& s = w.share;
+  std::array<double, 3> m = sweep_maxima(total);
+  s.team->max(m);
+  take_maxima(s, m, total);
 }
 
 void share_sync(RestingWork& w) {
@@ -437,7 +449,7 @@ void share_impulses(RestingWork& w, std::span<const int> order) {
   }
 }
 
-void share_stirred(RestingWork& w) {
+void share_stirred(RestingWork& w, RestingSweep* maxima) {
   RestingShare& s = w.share;
   // The list of every body stirred here or elsewhere, each once: grow reads it in any order.
   // (A body's stir crosses its limit once between two growths, so no thread listed it twice:
@@ -458,15 +470,29 @@ void share_stirred(RestingWork& w) {
   }
   // A body the leftovers stirred was found on every member alike; the others on the member
   // whose row crossed the limit, which tells the members whose rows move the body too.
+  // With the maxima: every message starts with the member's three, every member gets one, and
+  // each takes the largest over the members in their order (the transport's maxima, exact).
   const std::uint64_t mine = std::uint64_t{1} << s.me;
   std::vector<ByteWriter>& out = begin_messages(s);
+  std::array<double, 3> m{};
+  if (maxima) {
+    m = sweep_maxima(*maxima);
+    for (int k = 0; k < s.members; ++k)
+      if (k != s.me)
+        for (const double x : m) out[at(k)].put(x);
+  }
   for (const int body : list)
     for (std::uint64_t to = s.readers[at(body)] & ~mine; to != 0; to &= to - 1)
       out[at(std::countr_zero(to))].put(static_cast<std::int32_t>(body));
-  for (const std::string& bytes : s.team->exchange(take_messages(s))) {
-    ByteReader in(bytes);
+  const std::vector<std::string> got = s.team->exchange(take_messages(s));
+  for (int k = 0; k < s.members; ++k) {
+    if (k == s.me) continue;
+    ByteReader in(got[at(k)]);
+    if (maxima)
+      for (double& x : m) x = std::max(x, in.get<double>());
     while (!in.done()) add(in.get<std::int32_t>());
   }
+  if (maxima) take_maxima(s, m, *maxima);
   for (const int body : list) listed[at(body)] = 0;
 }
 

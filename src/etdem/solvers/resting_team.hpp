@@ -86,6 +86,12 @@ class RestingTeam {
   long member_updates = 0;
 };
 
+/// The most members whose closing-round sweeps send the sweep's maxima with the stirred bodies,
+/// in one exchange, not a reduction of their own: each then sends every other member a message,
+/// where a reduction costs log2(members) latencies; up to four members a rank's stirred bodies
+/// mostly go to every other member anyway.
+constexpr int kMaximaWithStirredMembers = 4;
+
 /// A member's messages of one phase, one writer per member (`out`): emptied for the phase with
 /// their room kept (begin_messages), then taken as one string per member of its own size, this
 /// member's (`me`) empty (take_messages). A message refilled every phase so grows once, not at

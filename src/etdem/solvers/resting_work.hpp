@@ -469,7 +469,9 @@ void share_impulses(RestingWork& w, std::span<const int> order);
 /// After a sweep of a closing round: the bodies whose stir crossed its limit here to the other
 /// members whose rows move them (readers), and theirs here; every list of stirred bodies ends
 /// merged into the first thread's, each body once, in no set order (grow reads them in any).
-void share_stirred(RestingWork& w);
+/// With `maxima`, the sweep's largest changes go to every member in the same exchange and come
+/// back the team's, as share_maxima leaves them.
+void share_stirred(RestingWork& w, RestingSweep* maxima);
 /// Each member's exact sums and integer counts, summed over the team in place (collective).
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts);
 /// Whether `here` holds on any member (collective).
@@ -509,13 +511,14 @@ inline void stamp_sweep(RestingShare& s, int first_phase) {
 
 /// Calls f(i, sweep) for the rows `which` (all rows when `all`, else ascending) of the blocks of
 /// this team member, colour by colour, sharing what each colour moved, then for the leftovers on
-/// every member; the sweep's maxima are the team's. Over some of the rows, which lie apart in
-/// memory, ahead(j, far) is called before each f for the row of `which` kSubsetAhead places on
-/// (far = true) and for the one half as far (false), to fetch their data into the cache.
+/// every member; the sweep's maxima are the team's (with `maxima`; otherwise this member's, for
+/// the caller to share). Over some of the rows, which lie apart in memory, ahead(j, far) is
+/// called before each f for the row of `which` kSubsetAhead places on (far = true) and for the
+/// one half as far (false), to fetch their data into the cache.
 template <class F, class A = void (*)(std::size_t, bool)>
 RestingSweep run_shared(
     RestingWork& w, std::span<const int> which, bool all, F&& f,
-    A&& ahead = [](std::size_t, bool) {}) {
+    A&& ahead = [](std::size_t, bool) {}, bool maxima = true) {
   const BlockOrder& o = *w.blocks;
   RestingShare& s = w.share;
   RestingSweep total;
@@ -591,7 +594,7 @@ RestingSweep run_shared(
   }
   if (s.me != 0) left.updates = 0;
   total.merge(left);
-  share_maxima(w, total);
+  if (maxima) share_maxima(w, total);
   return total;
 }
 
