@@ -175,16 +175,22 @@ void share_setup(RestingWork& w) {
     }
   }
   // Each colour's blocks of this member in four runs: those that read nothing another member
-  // moved in the colour before and move a body another member reads (swept first), then, once
-  // the colour before's messages are in, those that read such a body and move one another
-  // member reads; the colour's message is posted there, and the blocks whose bodies no other
-  // member reads follow (those that waited, then the rest). Blocks of one colour share no
-  // body, so the order within a colour does not change a bit, and the message is whole when
-  // it is posted: the other members read it while this member sweeps its inner blocks.
+  // moved in a pending colour (one whose messages are not yet taken) and move a body another
+  // member reads (swept first), then, once the pending colours' messages are in, those that
+  // read such a body and move one another member reads; the colour's message is posted there,
+  // and the blocks whose bodies no other member reads follow (those that waited, then the
+  // rest). Blocks of one colour share no body, so the order within a colour does not change a
+  // bit, and the message is whole when it is posted: the other members read it while this
+  // member sweeps its inner blocks. A colour none of whose blocks waits takes no message: the
+  // pending ones wait for the first block that reads what they carry.
   s.posted.assign(at(colours), 0);
+  s.takes.assign(at(colours), 0);
+  std::uint32_t pending = 0;  // colours whose messages are not yet taken
   for (int colour = 0; colour < colours; ++colour) {
     std::vector<int>& blocks = s.my_blocks[at(colour)];
-    const std::uint32_t before = colour > 0 ? std::uint32_t{1} << (colour - 1) : 0;
+    if (colour > 0 && s.colour_from[at(colour - 1)] != 0)
+      pending |= std::uint32_t{1} << (colour - 1);
+    const std::uint32_t before = pending;
     const auto any_body = [&](int k, auto&& test) {
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
         for (const int body : {r.a[at(i)], r.b[at(i)]})
@@ -211,6 +217,10 @@ void share_setup(RestingWork& w) {
     };
     s.early[at(colour)] = end_of(0);
     s.posted[at(colour)] = end_of(1);
+    if (!runs[1].empty() || !runs[2].empty()) {  // a block waits: the pending messages taken
+      s.takes[at(colour)] = 1;
+      pending = 0;
+    }
   }
   s.stamp.assign(at(nb), -1);
   s.known.assign(at(nb), -1);
@@ -328,8 +338,8 @@ void share_post(RestingWork& w, std::span<const int> moved,
   ++s.phase;
 }
 
-void share_collect(RestingWork& w, std::uint64_t from) {
-  take_phase(w, w.share.team->collect(from), w.share.phase - 1);
+void share_collect(RestingWork& w, std::uint64_t from, int phase) {
+  take_phase(w, w.share.team->collect(from), phase);
 }
 
 namespace {

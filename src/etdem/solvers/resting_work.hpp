@@ -167,13 +167,16 @@ struct RestingShare {
   std::vector<std::vector<int>> boundary;   // per colour: bodies this member's blocks of it
                                             // move that another member's rows move too
   // A colour's phase is point to point: this member posts what its rows of colour c moved to
-  // the members colour_to[c] and takes what colour_from[c] posted before it sweeps the blocks
-  // of colour c + 1 that read those bodies. Of my_blocks[c], the first early[c] read none of
-  // what the other members moved in the colour before (swept while those messages travel), and
-  // the first posted[c] hold every row of colour c whose bodies another member reads (the
-  // message goes after them; the blocks after it move no body another member reads).
+  // the members colour_to[c], and takes what colour_from[c] posted before it sweeps the first
+  // of its later blocks that reads those bodies. The messages not yet taken are pending; where
+  // a block of colour c reads a body another member moved in a pending colour (takes[c]), all
+  // pending messages are taken, in their order, before that block. Of my_blocks[c], the first
+  // early[c] read none of the bodies moved in a pending colour (swept while those messages
+  // travel), and the first posted[c] hold every row of colour c whose bodies another member
+  // reads (the message goes after them; the blocks after it move no body another member reads).
   std::vector<std::uint64_t> colour_to, colour_from;  // per colour
   std::vector<int> early, posted;                     // per colour
+  std::vector<char> takes;                            // per colour
   std::array<std::vector<int>, 4> block_runs;         // share_setup's scratch
   std::vector<int> body_member;                       // per body slot: the member that settles it
   // Per body slot: the other members settling a body that rests on it (each member tells the
@@ -435,11 +438,11 @@ void share_setup(RestingWork& w);
 /// After a colour of a sweep, point to point: share_post sends the bodies of `moved` this member
 /// moved in the phase (stamp) to the other members `readers` lists for them, among the members
 /// of `to` (each of them gets a message, empty or not), and starts the next phase; share_collect
-/// takes the messages of the members of `from` for the phase before the current one (the one last
-/// posted).
+/// takes the messages of the members of `from` for phase `phase` (posted, and every earlier
+/// phase's messages of those members taken).
 void share_post(RestingWork& w, std::span<const int> moved,
                 const std::vector<std::uint64_t>& readers, std::uint64_t to);
-void share_collect(RestingWork& w, std::uint64_t from);
+void share_collect(RestingWork& w, std::uint64_t from, int phase);
 /// The shock pass over a team (the support rows grouped by upper body and the heights taken
 /// from the rows here): w.by_height this member's bodies that rest on something, in height
 /// order; each member tells the members settling bodies that rest on its bodies their heights
@@ -564,22 +567,29 @@ RestingSweep run_shared(
       total.merge(part);
     }
   };
-  // Colour by colour: the blocks that read nothing the others moved in the colour before first,
-  // then that colour's messages, then the rest of the blocks whose bodies others read, then
-  // what this colour moved is posted, and the blocks no other member reads are swept after.
+  // Colour by colour: the blocks that read nothing the others moved in a pending colour first,
+  // then (where some block does) the pending colours' messages, then the rest of the blocks
+  // whose bodies others read, then what this colour moved is posted, and the blocks no other
+  // member reads are swept after. The messages still pending are taken after the last colour.
   const std::size_t colours = static_cast<std::size_t>(o.colours());
   const int first_phase = s.phase;
+  std::size_t taken = 0;  // the colours whose messages are taken
+  auto take_pending = [&](std::size_t until) {
+    for (; taken < until; ++taken)
+      if (s.colour_from[taken] != 0)
+        share_collect(w, s.colour_from[taken], first_phase + static_cast<int>(taken));
+  };
   for (std::size_t c = 0; c < colours; ++c) {
     const std::vector<int>& mine = s.my_blocks[c];
     const int phase = s.phase;
     sweep(mine, 0, s.early[c], phase);
-    if (c > 0) share_collect(w, s.colour_from[c - 1]);
+    if (s.takes[c]) take_pending(c);
     sweep(mine, s.early[c], s.posted[c], phase);
     if (all) stamp_moves(s, s.boundary[c], phase);
     share_post(w, s.boundary[c], s.readers, s.colour_to[c]);
     sweep(mine, s.posted[c], static_cast<long>(mine.size()), phase);
   }
-  if (colours > 0) share_collect(w, s.colour_from[colours - 1]);
+  take_pending(colours);
   if (all) stamp_sweep(s, first_phase);
   // The leftovers: on every member alike (their bodies are read by every member), counted once.
   RestingSweep left;
