@@ -4,7 +4,8 @@
 // the blocked order (resting_blocks.hpp) belongs to one member (the team says which: a split
 // run's rank whose box holds the block's centre), the member sweeps the rows of its blocks, and
 // after each colour it posts the velocities it changed to the members whose rows read them
-// (point to point) while it sweeps its next colour's blocks that need none of the others'. In
+// (point to point), and takes the others' only before the first of its later blocks that reads
+// one of those bodies, sweeping the blocks that need none of them meanwhile. In
 // the shock pass each member settles its own bodies in height order, each once the bodies of
 // other members it rests on that come before it have arrived, and posts those the others rest
 // on. A member builds only the rows it relaxes and those the bodies it settles rest on; what
