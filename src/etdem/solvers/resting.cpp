@@ -295,14 +295,24 @@ void RestingPass::build_row(std::size_t i, const Contact& c, RestingWork& w) con
 
 void RestingPass::warm_start(RestingWork& w) const {
   // The impulses prepare_rows carried over, applied in the sweeps' order before the first sweep.
-  w.stats.iterations += run_rows(w, w.rows.size(), [&](std::size_t i, RestingSweep& sw) {
-                          const RestingRows& r = w.rows;
-                          if (!r.warm[i]) return;
-                          w.apply_normal(i, r.pn[i], sw);
-                          w.apply_tangent(i, r.pt[i], sw);
-                          if (r.rolling[i] <= 0.0) return;
-                          w.apply_rolling(i, r.pr[i], sw);
-                        }).updates;
+  // No stopping test reads its maxima: a team does not share them, and a member's updates are
+  // counted apart (RestingShare::updates), as a sweep's.
+  RestingSweep sw = run_rows(
+      w, w.rows.size(),
+      [&](std::size_t i, RestingSweep& mine) {
+        const RestingRows& r = w.rows;
+        if (!r.warm[i]) return;
+        w.apply_normal(i, r.pn[i], mine);
+        w.apply_tangent(i, r.pt[i], mine);
+        if (r.rolling[i] <= 0.0) return;
+        w.apply_rolling(i, r.pr[i], mine);
+      },
+      false);
+  if (w.share.team) {
+    w.share.updates += sw.updates;
+    sw.updates = 0;
+  }
+  w.stats.iterations += sw.updates;
 }
 
 void RestingPass::store(std::span<Contact> cs, std::span<const int> order, RestingWork& w) const {

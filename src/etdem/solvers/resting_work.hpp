@@ -611,15 +611,18 @@ RestingSweep run_shared(
 /// Calls f(i, sweep) for every row i < n: in row order on this thread, or with `blocks` colour by
 /// colour, the blocks of a colour in parallel (each block's rows in order), then the leftovers
 /// in order. Blocks of one colour share no body, so the result does not depend on the number of
-/// threads; a team (w.share) splits the blocks over its members (run_shared).
+/// threads; a team (w.share) splits the blocks over its members (run_shared), and with `maxima`
+/// the sweep's maxima are the team's (otherwise a member's own, its updates left in the sweep).
 template <class F>
-RestingSweep run_rows(RestingWork& w, std::size_t n, F&& f) {
+RestingSweep run_rows(RestingWork& w, std::size_t n, F&& f, bool maxima = true) {
   RestingSweep total;
   if (!w.blocks) {
     for (std::size_t i = 0; i < n; ++i) f(i, total);
     return total;
   }
-  if (w.share.team) return run_shared(w, {}, true, f);
+  if (w.share.team)
+    return run_shared(
+        w, {}, true, f, [](std::size_t, bool) {}, maxima);
   const BlockOrder& o = *w.blocks;
 #pragma omp parallel
   {
