@@ -295,9 +295,8 @@ void RestingPass::build_row(std::size_t i, const Contact& c, RestingWork& w) con
 
 void RestingPass::warm_start(RestingWork& w) const {
   // The impulses prepare_rows carried over, applied in the sweeps' order before the first sweep.
-  // No stopping test reads its maxima: a team does not share them, and a member's updates are
-  // counted apart (RestingShare::updates), as a sweep's.
-  RestingSweep sw = run_rows(
+  // No stopping test reads its maxima: a team does not share them.
+  const RestingSweep sw = run_rows(
       w, w.rows.size(),
       [&](std::size_t i, RestingSweep& mine) {
         const RestingRows& r = w.rows;
@@ -308,10 +307,6 @@ void RestingPass::warm_start(RestingWork& w) const {
         w.apply_rolling(i, r.pr[i], mine);
       },
       false);
-  if (w.share.team) {
-    w.share.updates += sw.updates;
-    sw.updates = 0;
-  }
   w.stats.iterations += sw.updates;
 }
 

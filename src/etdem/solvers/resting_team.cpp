@@ -190,7 +190,6 @@ void share_setup(RestingWork& w) {
     std::vector<int>& blocks = s.my_blocks[at(colour)];
     if (colour > 0 && s.colour_from[at(colour - 1)] != 0)
       pending |= std::uint32_t{1} << (colour - 1);
-    const std::uint32_t before = pending;
     const auto any_body = [&](int k, auto&& test) {
       for (int i = o.block_start[at(k)]; i < o.block_start[at(k) + 1]; ++i)
         for (const int body : {r.a[at(i)], r.b[at(i)]})
@@ -198,7 +197,7 @@ void share_setup(RestingWork& w) {
       return false;
     };
     const auto waits = [&](int k) {
-      return any_body(k, [&](int body) { return (moved_by_other[at(body)] & before) != 0; });
+      return any_body(k, [&](int body) { return (moved_by_other[at(body)] & pending) != 0; });
     };
     const auto sends = [&](int k) {
       return any_body(k, [&](int body) { return (s.readers[at(body)] & ~mine) != 0; });
@@ -344,25 +343,22 @@ void share_collect(RestingWork& w, std::uint64_t from, int phase) {
 
 namespace {
 
-/// The maxima a sweep shares, and the team's taken back into it (its updates counted apart).
+/// The maxima a sweep shares, and the team's taken back into it.
 std::array<double, 3> sweep_maxima(const RestingSweep& total) {
   return {total.change, total.impulse, total.change_squared};
 }
-void take_maxima(RestingShare& s, const std::array<double, 3>& m, RestingSweep& total) {
+void take_maxima(const std::array<double, 3>& m, RestingSweep& total) {
   total.change = m[0];
   total.impulse = m[1];
   total.change_squared = m[2];
-  s.updates += total.updates;
-  total.updates = 0;
 }
 
 }  // namespace
 
 void share_maxima(RestingWork& w, RestingSweep& total) {
-  RestingShare& s = w.share;
   std::array<double, 3> m = sweep_maxima(total);
-  s.team->max(m);
-  take_maxima(s, m, total);
+  w.share.team->max(m);
+  take_maxima(m, total);
 }
 
 void share_sync(RestingWork& w) {
@@ -502,7 +498,7 @@ void share_stirred(RestingWork& w, RestingSweep* maxima) {
       for (double& x : m) x = std::max(x, in.get<double>());
     while (!in.done()) add(in.get<std::int32_t>());
   }
-  if (maxima) take_maxima(s, m, *maxima);
+  if (maxima) take_maxima(m, *maxima);
   for (const int body : list) listed[at(body)] = 0;
 }
 

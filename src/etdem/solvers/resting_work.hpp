@@ -452,8 +452,7 @@ void share_heights(RestingWork& w);
 /// take_messages (resting_team.hpp).
 std::vector<ByteWriter>& begin_messages(RestingShare& s);
 std::vector<std::string> take_messages(RestingShare& s);
-/// The largest changes over the team (the sweep's stopping test), and this member's updates
-/// counted apart (summed at the end of the pass, RestingPass::count_left_approaching).
+/// The largest changes over the team (the sweep's stopping test).
 void share_maxima(RestingWork& w, RestingSweep& total);
 /// Each member's latest bodies, each to the members that need it (RestingShare::sync_to; a
 /// body's value here is replaced by a later phase's). A row's impulses stay with the member that
@@ -515,9 +514,10 @@ inline void stamp_sweep(RestingShare& s, int first_phase) {
 /// Calls f(i, sweep) for the rows `which` (all rows when `all`, else ascending) of the blocks of
 /// this team member, colour by colour, sharing what each colour moved, then for the leftovers on
 /// every member; the sweep's maxima are the team's (with `maxima`; otherwise this member's, for
-/// the caller to share). Over some of the rows, which lie apart in memory, ahead(j, far) is
-/// called before each f for the row of `which` kSubsetAhead places on (far = true) and for the
-/// one half as far (false), to fetch their data into the cache.
+/// the caller to share), and its updates are this member's, counted apart (RestingShare::updates,
+/// summed at the end of the pass: the sweep returned counts none). Over some of the rows, which lie
+/// apart in memory, ahead(j, far) is called before each f for the row of `which` kSubsetAhead
+/// places on (far = true) and for the one half as far (false), to fetch their data into the cache.
 template <class F, class A = void (*)(std::size_t, bool)>
 RestingSweep run_shared(
     RestingWork& w, std::span<const int> which, bool all, F&& f,
@@ -604,6 +604,8 @@ RestingSweep run_shared(
   }
   if (s.me != 0) left.updates = 0;
   total.merge(left);
+  s.updates += total.updates;  // (counted apart, summed at the end of the pass)
+  total.updates = 0;
   if (maxima) share_maxima(w, total);
   return total;
 }
@@ -612,7 +614,7 @@ RestingSweep run_shared(
 /// colour, the blocks of a colour in parallel (each block's rows in order), then the leftovers
 /// in order. Blocks of one colour share no body, so the result does not depend on the number of
 /// threads; a team (w.share) splits the blocks over its members (run_shared), and with `maxima`
-/// the sweep's maxima are the team's (otherwise a member's own, its updates left in the sweep).
+/// the sweep's maxima are the team's (otherwise a member's own).
 template <class F>
 RestingSweep run_rows(RestingWork& w, std::size_t n, F&& f, bool maxima = true) {
   RestingSweep total;
