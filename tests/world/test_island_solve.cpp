@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "etdem/solvers/etm.hpp"
+#include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/resting.hpp"
 #include "etdem/world/island_solve.hpp"
 
@@ -280,6 +281,40 @@ TEST(IslandSolve, ASlowImpactBesideAFastOneIsResolvedToItsOwnTolerance) {
   double after = 0.0;
   for (int s = 0; s < 4; ++s) after += 0.5 * p.v[s].squaredNorm();
   EXPECT_NEAR(after, before, 1e-12 * before);
+}
+
+TEST(IslandSolve, ACollisionIsAContactClosingFasterThanTheRestingVelocityWithinTheStep) {
+  // The hybrid treatment's split (2024 §3.3): with v_rest = 0.1 m/s and h = 1 ms a contact goes
+  // to the collision solver when it approaches faster than v_rest and closes its gap within the
+  // step; slower, or farther than the step carries it, the resting pass takes it. A split run's
+  // rank keeps a contact no other rank reads by the same rule (resting_contact), so the count
+  // of the solve's collisions must be the rule's.
+  const double h = 1e-3, v_rest = 0.1;
+  EXPECT_TRUE(resting_contact(-0.05, 0.0, h, v_rest));   // slow
+  EXPECT_FALSE(resting_contact(-0.1, 0.0, h, v_rest));   // at v_rest: a collision
+  EXPECT_FALSE(resting_contact(-0.5, 0.0, h, v_rest));   // fast, touching
+  EXPECT_FALSE(resting_contact(-0.5, 5e-4, h, v_rest));  // closes 0.5 mm exactly in h
+  EXPECT_TRUE(resting_contact(-0.5, 6e-4, h, v_rest));   // 0.6 mm: not within h
+  EXPECT_TRUE(resting_contact(0.5, 0.0, h, v_rest));     // separating
+  EXPECT_FALSE(resting_contact(-0.5, 0.0, h, 0.0));      // no v_rest: every closing one
+  // Five pairs, approaching at 0.05, 0.5, 0.5, 0.5 and 2 m/s across gaps of 0, 0, 0.4, 0.6 and
+  // 1 mm: the second, third and fifth are collisions.
+  const double approach[5] = {0.05, 0.5, 0.5, 0.5, 2.0}, gap[5] = {0.0, 0.0, 4e-4, 6e-4, 1e-3};
+  Pairs p(5);
+  int expected = 0;
+  for (int k = 0; k < 5; ++k) {
+    p.v[2 * k] = Vec3(0, 0, -approach[k]);
+    p.v[2 * k + 1] = Vec3::Zero();
+    p.w[2 * k] = p.w[2 * k + 1] = Vec3::Zero();
+    p.contacts[k].gap = gap[k];
+    const double un = p.contacts[k].normal.dot(impulse::relative_velocity(
+        p.contacts[k], IslandBodies{10, p.v.data(), p.w.data(), nullptr, nullptr, nullptr}));
+    EXPECT_DOUBLE_EQ(un, -approach[k]);
+    if (!resting_contact(un, gap[k], h, v_rest)) ++expected;
+  }
+  EXPECT_EQ(expected, 3);
+  const IslandSolution r = solve_with_resting(h, 0.0, p.contacts, {}, p);
+  EXPECT_EQ(r.collisions, expected);
 }
 
 }  // namespace

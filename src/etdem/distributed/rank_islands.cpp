@@ -16,6 +16,7 @@
 #include "etdem/distributed/host_scratch.hpp"
 #include "etdem/distributed/island_parts.hpp"
 #include "etdem/solvers/resting_blocks.hpp"
+#include "etdem/world/island_solve.hpp"
 
 namespace etdem::distributed {
 namespace {
@@ -28,8 +29,9 @@ namespace {
 /// contact stays here when its island bodies are this rank's own and awake (the sleepers a
 /// waking island kicks change their contacts' approach), its block is this rank's (the block
 /// and its centre by the resting pass's own rule, contact_block and block_centre, from the same
-/// positions), and it approaches slower than half the resting velocity, where the island's
-/// solve takes it for a resting contact whatever the last bits of its approach. What the other
+/// positions), and the island's solve takes it for a resting contact (resting_contact, from the
+/// normal velocity the solve computes, in the same operations on the same bits: the island's
+/// state is the bodies' own). What the other
 /// ranks derive from such contacts (who reads which body, the shock pass's heights and
 /// supports, the stir limits, the times of impact) the team exchanges (resting_team.hpp).
 class UnsharedContacts {
@@ -38,6 +40,7 @@ class UnsharedContacts {
       : d_(d), me_(me) {
     const RestingSettings* pgs = w.resting_pass_settings();
     v_rest_ = w.settings.effective_resting_velocity();
+    h_ = w.substep_length();
     if (pgs && pgs->block_contacts > 0 && pgs->colouring == BlockOrder::Colouring::kBlocks &&
         v_rest_ > 0.0)
       cell_ = pgs->block_size;
@@ -63,17 +66,24 @@ class UnsharedContacts {
     const int body[2] = {moves(c.a) ? c.a : -1, moves(c.b) ? c.b : -1};
     if (body[0] < 0 && body[1] < 0) return false;
     const BlockCell* cell[2] = {nullptr, nullptr};
-    Vec3 u = Vec3::Zero();
     for (int e = 0; e < 2; ++e) {
       const int i = body[e];
       if (i < 0) continue;
       const Body& b = bodies_[static_cast<std::size_t>(i)];
       if (!b.stays) return false;
       cell[e] = &b.cell;
-      const Vec3 at_point = b.v + b.w.cross(e == 0 ? c.ra : c.rb);
-      u += e == 0 ? at_point : Vec3(-at_point);
     }
-    if (!(c.normal.dot(u) > -0.5 * v_rest_)) return false;
+    // (impulse::relative_velocity's operations, in its order.)
+    Vec3 u = Vec3::Zero();
+    if (body[0] >= 0) {
+      const Body& b = bodies_[static_cast<std::size_t>(body[0])];
+      u += b.v + b.w.cross(c.ra);
+    }
+    if (body[1] >= 0) {
+      const Body& b = bodies_[static_cast<std::size_t>(body[1])];
+      u -= b.v + b.w.cross(c.rb);
+    }
+    if (!resting_contact(c.normal.dot(u), c.gap, h_, v_rest_)) return false;
     BlockCell at;
     if (!contact_block(cell[0], cell[1], at)) return false;  // a leftover: every rank sweeps it
     return d_.owner_of(block_centre(at, cell_)) == me_;
@@ -83,6 +93,7 @@ class UnsharedContacts {
   const Decomposition& d_;
   int me_ = 0;
   double v_rest_ = 0.0, cell_ = 0.0;
+  double h_ = 0.0;  // the sub-step [s]
   struct Body {
     Vec3 v = Vec3::Zero(), w = Vec3::Zero();  // [m/s], [rad/s]
     BlockCell cell{};

@@ -236,8 +236,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   parallel_for(n, [&](std::size_t s) {
     const Contact& c = serial[s];
     sc.un[s] = c.normal.dot(impulse::relative_velocity(c, view));
-    const bool closing = c.gap + sc.un[s] * h <= 0.0;
-    sc.slow[s] = (v_rest > 0.0 && sc.un[s] > -v_rest) || !closing;
+    sc.slow[s] = resting_contact(sc.un[s], c.gap, h, v_rest);
     sc.pair[s] = {c.a, c.b};
     sc.gap[s] = c.gap;
   });

@@ -31,6 +31,17 @@ struct IslandSolveSettings {
   double resting_velocity = 0.0;  // [m/s] WorldSettings::effective_resting_velocity
 };
 
+/// Whether the island's solve takes a contact for a resting one, not a collision (with the
+/// resting pass: the collisions go to the collision solver first): its normal velocity `un`
+/// [m/s] (impulse::relative_velocity along the normal, negative when closing) is slower than
+/// `v_rest`, or it does not close its gap [m] within the (sub-)step h [s]. A split run's rank
+/// reads the same rule from the same bits to keep a contact no other rank reads
+/// (distributed/rank_islands.cpp).
+inline bool resting_contact(double un, double gap, double h, double v_rest) {
+  const bool closing = gap + un * h <= 0.0;
+  return (v_rest > 0.0 && un > -v_rest) || !closing;
+}
+
 /// What one island contributes to the step beyond its velocities and impulses.
 struct IslandSolution {
   int collisions = 0;     // contacts that went to the collision solver
