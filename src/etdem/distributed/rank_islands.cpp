@@ -36,6 +36,10 @@ namespace {
 /// supports, the stir limits, the times of impact) the team exchanges (resting_team.hpp).
 class UnsharedContacts {
  public:
+  /// What becomes of a contact: it stays here; it is sent only because it is a collision (every
+  /// rank reads the island's collisions); or it is sent because another rank reads it whatever
+  /// it is (a body of another rank's or asleep, a leftover, a block of another rank's).
+  enum class Verdict : std::int8_t { kStays, kCollision, kSent };
   UnsharedContacts(const World& w, const std::vector<char>& owned, const Decomposition& d, int me)
       : d_(d), me_(me) {
     const RestingSettings* pgs = w.resting_pass_settings();
@@ -60,19 +64,24 @@ class UnsharedContacts {
   }
   /// Whether any contact may stay (a resting pass swept by blocks of the spatial kind).
   bool any() const { return cell_ > 0.0; }
-  /// Contact c (this rank's local ids) stays here; `moves(i)`: body i is in its island.
+  /// Whether body i (a local id) is an awake grain of this rank's.
+  bool own_awake(int i) const { return bodies_[static_cast<std::size_t>(i)].stays; }
+  /// Contact c's verdict (this rank's local ids); `moves(i)`: body i is in its island.
   template <class Moves>
-  bool operator()(const Contact& c, Moves&& moves) const {
+  Verdict operator()(const Contact& c, Moves&& moves) const {
     const int body[2] = {moves(c.a) ? c.a : -1, moves(c.b) ? c.b : -1};
-    if (body[0] < 0 && body[1] < 0) return false;
+    if (body[0] < 0 && body[1] < 0) return Verdict::kSent;
     const BlockCell* cell[2] = {nullptr, nullptr};
     for (int e = 0; e < 2; ++e) {
       const int i = body[e];
       if (i < 0) continue;
       const Body& b = bodies_[static_cast<std::size_t>(i)];
-      if (!b.stays) return false;
+      if (!b.stays) return Verdict::kSent;
       cell[e] = &b.cell;
     }
+    BlockCell at;
+    if (!contact_block(cell[0], cell[1], at)) return Verdict::kSent;  // a leftover: every rank
+    if (d_.owner_of(block_centre(at, cell_)) != me_) return Verdict::kSent;  // sweeps it
     // (impulse::relative_velocity's operations, in its order.)
     Vec3 u = Vec3::Zero();
     if (body[0] >= 0) {
@@ -83,10 +92,8 @@ class UnsharedContacts {
       const Body& b = bodies_[static_cast<std::size_t>(body[1])];
       u -= b.v + b.w.cross(c.rb);
     }
-    if (!resting_contact(c.normal.dot(u), c.gap, h_, v_rest_)) return false;
-    BlockCell at;
-    if (!contact_block(cell[0], cell[1], at)) return false;  // a leftover: every rank sweeps it
-    return d_.owner_of(block_centre(at, cell_)) == me_;
+    return resting_contact(c.normal.dot(u), c.gap, h_, v_rest_) ? Verdict::kStays
+                                                                : Verdict::kCollision;
   }
 
  private:
@@ -194,6 +201,14 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   std::vector<char>& read_elsewhere = host_->read_elsewhere;
   read_elsewhere.resize(static_cast<std::size_t>(n), 0);
   std::vector<std::int32_t> sent_places;
+  // Per body: in a contact of a shared part sent for another reason than being a collision
+  // (marked and cleared part by part, as read_elsewhere); and a grain no other rank reads,
+  // whose collision group's results no other rank needs (RestingTeam::quiet), set for the
+  // parts sent with some of their contacts kept, zero elsewhere.
+  std::vector<char>& loud = host_->loud;
+  loud.resize(static_cast<std::size_t>(n), 0);
+  std::vector<char>& quiet = host_->quiet;
+  quiet.assign(static_cast<std::size_t>(n), 0);
   // An island hosted here that no rank solves together with this one sends its part to no
   // rank: the part holds no contacts, which its solve reads where they lie (kLocal). Where
   // islands may be shared, only an island no other rank holds some of: its grains this rank's
@@ -232,7 +247,12 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
           prefetch_range(&sc.contacts[static_cast<std::size_t>(list[j + kContactsAhead])],
                          sizeof(Contact));
         const Contact& c = sc.contacts[static_cast<std::size_t>(list[j])];
-        if ((*unshared)(c, moves)) continue;
+        const UnsharedContacts::Verdict verdict = (*unshared)(c, moves);
+        if (verdict == UnsharedContacts::Verdict::kStays) continue;
+        if (verdict == UnsharedContacts::Verdict::kSent) {
+          loud[static_cast<std::size_t>(c.a)] = 1;
+          loud[static_cast<std::size_t>(c.b)] = 1;
+        }
         sent_contacts.push_back(list[j]);
         sent_places.push_back(static_cast<std::int32_t>(j));
         read_elsewhere[static_cast<std::size_t>(c.a)] = 1;
@@ -240,6 +260,17 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       }
       header.kept = static_cast<long>(list.size() - sent_contacts.size());
       stats_.contacts_kept_local += header.kept;
+      // Its grains no other rank reads: awake and this rank's own, a ghost on no rank (no other
+      // rank detects a contact of them), no contact of them sent but as a collision.
+      for (const int i : grains)
+        quiet[static_cast<std::size_t>(i)] = alone[static_cast<std::size_t>(i)] &&
+                                             unshared->own_awake(i) &&
+                                             !loud[static_cast<std::size_t>(i)];
+      for (const int k : sent_contacts) {
+        const Contact& c = sc.contacts[static_cast<std::size_t>(k)];
+        loud[static_cast<std::size_t>(c.a)] = 0;
+        loud[static_cast<std::size_t>(c.b)] = 0;
+      }
     }
     // (Room for the whole part first: its grains, then its contacts and their places.)
     const std::size_t sent = some ? sent_contacts.size() : list.size();

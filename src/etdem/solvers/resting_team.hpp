@@ -54,6 +54,11 @@ class RestingTeam {
   /// contact to its keeper by that place: the members may hold different contacts).
   virtual std::span<const int> keeper_places() const = 0;
   virtual int kept_contact(int index) const = 0;
+  /// Whether island body `body` is read by this member alone: a grain it settles all of whose
+  /// contacts it holds, none of them held by another member but its collisions (which every
+  /// member holds). Its collision group's results (world/collision_groups) then go to no other
+  /// member, only the group's statistics. False where unknown.
+  virtual bool quiet(int /*body*/) const { return false; }
   /// Whether every member needs every body's latest velocity after each stage (a split run
   /// whose host books the nets' nodes of the island); otherwise a stage ends with each body's
   /// velocity on the members that read it, settle it or settle a body resting on it.

@@ -76,7 +76,8 @@ void CollisionGroups::solve_groups(Solver& solver, std::span<Contact> collisions
 void CollisionGroups::solve_shared(Solver& solver, std::span<Contact> collisions,
                                    IslandBodies& bodies, int thread, RestingTeam& team) {
   // A group goes to the member that settles its least body (where its grains live); the
-  // results of each go to every other member, which all read the whole island next.
+  // results of each go to every other member, which all read the whole island next, but for a
+  // group of bodies no other member reads (RestingTeam::quiet): its statistics only.
   shared_ = true;
   const int groups = groups_of_.count(), me = team.member();
   which_.clear();
@@ -88,6 +89,11 @@ void CollisionGroups::solve_shared(Solver& solver, std::span<Contact> collisions
   for (const int g : which_) {
     out.put(static_cast<std::int32_t>(g));
     put_stats(out, stats_[g]);
+    bool read_elsewhere = false;
+    for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s)
+      read_elsewhere = read_elsewhere || !team.quiet(groups_of_.body_order[s]);
+    out.put(static_cast<std::int8_t>(read_elsewhere ? 1 : 0));
+    if (!read_elsewhere) continue;
     for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s) {
       out.put(bodies.v[groups_of_.body_order[s]]);
       out.put(bodies.w[groups_of_.body_order[s]]);
@@ -107,6 +113,7 @@ void CollisionGroups::solve_shared(Solver& solver, std::span<Contact> collisions
         throw ByteStreamError("a team member sent collision group " + std::to_string(g) + " of " +
                               std::to_string(groups));
       get_stats(in, stats_[g]);
+      if (in.get<std::int8_t>() == 0) continue;  // a group no other member reads
       for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s) {
         in.get(bodies.v[groups_of_.body_order[s]]);
         in.get(bodies.w[groups_of_.body_order[s]]);
