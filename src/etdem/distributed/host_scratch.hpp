@@ -102,12 +102,11 @@ struct DecomposedWorld::HostScratch {
   std::vector<char> moving;     // per body here: in an island (dynamic, not held asleep)
   std::vector<char> read_elsewhere;  // per body here: in a contact of a shared part sent
   std::vector<char> alone;           // per body here: owned here and a ghost on no rank
-  std::vector<char> loud;   // per body here: in a contact of a shared part sent, not a collision
-  std::vector<char> quiet;  // per body here: a grain of a shared part no other rank reads
-  std::vector<char> quiet_island;  // per island body: quiet here (an island solved shared)
-  std::vector<int> touched;        // the moving bodies the candidates touch, ascending
-  LocalContactGraph graph;         // what the labelling reads (its room kept)
-  std::vector<int> island_body;    // per candidate: its first moving body (its island's)
+  std::vector<char> loud;    // per body here: in a contact of a shared part sent, not a collision
+  std::vector<char> quiet;   // per body here: a grain of a shared part no other rank reads
+  std::vector<int> touched;  // the moving bodies the candidates touch, ascending
+  LocalContactGraph graph;   // what the labelling reads (its room kept)
+  std::vector<int> island_body;  // per candidate: its first moving body (its island's)
 };
 
 }  // namespace etdem::distributed

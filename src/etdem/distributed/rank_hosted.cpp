@@ -42,8 +42,12 @@ class TransportTeam final : public RestingTeam {
   long contacts() const override { return island_contacts; }
   /// The island's host books the nets' nodes from every body's result (World::book_net_island).
   bool syncs_every_body() const override { return nets; }
+  /// (Asked for the bodies of the collision groups this rank solves only: looked up by global id.)
   bool quiet(int body) const override {
-    return !nets && quiet_bodies && (*quiet_bodies)[static_cast<std::size_t>(body)] != 0;
+    if (!quiet_here) return false;
+    const auto gid = static_cast<std::size_t>((*gids)[static_cast<std::size_t>(body)]);
+    const int l = gid < local_of->size() ? (*local_of)[gid] : -1;
+    return l >= 0 && (*quiet_grains)[static_cast<std::size_t>(l)] != 0;
   }
   const std::vector<int>* owner = nullptr;
   // Per contact, by its index in the list the island is read from (solve_hosted): the rank
@@ -52,9 +56,14 @@ class TransportTeam final : public RestingTeam {
   const std::vector<int>* source = nullptr;
   const std::vector<int>* source_index = nullptr;
   const std::vector<int>* kept = nullptr;
-  const std::vector<char>* quiet_bodies = nullptr;  // per island body (DecomposedWorld: quiet)
-  long island_contacts = 0;                         // over every rank
-  bool nets = false;                                // the world has nets
+  // Whether this rank's part of the island marked its quiet grains (solve_islands), and what
+  // quiet() reads: the island's global ids, this rank's local index per global id, the marks.
+  bool quiet_here = false;
+  const std::vector<std::int64_t>* gids = nullptr;
+  const std::vector<int>* local_of = nullptr;
+  const std::vector<char>* quiet_grains = nullptr;
+  long island_contacts = 0;  // over every rank
+  bool nets = false;         // the world has nets
   std::vector<std::string> exchange(std::vector<std::string> to) override {
     std::vector<Message> out;
     for (int m = 0; m < t_.size(); ++m)
@@ -512,18 +521,15 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   if (sharing) {  // the shock pass's bodies to their grains' owners; the contacts kept here
     // (The team names a contact by its index in the list, as the pass reads it.)
     sharing->team->owner = &grains.owner;
-    // The grains of this rank's part that no other rank reads (solve_islands), by island body;
-    // none where the island's pass is not swept by blocks (every member then reads every
-    // contact: it shrank since its parts were sent, send_whole_again).
-    h.quiet_island.assign(static_cast<std::size_t>(nb), 0);
-    if (sharing->mine && w.sweeps_by_blocks(static_cast<std::size_t>(island_contacts)))
-      for (int k = 0; k < nb; ++k) {
-        const auto gid = static_cast<std::size_t>(gids[static_cast<std::size_t>(k)]);
-        const int l = gid < local_of_.size() ? local_of_[gid] : -1;
-        if (l >= 0 && owned_[l] && h.quiet[static_cast<std::size_t>(l)])
-          h.quiet_island[static_cast<std::size_t>(k)] = 1;
-      }
-    sharing->team->quiet_bodies = &h.quiet_island;
+    // The grains of this rank's part that no other rank reads (solve_islands); none where the
+    // island's pass is not swept by blocks (every member then reads every contact: it shrank
+    // since its parts were sent, send_whole_again).
+    TransportTeam& team = *sharing->team;
+    team.quiet_here = !team.nets && sharing->mine &&
+                      w.sweeps_by_blocks(static_cast<std::size_t>(island_contacts));
+    team.gids = &gids;
+    team.local_of = &local_of_;
+    team.quiet_grains = &h.quiet;
     if (h.source.size() < contacts.size()) h.source.resize(contacts.size());
     if (h.source_index.size() < contacts.size()) h.source_index.resize(contacts.size());
     h.kept.assign(sharing->mine ? sharing->mine->size() : 0, -1);

@@ -15,6 +15,7 @@
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/host_scratch.hpp"
 #include "etdem/distributed/island_parts.hpp"
+#include "etdem/solvers/impulse.hpp"
 #include "etdem/solvers/resting_blocks.hpp"
 #include "etdem/world/island_solve.hpp"
 
@@ -82,16 +83,10 @@ class UnsharedContacts {
     BlockCell at;
     if (!contact_block(cell[0], cell[1], at)) return Verdict::kSent;  // a leftover: every rank
     if (d_.owner_of(block_centre(at, cell_)) != me_) return Verdict::kSent;  // sweeps it
-    // (impulse::relative_velocity's operations, in its order.)
-    Vec3 u = Vec3::Zero();
-    if (body[0] >= 0) {
-      const Body& b = bodies_[static_cast<std::size_t>(body[0])];
-      u += b.v + b.w.cross(c.ra);
-    }
-    if (body[1] >= 0) {
-      const Body& b = bodies_[static_cast<std::size_t>(body[1])];
-      u -= b.v + b.w.cross(c.rb);
-    }
+    const Vec3 u = impulse::relative_velocity(
+        c, body[0], body[1],
+        [&](int i) -> const Vec3& { return bodies_[static_cast<std::size_t>(i)].v; },
+        [&](int i) -> const Vec3& { return bodies_[static_cast<std::size_t>(i)].w; });
     return resting_contact(c.normal.dot(u), c.gap, h_, v_rest_) ? Verdict::kStays
                                                                 : Verdict::kCollision;
   }

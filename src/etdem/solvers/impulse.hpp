@@ -35,12 +35,21 @@ inline Eigen::Matrix2d tangent_mass(const Mat3& k, const Vec3& t1, const Vec3& t
   return kt.inverse();
 }
 
-/// u = (v_A + w_A x r_A) - (v_B + w_B x r_B), ETM 2014 Eqs. 1-2.
-inline Vec3 relative_velocity(const Contact& c, const IslandBodies& b) {
+/// u = (v_A + w_A x r_A) - (v_B + w_B x r_B), ETM 2014 Eqs. 1-2, of contact c's levers between
+/// bodies a and b (-1: a static body, no velocity), whose velocities v(i) and w(i) give. Every
+/// caller reads it through here, so the same state gives the same bits wherever it is held.
+template <class V, class W>
+Vec3 relative_velocity(const Contact& c, int a, int b, V&& v, W&& w) {
   Vec3 u = Vec3::Zero();
-  if (c.a >= 0) u += b.v[c.a] + b.w[c.a].cross(c.ra);
-  if (c.b >= 0) u -= b.v[c.b] + b.w[c.b].cross(c.rb);
+  if (a >= 0) u += v(a) + w(a).cross(c.ra);
+  if (b >= 0) u -= v(b) + w(b).cross(c.rb);
   return u;
+}
+
+inline Vec3 relative_velocity(const Contact& c, const IslandBodies& b) {
+  return relative_velocity(
+      c, c.a, c.b, [&](int i) -> const Vec3& { return b.v[i]; },
+      [&](int i) -> const Vec3& { return b.w[i]; });
 }
 
 /// Relative angular velocity w_A - w_B (the rolling and twisting of a contact).
