@@ -157,16 +157,17 @@ struct SplitRun {
   EnergyLedger ledger;
   RunTotals totals;
   long spanning = 0, migrated = 0, ghosts = 0;
-  long shared = 0;         // islands every rank solved together
-  long groups_shared = 0;  // their collision groups, split over the ranks
-  long shared_direct = 0;  // of the islands shared, those every rank sent its part of itself
-  long collects = 0;       // point-to-point waits over the ranks (the team's colour phases)
-  long kept = 0;           // contacts of shared piles no other rank reads: not sent
-  long slim = 0;           // grains of shared piles only their sender reads: sent slim
-  long empty = 0;          // shared piles a rank solved holding none of their contacts
-  long refreshed = 0;      // sub-steps a rank's world kept its bodies (refreshed in place)
-  long sent_whole = 0;     // shared piles sent again whole (no longer swept by blocks)
-  long most_spanned = 0;   // the most ranks one island came from
+  long shared = 0;           // islands every rank solved together
+  long groups_shared = 0;    // their collision groups, split over the ranks
+  long shared_direct = 0;    // of the islands shared, those every rank sent its part of itself
+  long collects = 0;         // point-to-point waits over the ranks (the team's colour phases)
+  long kept = 0;             // contacts of shared piles no other rank reads: not sent
+  long collisions_kept = 0;  // of those, collisions (whole collision groups)
+  long slim = 0;             // grains of shared piles only their sender reads: sent slim
+  long empty = 0;            // shared piles a rank solved holding none of their contacts
+  long refreshed = 0;        // sub-steps a rank's world kept its bodies (refreshed in place)
+  long sent_whole = 0;       // shared piles sent again whole (no longer swept by blocks)
+  long most_spanned = 0;     // the most ranks one island came from
   long rebalances = 0, rebalances_by_time = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
   long most_work = 0, all_work = 0;    // the same of the ranks' work (DecomposedWorld::work)
@@ -196,6 +197,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     const long collects = t.sum(t.counters().collects);
     const long kept = t.sum(st.contacts_kept_local), sent_whole = t.sum(st.islands_sent_whole);
     const long slim = t.sum(st.grains_sent_slim);
+    const long collisions_kept = t.sum(st.collisions_kept_local);
     const long empty = t.sum(st.islands_shared_empty);
     const long refreshed = t.sum(st.refreshed_in_place);
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
@@ -225,6 +227,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.shared_direct = shared_direct;
     out.collects = collects;
     out.kept = kept, out.sent_whole = sent_whole, out.slim = slim;
+    out.collisions_kept = collisions_kept;
     out.empty = empty;
     out.refreshed = refreshed;
     out.most_spanned = most_spanned;
@@ -364,24 +367,32 @@ void expect_serial(const Options& o, long steps, SplitRun* most = nullptr) {
       else
         EXPECT_GT(r.collects, 0) << "the colours' phases point to point";
       EXPECT_GT(r.kept, 0) << "a pile's contacts no other rank reads kept by their rank";
-      if (o.net)  // (the island's host books the nets' nodes from every grain's result)
+      if (o.net) {  // (the island's host books the nets' nodes from every grain's result)
         EXPECT_EQ(r.slim, 0) << "with nets every grain of a shared pile goes whole";
-      else
+        EXPECT_EQ(r.collisions_kept, 0) << "with nets every collision of a shared pile is sent";
+      } else {
         EXPECT_GT(r.slim, 0) << "a pile's grains no other rank reads sent with their position only";
+        if (!o.boxes)  // (the boxes' pile: too few landings away from the ranks' borders)
+          EXPECT_GT(r.collisions_kept, 0) << "grains landing where no other rank reads them: "
+                                             "their collision groups kept by their rank";
+        EXPECT_LT(r.collisions_kept, r.kept);
+      }
       if (o.boxes && o.sleep) {  // (the pile's island shrinks below pgs.block_contacts once)
         EXPECT_GT(r.sent_whole, 0) << "a pile no longer swept by blocks: its parts sent whole";
       }
       std::printf(
           "%d ranks: %ld islands solved by every rank together (%ld sent straight to every "
-          "rank, %ld contacts of them kept by their rank, %ld sent again whole), %ld collision "
-          "groups\n",
-          ranks, r.shared, r.shared_direct, r.kept, r.sent_whole, r.groups_shared);
+          "rank, %ld contacts of them kept by their rank, %ld of them collisions, %ld sent "
+          "again whole), %ld collision groups\n",
+          ranks, r.shared, r.shared_direct, r.kept, r.collisions_kept, r.sent_whole,
+          r.groups_shared);
     } else {
       EXPECT_EQ(r.shared, 0);
       EXPECT_EQ(r.groups_shared, 0);
       EXPECT_EQ(r.shared_direct, 0);
       EXPECT_EQ(r.collects, 0) << "no team, no point-to-point phase";
       EXPECT_EQ(r.kept, 0);
+      EXPECT_EQ(r.collisions_kept, 0);
       EXPECT_EQ(r.sent_whole, 0);
     }
     if (!o.boxes && !o.net && !o.sleep && !o.wall_correction && !o.rebalance && !o.blocks) {

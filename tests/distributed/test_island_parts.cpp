@@ -23,7 +23,7 @@ bool same_bits(const T& a, const T& b) {
 
 TEST(IslandParts, AHeaderReadsBackAsWrittenAndItsKindChangesInPlace) {
   ByteWriter out;
-  put_part_header(out, PartHeader{1234, 56, true, false, PartContactsKind::kSome});
+  put_part_header(out, PartHeader{1234, 56, true, false, PartContactsKind::kSome, 9, 4});
   out.put(std::int32_t{7});
   std::string bytes = out.take();
   EXPECT_EQ(bytes.size(), kPartHeaderBytes + sizeof(std::int32_t));
@@ -35,6 +35,8 @@ TEST(IslandParts, AHeaderReadsBackAsWrittenAndItsKindChangesInPlace) {
   EXPECT_TRUE(h.asleep);
   EXPECT_FALSE(h.awake);
   EXPECT_EQ(h.kind, PartContactsKind::kLocal);
+  EXPECT_EQ(h.kept_collisions, 9);
+  EXPECT_EQ(h.kept_groups, 4);
   EXPECT_EQ(in.get<std::int32_t>(), 7);  // what follows the header is untouched
   // An unknown kind is refused; a part too short for a header takes no kind.
   bytes[kPartKindAt] = 9;
@@ -42,11 +44,21 @@ TEST(IslandParts, AHeaderReadsBackAsWrittenAndItsKindChangesInPlace) {
   EXPECT_THROW(read_part_header(bad), ByteStreamError);
   std::string shorter(kPartKindAt, '\0');
   EXPECT_THROW(set_part_kind(shorter, PartContactsKind::kWhole), std::logic_error);
+  // Counts that cannot be (more kept collisions than kept contacts, more groups than
+  // collisions) are refused.
+  for (const PartHeader& wrong : {PartHeader{10, 4, false, true, PartContactsKind::kSome, 5, 1},
+                                  PartHeader{10, 4, false, true, PartContactsKind::kSome, 2, 3}}) {
+    ByteWriter o;
+    put_part_header(o, wrong);
+    const std::string text = o.take();
+    ByteReader r(text);
+    EXPECT_THROW(read_part_header(r), ByteStreamError);
+  }
 }
 
 TEST(IslandParts, AnIslandsHeadersSumOverItsParts) {
   GatheredIsland g{5, {0, 2}, {}};
-  for (const PartHeader& h : {PartHeader{10, 4, true, false, PartContactsKind::kWhole},
+  for (const PartHeader& h : {PartHeader{10, 4, true, false, PartContactsKind::kWhole, 3, 2},
                               PartHeader{7, 0, false, true, PartContactsKind::kSome}}) {
     ByteWriter out;
     put_part_header(out, h);
@@ -55,8 +67,15 @@ TEST(IslandParts, AnIslandsHeadersSumOverItsParts) {
   const PartHeader sum = island_header(g);
   EXPECT_EQ(sum.contacts, 17);
   EXPECT_EQ(sum.kept, 4);
+  EXPECT_EQ(sum.kept_collisions, 3);
+  EXPECT_EQ(sum.kept_groups, 2);
   EXPECT_TRUE(sum.asleep);
   EXPECT_TRUE(sum.awake);
+  // Without rank 0's part: rank 2's alone.
+  const PartHeader others = island_header(g, 0);
+  EXPECT_EQ(others.contacts, 7);
+  EXPECT_EQ(others.kept_collisions, 0);
+  EXPECT_EQ(others.kept_groups, 0);
 }
 
 TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {

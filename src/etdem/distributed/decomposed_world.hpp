@@ -50,6 +50,7 @@ struct DecomposedStats {
   long islands_shared_direct = 0;  // of which each rank sent its part to every rank itself
   long groups_shared = 0;          // their collision groups, split over the ranks
   long contacts_kept_local = 0;    // contacts of such islands no other rank reads: not sent
+  long collisions_kept_local = 0;  // of those, collisions (whole collision groups)
   long grains_sent_slim = 0;       // grains of such islands only their sender reads: sent slim
   long islands_shared_empty = 0;   // such islands this rank solved holding none of the contacts
   long islands_sent_whole = 0;     // islands sent again whole: no longer swept by blocks

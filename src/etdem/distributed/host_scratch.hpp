@@ -76,6 +76,15 @@ struct PartContacts {
   int place(std::size_t k) const { return places.empty() ? static_cast<int>(k) : places[k]; }
 };
 
+/// A part's collisions grouped by the rank that detected them (keep_quiet_groups,
+/// rank_islands.cpp): per body, its parent in the groups' union-find (-1: in none) and whether
+/// its group has a grain another rank reads (both reset after each part); the bodies met.
+struct PartGroups {
+  std::vector<int> up;
+  std::vector<char> noisy;
+  std::vector<int> met;
+};
+
 /// The host's copies of one gathered island (solve_hosted), kept from island to island.
 struct DecomposedWorld::HostScratch {
   IslandGrains grains;                  // its grains, ascending by global id
@@ -105,6 +114,7 @@ struct DecomposedWorld::HostScratch {
   std::vector<char> loud;    // per body here: in a contact of a shared part sent, not a collision
   std::vector<char> quiet;   // per body here: a grain of a shared part no other rank reads
   std::vector<int> touched;  // the moving bodies the candidates touch, ascending
+  PartGroups part_groups;    // a part's collisions grouped (keep_quiet_groups)
   LocalContactGraph graph;   // what the labelling reads (its room kept)
   std::vector<int> island_body;  // per candidate: its first moving body (its island's)
 };

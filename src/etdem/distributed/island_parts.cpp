@@ -47,6 +47,8 @@ void put_part_header(ByteWriter& o, const PartHeader& h) {
   o.put(static_cast<std::int8_t>(h.asleep ? 1 : 0));
   o.put(static_cast<std::int8_t>(h.awake ? 1 : 0));
   o.put(static_cast<std::int8_t>(h.kind));
+  o.put(static_cast<std::int32_t>(h.kept_collisions));
+  o.put(static_cast<std::int32_t>(h.kept_groups));
 }
 
 void set_part_kind(std::string& part, PartContactsKind kind) {
@@ -65,16 +67,26 @@ PartHeader read_part_header(ByteReader& in) {
   if (kind < 0 || kind > static_cast<std::int8_t>(PartContactsKind::kLocal))
     throw ByteStreamError("an island part's contacts of kind " + std::to_string(kind));
   h.kind = static_cast<PartContactsKind>(kind);
+  h.kept_collisions = in.get<std::int32_t>();
+  h.kept_groups = in.get<std::int32_t>();
+  if (h.kept_collisions < h.kept_groups || h.kept_collisions > h.kept || h.kept > h.contacts ||
+      h.kept_groups < 0)
+    throw ByteStreamError(
+        fmt::format("an island part of {} contacts keeping {}, of them {} collisions in {} groups",
+                    h.contacts, h.kept, h.kept_collisions, h.kept_groups));
   return h;
 }
 
-PartHeader island_header(const GatheredIsland& g) {
+PartHeader island_header(const GatheredIsland& g, int except) {
   PartHeader sum;
-  for (const std::string& part : g.parts) {
-    ByteReader in(part);
+  for (std::size_t p = 0; p < g.parts.size(); ++p) {
+    if (g.from[p] == except) continue;
+    ByteReader in(g.parts[p]);
     const PartHeader h = read_part_header(in);
     sum.contacts += h.contacts;
     sum.kept += h.kept;
+    sum.kept_collisions += h.kept_collisions;
+    sum.kept_groups += h.kept_groups;
     sum.asleep = sum.asleep || h.asleep;
     sum.awake = sum.awake || h.awake;
   }

@@ -28,24 +28,29 @@ enum class PartContactsKind : std::int8_t { kWhole = 0, kSome = 1, kLocal = 2 };
 
 /// The header of an island's part, which its host reads before the rest (share_islands): the
 /// part's contacts, of them those not sent (only the sender reads them: `kept`), whether some
-/// grain of it is asleep and some awake, and how it holds its contacts.
+/// grain of it is asleep and some awake, and how it holds its contacts; and of the kept
+/// contacts, the collisions and the collision groups they form (whole groups no other rank
+/// reads, world/collision_groups.hpp: the other ranks count them in the island's totals).
 struct PartHeader {
   long contacts = 0, kept = 0;
   bool asleep = false, awake = false;
   PartContactsKind kind = PartContactsKind::kWhole;
+  long kept_collisions = 0, kept_groups = 0;
 };
 
 /// Where put_part_header writes the kind (after the two counts and the two flags), and the
-/// bytes it writes.
+/// bytes it writes (the kept collisions' two counts after the kind).
 constexpr std::size_t kPartKindAt = 2 * sizeof(std::int32_t) + 2 * sizeof(std::int8_t);
-constexpr std::size_t kPartHeaderBytes = kPartKindAt + sizeof(std::int8_t);
+constexpr std::size_t kPartHeaderBytes =
+    kPartKindAt + sizeof(std::int8_t) + 2 * sizeof(std::int32_t);
 
 /// The bytes put_part_grains writes for `whole` grains whole and `slim` slim.
 constexpr std::size_t part_grains_bytes(std::size_t whole, std::size_t slim) {
   return 2 * sizeof(std::int32_t) + whole * kPartGrainBytes + slim * kSlimGrainBytes;
 }
 
-/// A part's header, kPartHeaderBytes bytes: the two counts, the two flags and the kind.
+/// A part's header, kPartHeaderBytes bytes: the two counts, the two flags, the kind and the kept
+/// collisions' two counts.
 void put_part_header(ByteWriter& o, const PartHeader& h);
 
 /// A written part's kind set to `kind`.
@@ -54,9 +59,10 @@ void set_part_kind(std::string& part, PartContactsKind kind);
 /// A part's header (put_part_header), read from `in`; throws ByteStreamError for an unknown kind.
 PartHeader read_part_header(ByteReader& in);
 
-/// An island's parts' headers summed: its contacts, of them those not sent, and whether some
-/// grain of it is asleep and some awake.
-PartHeader island_header(const GatheredIsland& g);
+/// An island's parts' headers summed: its contacts, of them those not sent, whether some grain
+/// of it is asleep and some awake, and the kept collisions and groups; without the parts of
+/// rank `except` (-1: every part).
+PartHeader island_header(const GatheredIsland& g, int except = -1);
 
 /// Grains `grains` of `bodies` (ascending local ids, so ascending global ids) as an island part
 /// lists them: those `read_elsewhere` marks (all, where it is empty) whole, kPartGrainBytes each

@@ -40,6 +40,7 @@ class TransportTeam final : public RestingTeam {
                : -1;
   }
   long contacts() const override { return island_contacts; }
+  Kept kept_collisions() const override { return kept_elsewhere; }
   /// The island's host books the nets' nodes from every body's result (World::book_net_island).
   bool syncs_every_body() const override { return nets; }
   /// (Asked for the bodies of the collision groups this rank solves only: looked up by global id.)
@@ -63,6 +64,7 @@ class TransportTeam final : public RestingTeam {
   const std::vector<int>* local_of = nullptr;
   const std::vector<char>* quiet_grains = nullptr;
   long island_contacts = 0;  // over every rank
+  Kept kept_elsewhere;       // the collision groups other ranks keep whole (their parts' headers)
   bool nets = false;         // the world has nets
   std::vector<std::string> exchange(std::vector<std::string> to) override {
     std::vector<Message> out;
@@ -222,6 +224,7 @@ void DecomposedWorld::send_whole_again(
     if (header.kept == 0) continue;
     header.kind = PartContactsKind::kWhole;
     header.kept = 0;
+    header.kept_collisions = header.kept_groups = 0;
     ByteWriter part;
     put_part_header(part, header);
     // Its grains all whole (the slim ones are this rank's own: here, by local id).
@@ -525,8 +528,19 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     // island's pass is not swept by blocks (every member then reads every contact: it shrank
     // since its parts were sent, send_whole_again).
     TransportTeam& team = *sharing->team;
-    team.quiet_here = !team.nets && sharing->mine &&
-                      w.sweeps_by_blocks(static_cast<std::size_t>(island_contacts));
+    const bool quiet_parts =
+        !team.nets && w.sweeps_by_blocks(static_cast<std::size_t>(island_contacts));
+    team.quiet_here = quiet_parts && sharing->mine;
+    // The collision groups the parts kept whole (each rank's part's header counts its own); where
+    // the parts were sent again whole, none (this rank's own part, read where it lies, holds all
+    // its collisions then).
+    team.kept_elsewhere = {};
+    if (quiet_parts) {
+      const PartHeader others = island_header(g, t_.rank());
+      team.kept_elsewhere.collisions = others.kept_collisions;
+      team.kept_elsewhere.groups = others.kept_groups;
+      team.kept_elsewhere.anywhere = island_header(g).kept_groups > 0;
+    }
     team.gids = &gids;
     team.local_of = &local_of_;
     team.quiet_grains = &h.quiet;

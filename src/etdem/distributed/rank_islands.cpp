@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -104,6 +105,65 @@ class UnsharedContacts {
   std::vector<Body> bodies_;  // per local body
 };
 
+/// A part's collisions kept on the rank that detected it: their count and their groups'.
+struct QuietGroups {
+  long collisions = 0, groups = 0;
+};
+
+/// Of the collisions at `places` (ascending) in a part's contact list `list` (this rank's local
+/// ids; `moves(i)`: body i is in the island), those whose collision group has only grains
+/// `quiet` marks (read by no other rank: every contact of such a grain is this rank's, and none
+/// of them is sent but as a collision) stay here, and `places` keeps the others. Such a group
+/// is whole here: each collision of a quiet grain is one of these, so the groups these
+/// collisions form are the island solve's groups (world/collision_groups.hpp) wherever all
+/// their grains are quiet. Their solve needs no other rank (RestingTeam::kept_collisions).
+template <class Moves>
+QuietGroups keep_quiet_groups(std::span<const Contact> contacts, std::span<const int> list,
+                              Moves&& moves, const std::vector<char>& quiet, PartGroups& h,
+                              std::vector<std::int32_t>& places) {
+  QuietGroups out;
+  std::vector<int>& up = h.up;
+  std::vector<char>& noisy = h.noisy;
+  std::vector<int>& met = h.met;
+  if (up.size() < quiet.size()) up.resize(quiet.size(), -1), noisy.resize(quiet.size(), 0);
+  met.clear();
+  auto find = [&](int x) {
+    while (up[static_cast<std::size_t>(x)] != x) {
+      up[static_cast<std::size_t>(x)] =
+          up[static_cast<std::size_t>(up[static_cast<std::size_t>(x)])];
+      x = up[static_cast<std::size_t>(x)];
+    }
+    return x;
+  };
+  auto first_body = [&](const Contact& c) { return moves(c.a) ? c.a : c.b; };
+  for (const std::int32_t j : places) {
+    const Contact& c = contacts[static_cast<std::size_t>(list[static_cast<std::size_t>(j)])];
+    int root[2] = {-1, -1};
+    for (int e = 0; e < 2; ++e) {
+      const int i = e == 0 ? c.a : c.b;
+      if (!moves(i)) continue;
+      if (up[static_cast<std::size_t>(i)] < 0)
+        up[static_cast<std::size_t>(i)] = i, met.push_back(i);
+      root[e] = find(i);
+    }
+    if (root[0] >= 0 && root[1] >= 0 && root[0] != root[1])
+      up[static_cast<std::size_t>(std::max(root[0], root[1]))] = std::min(root[0], root[1]);
+  }
+  for (const int i : met)
+    if (!quiet[static_cast<std::size_t>(i)]) noisy[static_cast<std::size_t>(find(i))] = 1;
+  for (const int i : met)
+    if (find(i) == i && !noisy[static_cast<std::size_t>(i)]) ++out.groups;
+  std::erase_if(places, [&](std::int32_t j) {
+    const Contact& c = contacts[static_cast<std::size_t>(list[static_cast<std::size_t>(j)])];
+    const bool stays = !noisy[static_cast<std::size_t>(find(first_body(c)))];
+    out.collisions += stays ? 1 : 0;
+    return stays;
+  });
+  for (const int i : met)
+    up[static_cast<std::size_t>(i)] = -1, noisy[static_cast<std::size_t>(i)] = 0;
+  return out;
+}
+
 }  // namespace
 
 void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
@@ -190,7 +250,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   // root -> where the grains end in the part this rank sent of an island whose contacts it
   // partly keeps: it keeps that part's header and grains, as a part of its own contacts
   std::map<std::int64_t, std::size_t> own_direct;
-  std::vector<int> sent_contacts;  // (a part's contacts sent, and their places)
+  std::vector<int> sent_contacts;  // (a part's contacts sent, and their places; its collisions'
+  std::vector<std::int32_t> collision_places;  // places, then those of them sent)
   // Per body: in a contact sent. Marked for one part and cleared after it, so all zero between
   // parts and sub-steps: only sized here.
   std::vector<char>& read_elsewhere = host_->read_elsewhere;
@@ -235,8 +296,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     if (here) header.kind = PartContactsKind::kLocal;
     if (some) {  // the contacts other ranks read, and their places in the part
       header.kind = PartContactsKind::kSome;
-      sent_contacts.clear();
       sent_places.clear();
+      collision_places.clear();
       for (std::size_t j = 0; j < list.size(); ++j) {
         if (j + kContactsAhead < list.size())
           prefetch_range(&sc.contacts[static_cast<std::size_t>(list[j + kContactsAhead])],
@@ -244,28 +305,50 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
         const Contact& c = sc.contacts[static_cast<std::size_t>(list[j])];
         const UnsharedContacts::Verdict verdict = (*unshared)(c, moves);
         if (verdict == UnsharedContacts::Verdict::kStays) continue;
-        if (verdict == UnsharedContacts::Verdict::kSent) {
-          loud[static_cast<std::size_t>(c.a)] = 1;
-          loud[static_cast<std::size_t>(c.b)] = 1;
+        if (verdict == UnsharedContacts::Verdict::kCollision) {
+          collision_places.push_back(static_cast<std::int32_t>(j));
+          continue;
         }
-        sent_contacts.push_back(list[j]);
+        loud[static_cast<std::size_t>(c.a)] = 1;
+        loud[static_cast<std::size_t>(c.b)] = 1;
         sent_places.push_back(static_cast<std::int32_t>(j));
-        read_elsewhere[static_cast<std::size_t>(c.a)] = 1;
-        read_elsewhere[static_cast<std::size_t>(c.b)] = 1;
       }
-      header.kept = static_cast<long>(list.size() - sent_contacts.size());
-      stats_.contacts_kept_local += header.kept;
       // Its grains no other rank reads: awake and this rank's own, a ghost on no rank (no other
       // rank detects a contact of them), no contact of them sent but as a collision.
       for (const int i : grains)
         quiet[static_cast<std::size_t>(i)] = alone[static_cast<std::size_t>(i)] &&
                                              unshared->own_awake(i) &&
                                              !loud[static_cast<std::size_t>(i)];
-      for (const int k : sent_contacts) {
-        const Contact& c = sc.contacts[static_cast<std::size_t>(k)];
+      for (const std::int32_t j : sent_places) {
+        const Contact& c = sc.contacts[static_cast<std::size_t>(list[static_cast<std::size_t>(j)])];
         loud[static_cast<std::size_t>(c.a)] = 0;
         loud[static_cast<std::size_t>(c.b)] = 0;
       }
+      // The collisions of the groups among such grains stay here too (but with nets, whose
+      // nodes the host books from every grain's result); the others go with the contacts sent,
+      // in the part's order.
+      const QuietGroups kept_groups = nets
+                                          ? QuietGroups{}
+                                          : keep_quiet_groups(sc.contacts, list, moves, quiet,
+                                                              host_->part_groups, collision_places);
+      header.kept_collisions = kept_groups.collisions;
+      header.kept_groups = kept_groups.groups;
+      stats_.collisions_kept_local += kept_groups.collisions;
+      const std::size_t loud_count = sent_places.size();
+      sent_places.insert(sent_places.end(), collision_places.begin(), collision_places.end());
+      std::inplace_merge(sent_places.begin(),
+                         sent_places.begin() + static_cast<std::ptrdiff_t>(loud_count),
+                         sent_places.end());
+      sent_contacts.clear();
+      for (const std::int32_t j : sent_places) {
+        const int k = list[static_cast<std::size_t>(j)];
+        sent_contacts.push_back(k);
+        const Contact& c = sc.contacts[static_cast<std::size_t>(k)];
+        read_elsewhere[static_cast<std::size_t>(c.a)] = 1;
+        read_elsewhere[static_cast<std::size_t>(c.b)] = 1;
+      }
+      header.kept = static_cast<long>(list.size() - sent_contacts.size());
+      stats_.contacts_kept_local += header.kept;
     }
     // (Room for the whole part first: its grains, then its contacts and their places.)
     const std::size_t sent = some ? sent_contacts.size() : list.size();

@@ -207,7 +207,8 @@ class Stepper {
                            st.islands_sent_whole,
                            st.grains_sent_slim,
                            st.refreshed_in_place,
-                           st.shared_row_updates};
+                           st.shared_row_updates,
+                           st.collisions_kept_local};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, its busy time (its phases' wall time less what
@@ -266,6 +267,7 @@ class Stepper {
             {"islands_shared", sums[11]},
             {"islands_shared_direct", sums[13]},
             {"contacts_kept_local", sums[16]},
+            {"collisions_kept_local", sums[21]},
             {"grains_sent_slim", sums[18]},
             {"islands_sent_whole", sums[17]},
             {"collision_groups_shared", sums[12]},

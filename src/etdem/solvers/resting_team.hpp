@@ -55,10 +55,22 @@ class RestingTeam {
   virtual std::span<const int> keeper_places() const = 0;
   virtual int kept_contact(int index) const = 0;
   /// Whether island body `body` is read by this member alone: a grain it settles all of whose
-  /// contacts it holds, none of them held by another member but its collisions (which every
-  /// member holds). Its collision group's results (world/collision_groups) then go to no other
-  /// member, only the group's statistics. False where unknown.
+  /// contacts it holds, none of them held by another member but its collisions. Its collision
+  /// group's results (world/collision_groups) then go to no other member, only the group's
+  /// statistics. False where unknown.
   virtual bool quiet(int /*body*/) const { return false; }
+  /// The island's collisions that are not held by every member: whole collision groups of
+  /// quiet bodies, each held by the member that settles them alone. Every member holds every
+  /// other collision. `collisions` and `groups` count those the other members hold; `anywhere`
+  /// says whether any member holds such a group (the same on every member: the island's solve
+  /// enters its collision phase and splits its groups from the island's totals, not from the
+  /// collisions a member sees).
+  struct Kept {
+    long collisions = 0;
+    long groups = 0;
+    bool anywhere = false;
+  };
+  virtual Kept kept_collisions() const { return {}; }
   /// Whether every member needs every body's latest velocity after each stage (a split run
   /// whose host books the nets' nodes of the island); otherwise a stage ends with each body's
   /// velocity on the members that read it, settle it or settle a body resting on it.

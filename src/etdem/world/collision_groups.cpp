@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include <omp.h>
 
@@ -25,35 +28,82 @@ void CollisionGroups::prepare(int threads) {
 
 SolverStats CollisionGroups::resolve(Solver& solver, std::span<Contact> collisions,
                                      IslandBodies& bodies, int thread, RestingTeam* team) {
-  groups_ = collisions.empty() ? 0 : 1;
   shared_ = false;
   const auto nb = static_cast<std::size_t>(bodies.count);
-  if (collisions.size() < 2 || nb == 0) return solver.resolve(collisions, bodies, thread);
+  // A team's members may hold different collisions: every member holds each group but those
+  // another member keeps whole (RestingTeam::kept_collisions), so the island's groups are the
+  // ones here and the ones kept elsewhere.
+  const bool teamed = team && team->members() > 1;
+  const RestingTeam::Kept kept = teamed ? team->kept_collisions() : RestingTeam::Kept{};
   // The groups are the islands the collisions alone form (World's IslandBuilder: contacts and
   // bodies of each in ascending order, numbered by their smallest body).
-  dynamic_.assign(nb, 1);
-  all_.resize(collisions.size());
-  std::iota(all_.begin(), all_.end(), 0);
-  builder_.build(collisions, all_, dynamic_, groups_of_);
-  const int groups = groups_of_.count();
-  groups_ = groups;
-  if (groups == 1) return solver.resolve(collisions, bodies, thread);
+  int here = collisions.empty() ? 0 : 1;
+  if (nb > 0 && (collisions.size() >= 2 || kept.anywhere)) {
+    dynamic_.assign(nb, 1);
+    all_.resize(collisions.size());
+    std::iota(all_.begin(), all_.end(), 0);
+    builder_.build(collisions, all_, dynamic_, groups_of_);
+    here = groups_of_.count();
+  }
+  groups_ = here + static_cast<int>(kept.groups);
+  if (groups_ <= 1) {
+    // One group goes to the solver as it is, on the member that holds it: a group kept by one
+    // member sends its statistics to the others.
+    if (!kept.anywhere) return solver.resolve(collisions, bodies, thread);
+    SolverStats st = here > 0 ? solver.resolve(collisions, bodies, thread) : SolverStats{};
+    share_one(st, here > 0, *team);
+    return st;
+  }
   local_id_.resize(nb);
-  for (int g = 0; g < groups; ++g)
+  least_.resize(static_cast<std::size_t>(here));
+  for (int g = 0; g < here; ++g) {
+    least_[static_cast<std::size_t>(g)] = groups_of_.body_order[groups_of_.body_start[g]];
     for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s)
       local_id_[groups_of_.body_order[s]] = s - groups_of_.body_start[g];
-  stats_.assign(static_cast<std::size_t>(groups), SolverStats{});
-  if (team && team->members() > 1) {
+  }
+  stats_.assign(static_cast<std::size_t>(here), SolverStats{});
+  elsewhere_.clear();
+  if (teamed) {
     solve_shared(solver, collisions, bodies, thread, *team);
+    if (static_cast<long>(elsewhere_.size()) != kept.groups)
+      throw std::logic_error("a team member holds " + std::to_string(here) +
+                             " collision groups and the statistics of " +
+                             std::to_string(elsewhere_.size()) + " kept elsewhere, not " +
+                             std::to_string(kept.groups));
   } else {
-    which_.resize(static_cast<std::size_t>(groups));
+    which_.resize(static_cast<std::size_t>(here));
     std::iota(which_.begin(), which_.end(), 0);
     solve_groups(solver, collisions, bodies, which_, thread);
   }
-  // Summed in group order: the same bits whoever solved each group.
+  // Summed in group order (by smallest body: the groups here and those kept elsewhere merged):
+  // the same bits whoever solved or held each group.
+  std::sort(elsewhere_.begin(), elsewhere_.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
   SolverStats total;
-  for (const SolverStats& s : stats_) total.add(s);
+  std::size_t e = 0;
+  for (int g = 0; g < here; ++g) {
+    for (; e < elsewhere_.size() && elsewhere_[e].first < least_[static_cast<std::size_t>(g)]; ++e)
+      total.add(elsewhere_[e].second);
+    total.add(stats_[static_cast<std::size_t>(g)]);
+  }
+  for (; e < elsewhere_.size(); ++e) total.add(elsewhere_[e].second);
   return total;
+}
+
+void CollisionGroups::share_one(SolverStats& st, bool holds, RestingTeam& team) {
+  ByteWriter out;
+  if (holds) put_stats(out, st);
+  const std::string bytes = out.take();
+  std::vector<std::string> to(static_cast<std::size_t>(team.members()));
+  if (holds)
+    for (int m = 0; m < team.members(); ++m)
+      if (m != team.member()) to[static_cast<std::size_t>(m)] = bytes;
+  for (const std::string& got : team.exchange(std::move(to))) {
+    if (got.empty()) continue;
+    if (holds) throw ByteStreamError("two team members hold an island's one collision group");
+    ByteReader in(got);
+    get_stats(in, st);
+  }
 }
 
 void CollisionGroups::solve_groups(Solver& solver, std::span<Contact> collisions,
@@ -77,17 +127,18 @@ void CollisionGroups::solve_shared(Solver& solver, std::span<Contact> collisions
                                    IslandBodies& bodies, int thread, RestingTeam& team) {
   // A group goes to the member that settles its least body (where its grains live); the
   // results of each go to every other member, which all read the whole island next, but for a
-  // group of bodies no other member reads (RestingTeam::quiet): its statistics only.
+  // group of bodies no other member reads (RestingTeam::quiet): its statistics only. A group
+  // is named by its least body (a member that keeps some groups whole numbers its groups
+  // otherwise than the others).
   shared_ = true;
   const int groups = groups_of_.count(), me = team.member();
   which_.clear();
   for (int g = 0; g < groups; ++g)
-    if (team.body_member(groups_of_.body_order[groups_of_.body_start[g]]) == me)
-      which_.push_back(g);
+    if (team.body_member(least_[static_cast<std::size_t>(g)]) == me) which_.push_back(g);
   solve_groups(solver, collisions, bodies, which_, thread);
   ByteWriter out;
   for (const int g : which_) {
-    out.put(static_cast<std::int32_t>(g));
+    out.put(static_cast<std::int32_t>(least_[static_cast<std::size_t>(g)]));
     put_stats(out, stats_[g]);
     bool read_elsewhere = false;
     for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s)
@@ -108,12 +159,22 @@ void CollisionGroups::solve_shared(Solver& solver, std::span<Contact> collisions
   for (const std::string& got : team.exchange(std::move(to))) {
     ByteReader in(got);
     while (!in.done()) {
-      const int g = in.get<std::int32_t>();
-      if (g < 0 || g >= groups)
-        throw ByteStreamError("a team member sent collision group " + std::to_string(g) + " of " +
-                              std::to_string(groups));
-      get_stats(in, stats_[g]);
-      if (in.get<std::int8_t>() == 0) continue;  // a group no other member reads
+      const int least = in.get<std::int32_t>();
+      const auto it = std::lower_bound(least_.begin(), least_.end(), least);
+      const bool held = it != least_.end() && *it == least;
+      SolverStats st;
+      get_stats(in, st);
+      const bool results = in.get<std::int8_t>() != 0;
+      if (!held) {  // a group another member keeps whole: its statistics only
+        if (results || least < 0 || least >= bodies.count)
+          throw ByteStreamError("a team member sent collision group " + std::to_string(least) +
+                                ", not held here");
+        elsewhere_.emplace_back(least, st);
+        continue;
+      }
+      const auto g = static_cast<int>(it - least_.begin());
+      stats_[static_cast<std::size_t>(g)] = st;
+      if (!results) continue;  // a group no other member reads
       for (int s = groups_of_.body_start[g]; s < groups_of_.body_start[g + 1]; ++s) {
         in.get(bodies.v[groups_of_.body_order[s]]);
         in.get(bodies.w[groups_of_.body_order[s]]);

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "etdem/collision/contact.hpp"
@@ -38,7 +39,8 @@ class CollisionGroups {
   /// groups and every member ends with every group's results.
   SolverStats resolve(Solver& solver, std::span<Contact> collisions, IslandBodies& bodies,
                       int thread, RestingTeam* team = nullptr);
-  /// Groups of the last resolve() (1 when it had a single group or none).
+  /// Groups of the last resolve() (1 when it had a single group or none; a team's: the
+  /// island's, those other members kept whole included).
   int groups() const { return groups_; }
   /// Whether the last resolve() split its groups over a team.
   bool shared() const { return shared_; }
@@ -57,9 +59,13 @@ class CollisionGroups {
   /// Solves the groups listed (ascending), on every thread when many.
   void solve_groups(Solver& solver, std::span<Contact> collisions, IslandBodies& bodies,
                     std::span<const int> which, int thread);
-  /// The team's part: this member's groups solved, every group's results exchanged.
+  /// The team's part: this member's groups solved, every group's results exchanged (the
+  /// statistics of the groups other members keep whole into `elsewhere_`).
   void solve_shared(Solver& solver, std::span<Contact> collisions, IslandBodies& bodies, int thread,
                     RestingTeam& team);
+  /// An island's one group, kept whole by one member (`holds`): its statistics `st` from it to
+  /// the others.
+  static void share_one(SolverStats& st, bool holds, RestingTeam& team);
 
   IslandBuilder builder_;           // the groups are the islands of the collisions alone
   Islands groups_of_;               // group g: its collisions and its bodies (island ids)
@@ -69,6 +75,9 @@ class CollisionGroups {
   std::vector<SolverStats> stats_;  // per group
   std::vector<Local> local_;        // per thread
   std::vector<int> which_;          // the groups solved here
+  std::vector<int> least_;          // per group: its smallest body (its name in a team)
+  std::vector<std::pair<int, SolverStats>> elsewhere_;  // groups kept by other members: by
+                                                        // smallest body, their statistics
   int groups_ = 0;
   bool shared_ = false;
 };

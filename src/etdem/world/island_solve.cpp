@@ -246,13 +246,18 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   sc.source.clear();
   parallel_select(
       n, [&](std::size_t s) { return !resting || !slow(s); }, sc.source);
-  out.collisions = static_cast<int>(sc.source.size());
+  const auto seen = static_cast<int>(sc.source.size());
   if (resting) parallel_select(n, slow, sc.source);
   const std::size_t slot = sc.source.size();
+  // A team's other members may hold collisions this member does not (whole groups of bodies
+  // only they read): the island's count is the sum, and every member enters the collision
+  // phase, whose exchanges are the team's, when the island has any.
+  const RestingTeam::Kept kept = shared ? team->kept_collisions() : RestingTeam::Kept{};
+  out.collisions = seen + static_cast<int>(kept.collisions);
   // With the resting pass only the collisions are copied, for the collision solver; the pass
   // reads the island's contacts where they lie, in the solve order
   // (RestingPass::resolve_in_order builds its rows from them and reads no restitution).
-  const std::size_t copied = resting ? static_cast<std::size_t>(out.collisions) : slot;
+  const std::size_t copied = resting ? static_cast<std::size_t>(seen) : slot;
   sc.contacts.resize(copied);
   parallel_for(copied, [&](std::size_t k) {
     const std::size_t s = static_cast<std::size_t>(sc.source[k]);
@@ -262,7 +267,7 @@ IslandSolution IslandSolve::solve(const IslandSolveSettings& set, Solver& solver
   const std::span<Contact> all(sc.contacts.data(), copied);
   for (int s = 0; s < view.count; ++s) state.toi[s] = 0.0;
   if (out.collisions > 0) {
-    const std::span<Contact> collisions = all.first(out.collisions);
+    const std::span<Contact> collisions = all.first(static_cast<std::size_t>(seen));
     // Time of impact of each body: the earliest time one of its approaching contacts closes
     // (gap / -u_n), 0 for a body with a contact already touching, approaching or not. The body
     // moves with its old velocity until then and with the new one after

@@ -82,6 +82,8 @@ print("stages: %.3f s of %.3f s in the transport's calls, %d of %d bytes (mean r
        sum(sent[k] for k in flat), r["bytes"]))
 assert r["contacts_kept_local"] > 0, "a shared pile's contacts no other rank reads kept"
 assert r["grains_sent_slim"] > 0, "a shared pile's grains no other rank reads sent slim"
+assert 0 < r["collisions_kept_local"] < r["contacts_kept_local"], \
+    "collision groups among grains no other rank reads kept by their rank"
 assert 0 < r["worlds_refreshed_in_place_per_rank"] <= r["exchanges_per_rank"], \
     "a pile's ranks keep their bodies in the sub-steps no grain comes or goes"
 # The rows the ranks swept in their shared piles: each update counted once, by the rank that
@@ -92,8 +94,9 @@ assert 0 < updates <= s["resting"]["impulses"], (updates, s["resting"]["impulses
 assert 1.0 <= imbalance <= r["count"] * (1 + 1e-12), imbalance
 print("shared row updates: %d of %d, the largest rank %.3f of the mean" %
       (updates, s["resting"]["impulses"], imbalance))
-print("contacts kept by their rank: %d; grains sent slim: %d; islands sent again whole: %d" %
-      (r["contacts_kept_local"], r["grains_sent_slim"], r["islands_sent_whole"]))
+print("contacts kept by their rank: %d (collisions %d); grains sent slim: %d; islands sent "
+      "again whole: %d" % (r["contacts_kept_local"], r["collisions_kept_local"],
+                           r["grains_sent_slim"], r["islands_sent_whole"]))
 PY
 fi
 exit $status
