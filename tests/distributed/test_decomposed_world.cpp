@@ -372,9 +372,10 @@ void expect_serial(const Options& o, long steps, SplitRun* most = nullptr) {
         EXPECT_EQ(r.collisions_kept, 0) << "with nets every collision of a shared pile is sent";
       } else {
         EXPECT_GT(r.slim, 0) << "a pile's grains no other rank reads sent with their position only";
-        if (!o.boxes)  // (the boxes' pile: too few landings away from the ranks' borders)
+        if (!o.boxes) {  // (the boxes' pile: too few landings away from the ranks' borders)
           EXPECT_GT(r.collisions_kept, 0) << "grains landing where no other rank reads them: "
                                              "their collision groups kept by their rank";
+        }
         EXPECT_LT(r.collisions_kept, r.kept);
       }
       if (o.boxes && o.sleep) {  // (the pile's island shrinks below pgs.block_contacts once)
