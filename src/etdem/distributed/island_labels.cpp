@@ -8,17 +8,10 @@
 
 #include "etdem/core/byte_stream.hpp"
 #include "etdem/core/sort_runs.hpp"
+#include "etdem/core/union_find.hpp"
 
 namespace etdem::distributed {
 namespace {
-
-int find(std::vector<int>& parent, int x) {
-  while (parent[x] != x) {
-    parent[x] = parent[parent[x]];  // path halving
-    x = parent[x];
-  }
-  return x;
-}
 
 /// Records of one round's messages, grouped by destination rank; each destination gets one
 /// message with (global id, root, host) triples.
@@ -74,20 +67,19 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
       throw std::invalid_argument(
           "label_islands: an edge names a local body out of range or "
           "not touched");
-    int ra = find(parent, a), rb = find(parent, b);
-    if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
+    unite(parent, a, b);
   }
   // The component's label starts as its smallest global id and that body's owner.
   std::vector<IslandLabel> comp(n);  // indexed by the component's root (a local index)
   long components = 0;
   for (int i = 0; i < n; ++i) {
     if (!touched[i]) continue;
-    IslandLabel& c = comp[find(parent, i)];
+    IslandLabel& c = comp[find_root(parent, i)];
     if (c.root < 0) ++components;
     if (c.root < 0 || graph.gid[i] < c.root) c = {graph.gid[i], graph.owner[i]};
   }
   auto lower = [&](int body, const IslandLabel& label) {
-    IslandLabel& c = comp[find(parent, body)];
+    IslandLabel& c = comp[find_root(parent, body)];
     if (label.root < c.root) c = label;
   };
 
@@ -124,7 +116,7 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
     // 2a. ghost -> owner
     Outbox up;
     for (int g : ghosts) {
-      const IslandLabel& c = comp[find(parent, g)];
+      const IslandLabel& c = comp[find_root(parent, g)];
       if (c.root != reported[g]) {
         up.add(graph.owner[g], graph.gid[g], c);
         reported[g] = c.root;
@@ -152,7 +144,7 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
     // 2b. owner -> ghost holders
     Outbox down;
     for (auto& [body, subs] : subscribers) {
-      const IslandLabel label = comp[find(parent, body)];
+      const IslandLabel label = comp[find_root(parent, body)];
       for (auto& [rank, root] : subs) {
         if (label.root < root) {
           down.add(rank, graph.gid[body], label);
@@ -174,9 +166,9 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
     //     the next round is empty, so nothing can change: the labels are final (every shared
     //     body then carries the same label on its owner and on every holder).
     long pending = 0;
-    for (int g : ghosts) pending += comp[find(parent, g)].root != reported[g];
+    for (int g : ghosts) pending += comp[find_root(parent, g)].root != reported[g];
     for (auto& [body, subs] : subscribers) {
-      const std::int64_t root = comp[find(parent, body)].root;
+      const std::int64_t root = comp[find_root(parent, body)].root;
       for (const auto& sub : subs) pending += root < sub.second;
     }
     std::int64_t totals[2] = {pending, components + static_cast<std::int64_t>(ghosts.size())};
@@ -187,7 +179,7 @@ std::vector<IslandLabel> label_islands(const LocalContactGraph& graph, Transport
 
   std::vector<IslandLabel> out(n);
   for (int i = 0; i < n; ++i)
-    if (touched[i]) out[i] = comp[find(parent, i)];
+    if (touched[i]) out[i] = comp[find_root(parent, i)];
   if (stats) {
     stats->rounds = rounds;
     stats->round_bound = static_cast<int>(bound);

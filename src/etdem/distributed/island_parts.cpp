@@ -77,18 +77,20 @@ PartHeader read_part_header(ByteReader& in) {
   return h;
 }
 
-PartHeader island_header(const GatheredIsland& g, int except) {
+void add_part_header(PartHeader& sum, const PartHeader& h) {
+  sum.contacts += h.contacts;
+  sum.kept += h.kept;
+  sum.kept_collisions += h.kept_collisions;
+  sum.kept_groups += h.kept_groups;
+  sum.asleep = sum.asleep || h.asleep;
+  sum.awake = sum.awake || h.awake;
+}
+
+PartHeader island_header(const GatheredIsland& g) {
   PartHeader sum;
-  for (std::size_t p = 0; p < g.parts.size(); ++p) {
-    if (g.from[p] == except) continue;
-    ByteReader in(g.parts[p]);
-    const PartHeader h = read_part_header(in);
-    sum.contacts += h.contacts;
-    sum.kept += h.kept;
-    sum.kept_collisions += h.kept_collisions;
-    sum.kept_groups += h.kept_groups;
-    sum.asleep = sum.asleep || h.asleep;
-    sum.awake = sum.awake || h.awake;
+  for (const std::string& part : g.parts) {
+    ByteReader in(part);
+    add_part_header(sum, read_part_header(in));
   }
   return sum;
 }

@@ -59,10 +59,12 @@ void set_part_kind(std::string& part, PartContactsKind kind);
 /// A part's header (put_part_header), read from `in`; throws ByteStreamError for an unknown kind.
 PartHeader read_part_header(ByteReader& in);
 
-/// An island's parts' headers summed: its contacts, of them those not sent, whether some grain
-/// of it is asleep and some awake, and the kept collisions and groups; without the parts of
-/// rank `except` (-1: every part).
-PartHeader island_header(const GatheredIsland& g, int except = -1);
+/// Part header `h` added to `sum`: the counts summed, the flags joined (the kind left).
+void add_part_header(PartHeader& sum, const PartHeader& h);
+
+/// An island's parts' headers summed (add_part_header): its contacts, of them those not sent,
+/// whether some grain of it is asleep and some awake, and the kept collisions and groups.
+PartHeader island_header(const GatheredIsland& g);
 
 /// Grains `grains` of `bodies` (ascending local ids, so ascending global ids) as an island part
 /// lists them: those `read_elsewhere` marks (all, where it is empty) whole, kPartGrainBytes each

@@ -396,9 +396,13 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   parts.resize(g.parts.size());  // (each part's view reset below, its room kept)
   origin.clear();
   std::size_t from_records = 0;  // (the contacts that came in records)
+  // The parts' headers summed: all of them, and those of the other ranks' parts.
+  PartHeader island, others;
   for (std::size_t s = 0; s < g.parts.size(); ++s) {
     ByteReader in(g.parts[s]);
     const PartHeader header = read_part_header(in);
+    add_part_header(island, header);
+    if (g.from[s] != t_.rank()) add_part_header(others, header);
     read_part_grains(in, &runs[2 * s]);
     PartContacts& part = parts[s];
     part.which = nullptr;
@@ -517,7 +521,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     if (books) ++lists.stats.woken;
   }
   // (A shared island's rank holds the contacts it reads: the headers count them all.)
-  const long island_contacts = sharing ? island_header(g).contacts : static_cast<long>(at.size());
+  const long island_contacts = sharing ? island.contacts : static_cast<long>(at.size());
   assembly_time.stop();
   IslandSolution r;
   if (sharing && at.empty()) ++stats_.islands_shared_empty;
@@ -535,12 +539,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     // the parts were sent again whole, none (this rank's own part, read where it lies, holds all
     // its collisions then).
     team.kept_elsewhere = {};
-    if (quiet_parts) {
-      const PartHeader others = island_header(g, t_.rank());
-      team.kept_elsewhere.collisions = others.kept_collisions;
-      team.kept_elsewhere.groups = others.kept_groups;
-      team.kept_elsewhere.anywhere = island_header(g).kept_groups > 0;
-    }
+    if (quiet_parts)
+      team.kept_elsewhere = {others.kept_collisions, others.kept_groups, island.kept_groups > 0};
     team.gids = &gids;
     team.local_of = &local_of_;
     team.quiet_grains = &h.quiet;

@@ -13,6 +13,7 @@
 
 #include "etdem/collision/contact_record.hpp"
 #include "etdem/core/prefetch.hpp"
+#include "etdem/core/union_find.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/host_scratch.hpp"
 #include "etdem/distributed/island_parts.hpp"
@@ -127,35 +128,21 @@ QuietGroups keep_quiet_groups(std::span<const Contact> contacts, std::span<const
   std::vector<int>& met = h.met;
   if (up.size() < quiet.size()) up.resize(quiet.size(), -1), noisy.resize(quiet.size(), 0);
   met.clear();
-  auto find = [&](int x) {
-    while (up[static_cast<std::size_t>(x)] != x) {
-      up[static_cast<std::size_t>(x)] =
-          up[static_cast<std::size_t>(up[static_cast<std::size_t>(x)])];
-      x = up[static_cast<std::size_t>(x)];
-    }
-    return x;
-  };
   auto first_body = [&](const Contact& c) { return moves(c.a) ? c.a : c.b; };
   for (const std::int32_t j : places) {
     const Contact& c = contacts[static_cast<std::size_t>(list[static_cast<std::size_t>(j)])];
-    int root[2] = {-1, -1};
-    for (int e = 0; e < 2; ++e) {
-      const int i = e == 0 ? c.a : c.b;
-      if (!moves(i)) continue;
-      if (up[static_cast<std::size_t>(i)] < 0)
+    for (const int i : {c.a, c.b})
+      if (moves(i) && up[static_cast<std::size_t>(i)] < 0)
         up[static_cast<std::size_t>(i)] = i, met.push_back(i);
-      root[e] = find(i);
-    }
-    if (root[0] >= 0 && root[1] >= 0 && root[0] != root[1])
-      up[static_cast<std::size_t>(std::max(root[0], root[1]))] = std::min(root[0], root[1]);
+    if (moves(c.a) && moves(c.b)) unite(up, c.a, c.b);
   }
   for (const int i : met)
-    if (!quiet[static_cast<std::size_t>(i)]) noisy[static_cast<std::size_t>(find(i))] = 1;
+    if (!quiet[static_cast<std::size_t>(i)]) noisy[static_cast<std::size_t>(find_root(up, i))] = 1;
   for (const int i : met)
-    if (find(i) == i && !noisy[static_cast<std::size_t>(i)]) ++out.groups;
+    if (find_root(up, i) == i && !noisy[static_cast<std::size_t>(i)]) ++out.groups;
   std::erase_if(places, [&](std::int32_t j) {
     const Contact& c = contacts[static_cast<std::size_t>(list[static_cast<std::size_t>(j)])];
-    const bool stays = !noisy[static_cast<std::size_t>(find(first_body(c)))];
+    const bool stays = !noisy[static_cast<std::size_t>(find_root(up, first_body(c)))];
     out.collisions += stays ? 1 : 0;
     return stays;
   });

@@ -1,16 +1,9 @@
 #include "etdem/world/islands.hpp"
 
 #include "etdem/core/group_by_key.hpp"
+#include "etdem/core/union_find.hpp"
 
 namespace etdem {
-
-int IslandBuilder::find(int x) {
-  while (parent_[x] != x) {
-    parent_[x] = parent_[parent_[x]];  // path halving
-    x = parent_[x];
-  }
-  return x;
-}
 
 void IslandBuilder::build(std::span<const Contact> contacts, std::span<const int> candidates,
                           const std::vector<char>& dynamic, Islands& out) {
@@ -24,13 +17,7 @@ void IslandBuilder::build(std::span<const Contact> contacts, std::span<const int
     const bool da = c.a >= 0 && dynamic[c.a], db = c.b >= 0 && dynamic[c.b];
     if (da) touched[c.a] = 1;
     if (db) touched[c.b] = 1;
-    if (da && db) {
-      int ra = find(c.a), rb = find(c.b);
-      if (ra != rb) {
-        if (ra > rb) std::swap(ra, rb);
-        parent_[rb] = ra;  // the smaller index is the root: deterministic
-      }
-    }
+    if (da && db) unite(parent_, c.a, c.b);  // (the smaller index is the root: deterministic)
   }
   // Every body straight under its root. A root is its set's smallest index and a body's parent
   // is never above it (unions hang the larger root under the smaller, halving takes a

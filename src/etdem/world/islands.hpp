@@ -26,10 +26,9 @@ class IslandBuilder {
              const std::vector<char>& dynamic, Islands& out);
 
  private:
-  int find(int x);
   std::vector<int> parent_, island_of_root_, counts_;
   std::vector<int> contact_island_;  // per candidate: its island
-  std::vector<char> touched_;  // per body: in some candidate contact
+  std::vector<char> touched_;        // per body: in some candidate contact
 };
 
 }  // namespace etdem
