@@ -151,6 +151,7 @@ class DecomposedWorld final : public Domain {
   void correct_positions(World& w, SubstepLists lists) override;
   void update_sleep(World& w, SubstepLists lists) override;
   bool any(bool mine) override;
+  bool any_asleep(bool mine) override;
   bool lead() const override;
   void agree_regions(World& w, std::vector<RegionVote>& votes) override;
   void contact_loads(World& w, const std::vector<Contact>& contacts,
@@ -256,7 +257,11 @@ class DecomposedWorld final : public Domain {
   /// [m/s] The largest next_speed over every rank, reduced with the step's maxima
   /// (reduce) for the exchange that ends the step; negative when not known.
   double next_speed_ = -1.0;
-  double last_halo_ = 0.0;  // [m] the halo of the last exchange
+  /// Whether a grain was asleep on some rank at the end of the last sub-step, reduced with its
+  /// maxima (reduce) for the next sub-step's any_asleep, which consumes it; -1: not known.
+  int asleep_anywhere_ = -1;
+  int asleep_at_start_ = -1;  // asleep_anywhere_ at the sub-step's start (undo_substep)
+  double last_halo_ = 0.0;    // [m] the halo of the last exchange
   /// share_velocities: each ghost it wrote, with the velocities it held before.
   struct GhostBefore {
     int local = -1;

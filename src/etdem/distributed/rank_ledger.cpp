@@ -60,13 +60,18 @@ void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
   // as the rank that needed most, a rank's grains stopping where the serial grains stop), the
   // speed that sets the halo of the exchange ending the step (the motion is done) and the
   // sub-steps the next step needs at the spins it leaves (the last sub-step's count is read).
-  std::array<double, 6> most{
+  // And whether a grain anywhere is asleep (any_asleep at the next sub-step's start).
+  bool asleep_here = false;
+  for (const GrainRecord& r : grains_.owned)
+    asleep_here = asleep_here || w.bodies.is_asleep(local_of_[r.gid]);
+  std::array<double, 7> most{
       st.max_penetration,
       static_cast<double>(st.largest_island),
       static_cast<double>(st.wall_rounds),
       static_cast<double>(st.wall_bound_reached),
       owned_next_speed(),
-      static_cast<double>(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity))};
+      static_cast<double>(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity)),
+      asleep_here ? 1.0 : 0.0};
   t_.max(std::span<double>(most));
   next_substeps_ = most[5];
   next_substeps_dt_ = w.settings.dt;
@@ -79,6 +84,7 @@ void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
     st.wall_bound_reached = static_cast<long>(most[3]);
   }
   next_speed_ = most[4];
+  asleep_anywhere_ = most[6] > 0.0 ? 1 : 0;
 }
 
 void DecomposedWorld::gather(World& full, bool warm_start) {

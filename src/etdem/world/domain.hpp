@@ -84,6 +84,11 @@ class Domain {
   /// rank; one rank of the run (what every rank decides alike is counted there).
   virtual bool any(bool mine) = 0;
   virtual bool lead() const = 0;
+  /// At a sub-step's start (World::wake_regions): whether a grain is asleep on some rank, `mine`
+  /// whether one of this rank's is. The last sub-step's reduction (reduce) carries the answer,
+  /// as sleep changes nowhere between it and the next sub-step but by waking; without it, an
+  /// exchange of its own.
+  virtual bool any_asleep(bool mine) = 0;
   /// `votes` (this rank's, ascending by key, one per region) replaced by every region on which
   /// this rank or a rank that may hold a grain of it voted, ascending by key, with `yes` the
   /// AND of the votes on it and `counted` on the lowest rank that voted on it.

@@ -113,7 +113,7 @@ void World::wake_regions(const StepBodies& sb, StepContacts& sc) {
   if (!sleeps_by_regions()) return;
   bool any_asleep = false;
   for (int i : sb.dynamic_ids) any_asleep = any_asleep || bodies.is_asleep(i);
-  if (!on_any_rank(any_asleep)) return;
+  if (!(domain_ ? domain_->any_asleep(any_asleep) : any_asleep)) return;
   // (1) A moving body closing on a sleeper, beyond the step's kick, faster than sleep_velocity
   //     or with more momentum than sleep_wake_load times the sleeper's weight over the step
   //     (the impulse a support would need to stop it).
