@@ -246,8 +246,25 @@ class Stepper {
       stage_ns[kStages + k] = std::llround(here.transferring[k] * 1e9);
       stage_ns[2 * kStages + k] = here.sent[k];
     }
+    // And each step phase's seconds (waits included; StepProfile), the largest rank's and the
+    // mean: how evenly each stretch between two collectives was shared.
+    const StepProfile& phases = split_->profile();
+    constexpr int kPhases = StepProfile::kPhases;
+    std::array<double, kPhases> phase_most{};
+    std::array<std::int64_t, kPhases> phase_ns{};
+    for (int k = 0; k < kPhases; ++k) {
+      phase_most[k] = phases.seconds[k];
+      phase_ns[k] = std::llround(phases.seconds[k] * 1e9);
+    }
     t_->max(std::span<double>(stage_most));
     t_->sum(std::span<std::int64_t>(stage_ns));
+    t_->max(std::span<double>(phase_most));
+    t_->sum(std::span<std::int64_t>(phase_ns));
+    nlohmann::json phase_max = nlohmann::json::object(), phase_mean = nlohmann::json::object();
+    for (int k = 0; k < kPhases; ++k) {
+      phase_max[StepProfile::kNames[k]] = phase_most[k];
+      phase_mean[StepProfile::kNames[k]] = 1e-9 * static_cast<double>(phase_ns[k]) / ranks;
+    }
     nlohmann::json stage_max = nlohmann::json::object(), stage_mean = nlohmann::json::object(),
                    transfer_max = nlohmann::json::object(),
                    transfer_mean = nlohmann::json::object(), bytes = nlohmann::json::object();
@@ -288,6 +305,8 @@ class Stepper {
             {"busy_seconds_max", most[2]},
             {"collective_seconds_mean", wait_sum / ranks},
             {"collective_seconds_max", most[3]},
+            {"phase_seconds_max", std::move(phase_max)},
+            {"phase_seconds_mean", std::move(phase_mean)},
             {"stage_seconds_max", std::move(stage_max)},
             {"stage_seconds_mean", std::move(stage_mean)},
             {"stage_transfer_seconds_max", std::move(transfer_max)},
