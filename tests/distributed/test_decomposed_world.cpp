@@ -91,6 +91,9 @@ struct Options {
   // A fixed wall splits the box in two, with a pile on either side: on two ranks each pile lies
   // in one rank's box, and the other rank solves it with the team holding none of its contacts.
   bool halves = false;
+  // An island of this many contacts or more solved alone moves its host's other islands to
+  // another rank (DecomposedWorld::set_offload_contacts; 0: the default).
+  long offload_contacts = 0;
   int threads = 1;      // per rank (and of the serial run)
   int least_ranks = 1;  // split over this many ranks
   int most_ranks = 4;   // to this many
@@ -167,6 +170,7 @@ struct SplitRun {
   long empty = 0;            // shared piles a rank solved holding none of their contacts
   long refreshed = 0;        // sub-steps a rank's world kept its bodies (refreshed in place)
   long sent_whole = 0;       // shared piles sent again whole (no longer swept by blocks)
+  long offloaded = 0;        // islands solved for the host of a large one (not their root's owner)
   long most_spanned = 0;     // the most ranks one island came from
   long rebalances = 0, rebalances_by_time = 0;
   long most_owned = 0, all_owned = 0;  // owned grains at the end: the largest rank's, all ranks'
@@ -187,6 +191,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     pour(full, o);
     DecomposedWorld split(full.world, t);
     split.set_shared_islands(o.blocks);
+    if (o.offload_contacts > 0) split.set_offload_contacts(o.offload_contacts);
     for (long s = 0; s < steps; ++s) split.step();
     split.gather(full.world);
     const DecomposedStats& st = split.stats();
@@ -200,6 +205,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     const long collisions_kept = t.sum(st.collisions_kept_local);
     const long empty = t.sum(st.islands_shared_empty);
     const long refreshed = t.sum(st.refreshed_in_place);
+    const long offloaded = t.sum(st.islands_offloaded);
     const long spanning = t.sum(st.islands_spanning), migrated = t.sum(st.migrated),
                ghosts = t.sum(st.ghosts);
     const long most_owned = static_cast<long>(t.max(split.owned_count())),
@@ -230,6 +236,7 @@ SplitRun run_split(int ranks, const Options& o, long steps) {
     out.collisions_kept = collisions_kept;
     out.empty = empty;
     out.refreshed = refreshed;
+    out.offloaded = offloaded;
     out.most_spanned = most_spanned;
     out.rebalances = st.rebalances;
     out.rebalances_by_time = st.rebalances_by_time;
@@ -396,6 +403,15 @@ void expect_serial(const Options& o, long steps, SplitRun* most = nullptr) {
       EXPECT_EQ(r.collisions_kept, 0);
       EXPECT_EQ(r.sent_whole, 0);
     }
+    // A rank that solved alone an island of kOffloadContacts or more (the pile, where the ranks
+    // do not share it) hands its other islands to another rank in the next sub-step.
+    const long offload_at =
+        o.offload_contacts > 0 ? o.offload_contacts : DecomposedWorld::kOffloadContacts;
+    if (ranks > 1 && !o.blocks && b.largest_island >= offload_at) {
+      EXPECT_GT(r.offloaded, 0) << "the pile's host: its other islands solved elsewhere";
+    }
+    std::printf("%d ranks: largest island %ld contacts, %ld islands offloaded\n", ranks,
+                b.largest_island, r.offloaded);
     if (!o.boxes && !o.net && !o.sleep && !o.wall_correction && !o.rebalance && !o.blocks) {
       // The settled pour is one pile across every rank: one island came from all of them.
       EXPECT_EQ(r.most_spanned, ranks) << "the pile spans every rank";
@@ -475,6 +491,12 @@ TEST(DecomposedWorld, RebalancedRankBoxesKeepTheSerialRunBitForBit) {
   o.boxes = true;
   o.rebalance = true;
   expect_serial(o, 400);
+}
+TEST(DecomposedWorld, AHostedPilesOtherIslandsSolvedOnAnotherRankKeepTheSerialRunBitForBit) {
+  // Islands are solved alone by their hosts (none is shared); from 20 contacts on, the rank
+  // with the largest hands its other islands to another rank in the next sub-step (the pour's
+  // first clusters while others still form; the pile later has no other island beside it).
+  expect_serial({.offload_contacts = 20}, 400);
 }
 TEST(DecomposedWorld, RankBoxesDrawnForTheMeasuredBusyTimesKeepTheSerialRunBitForBit) {
   expect_serial({.rebalance_by_time = true, .blocks = true}, 400);

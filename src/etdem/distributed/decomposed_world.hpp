@@ -54,6 +54,7 @@ struct DecomposedStats {
   long grains_sent_slim = 0;       // grains of such islands only their sender reads: sent slim
   long islands_shared_empty = 0;   // such islands this rank solved holding none of the contacts
   long islands_sent_whole = 0;     // islands sent again whole: no longer swept by blocks
+  long islands_offloaded = 0;      // islands solved here for the host of a large one (offload)
   long most_ranks_spanned = 0;     // the most ranks one island hosted here came from
   long label_rounds = 0;           // island label rounds
   long migrated = 0;               // grains that arrived from another rank
@@ -117,7 +118,15 @@ class DecomposedWorld final : public Domain {
   /// fro across the halo's edge does not change the rank's bodies, whose world is then refreshed
   /// in place. The ghosts beyond the halo take part in no pair (halo_for).
   static constexpr double kGhostBand = 0.5;
+  /// An island solved alone on one rank with at least this many contacts moves that rank's
+  /// other islands to another rank in the next sub-step (offload_).
+  static constexpr long kOffloadContacts = 1000;
+  /// The most ranks for which the reduction carries each rank's largest island (offload_).
+  static constexpr int kOffloadMostRanks = 16;
   void set_shared_islands(bool on) { shared_islands_ = on && t_.size() > 1; }
+  /// The contacts from which an island solved alone offloads its host (kOffloadContacts unless
+  /// set; the results do not depend on it).
+  void set_offload_contacts(long contacts) { offload_contacts_ = contacts; }
   bool shared_islands() const { return shared_islands_; }
 
   /// A rank's request to stop (a signal's flag, read at every step's ledger reduction, which
@@ -261,7 +270,22 @@ class DecomposedWorld final : public Domain {
   /// maxima (reduce) for the next sub-step's any_asleep, which consumes it; -1: not known.
   int asleep_anywhere_ = -1;
   int asleep_at_start_ = -1;  // asleep_anywhere_ at the sub-step's start (undo_substep)
-  double last_halo_ = 0.0;    // [m] the halo of the last exchange
+  /// The largest island this rank solved alone this sub-step (not shared): its contacts and
+  /// root; reduced with the step's maxima into the offload of the next sub-step.
+  long largest_alone_ = 0;
+  std::int64_t largest_alone_root_ = -1;
+  /// Where one rank solves alone an island that outweighs the rest of a sub-step (at least
+  /// kOffloadContacts contacts, the largest any rank solved alone in the last sub-step), the
+  /// other islands it would host go to the rank that solved the least (`to`): they are solved
+  /// there while it solves the large one. The same on every rank (from the reduction); `from`
+  /// -1: none. The host moves no bit.
+  struct Offload {
+    int from = -1, to = -1;
+    std::int64_t keep_root = -1;  // the large island's root, which stays on `from`
+  };
+  Offload offload_;
+  long offload_contacts_ = kOffloadContacts;
+  double last_halo_ = 0.0;  // [m] the halo of the last exchange
   /// share_velocities: each ghost it wrote, with the velocities it held before.
   struct GhostBefore {
     int local = -1;

@@ -597,6 +597,14 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     stats_.groups_shared += r.groups_shared;
     lists.stats.largest_island = std::max<long>(lists.stats.largest_island, island_contacts);
     ++lists.sums.solved;
+    if (!sharing) {
+      if (island_contacts > largest_alone_) {
+        largest_alone_ = island_contacts;
+        largest_alone_root_ = g.root;
+      }
+      // (Grains ascend by id: the first is the root, whose owner hosts unless offloaded.)
+      if (nb > 0 && grains.owner.front() != t_.rank()) ++stats_.islands_offloaded;
+    }
     // New velocities to the owners (and whether each woke), unless each took its own.
     Hosted& hosted = hosted_.emplace_back(Hosted{g.root, {}});
     std::vector<char>& seen = h.seen_owner;  // (each owner once, ascending)

@@ -190,6 +190,14 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   }
   IslandLabelStats label_stats;
   labels_ = label_islands(graph, t_, &label_stats);
+  // The islands of a rank busy with a large one move to another (offload_; every rank reads
+  // the same offload, so all agree on every island's host).
+  if (offload_.from >= 0)
+    for (IslandLabel& label : labels_)
+      if (label.root >= 0 && label.host == offload_.from && label.root != offload_.keep_root)
+        label.host = offload_.to;
+  largest_alone_ = 0;
+  largest_alone_root_ = -1;
   const std::vector<IslandLabel>& labels = labels_;
   stats_.label_rounds += label_stats.rounds;
   labels_time.stop();

@@ -72,7 +72,30 @@ void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
       owned_next_speed(),
       static_cast<double>(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity)),
       asleep_here ? 1.0 : 0.0};
-  t_.max(std::span<double>(most));
+  // And each rank's largest island solved alone and its root (offload_; up to
+  // kOffloadMostRanks ranks): rank r's in the places 7 + 2 r and 8 + 2 r.
+  const int ranks = t_.size(), me = t_.rank();
+  const bool offloads = ranks > 1 && ranks <= kOffloadMostRanks;
+  std::vector<double> all(most.begin(), most.end());
+  if (offloads) {
+    all.resize(all.size() + 2 * static_cast<std::size_t>(ranks), -1.0);
+    all[7 + 2 * static_cast<std::size_t>(me)] = static_cast<double>(largest_alone_);
+    all[8 + 2 * static_cast<std::size_t>(me)] = static_cast<double>(largest_alone_root_);
+  }
+  t_.max(std::span<double>(all));
+  std::copy_n(all.begin(), most.size(), most.begin());
+  offload_ = {};
+  if (offloads) {
+    auto alone = [&](int r) { return all[7 + 2 * static_cast<std::size_t>(r)]; };
+    int busiest = 0, least = -1;
+    for (int r = 1; r < ranks; ++r)
+      if (alone(r) > alone(busiest)) busiest = r;
+    for (int r = 0; r < ranks; ++r)
+      if (r != busiest && (least < 0 || alone(r) < alone(least))) least = r;
+    if (alone(busiest) >= static_cast<double>(offload_contacts_))
+      offload_ = {busiest, least,
+                  static_cast<std::int64_t>(all[8 + 2 * static_cast<std::size_t>(busiest)])};
+  }
   next_substeps_ = most[5];
   next_substeps_dt_ = w.settings.dt;
   next_substeps_sweep_ = w.settings.substep_sweep;

@@ -208,7 +208,8 @@ class Stepper {
                            st.grains_sent_slim,
                            st.refreshed_in_place,
                            st.shared_row_updates,
-                           st.collisions_kept_local};
+                           st.collisions_kept_local,
+                           st.islands_offloaded};
     t_->sum(std::span<std::int64_t>(sums));
     // How evenly the ranks were loaded: the largest rank over the mean of the grain-steps it
     // owned, the contact points it detected, its busy time (its phases' wall time less what
@@ -287,6 +288,7 @@ class Stepper {
             {"collisions_kept_local", sums[21]},
             {"grains_sent_slim", sums[18]},
             {"islands_sent_whole", sums[17]},
+            {"islands_offloaded", sums[22]},
             {"collision_groups_shared", sums[12]},
             {"most_ranks_one_island_spanned", static_cast<long>(most[4])},
             {"migrations", sums[4]},
