@@ -24,6 +24,10 @@ struct ByteStreamError : std::runtime_error {
 
 class ByteWriter {
  public:
+  ByteWriter() = default;
+  /// A writer into `room`'s storage, emptied first: a string refilled often (a record written
+  /// every step) keeps its allocation when it is taken back.
+  explicit ByteWriter(std::string room) : bytes_(std::move(room)) { bytes_.clear(); }
   template <class T>
   requires std::is_arithmetic_v<T>
   void put(T value) {

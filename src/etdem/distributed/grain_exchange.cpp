@@ -59,6 +59,17 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
   // before it.)
   ghosts.reserve(grains.ghosts.size() + grains.ghosts.size() / 8);
   ghost_owner.reserve(ghosts.capacity());
+  // The ghosts held until now are read no more: their states' storage is reused for the ghosts
+  // that come (a rank refills thousands of them every step).
+  std::vector<std::string> room;
+  room.reserve(grains.ghosts.size());
+  for (GrainRecord& g : grains.ghosts) room.push_back(std::move(g.state));
+  auto reused = [&room]() {
+    if (room.empty()) return std::string();
+    std::string s = std::move(room.back());
+    room.pop_back();
+    return s;
+  };
   std::vector<int> ranks;
   auto send = [&](int to, int owner, const GrainRecord& g) {
     ByteWriter& w = out[to];
@@ -92,7 +103,9 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
     for (int r : ranks) {
       ++st.ghosts_sent;
       if (r == me) {
-        ghosts.push_back({g.gid, g.position, g.state, {}, {}});
+        std::string state = reused();
+        state.assign(g.state);
+        ghosts.push_back({g.gid, g.position, std::move(state), {}, {}});
         ghost_owner.push_back(owner);
       } else {
         send(r, owner, g);
@@ -117,6 +130,7 @@ void exchange_grains(const Decomposition& decomposition, double halo, RankGrains
       GrainRecord g;
       g.gid = r.get<std::int64_t>();
       r.get(g.position);
+      g.state = reused();
       r.get(g.state);
       read_contact_record(r.view(), g.carried);
       if (owner == me) {

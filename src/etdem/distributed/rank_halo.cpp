@@ -249,7 +249,7 @@ void DecomposedWorld::exchange_grains_now() {
       decomposition_, h, grains_, t_, &xs,
       [&](GrainRecord& r) {
         const int l = local_of_[r.gid];
-        r.state = grain_state(w.bodies, l, w.sleep_state(l));
+        r.state = grain_state(w.bodies, l, w.sleep_state(l), std::move(r.state));
       },
       kGhostBand * largest_radius_);
   stats_.migrated += xs.migrated_in;

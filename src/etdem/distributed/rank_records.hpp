@@ -48,9 +48,10 @@ inline World::SleepState read_sleep_state(ByteReader& in) {
 
 /// A grain's record state (GrainRecord::state): its body and its sleep state. The warm start
 /// of the pairs it detects (global ids) is the record's `carried` part, write_contact_record.
-inline std::string grain_state(const Bodies& bodies, int i, const World::SleepState& sleep) {
-  ByteWriter w;
-  w.reserve(512);  // a body's record and its sleep state: one allocation
+inline std::string grain_state(const Bodies& bodies, int i, const World::SleepState& sleep,
+                               std::string room = {}) {
+  ByteWriter w(std::move(room));  // (`room`'s storage reused: a record written every step)
+  w.reserve(512);                 // a body's record and its sleep state: one allocation
   put_body_record(w, bodies, i);
   put_sleep_state(w, sleep);
   return w.take();
