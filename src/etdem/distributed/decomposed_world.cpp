@@ -125,13 +125,10 @@ void DecomposedWorld::begin_substep(World&, bool may_redo) {
   // The nets' links change in the kick: a sub-step that may be taken again keeps them (the
   // world keeps its own velocities, World::save_step_start).
   if (may_redo) nets_at_start_ = full_.nets;
-  asleep_at_start_ = asleep_anywhere_;
 }
 
 void DecomposedWorld::undo_substep(World&) {
   full_.nets = std::move(nets_at_start_);
-  // (The sub-step taken again starts from the same grains' sleep, or from fewer asleep.)
-  asleep_anywhere_ = asleep_at_start_;
 }
 
 }  // namespace etdem::distributed

@@ -267,9 +267,9 @@ class DecomposedWorld final : public Domain {
   /// (reduce) for the exchange that ends the step; negative when not known.
   double next_speed_ = -1.0;
   /// Whether a grain was asleep on some rank at the end of the last sub-step, reduced with its
-  /// maxima (reduce) for the next sub-step's any_asleep, which consumes it; -1: not known.
+  /// maxima (reduce) for any_asleep until the next reduction (a sub-step taken again included:
+  /// it puts no grain to sleep before its own); -1: not known yet.
   int asleep_anywhere_ = -1;
-  int asleep_at_start_ = -1;  // asleep_anywhere_ at the sub-step's start (undo_substep)
   /// The largest island this rank solved alone this sub-step (not shared): its contacts and
   /// root; reduced with the step's maxima into the offload of the next sub-step.
   long largest_alone_ = 0;

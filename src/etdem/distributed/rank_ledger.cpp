@@ -60,11 +60,14 @@ void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
   // as the rank that needed most, a rank's grains stopping where the serial grains stop), the
   // speed that sets the halo of the exchange ending the step (the motion is done) and the
   // sub-steps the next step needs at the spins it leaves (the last sub-step's count is read).
-  // And whether a grain anywhere is asleep (any_asleep at the next sub-step's start).
+  // And whether a grain anywhere is asleep (any_asleep at the next sub-step's start), and each
+  // rank's largest island solved alone and its root (offload_; on up to kOffloadMostRanks
+  // ranks): rank r's in the places kShared + 2 r and kShared + 2 r + 1.
   bool asleep_here = false;
-  for (const GrainRecord& r : grains_.owned)
-    asleep_here = asleep_here || w.bodies.is_asleep(local_of_[r.gid]);
-  std::array<double, 7> most{
+  for (int l = 0; l < w.bodies.count(); ++l)
+    asleep_here = asleep_here || (owned_[l] && w.bodies.is_asleep(l));
+  constexpr std::size_t kShared = 7;
+  std::array<double, kShared + 2 * kOffloadMostRanks> most{
       st.max_penetration,
       static_cast<double>(st.largest_island),
       static_cast<double>(st.wall_rounds),
@@ -72,29 +75,24 @@ void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
       owned_next_speed(),
       static_cast<double>(w.substep_count_unbounded(w.settings.dt, w.bodies.angular_velocity)),
       asleep_here ? 1.0 : 0.0};
-  // And each rank's largest island solved alone and its root (offload_; up to
-  // kOffloadMostRanks ranks): rank r's in the places 7 + 2 r and 8 + 2 r.
-  const int ranks = t_.size(), me = t_.rank();
+  const int ranks = t_.size();
   const bool offloads = ranks > 1 && ranks <= kOffloadMostRanks;
-  std::vector<double> all(most.begin(), most.end());
+  auto slot = [](int r) { return kShared + 2 * static_cast<std::size_t>(r); };  // rank r's size
+  std::fill(most.begin() + kShared, most.end(), -1.0);
   if (offloads) {
-    all.resize(all.size() + 2 * static_cast<std::size_t>(ranks), -1.0);
-    all[7 + 2 * static_cast<std::size_t>(me)] = static_cast<double>(largest_alone_);
-    all[8 + 2 * static_cast<std::size_t>(me)] = static_cast<double>(largest_alone_root_);
+    most[slot(t_.rank())] = static_cast<double>(largest_alone_);
+    most[slot(t_.rank()) + 1] = static_cast<double>(largest_alone_root_);
   }
-  t_.max(std::span<double>(all));
-  std::copy_n(all.begin(), most.size(), most.begin());
+  t_.max(std::span<double>(most.data(), offloads ? slot(ranks) : kShared));
   offload_ = {};
   if (offloads) {
-    auto alone = [&](int r) { return all[7 + 2 * static_cast<std::size_t>(r)]; };
     int busiest = 0, least = -1;
     for (int r = 1; r < ranks; ++r)
-      if (alone(r) > alone(busiest)) busiest = r;
+      if (most[slot(r)] > most[slot(busiest)]) busiest = r;
     for (int r = 0; r < ranks; ++r)
-      if (r != busiest && (least < 0 || alone(r) < alone(least))) least = r;
-    if (alone(busiest) >= static_cast<double>(offload_contacts_))
-      offload_ = {busiest, least,
-                  static_cast<std::int64_t>(all[8 + 2 * static_cast<std::size_t>(busiest)])};
+      if (r != busiest && (least < 0 || most[slot(r)] < most[slot(least)])) least = r;
+    if (most[slot(busiest)] >= static_cast<double>(offload_contacts_))
+      offload_ = {busiest, least, static_cast<std::int64_t>(most[slot(busiest) + 1])};
   }
   next_substeps_ = most[5];
   next_substeps_dt_ = w.settings.dt;

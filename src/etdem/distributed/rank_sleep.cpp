@@ -5,12 +5,14 @@
 // twice the halo of its centre (a grain moves less than the halo between exchanges, and its
 // ghosts lie within the halo of it), so a region's votes go to those ranks only: a region deep
 // inside one rank's box costs no message.
-#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
 #include <tuple>
+
+#include <fmt/format.h>
+
 #include "etdem/core/group_by_key.hpp"
 #include "etdem/distributed/decomposed_world.hpp"
 #include "etdem/distributed/rank_records.hpp"
@@ -23,7 +25,6 @@ bool DecomposedWorld::any(bool mine) {
 
 bool DecomposedWorld::any_asleep(bool mine) {
   const int carried = asleep_anywhere_;
-  asleep_anywhere_ = -1;
   if (carried < 0) return any(mine);
   // (Only waking changes sleep between the reduction and here: a grain of this rank asleep now
   // was asleep then, or the carried answer is wrong for every rank.)
