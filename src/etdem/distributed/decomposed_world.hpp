@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "etdem/distributed/grain_exchange.hpp"
 #include "etdem/distributed/island_gather.hpp"
 #include "etdem/distributed/island_labels.hpp"
+#include "etdem/distributed/root_lists.hpp"
 #include "etdem/distributed/transport.hpp"
 #include "etdem/world/contact_order.hpp"
 #include "etdem/world/domain.hpp"
@@ -226,7 +228,7 @@ class DecomposedWorld final : public Domain {
   void solve_hosted(const GatheredIsland& island, SubstepLists& lists,
                     std::map<int, ByteWriter>& to_owner, std::map<int, ByteWriter>& to_source,
                     std::map<int, ByteWriter>& to_correction, const Sharing* sharing = nullptr,
-                    const std::vector<int>* own = nullptr);
+                    std::optional<std::span<const int>> own = std::nullopt);
   /// Whether an island may be solved by every rank together: the resting pass sweeps large
   /// islands by blocks, and the ranks are several and few enough for a team.
   bool may_share_islands(const World& w) const;
@@ -238,8 +240,7 @@ class DecomposedWorld final : public Domain {
   /// (`direct`, this rank's kept part in its place) that the resting pass no longer sweeps by
   /// blocks, sent again whole (their contacts, and their grains all whole) and put in their
   /// places; collective, an exchange only when some island needs it.
-  void send_whole_again(std::vector<GatheredIsland>& direct,
-                        const std::map<std::int64_t, std::vector<int>>& part_contacts,
+  void send_whole_again(std::vector<GatheredIsland>& direct, const RootLists& part_contacts,
                         const SubstepLists& lists);
   /// Collective: the islands every rank received whole (`direct`, the last sub-step's shared
   /// islands, root after root), then the islands hosted here that the resting pass sweeps by
@@ -249,8 +250,7 @@ class DecomposedWorld final : public Domain {
   /// moved out as it comes back); `part_contacts`: its contacts of each island. Sets
   /// shared_roots_.
   void share_islands(std::vector<GatheredIsland>& direct, const std::vector<GatheredIsland>& hosted,
-                     std::map<std::int64_t, std::string>& kept,
-                     const std::map<std::int64_t, std::vector<int>>& part_contacts,
+                     std::map<std::int64_t, std::string>& kept, const RootLists& part_contacts,
                      SubstepLists& lists, std::vector<char>& shared);
   /// The projection's contributions from the ranks that detected the contacts, to the grains'
   /// owners (an exchange; without the resting pass), counting the penetrating contacts.

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -68,7 +69,7 @@ struct IslandGrains {
 /// where they lie in its contact list, solve_hosted).
 struct PartContacts {
   ContactRecordView record;
-  const std::vector<int>* which = nullptr;  // null: the record's
+  std::optional<std::span<const int>> which;  // none: the record's
   /// A record of some of its rank's contacts of the island: each one's place among them (empty:
   /// all of them, in their order).
   std::vector<std::int32_t> places;
@@ -117,6 +118,9 @@ struct DecomposedWorld::HostScratch {
   PartGroups part_groups;    // a part's collisions grouped (keep_quiet_groups)
   LocalContactGraph graph;   // what the labelling reads (its room kept)
   std::vector<int> island_body;  // per candidate: its first moving body (its island's)
+  // Per island root: this rank's candidates of it, in their order, and the moving grains they
+  // touch, ascending (the island's part here).
+  RootLists part_contacts, part_grains;
 };
 
 }  // namespace etdem::distributed

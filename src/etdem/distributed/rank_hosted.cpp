@@ -161,7 +161,7 @@ void project_hosted(const WorldSettings& set, std::span<const std::int64_t> gid,
 struct DecomposedWorld::Sharing {
   int host = -1;  // the island's host, which books it
   TransportTeam* team = nullptr;
-  const std::vector<int>* mine = nullptr;  // this rank's contacts of it (its part's), or null
+  std::optional<std::span<const int>> mine;  // this rank's contacts of it (its part's), if any
 };
 
 bool DecomposedWorld::may_share_islands(const World& w) const {
@@ -193,9 +193,8 @@ void DecomposedWorld::fill_slim_grains(IslandGrains& grains) const {
   }
 }
 
-void DecomposedWorld::send_whole_again(
-    std::vector<GatheredIsland>& direct,
-    const std::map<std::int64_t, std::vector<int>>& part_contacts, const SubstepLists& lists) {
+void DecomposedWorld::send_whole_again(std::vector<GatheredIsland>& direct,
+                                       const RootLists& part_contacts, const SubstepLists& lists) {
   // An island sent to every rank without the contacts only their senders read that the resting
   // pass no longer sweeps by blocks (it shrank below pgs.block_contacts) runs its pass whole on
   // every rank, which then reads every contact: each rank that kept some sends its part again
@@ -274,8 +273,8 @@ void DecomposedWorld::send_whole_again(
 void DecomposedWorld::share_islands(std::vector<GatheredIsland>& direct,
                                     const std::vector<GatheredIsland>& hosted,
                                     std::map<std::int64_t, std::string>& kept,
-                                    const std::map<std::int64_t, std::vector<int>>& part_contacts,
-                                    SubstepLists& lists, std::vector<char>& shared) {
+                                    const RootLists& part_contacts, SubstepLists& lists,
+                                    std::vector<char>& shared) {
   // Each host reads its islands' headers: one the resting pass sweeps by blocks, and that is
   // solved (not a sleeping one), goes to every rank, without the parts the rank sent.
   send_whole_again(direct, part_contacts, lists);
@@ -318,8 +317,9 @@ void DecomposedWorld::share_islands(std::vector<GatheredIsland>& direct,
   team.nets = !full_.nets.empty();
   std::map<int, ByteWriter> none_owner, none_source, none_correction;  // (nothing is sent)
   auto solve = [&](const GatheredIsland& g, int host) {
-    const auto it = part_contacts.find(g.root);
-    const Sharing sharing{host, &team, it == part_contacts.end() ? nullptr : &it->second};
+    const std::size_t k = part_contacts.find(g.root);
+    Sharing sharing{host, &team, std::nullopt};
+    if (k < part_contacts.size()) sharing.mine = part_contacts.list(k);
     solve_hosted(g, lists, none_owner, none_source, none_correction, &sharing);
   };
   auto solve_own = [&]() {
@@ -371,7 +371,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
                                    std::map<int, ByteWriter>& to_owner,
                                    std::map<int, ByteWriter>& to_source,
                                    std::map<int, ByteWriter>& to_correction, const Sharing* sharing,
-                                   const std::vector<int>* own) {
+                                   std::optional<std::span<const int>> own) {
   // The island's grains ascending by global id and its contacts in the serial order (a stable
   // sort by the contact-order key: each pair's points came together, in order, from one rank),
   // then world/island_solve, the function the serial step calls. The contacts are read where
@@ -405,10 +405,10 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     if (g.from[s] != t_.rank()) add_part_header(others, header);
     read_part_grains(in, &runs[2 * s]);
     PartContacts& part = parts[s];
-    part.which = nullptr;
+    part.which.reset();
     part.places.clear();  // (all of them, in their order, unless the record lists its places)
     if (header.kind == PartContactsKind::kLocal) {  // this rank's own contacts, where they lie
-      const std::vector<int>* mine = sharing ? sharing->mine : own;
+      const std::optional<std::span<const int>> mine = sharing ? sharing->mine : own;
       if (!mine || g.from[s] != t_.rank() || static_cast<long>(mine->size()) != header.contacts)
         throw std::logic_error(
             fmt::format("rank {}: island {} holds a part of rank {} whose contacts are not here",
@@ -649,7 +649,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     while (end < origin.size() && origin[end].first == static_cast<int>(s)) ++end;
     if (sharing) {
       if (g.from[s] == t_.rank()) {
-        const std::vector<int>* mine = sharing->mine;
+        const std::optional<std::span<const int>>& mine = sharing->mine;
         if (!mine || mine->size() != end - k)
           throw std::logic_error(fmt::format("rank {}: {} contacts of island {} came back, {} sent",
                                              t_.rank(), end - k, g.root, mine ? mine->size() : 0));

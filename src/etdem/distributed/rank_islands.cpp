@@ -206,27 +206,22 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   //    in their (serial) order, and the grains they touch, with global ids.
   StageTimer parts_time(stages, S::IslandsParts);
   // Each island's candidates here and the moving grains they touch (graph.touched; each in one
-  // island), ascending. (Consecutive ones mostly lie in one island: its list is kept at hand.)
-  auto by_root = [&labels](std::map<std::int64_t, std::vector<int>>& lists, std::size_t count,
-                           auto&& item_of, auto&& body_of) {
-    std::int64_t last_root = -1;
-    std::vector<int>* last = nullptr;
-    for (std::size_t j = 0; j < count; ++j) {
-      const std::int64_t root = labels[static_cast<std::size_t>(body_of(j))].root;
-      if (!last || root != last_root) last = &lists[root], last_root = root;
-      last->push_back(item_of(j));
-    }
-  };
-  std::map<std::int64_t, std::vector<int>> part_contacts, part_grains;  // by root
-  by_root(
-      part_contacts, sc.candidates.size(), [&](std::size_t j) { return sc.candidates[j]; },
-      [&](std::size_t j) { return island_body[j]; });
+  // island), ascending.
+  const auto ids = static_cast<std::int64_t>(local_of_.size());
+  RootLists& part_contacts = host_->part_contacts;
+  part_contacts.build(
+      sc.candidates.size(), ids,
+      [&](std::size_t j) { return labels[static_cast<std::size_t>(island_body[j])].root; },
+      [&](std::size_t j) { return sc.candidates[j]; });
   std::vector<int>& touched = host_->touched;
   touched.clear();
   for (int i = 0; i < n; ++i)
     if (graph.touched[static_cast<std::size_t>(i)]) touched.push_back(i);
-  auto touched_grain = [&](std::size_t j) { return touched[j]; };  // (its own island body)
-  by_root(part_grains, touched.size(), touched_grain, touched_grain);
+  RootLists& part_grains = host_->part_grains;
+  part_grains.build(
+      touched.size(), ids,
+      [&](std::size_t j) { return labels[static_cast<std::size_t>(touched[j])].root; },
+      [&](std::size_t j) { return touched[j]; });
   std::vector<IslandPart> parts;
   // An island every rank solved together last sub-step goes from each rank that holds some of
   // it straight to every other rank (no round through its host); the others to their hosts. A
@@ -272,7 +267,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       if (r.ghosted_on.empty()) alone[static_cast<std::size_t>(local_of_[r.gid])] = 1;
   }
   const bool nets = !full_.nets.empty();  // (a world with nets sends every part whole)
-  auto solved_here = [&](const std::vector<int>& grains, std::size_t contacts) {
+  auto solved_here = [&](std::span<const int> grains, std::size_t contacts) {
     if (nets) return false;
     if (!may_share) return true;
     if (w.sweeps_by_blocks(contacts)) return false;
@@ -280,8 +275,10 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
                        [&](int i) { return alone[static_cast<std::size_t>(i)] != 0; });
   };
   std::vector<std::int64_t> in_place;  // the roots of those islands, ascending
-  for (const auto& [root, list] : part_contacts) {
-    const std::vector<int>& grains = part_grains.at(root);
+  for (std::size_t island = 0; island < part_contacts.size(); ++island) {
+    const std::int64_t root = part_contacts.root(island);
+    const std::span<const int> list = part_contacts.list(island);
+    const std::span<const int> grains = part_grains.at(root);
     PartHeader header{static_cast<long>(list.size())};
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
     const int host = labels[static_cast<std::size_t>(grains.front())].host;
@@ -456,7 +453,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     if (shared[k]) continue;
     const bool here = std::binary_search(in_place.begin(), in_place.end(), hosted[k].root);
     solve_hosted(hosted[k], lists, to_owner, to_source, to_correction, nullptr,
-                 here ? &part_contacts.at(hosted[k].root) : nullptr);
+                 here ? std::optional(part_contacts.at(hosted[k].root)) : std::nullopt);
   }
   StageTimer results_time(stages, S::IslandsResults);
   std::vector<Message> outgoing;
@@ -508,11 +505,11 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     while (!im.done()) {
       const auto root = im.get<std::int64_t>();
       const auto count = im.get<std::int32_t>();
-      const auto it = part_contacts.find(root);
-      if (it == part_contacts.end() || static_cast<int>(it->second.size()) != count)
+      const std::size_t at = part_contacts.find(root);
+      if (at == part_contacts.size() || static_cast<int>(part_contacts.list(at).size()) != count)
         throw std::logic_error(
             fmt::format("rank {}: impulses for {} contacts of island {}", t_.rank(), count, root));
-      for (int k : it->second) {
+      for (const int k : part_contacts.list(at)) {
         Contact& c = sc.contacts[k];
         im.get(c.normal_impulse);
         im.get(c.tangent_impulse);
