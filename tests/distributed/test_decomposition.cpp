@@ -136,5 +136,47 @@ TEST(Decomposition, TheHaloIsDrawnInStepsAndKeptWhileItHoldsWhatThePairsNeed) {
   EXPECT_EQ(draw_halo(2.1, 3.0, 0.0), 2.1);
 }
 
+// A pour whose pile the ranks solve together: boxes drawn for the busy times leave the work
+// uneven (the rank with the pile's slow rows holds fewer grains). Were the work's trigger then
+// to draw them again, the next check would find the times uneven and draw them back: on the
+// 10,000-sphere pour the checks alternated so (busy imbalance 1.12 over a run, work even at
+// step 300 with the busy times 2.08 s against 0.99 s). Where piles were shared, the time alone
+// decides.
+TEST(Decomposition, WherePilesAreSharedTheBusyTimeAloneDecidesARebalance) {
+  const double work_limit = 1.25, busy_limit = 1.05;
+  BalanceFigures f;
+  f.total_work = 2000.0;
+  f.most_work = 1300.0;  // 1.3 times the mean
+  f.most_busy = 1.02, f.least_busy = 0.98, f.mean_busy = 1.0;
+  f.shared = true;
+  EXPECT_EQ(rebalance_rule(f, 2, work_limit, busy_limit), Rebalance::kNone);
+  f.most_busy = 1.2, f.least_busy = 0.8;
+  EXPECT_EQ(rebalance_rule(f, 2, work_limit, busy_limit), Rebalance::kByTime);
+  f.most_work = 1000.0;  // the work even: the time still decides
+  EXPECT_EQ(rebalance_rule(f, 2, work_limit, busy_limit), Rebalance::kByTime);
+  // No pile shared since the last check: the work decides, the time is not read.
+  f.shared = false;
+  EXPECT_EQ(rebalance_rule(f, 2, work_limit, busy_limit), Rebalance::kNone);
+  f.most_work = 1300.0;
+  EXPECT_EQ(rebalance_rule(f, 2, work_limit, busy_limit), Rebalance::kByWork);
+  f.most_busy = 1.0, f.least_busy = 1.0;
+  EXPECT_EQ(rebalance_rule(f, 2, work_limit, busy_limit), Rebalance::kByWork);
+  // The time's trigger off (0), or a rank that measured no busy time: the work decides.
+  f.shared = true;
+  EXPECT_EQ(rebalance_rule(f, 2, work_limit, 0.0), Rebalance::kByWork);
+  f.most_busy = 1.0, f.least_busy = 0.0;
+  EXPECT_EQ(rebalance_rule(f, 2, work_limit, busy_limit), Rebalance::kByWork);
+  // One rank, no work, or a run too small to split better than it is: never.
+  EXPECT_EQ(rebalance_rule(f, 1, work_limit, busy_limit), Rebalance::kNone);
+  BalanceFigures none;
+  none.most_busy = 2.0, none.least_busy = 1.0, none.mean_busy = 1.5, none.shared = true;
+  EXPECT_EQ(rebalance_rule(none, 2, work_limit, busy_limit), Rebalance::kNone);
+  BalanceFigures small;
+  small.total_work = 3.0, small.most_work = 2.0;  // the mean 1.5: no bisection gives less than 2
+  EXPECT_EQ(rebalance_rule(small, 2, 1.0, busy_limit), Rebalance::kNone);
+  small.most_work = 3.0;
+  EXPECT_EQ(rebalance_rule(small, 2, 1.0, busy_limit), Rebalance::kByWork);
+}
+
 }  // namespace
 }  // namespace etdem::distributed

@@ -158,4 +158,14 @@ double draw_halo(double need, double last, double step) {
   return std::ceil(need / step) * step;
 }
 
+Rebalance rebalance_rule(const BalanceFigures& f, int ranks, double work_limit, double busy_limit) {
+  if (ranks < 2 || !(f.total_work > 0.0)) return Rebalance::kNone;
+  // (Every rank's busy time is positive where it worked: a grain's weight is never zero.)
+  if (f.shared && busy_limit > 0.0 && f.least_busy > 0.0)
+    return f.most_busy > busy_limit * f.mean_busy ? Rebalance::kByTime : Rebalance::kNone;
+  const double mean = f.total_work / ranks;
+  return f.most_work > work_limit * mean && f.most_work > std::ceil(mean) ? Rebalance::kByWork
+                                                                          : Rebalance::kNone;
+}
+
 }  // namespace etdem::distributed

@@ -63,4 +63,26 @@ class Decomposition {
 /// the same from one sub-step to the next. A halo wider than `need` holds ghosts no pair reads.
 double draw_halo(double need, double last, double step);
 
+/// What the ranks measured since the last rebalance check, reduced over them: the work (a
+/// grain's work is 1 plus the contacts it detects) of the largest rank and of all, the busy
+/// seconds (step phases less the time in collectives) of the busiest rank, the least busy and
+/// their mean, and whether some rank solved a pile together with the others.
+struct BalanceFigures {
+  double most_work = 0.0, total_work = 0.0;
+  double most_busy = 0.0, least_busy = 0.0, mean_busy = 0.0;
+  bool shared = false;
+};
+
+/// Whether a check draws the rank boxes again, and how each grain is weighted then.
+enum class Rebalance { kNone, kByWork, kByTime };
+
+/// A rebalance check's decision over `ranks` ranks, with `work_limit` and `busy_limit` the
+/// largest rank's work and busy time over their means above which the boxes are drawn again
+/// (busy_limit 0: never by time). Where piles were solved together the busy time alone decides:
+/// boxes drawn for the time leave the work uneven by design, and drawn again for the work they
+/// would undo the time's balance at the next check. Otherwise the work decides (a hosted pile's
+/// solve belongs to its host whatever the boxes: drawing them again for its time only moves
+/// grains), and only where the largest rank has more than a bisection would give it.
+Rebalance rebalance_rule(const BalanceFigures& f, int ranks, double work_limit, double busy_limit);
+
 }  // namespace etdem::distributed

@@ -322,20 +322,17 @@ void DecomposedWorld::rebalance() {
   t_.max(most);
   ExactSum busy_sum;
   busy_sum += busy;
-  const double busy_mean = t_.sum(busy_sum).value() / ranks;
-  // Nothing to gain where the largest rank has no more than a bisection would give it.
-  const double mean = static_cast<double>(total) / ranks;
-  const bool by_work = total > 0 && most[0] > local_.settings.rebalance_imbalance * mean &&
-                       most[0] > std::ceil(mean);
-  // By time only where the ranks solved piles together since the last check: a rank's time
-  // then follows the grains and rows of its box. A hosted island's solve belongs to its host
-  // whatever the boxes, and drawing them again for it only moves grains.
-  const double busy_limit = local_.settings.rebalance_busy_imbalance;
-  // (Every rank's busy time is positive: a grain's weight is never zero.)
-  const double least_busy = -most[3], shared_anywhere = most[2];
-  const bool by_time = !by_work && total > 0 && busy_limit > 0.0 && least_busy > 0.0 &&
-                       shared_anywhere > 0.0 && most[1] > busy_limit * busy_mean;
-  if (!by_work && !by_time) return;
+  BalanceFigures figures;
+  figures.most_work = most[0];
+  figures.total_work = static_cast<double>(total);
+  figures.most_busy = most[1];
+  figures.least_busy = -most[3];
+  figures.mean_busy = t_.sum(busy_sum).value() / ranks;
+  figures.shared = most[2] > 0.0;
+  const Rebalance decision = rebalance_rule(figures, ranks, local_.settings.rebalance_imbalance,
+                                            local_.settings.rebalance_busy_imbalance);
+  const bool by_time = decision == Rebalance::kByTime;
+  if (decision == Rebalance::kNone) return;
   // By time: each grain's work in seconds, at the rate its rank worked since the last check.
   const double rate = by_time && mine_work > 0 ? busy / static_cast<double>(mine_work) : 1.0;
   // Every rank's owned grains (global id, centre, work) to every rank. The new boxes are a

@@ -137,11 +137,12 @@ std::vector<Sim> simulation_keys() {
   v.push_back(field<Scenario>(
       "rebalance_busy_imbalance", "1", at_least(0),
       "at the same checks, a split run whose ranks solved piles together since the last check "
-      "(`share_islands`) also rebalances when the busiest rank's busy time since then (its step "
-      "phases' wall time less its time in collectives) exceeds this "
-      "times the mean, each grain then weighted by its work times the seconds its rank took per "
-      "unit of work (summary.json `ranks.rebalances_by_time`); 0 never (up to 1: at every "
-      "check); the boxes then depend on the machine's timing, the results do not",
+      "(`share_islands`) decides by the busy time instead of the work: it rebalances when the "
+      "busiest rank's busy time since then (its step phases' wall time less its time in "
+      "collectives) exceeds this times the mean, each grain then weighted by its work times the "
+      "seconds its rank took per unit of work (summary.json `ranks.rebalances_by_time`); 0 never "
+      "(the work deciding at every check; up to 1: at every check); the boxes then depend on the "
+      "machine's timing, the results do not",
       [](Scenario & s) -> auto& { return s.settings.rebalance_busy_imbalance; }));
   v.push_back(named<Scenario>(
       "share_islands",
@@ -156,7 +157,8 @@ std::vector<Sim> simulation_keys() {
       "`ranks.islands_shared`, of which `ranks.islands_shared_direct` came to every rank "
       "straight from every rank, `ranks.contacts_kept_local` of their contacts kept by the "
       "rank that detected them (`ranks.collisions_kept_local` of them collisions, in "
-      "collision groups no other rank reads), `ranks.grains_sent_slim` of their grains sent to the other "
+      "collision groups no other rank reads), `ranks.grains_sent_slim` of their grains sent to the "
+      "other "
       "ranks with their position only (that rank alone reads the rest), "
       "`ranks.islands_sent_whole` sent again whole, and "
       "`ranks.collision_groups_shared` for their collision groups, split over the ranks); the "

@@ -108,11 +108,12 @@ struct WorldSettings {
   int rebalance_every = 50;
   double rebalance_imbalance = 1.25;
   /// At the same checks, a split run whose ranks solved piles together since the last check
-  /// (share_islands) also draws its rank boxes again when the busiest rank's busy time since
-  /// then (its step phases' wall time less its time in collectives, waits included) exceeds
-  /// `rebalance_busy_imbalance` times the mean; each grain is then weighted by its work times
-  /// the seconds its rank took per unit of work. 0 never (up to 1: at every such check). The
-  /// boxes then depend on the machine's timing, the results still not.
+  /// (share_islands) decides by the busy time instead of the work: it draws its rank boxes
+  /// again when the busiest rank's busy time since then (its step phases' wall time less its
+  /// time in collectives, waits included) exceeds `rebalance_busy_imbalance` times the mean;
+  /// each grain is then weighted by its work times the seconds its rank took per unit of work.
+  /// 0 never (the work deciding at every check; up to 1: at every such check). The boxes then
+  /// depend on the machine's timing, the results still not.
   double rebalance_busy_imbalance = 1.05;
   /// Whether a run split over MPI ranks solves a pile's island (one the resting pass sweeps by
   /// blocks) on every rank together instead of on its host alone (docs/distributed.md "The
