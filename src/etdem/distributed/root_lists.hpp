@@ -29,7 +29,11 @@ class RootLists {
     item_slot_.resize(count);
     for (std::size_t j = 0; j < count; ++j) {
       const std::int64_t r = root_of(j);
-      if (r < 0 || r >= ids) throw std::logic_error("an island root outside the world's ids");
+      if (r < 0 || r >= ids) {  // (the roots met so far unmarked: the room stays clean)
+        for (const std::int64_t met : roots_) slot_of_[static_cast<std::size_t>(met)] = -1;
+        roots_.clear();
+        throw std::logic_error("an island root outside the world's ids");
+      }
       int& slot = slot_of_[static_cast<std::size_t>(r)];
       if (slot < 0) {
         slot = static_cast<int>(roots_.size());
