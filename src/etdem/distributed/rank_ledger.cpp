@@ -64,8 +64,8 @@ void DecomposedWorld::reduce(World& w, SubstepSums& s, StepStats& st) {
   // rank's largest island solved alone and its root (offload_; on up to kOffloadMostRanks
   // ranks): rank r's in the places kShared + 2 r and kShared + 2 r + 1.
   bool asleep_here = false;
-  for (int l = 0; l < w.bodies.count(); ++l)
-    asleep_here = asleep_here || (owned_[l] && w.bodies.is_asleep(l));
+  for (int l = 0; l < w.bodies.count() && !asleep_here; ++l)
+    asleep_here = owned_[l] && w.bodies.is_asleep(l);
   constexpr std::size_t kShared = 7;
   std::array<double, kShared + 2 * kOffloadMostRanks> most{
       st.max_penetration,
