@@ -206,7 +206,8 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   //    in their (serial) order, and the grains they touch, with global ids.
   StageTimer parts_time(stages, S::IslandsParts);
   // Each island's candidates here and the moving grains they touch (graph.touched; each in one
-  // island), ascending.
+  // island), ascending. Every candidate's island body is a grain it touches and every touched
+  // grain is a candidate's, so both hold the same roots in the same places.
   const auto ids = static_cast<std::int64_t>(local_of_.size());
   RootLists& part_contacts = host_->part_contacts;
   part_contacts.build(
@@ -222,6 +223,9 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       touched.size(), ids,
       [&](std::size_t j) { return labels[static_cast<std::size_t>(touched[j])].root; },
       [&](std::size_t j) { return touched[j]; });
+  if (part_grains.size() != part_contacts.size())
+    throw std::logic_error(fmt::format("rank {}: {} islands with candidates, {} with grains",
+                                       t_.rank(), part_contacts.size(), part_grains.size()));
   std::vector<IslandPart> parts;
   // An island every rank solved together last sub-step goes from each rank that holds some of
   // it straight to every other rank (no round through its host); the others to their hosts. A
@@ -278,7 +282,10 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   for (std::size_t island = 0; island < part_contacts.size(); ++island) {
     const std::int64_t root = part_contacts.root(island);
     const std::span<const int> list = part_contacts.list(island);
-    const std::span<const int> grains = part_grains.at(root);
+    if (part_grains.root(island) != root)
+      throw std::logic_error(
+          fmt::format("rank {}: island {} has candidates here but no grains", t_.rank(), root));
+    const std::span<const int> grains = part_grains.list(island);
     PartHeader header{static_cast<long>(list.size())};
     for (int i : grains) (w.bodies.is_asleep(i) ? header.asleep : header.awake) = true;
     const int host = labels[static_cast<std::size_t>(grains.front())].host;

@@ -157,9 +157,8 @@ std::vector<Sim> simulation_keys() {
       "`ranks.islands_shared`, of which `ranks.islands_shared_direct` came to every rank "
       "straight from every rank, `ranks.contacts_kept_local` of their contacts kept by the "
       "rank that detected them (`ranks.collisions_kept_local` of them collisions, in "
-      "collision groups no other rank reads), `ranks.grains_sent_slim` of their grains sent to the "
-      "other "
-      "ranks with their position only (that rank alone reads the rest), "
+      "collision groups no other rank reads), `ranks.grains_sent_slim` of their grains sent to "
+      "the other ranks with their position only (that rank alone reads the rest), "
       "`ranks.islands_sent_whole` sent again whole, and "
       "`ranks.collision_groups_shared` for their collision groups, split over the ranks); the "
       "results do not depend on it",
