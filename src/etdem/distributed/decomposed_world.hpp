@@ -53,7 +53,7 @@ struct DecomposedStats {
   long groups_shared = 0;          // their collision groups, split over the ranks
   long contacts_kept_local = 0;    // contacts of such islands no other rank reads: not sent
   long collisions_kept_local = 0;  // of those, collisions (whole collision groups)
-  long grains_sent_slim = 0;       // grains of such islands only their sender reads: sent slim
+  long grains_sent_slim = 0;       // grains of such islands one rank reads or all hold: slim
   long islands_shared_empty = 0;   // such islands this rank solved holding none of the contacts
   long islands_sent_whole = 0;     // islands sent again whole: no longer swept by blocks
   long islands_offloaded = 0;      // islands solved here for the host of a large one (offload)
@@ -233,8 +233,9 @@ class DecomposedWorld final : public Domain {
   /// islands by blocks, and the ranks are several and few enough for a team.
   bool may_share_islands(const World& w) const;
   /// The grains of a gathered island that came slim only (put_part_grains: each is read by its
-  /// sender alone): their velocities, inverse masses and inertias from this rank's copies where
-  /// it holds them (the same bits as its owner's), else quiet NaNs, which no stage here reads.
+  /// sender alone, or held awake by every rank): their velocities, inverse masses and inertias
+  /// from this rank's copies where it holds them (the same bits as its owner's), else quiet
+  /// NaNs, which no stage here reads.
   void fill_slim_grains(IslandGrains& grains) const;
   /// The parts of islands sent to every rank without the contacts only their senders read
   /// (`direct`, this rank's kept part in its place) that the resting pass no longer sweeps by

@@ -35,7 +35,8 @@ struct PartGrain {
 constexpr std::size_t kPartGrainBytes = sizeof(std::int64_t) + sizeof(std::int32_t) +
                                         3 * 3 * sizeof(double) + sizeof(double) +
                                         9 * sizeof(double) + sizeof(std::int8_t);
-/// The bytes of a slim grain (one only its sender reads): global id, owner, position.
+/// The bytes of a slim grain (one only its sender reads, or every rank holds): global id, owner,
+/// position.
 constexpr std::size_t kSlimGrainBytes =
     sizeof(std::int64_t) + sizeof(std::int32_t) + 3 * sizeof(double);
 
@@ -61,7 +62,7 @@ struct IslandGrains {
   std::vector<char> asleep;
   IslandArrays state;     // velocities, positions, inverse masses and inertias
   std::vector<int> own;   // the places of the rank's own grains
-  std::vector<int> slim;  // the places of the grains that came slim only (read by their sender)
+  std::vector<int> slim;  // the places of the grains that came slim only (fill_slim_grains)
 };
 
 /// An island part's contacts as the host reads them: a record's (global ids), or for the part a
@@ -110,8 +111,9 @@ struct DecomposedWorld::HostScratch {
   std::vector<int> local;       // per global id: its place in the island, -1 (reset after each)
   std::vector<char> read_here;  // per contact detected here: read where it lies (a shared island)
   std::vector<char> moving;     // per body here: in an island (dynamic, not held asleep)
-  std::vector<char> read_elsewhere;  // per body here: in a contact of a shared part sent
-  std::vector<char> alone;           // per body here: owned here and a ghost on no rank
+  std::vector<char> read_elsewhere;   // per body here: in a contact of a shared part sent
+  std::vector<char> alone;            // per body here: owned here and a ghost on no rank
+  std::vector<char> held_everywhere;  // per body here: awake and held by every other rank
   std::vector<char> loud;    // per body here: in a contact of a shared part sent, not a collision
   std::vector<char> quiet;   // per body here: a grain of a shared part no other rank reads
   std::vector<int> touched;  // the moving bodies the candidates touch, ascending

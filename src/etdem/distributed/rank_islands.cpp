@@ -270,6 +270,24 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     for (const GrainRecord& r : grains_.owned)
       if (r.ghosted_on.empty()) alone[static_cast<std::size_t>(local_of_[r.gid])] = 1;
   }
+  // Per body: awake and held by every other rank, as its owner or as a ghost (known of a grain
+  // owned here from where it was sent, and of a ghost here on two ranks, whose other rank owns
+  // it). Every rank's copy of a grain is its owner's, bit for bit, when the islands are solved
+  // (the halo carries the state and every rank applies the same step to it), so a part sends
+  // such a grain slim even where other ranks read it, and each reads it from its own copy
+  // (fill_slim_grains). Where islands are shared only: the parts sent to every rank.
+  std::vector<char>& everywhere = host_->held_everywhere;
+  if (may_share && !shared_roots_.empty()) {
+    const bool pair = t_.size() == 2;
+    everywhere.assign(static_cast<std::size_t>(n), 0);
+    for (int l = 0; l < n; ++l)
+      everywhere[static_cast<std::size_t>(l)] = !owned_[l] && pair && !w.bodies.is_asleep(l);
+    for (const GrainRecord& r : grains_.owned) {
+      const auto l = static_cast<std::size_t>(local_of_[r.gid]);
+      everywhere[l] = static_cast<int>(r.ghosted_on.size()) == t_.size() - 1 &&
+                      !w.bodies.is_asleep(static_cast<int>(l));
+    }
+  }
   const bool nets = !full_.nets.empty();  // (a world with nets sends every part whole)
   auto solved_here = [&](std::span<const int> grains, std::size_t contacts) {
     if (nets) return false;
@@ -358,9 +376,14 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
                 (some ? sizeof(std::uint64_t) + sent * sizeof(std::int32_t) : 0));
     put_part_header(out, header);
     // A grain whose contacts here all stay here (its own rank's, awake: no other rank detects
-    // one of them, UnsharedContacts) is read by this rank alone: the others get it slim. (With
-    // nets, the host books the nets' nodes from every grain's result: all go whole.)
+    // one of them, UnsharedContacts) is read by this rank alone, and one every other rank holds
+    // awake is read from their own copies: the others get both slim. (With nets, the host books
+    // the nets' nodes from every grain's result: all go whole.)
     const bool slim = some && full_.nets.empty();
+    if (slim)
+      for (const int i : grains)
+        if (everywhere[static_cast<std::size_t>(i)])
+          read_elsewhere[static_cast<std::size_t>(i)] = 0;
     stats_.grains_sent_slim += static_cast<long>(
         put_part_grains(out, w.bodies, grains, gid_, owner_,
                         slim ? std::span<const char>(read_elsewhere) : std::span<const char>()));
