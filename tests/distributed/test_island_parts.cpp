@@ -1,13 +1,15 @@
 // An island's parts as the ranks of a split run send them (distributed/island_parts.hpp): a
-// part's header reads back as written and its kind changes in place; grains written whole or
-// slim read back bit for bit; the parts of one island merge ascending by global id, a grain two
-// ranks sent taken once (the first whole copy), with the merging rank's own grains and the
+// part's header reads back as written and its kind changes in place; grains written whole read
+// back bit for bit, slim ones as their id, owner and block cell (a position at the cell's centre,
+// in the cell the position was in); the parts of one island merge ascending by global id, a grain
+// two ranks sent taken once (the first whole copy), with the merging rank's own grains and the
 // grains that came slim only listed; a part whose grains do not ascend is refused.
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "etdem/distributed/island_parts.hpp"
+#include "etdem/solvers/resting_blocks.hpp"
 #include "random_bodies.hpp"
 
 namespace etdem::distributed {
@@ -85,8 +87,10 @@ TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {
     grains[i] = i;
     read_elsewhere[i] = i % 4 != 1 ? 1 : 0;  // a quarter read by the sender alone: slim
   }
+  // A grid whose cells hold a few grains each (random_bodies lie in the unit cube).
+  constexpr double kCell = 0.3;
   ByteWriter out;
-  EXPECT_EQ(put_part_grains(out, b, grains, gid, owner, read_elsewhere), 10u);
+  EXPECT_EQ(put_part_grains(out, b, grains, gid, owner, read_elsewhere, kCell), 10u);
   const std::string bytes = out.take();
   EXPECT_EQ(bytes.size(), part_grains_bytes(30, 10));
   ByteReader in(bytes);
@@ -97,7 +101,7 @@ TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {
   EXPECT_EQ(runs[1].size(), 10u);
   IslandGrains h;
   std::vector<std::size_t> next;
-  merge_part_grains(runs, h, next, gid[0], 1);
+  merge_part_grains(runs, h, next, gid[0], 1, kCell);
   ASSERT_EQ(h.gid.size(), static_cast<std::size_t>(kGrains));
   const IslandArrays& a = h.state;
   std::vector<int> slim, own;
@@ -105,12 +109,16 @@ TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {
     SCOPED_TRACE(k);
     EXPECT_EQ(h.gid[k], gid[k]);
     EXPECT_EQ(h.owner[k], owner[k]);
-    EXPECT_TRUE(same_bits(a.x[k], b.position[k]));
     if (owner[k] == 1) own.push_back(k);
-    if (!read_elsewhere[k]) {  // slim: the position and who owns it only
+    if (!read_elsewhere[k]) {  // slim: who owns it and its cell only, at the cell's centre
       slim.push_back(k);
+      for (int d = 0; d < 3; ++d) {
+        EXPECT_EQ(block_coordinate(a.x[k][d], kCell), block_coordinate(b.position[k][d], kCell));
+        EXPECT_NEAR(a.x[k][d], b.position[k][d], 0.5 * kCell);
+      }
       continue;
     }
+    EXPECT_TRUE(same_bits(a.x[k], b.position[k]));
     EXPECT_EQ(h.asleep[k] != 0, b.is_asleep(k));
     EXPECT_TRUE(same_bits(a.v[k], b.velocity[k]));
     EXPECT_TRUE(same_bits(a.w[k], b.angular_velocity[k]));
@@ -119,6 +127,26 @@ TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {
   }
   EXPECT_EQ(h.slim, slim);
   EXPECT_EQ(h.own, own);
+}
+
+TEST(IslandParts, SlimGrainsWithoutABlockGridAreRefused) {
+  const Bodies b = random_bodies(2, 6);
+  const std::vector<std::int64_t> gid{7, 8};
+  const std::vector<int> owner{0, 1}, grains{0, 1};
+  const std::vector<char> read_elsewhere{1, 0};  // the second would go slim
+  ByteWriter out;
+  EXPECT_THROW(put_part_grains(out, b, grains, gid, owner, read_elsewhere), std::invalid_argument);
+  ByteWriter with_grid;
+  EXPECT_EQ(put_part_grains(with_grid, b, grains, gid, owner, read_elsewhere, 0.5), 1u);
+  const std::string bytes = with_grid.take();
+  ByteReader in(bytes);
+  GrainRun runs[2];
+  read_part_grains(in, runs);
+  IslandGrains h;
+  std::vector<std::size_t> next;
+  EXPECT_THROW(merge_part_grains(runs, h, next, 7, 0), std::logic_error);
+  merge_part_grains(runs, h, next, 7, 0, 0.5);
+  EXPECT_EQ(h.slim, std::vector<int>{1});
 }
 
 TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCopy) {
@@ -139,7 +167,7 @@ TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCo
       if (odd_slim && i % 2 == 1) whole[i] = 0;
     }
     ByteWriter out;
-    put_part_grains(out, b, grains, gid, owner, whole);
+    put_part_grains(out, b, grains, gid, owner, whole, 0.25);
     return out.take();
   };
   const std::string texts[3] = {part(b0, 0, 30, true), part(b1, 20, 50, false),
@@ -151,7 +179,7 @@ TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCo
   }
   IslandGrains h;
   std::vector<std::size_t> next;
-  merge_part_grains(runs, h, next, 0, 0);
+  merge_part_grains(runs, h, next, 0, 0, 0.25);
   ASSERT_EQ(h.gid.size(), static_cast<std::size_t>(kIds));
   std::vector<int> slim, own;
   for (int k = 0; k < kIds; ++k) {

@@ -69,11 +69,13 @@ PartHeader island_header(const GatheredIsland& g);
 /// Grains `grains` of `bodies` (ascending local ids, so ascending global ids) as an island part
 /// lists them: those `read_elsewhere` marks (all, where it is empty) whole, kPartGrainBytes each
 /// (global id, owner, velocities, position, inverse mass and world inverse inertia, asleep),
-/// then the others slim, kSlimGrainBytes each (global id, owner, position): each run counted and
-/// ascending. Returns the slim ones' count.
+/// then the others slim, kSlimGrainBytes each (global id, owner, and the cell of the grid of
+/// edge `cell` [m] its position lies in: what the blocked order of a rank that does not read it
+/// takes from it): each run counted and ascending. Returns the slim ones' count. Throws
+/// std::invalid_argument for slim grains without a grid (`cell` <= 0) or a cell beyond 32 bits.
 std::size_t put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
                             const std::vector<std::int64_t>& gid, const std::vector<int>& owner,
-                            std::span<const char> read_elsewhere = {});
+                            std::span<const char> read_elsewhere = {}, double cell = 0.0);
 
 /// A part's two runs of grains (put_part_grains), whole then slim, read from `in`.
 void read_part_grains(ByteReader& in, GrainRun* runs);
@@ -81,11 +83,13 @@ void read_part_grains(ByteReader& in, GrainRun* runs);
 /// An island's grains ascending by global id into `h` (its ids, owners, sleep and state, the
 /// places of rank `me`'s grains, and which came slim only), from its parts' grains `runs` (each
 /// ascending): merged, each grain read once. A grain held by several ranks came from each, the
-/// same bits: the first part's whole copy is kept, else its first slim one, whose velocities,
-/// inverse mass and inertia are left as they were. Throws std::logic_error for a run whose
-/// grains do not ascend. `next` is scratch.
+/// same bits: the first part's whole copy is kept, else its first slim one, whose position is
+/// the centre of its cell on the grid of edge `cell` [m] (the cell the blocked order draws) and
+/// whose velocities, inverse mass and inertia are left as they were. Throws std::logic_error
+/// for a run whose grains do not ascend. `next` is scratch.
 void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
-                       std::vector<std::size_t>& next, std::int64_t root, int me);
+                       std::vector<std::size_t>& next, std::int64_t root, int me,
+                       double cell = 0.0);
 
 /// An island's result for one grain.
 struct GrainResult {

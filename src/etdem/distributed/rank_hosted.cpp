@@ -186,6 +186,7 @@ void DecomposedWorld::fill_slim_grains(IslandGrains& grains) const {
       a.inv_inertia[at] = Mat3::Constant(nan);
       continue;
     }
+    a.x[at] = b.position[l];
     a.v[at] = b.velocity[l];
     a.w[at] = b.angular_velocity[l];
     a.inv_mass[at] = b.inv_mass[l];
@@ -427,7 +428,8 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     for (std::size_t k = 0; k < part.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
   }
-  merge_part_grains(runs, grains, h.grain_next, g.root, t_.rank());
+  const RestingSettings* pgs = w.resting_pass_settings();
+  merge_part_grains(runs, grains, h.grain_next, g.root, t_.rank(), pgs ? pgs->block_size : 0.0);
   fill_slim_grains(grains);
   const std::vector<std::int64_t>& gids = grains.gid;
   const int nb = static_cast<int>(gids.size());

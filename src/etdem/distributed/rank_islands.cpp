@@ -289,6 +289,9 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
     }
   }
   const bool nets = !full_.nets.empty();  // (a world with nets sends every part whole)
+  // (A slim grain carries the cell of the resting pass's block grid it lies in.)
+  const RestingSettings* pass = w.resting_pass_settings();
+  const double slim_cell = pass ? pass->block_size : 0.0;
   auto solved_here = [&](std::span<const int> grains, std::size_t contacts) {
     if (nets) return false;
     if (!may_share) return true;
@@ -384,9 +387,9 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       for (const int i : grains)
         if (everywhere[static_cast<std::size_t>(i)])
           read_elsewhere[static_cast<std::size_t>(i)] = 0;
-    stats_.grains_sent_slim += static_cast<long>(
-        put_part_grains(out, w.bodies, grains, gid_, owner_,
-                        slim ? std::span<const char>(read_elsewhere) : std::span<const char>()));
+    stats_.grains_sent_slim += static_cast<long>(put_part_grains(
+        out, w.bodies, grains, gid_, owner_,
+        slim ? std::span<const char>(read_elsewhere) : std::span<const char>(), slim_cell));
     if (some) {
       for (const int k : sent_contacts) {
         const Contact& c = sc.contacts[static_cast<std::size_t>(k)];
