@@ -6,6 +6,7 @@
 // grains that came slim only listed; a part whose grains do not ascend is refused.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 
 #include "etdem/distributed/island_parts.hpp"
@@ -21,6 +22,14 @@ using test::random_bodies;
 template <class T>
 bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// A part's two runs of grains read back from `bytes` (which they view).
+std::array<GrainRun, 2> runs_of(const std::string& bytes) {
+  ByteReader in(bytes);
+  std::array<GrainRun, 2> runs;
+  read_part_grains(in, runs.data());
+  return runs;
 }
 
 TEST(IslandParts, AHeaderReadsBackAsWrittenAndItsKindChangesInPlace) {
@@ -139,9 +148,7 @@ TEST(IslandParts, SlimGrainsWithoutABlockGridAreRefused) {
   ByteWriter with_grid;
   EXPECT_EQ(put_part_grains(with_grid, b, grains, gid, owner, read_elsewhere, 0.5), 1u);
   const std::string bytes = with_grid.take();
-  ByteReader in(bytes);
-  GrainRun runs[2];
-  read_part_grains(in, runs);
+  const std::array<GrainRun, 2> runs = runs_of(bytes);
   IslandGrains h;
   std::vector<std::size_t> next;
   EXPECT_THROW(merge_part_grains(runs, h, next, 7, 0), std::logic_error);
@@ -207,9 +214,7 @@ TEST(IslandParts, APartWhoseGrainsDoNotAscendIsRefused) {
   ByteWriter out;
   put_part_grains(out, b, descending, gid, owner);
   const std::string bytes = out.take();
-  ByteReader in(bytes);
-  GrainRun runs[2];
-  read_part_grains(in, runs);
+  const std::array<GrainRun, 2> runs = runs_of(bytes);
   IslandGrains h;
   std::vector<std::size_t> next;
   EXPECT_THROW(merge_part_grains(runs, h, next, 4, 0), std::logic_error);
@@ -218,7 +223,8 @@ TEST(IslandParts, APartWhoseGrainsDoNotAscendIsRefused) {
   lying.put(std::int32_t{1000});
   const std::string short_text = lying.take();
   ByteReader short_in(short_text);
-  EXPECT_THROW(read_part_grains(short_in, runs), ByteStreamError);
+  GrainRun refused[2];
+  EXPECT_THROW(read_part_grains(short_in, refused), ByteStreamError);
 }
 
 }  // namespace
