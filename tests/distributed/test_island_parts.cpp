@@ -84,7 +84,7 @@ TEST(IslandParts, AnIslandsHeadersSumOverItsParts) {
   EXPECT_TRUE(sum.awake);
 }
 
-TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {
+TEST(IslandParts, GrainsReadBackWholeBitForBitAndSlimByTheirCell) {
   constexpr int kGrains = 40;
   const Bodies b = random_bodies(kGrains, 3);
   std::vector<std::int64_t> gid(kGrains);
@@ -96,7 +96,7 @@ TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {
     grains[i] = i;
     read_elsewhere[i] = i % 4 != 1 ? 1 : 0;  // a quarter read by the sender alone: slim
   }
-  // A grid whose cells hold a few grains each (random_bodies lie in the unit cube).
+  // A grid whose cells hold a few grains each (random_bodies lie in [-1, 1]^3).
   constexpr double kCell = 0.3;
   ByteWriter out;
   EXPECT_EQ(put_part_grains(out, b, grains, gid, owner, read_elsewhere, kCell), 10u);
@@ -138,7 +138,7 @@ TEST(IslandParts, GrainsReadBackBitForBitWholeOrSlim) {
   EXPECT_EQ(h.own, own);
 }
 
-TEST(IslandParts, SlimGrainsWithoutABlockGridAreRefused) {
+TEST(IslandParts, SlimGrainsWithoutABlockGridOrBeyondItsCellsAreRefused) {
   const Bodies b = random_bodies(2, 6);
   const std::vector<std::int64_t> gid{7, 8};
   const std::vector<int> owner{0, 1}, grains{0, 1};
@@ -154,6 +154,12 @@ TEST(IslandParts, SlimGrainsWithoutABlockGridAreRefused) {
   EXPECT_THROW(merge_part_grains(runs, h, next, 7, 0), std::logic_error);
   merge_part_grains(runs, h, next, 7, 0, 0.5);
   EXPECT_EQ(h.slim, std::vector<int>{1});
+  // A grain whose cell along an axis is beyond 32 bits (2^40 cells out) is refused by name.
+  Bodies far = b;
+  far.position[1].x() = 1e12;
+  ByteWriter beyond;
+  EXPECT_THROW(put_part_grains(beyond, far, grains, gid, owner, read_elsewhere, 1e-3),
+               std::invalid_argument);
 }
 
 TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCopy) {

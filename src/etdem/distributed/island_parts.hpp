@@ -77,6 +77,13 @@ std::size_t put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<con
                             const std::vector<std::int64_t>& gid, const std::vector<int>& owner,
                             std::span<const char> read_elsewhere = {}, double cell = 0.0);
 
+/// The edge [m] of the grid whose cells slim grains carry: the resting pass's blocks (0 without
+/// a pass; no part then holds slim grains). The writer and the merge read it alike.
+inline double slim_grain_cell(const World& w) {
+  const RestingSettings* pass = w.resting_pass_settings();
+  return pass ? pass->block_size : 0.0;
+}
+
 /// A part's two runs of grains (put_part_grains), whole then slim, read from `in`.
 void read_part_grains(ByteReader& in, GrainRun* runs);
 

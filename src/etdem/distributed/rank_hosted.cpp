@@ -428,8 +428,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     for (std::size_t k = 0; k < part.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
   }
-  const RestingSettings* pgs = w.resting_pass_settings();
-  merge_part_grains(runs, grains, h.grain_next, g.root, t_.rank(), pgs ? pgs->block_size : 0.0);
+  merge_part_grains(runs, grains, h.grain_next, g.root, t_.rank(), slim_grain_cell(w));
   fill_slim_grains(grains);
   const std::vector<std::int64_t>& gids = grains.gid;
   const int nb = static_cast<int>(gids.size());

@@ -262,36 +262,34 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
   // An island hosted here that no rank solves together with this one sends its part to no
   // rank: the part holds no contacts, which its solve reads where they lie (kLocal). Where
   // islands may be shared, only an island no other rank holds some of: its grains this rank's
-  // own and a ghost on no rank, and too small to be shared.
+  // own and a ghost on no rank, and too small to be shared. And, where islands were shared last
+  // sub-step (their parts go to every rank), per body: awake and held by every other rank, as its
+  // owner or as a ghost (known of a grain owned here from where it was sent, and of a ghost here on
+  // two ranks, whose other rank owns it). Every rank's copy of a grain is its owner's, bit for bit,
+  // when the islands are solved (the halo carries the state and every rank applies the same step to
+  // it), so a part sends such a grain slim even where other ranks read it, and each reads it from
+  // its own copy (fill_slim_grains).
   const int me = t_.rank();
   std::vector<char>& alone = host_->alone;  // per body: owned here and a ghost nowhere
-  if (may_share) {
-    alone.assign(static_cast<std::size_t>(n), 0);
-    for (const GrainRecord& r : grains_.owned)
-      if (r.ghosted_on.empty()) alone[static_cast<std::size_t>(local_of_[r.gid])] = 1;
-  }
-  // Per body: awake and held by every other rank, as its owner or as a ghost (known of a grain
-  // owned here from where it was sent, and of a ghost here on two ranks, whose other rank owns
-  // it). Every rank's copy of a grain is its owner's, bit for bit, when the islands are solved
-  // (the halo carries the state and every rank applies the same step to it), so a part sends
-  // such a grain slim even where other ranks read it, and each reads it from its own copy
-  // (fill_slim_grains). Where islands are shared only: the parts sent to every rank.
   std::vector<char>& everywhere = host_->held_everywhere;
-  if (may_share && !shared_roots_.empty()) {
-    const bool pair = t_.size() == 2;
-    everywhere.assign(static_cast<std::size_t>(n), 0);
-    for (int l = 0; l < n; ++l)
-      everywhere[static_cast<std::size_t>(l)] = !owned_[l] && pair && !w.bodies.is_asleep(l);
+  if (may_share) {
+    const bool shared_before_now = !shared_roots_.empty();
+    const int others = t_.size() - 1;
+    alone.assign(static_cast<std::size_t>(n), 0);
+    if (shared_before_now) {
+      everywhere.resize(static_cast<std::size_t>(n));
+      for (int l = 0; l < n; ++l)  // (the grains owned here are set below)
+        everywhere[static_cast<std::size_t>(l)] = others == 1 && !w.bodies.is_asleep(l);
+    }
     for (const GrainRecord& r : grains_.owned) {
       const auto l = static_cast<std::size_t>(local_of_[r.gid]);
-      everywhere[l] = static_cast<int>(r.ghosted_on.size()) == t_.size() - 1 &&
-                      !w.bodies.is_asleep(static_cast<int>(l));
+      alone[l] = r.ghosted_on.empty() ? 1 : 0;
+      if (shared_before_now)
+        everywhere[l] = static_cast<int>(r.ghosted_on.size()) == others &&
+                        !w.bodies.is_asleep(static_cast<int>(l));
     }
   }
   const bool nets = !full_.nets.empty();  // (a world with nets sends every part whole)
-  // (A slim grain carries the cell of the resting pass's block grid it lies in.)
-  const RestingSettings* pass = w.resting_pass_settings();
-  const double slim_cell = pass ? pass->block_size : 0.0;
   auto solved_here = [&](std::span<const int> grains, std::size_t contacts) {
     if (nets) return false;
     if (!may_share) return true;
@@ -387,9 +385,10 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
       for (const int i : grains)
         if (everywhere[static_cast<std::size_t>(i)])
           read_elsewhere[static_cast<std::size_t>(i)] = 0;
-    stats_.grains_sent_slim += static_cast<long>(put_part_grains(
-        out, w.bodies, grains, gid_, owner_,
-        slim ? std::span<const char>(read_elsewhere) : std::span<const char>(), slim_cell));
+    stats_.grains_sent_slim += static_cast<long>(
+        put_part_grains(out, w.bodies, grains, gid_, owner_,
+                        slim ? std::span<const char>(read_elsewhere) : std::span<const char>(),
+                        slim_grain_cell(w)));
     if (some) {
       for (const int k : sent_contacts) {
         const Contact& c = sc.contacts[static_cast<std::size_t>(k)];
