@@ -2,7 +2,8 @@
 // part's header reads back as written and its kind changes in place; grains written whole read
 // back bit for bit, slim ones as their id, owner and block cell (a position at the cell's centre,
 // in the cell the position was in); the parts of one island merge ascending by global id, a grain
-// two ranks sent taken once (the first whole copy), with the merging rank's own grains and the
+// several ranks sent taken once (the first whole copy, else the first slim one; from two parts
+// or from forty-eight), with the merging rank's own grains and the
 // grains that came slim only listed; a part whose grains do not ascend is refused.
 #include <gtest/gtest.h>
 
@@ -209,6 +210,73 @@ TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCo
     }
     if (owner[k] == 0) own.push_back(k);
   }
+  EXPECT_EQ(h.slim, slim);
+  EXPECT_EQ(h.own, own);
+}
+
+TEST(IslandParts, TheGrainsOfManyPartsMergeAsTheFirstWholeCopyOfEach) {
+  // 48 parts (as from 24 ranks), each a random half of 200 grains, some of them slim: every id
+  // once, ascending, from the first part that sent it whole, else from the first that sent it
+  // slim (its position at its cell's centre).
+  constexpr int kGrains = 200, kParts = 48;
+  constexpr double kCell = 0.25;
+  const Bodies b = random_bodies(kGrains, 11);
+  std::vector<std::int64_t> gid(kGrains);
+  std::vector<int> owner(kGrains);
+  for (int i = 0; i < kGrains; ++i) gid[i] = 5 + 2 * i, owner[i] = i % 24;
+  std::uint64_t seed = 12345;
+  auto coin = [&seed](int in) {  // (a fixed sequence: the test reads the same parts every run)
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int>((seed >> 33) % static_cast<std::uint64_t>(in)) == 0;
+  };
+  std::vector<std::string> bytes;
+  std::vector<std::vector<char>> sent(kParts, std::vector<char>(kGrains, 0));  // 1 whole, 2 slim
+  for (int p = 0; p < kParts; ++p) {
+    std::vector<int> grains;
+    std::vector<char> whole(kGrains, 0);
+    for (int i = 0; i < kGrains; ++i) {
+      if (!coin(2)) continue;
+      grains.push_back(i);
+      whole[static_cast<std::size_t>(i)] = coin(3) ? 0 : 1;
+      sent[p][static_cast<std::size_t>(i)] = whole[static_cast<std::size_t>(i)] ? 1 : 2;
+    }
+    ByteWriter out;
+    put_part_grains(out, b, grains, gid, owner, whole, kCell);
+    bytes.push_back(out.take());
+  }
+  std::vector<GrainRun> runs;
+  for (const std::string& part : bytes) {
+    const std::array<GrainRun, 2> two = runs_of(part);
+    runs.insert(runs.end(), two.begin(), two.end());
+  }
+  IslandGrains h;
+  std::vector<std::size_t> next;
+  merge_part_grains(runs, h, next, gid[0], 3, kCell);
+  std::vector<int> slim, own;
+  std::size_t k = 0;
+  for (int i = 0; i < kGrains; ++i) {
+    int whole_from = -1, slim_from = -1;
+    for (int p = kParts - 1; p >= 0; --p) {
+      if (sent[p][static_cast<std::size_t>(i)] == 1) whole_from = p;
+      if (sent[p][static_cast<std::size_t>(i)] == 2) slim_from = p;
+    }
+    if (whole_from < 0 && slim_from < 0) continue;  // sent by no part: not in the island
+    ASSERT_LT(k, h.gid.size());
+    EXPECT_EQ(h.gid[k], gid[static_cast<std::size_t>(i)]);
+    EXPECT_EQ(h.owner[k], owner[static_cast<std::size_t>(i)]);
+    if (whole_from >= 0) {
+      EXPECT_TRUE(same_bits(h.state.x[k], b.position[i]));
+      EXPECT_TRUE(same_bits(h.state.v[k], b.velocity[i]));
+    } else {
+      slim.push_back(static_cast<int>(k));
+      BlockCell cell{};
+      for (int d = 0; d < 3; ++d) cell[d] = block_coordinate(b.position[i][d], kCell);
+      EXPECT_TRUE(same_bits(h.state.x[k], block_centre(cell, kCell)));
+    }
+    if (owner[static_cast<std::size_t>(i)] == 3) own.push_back(static_cast<int>(k));
+    ++k;
+  }
+  EXPECT_EQ(h.gid.size(), k);
   EXPECT_EQ(h.slim, slim);
   EXPECT_EQ(h.own, own);
 }

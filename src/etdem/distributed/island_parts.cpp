@@ -1,8 +1,10 @@
 // An island's parts (distributed/island_parts.hpp): written, read back and merged.
 #include "etdem/distributed/island_parts.hpp"
 
+#include <algorithm>
 #include <array>
 #include <limits>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -180,8 +182,6 @@ void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
   h.own.clear();
   h.slim.clear();
   std::size_t count = 0;
-  // (A few runs: the least next id found by looking at each run's; ties to the first run, the
-  // whole runs before the slim.)
   next.assign(runs.size(), 0);
   auto take = [&](std::size_t at, const GrainRun& run, std::size_t k) {
     const PartGrain g = run_grain(run, k, cell);
@@ -191,22 +191,48 @@ void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
     a.v[at] = g.v, a.w[at] = g.w;
     a.inv_mass[at] = g.inv_mass, a.inv_inertia[at] = g.inv_inertia;
   };
-  for (;;) {
-    std::size_t from = runs.size();
-    std::int64_t least = 0;
-    for (std::size_t s = 0; s < runs.size(); ++s) {
-      if (next[s] == runs[s].size()) continue;
-      const std::int64_t gid = runs[s].gid(next[s]);
-      if (from == runs.size() || gid < least ||
-          (gid == least && !runs[from].whole() && runs[s].whole()))
-        from = s, least = gid;
+  // Each run's next grain in a heap ordered by (id, slim after whole, run): the least id first,
+  // of its copies a whole one before a slim one and the first run's before a later run's. A
+  // grain costs log(runs), so an island whose parts come from every rank costs each rank what
+  // its grains do, not that times the ranks.
+  struct Head {
+    std::int64_t gid;
+    bool slim;
+    std::size_t run;
+  };
+  auto before = [](const Head& x, const Head& y) {
+    return std::tie(x.gid, x.slim, x.run) < std::tie(y.gid, y.slim, y.run);
+  };
+  std::vector<Head> heads;  // a binary heap, the least at the front
+  heads.reserve(runs.size());
+  auto sift_down = [&](std::size_t i) {
+    for (;;) {
+      std::size_t least = i;
+      for (const std::size_t c : {2 * i + 1, 2 * i + 2})
+        if (c < heads.size() && before(heads[c], heads[least])) least = c;
+      if (least == i) return;
+      std::swap(heads[i], heads[least]);
+      i = least;
     }
-    if (from == runs.size()) break;
-    const GrainRun& run = runs[from];
-    const std::size_t k = next[from]++;
-    if (k > 0 && !(run.gid(k - 1) < least))
-      throw std::logic_error(
-          fmt::format("island {}: a part's grains do not ascend by id at grain {}", root, least));
+  };
+  for (std::size_t s = 0; s < runs.size(); ++s)
+    if (runs[s].size() > 0) heads.push_back({runs[s].gid(0), !runs[s].whole(), s});
+  for (std::size_t i = heads.size() / 2; i-- > 0;) sift_down(i);
+  while (!heads.empty()) {
+    Head& head = heads.front();
+    const std::int64_t least = head.gid;
+    const GrainRun& run = runs[head.run];
+    const std::size_t k = next[head.run]++;
+    if (next[head.run] < run.size()) {  // the run's next grain takes its place
+      head.gid = run.gid(next[head.run]);
+      if (!(least < head.gid))
+        throw std::logic_error(fmt::format(
+            "island {}: a part's grains do not ascend by id at grain {}", root, head.gid));
+    } else {
+      head = heads.back();
+      heads.pop_back();
+    }
+    sift_down(0);
     if (count > 0 && h.gid[count - 1] == least) continue;  // (a whole copy came first)
     take(count, run, k);
     if (!run.whole()) h.slim.push_back(static_cast<int>(count));
