@@ -4,6 +4,8 @@
 Inputs, measured on this machine and kept in bench/results/:
   profile_10000.csv   serial CPU cost per grain-step and phase (bench_partition, one thread)
   own_work_100000.csv the split step's own work per stage on the 100,000-sphere pour, 2 ranks
+  island_wide_work.csv a shared pile's work that every member does whole (instructions per
+                      member on 1-8 thread-ranks, bench_split_local under callgrind)
   partition_10000.csv what a distributed step would move on the 10,000-sphere pour for 2-512
                       ranks (bench_partition): ghosts, neighbours, islands, label rounds
 The network is stated, not measured (no cluster here): latency ALPHA per message, bandwidth
@@ -46,6 +48,7 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GHOST_B, CONTACT_B, BODY_B, VEL_B, ID_B = 112, 184, 136, 56, 16  # bytes per item (bench_partition)
+SLIM_B = 24  # a slim grain in an island's part: id, owner, block cell (island_parts.hpp)
 
 
 def read_profile(path):
@@ -106,6 +109,30 @@ def read_own_work(path):
     return per_grain_step / serial_per_grain_step
 
 
+def read_island_wide(path):
+    """A shared pile's island-wide work: what each member of the team does over the whole island
+    whatever the rank count (its grains merged and numbered, every body's block, the pass's
+    per-body arrays, gathers and scatters), as a share of a serial step's time per island grain,
+    from the per-member instruction counts of results/island_wide_work.csv: each function's
+    member count fitted as a + b / P over 2-8 thread-ranks (a is the floor no rank count
+    divides), the merge's as a + c log2 P (a heap of the parts' runs), per island grain the
+    solves held and against the serial run's instructions per grain-step. Returns (share, merge
+    share per doubling): the floor's share, and the merge's growth per doubling of the ranks.
+    """
+    floor = merge_per_doubling = 0.0
+    meta = {}
+    with open(path) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            if r["function"] in ("island_grain_solves", "serial_instructions_per_grain_step"):
+                meta[r["function"]] = float(r["a_millions"])
+            elif r["function"] == "merge_per_doubling":
+                merge_per_doubling = float(r["a_millions"])
+            else:
+                floor += float(r["a_millions"])
+    per = 1e6 / meta["island_grain_solves"] / meta["serial_instructions_per_grain_step"]
+    return floor * per, merge_per_doubling * per
+
+
 def read_noise(path):
     """The machine's noise at a sync (bench_sync_noise): interval [s] -> [(k, wait [s])]."""
     table = {}
@@ -146,7 +173,7 @@ def noise_wait(table, interval, k):
 
 
 def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, columns=False,
-                   own_share=0.0, noise=None):
+                   own_share=0.0, noise=None, island_wide=(0.0, 0.0)):
     """Per-step time of the coloured design's parts for a pile of N grains on P ranks [s].
 
     The shock pass settles the pile bottom-up: a rank whose box lies above another's waits for
@@ -176,6 +203,13 @@ def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, col
         # takes the results, exchanges its grains and rebuilds its world every sub-step, a share
         # of the serial step's time per grain it holds (measured, read_own_work).
         "own work": own_share * prof["step_total_us_per_grain_step"] * n if P > 1 else 0.0,
+        # As built: every member numbers the whole island (the other members' grains as slim
+        # records, gathered from every member and merged) and runs the pass's per-body work over
+        # all of it, and the stir limits' maximum is taken over every body (read_island_wide). A
+        # member holding only the bodies its rows read (docs/distributed.md, "Speed work left")
+        # has none of it.
+        "island-wide": ((island_wide[0] + island_wide[1] * math.log2(P)) * prof["step_total_us_per_grain_step"] * N
+                        + (P - 1) * alpha + N * (SLIM_B + 2 * 8) / beta) if P > 1 and any(island_wide) else 0.0,
     }
     # The machine's noise at the syncs (bench_sync_noise): the same work on every rank still
     # waits at each sync for the slowest of the ranks it hears from; the step's compute spread
@@ -296,30 +330,37 @@ def main():
         print("coloured design, a pile of 10^5 grains per rank (weak scaling): per-step time of "
               "each part [ms]\n")
         own_share = read_own_work(os.path.join(HERE, "results", "own_work_100000.csv"))
+        island_wide = read_island_wide(os.path.join(HERE, "results", "island_wide_work.csv"))
         print(f"the split step's own work as built: {own_share:.3f} of a serial step's time per "
-              "grain held (measured on the 100,000-sphere pour, 2 ranks); the efficiency "
-              "without it is the design's\n")
+              "grain held (measured on the 100,000-sphere pour, 2 ranks); a shared pile's "
+              f"island-wide work: {island_wide[0]:.3f} + {island_wide[1]:.4f} log2 P of a serial "
+              "step's time per grain of the pile, on every member (results/island_wide_work.csv), "
+              "with the pile's slim records gathered from every member and its stir limits' "
+              "maximum; the efficiency without the island-wide work is the design's with a member "
+              "holding only the bodies its rows read, without the own work too the design's with "
+              "the island kept across sub-steps\n")
         names = list(coloured_terms(1e5, 1, prof, a.alpha, a.beta, stages, 0, 0.0).keys())
         for columns in (False, True):
             print("boxes cut along every axis" if not columns else
                   "boxes cut along the horizontal axes only (columns)")
             print()
             print("| ranks | grains | " + " | ".join(names) +
-                  " | total | efficiency | without own work | without own work or noise |")
-            print("|---" * (len(names) + 6) + "|")
-            base = None
+                  " | total | efficiency | without the island-wide work | without it or own work "
+                  "| without them or noise |")
+            print("|---" * (len(names) + 7) + "|")
             for P, per_rank in ((1, 1e5), (8, 1e5), (64, 1e5), (64, 1e7 / 64), (512, 1e5)):
                 t = coloured_terms(per_rank * P, P, prof, a.alpha, a.beta, stages,
                                    measured(P, "neighbours_mean", 0), shock_share, columns,
-                                   own_share, noise)
+                                   own_share, noise, island_wide)
                 total = sum(t.values())
                 one = sum(coloured_terms(per_rank, 1, prof, a.alpha, a.beta, stages, 0,
                                          shock_share).values())
+                design = total - t["island-wide"]
                 print(f"| {P} | {per_rank * P:.3g} | " +
                       " | ".join(f"{t[k] * 1e3:.3g}" for k in names) +
-                      f" | {total * 1e3:.4g} | {one / total:.2f} | "
-                      f"{one / (total - t['own work']):.2f} | "
-                      f"{one / (total - t['own work'] - t['noise']):.2f} |")
+                      f" | {total * 1e3:.4g} | {one / total:.2f} | {one / design:.2f} | "
+                      f"{one / (design - t['own work']):.2f} | "
+                      f"{one / (design - t['own work'] - t['noise']):.2f} |")
             print()
         return
     pile = part[2]["largest_island_contacts"] / part[2]["contacts"]
