@@ -128,6 +128,49 @@ BlockOrder order_of_random_pairs(std::uint64_t seed) {
 // A team member's rows together (BlockOrder::group_blocks): each colour's blocks reordered by
 // their group, ascending and otherwise as they were, each block's rows with it, the leftovers and
 // the colours' bounds untouched; the groups permuted with the blocks.
+// A team's member slots only the bodies it holds (those of its contacts, and some more): the
+// contacts' order is the one every body slotted gives, and the held bodies' slots keep that
+// order's relative order (the shock pass breaks equal heights by slot).
+TEST(BlockOrder, SomeBodiesSlottedKeepTheOrderOfAllSlotted) {
+  const double cell = 0.02;
+  const int nb = 400;
+  const std::vector<Vec3> x = random_points(5, nb);
+  const std::vector<Contact> all_contacts = near_pairs(x, 0.018, 97);
+  // A member's contacts: those whose block's first coordinate is even; the bodies it holds:
+  // theirs and every seventh body besides.
+  std::vector<Contact> mine;
+  for (const Contact& c : all_contacts)
+    if (block_coordinate(std::min(x[c.a][0], x[c.b][0]), cell) % 2 == 0) mine.push_back(c);
+  std::vector<char> held_mark(nb, 0);
+  for (const Contact& c : mine) held_mark[c.a] = held_mark[c.b] = 1;
+  for (int b = 0; b < nb; b += 7) held_mark[b] = 1;
+  std::vector<int> held;
+  for (int b = 0; b < nb; ++b)
+    if (held_mark[b]) held.push_back(b);
+  ASSERT_LT(held.size(), static_cast<std::size_t>(nb));
+  BlockOrder every, some;
+  every.build(mine, x.data(), nb, cell);
+  some.build(mine, x.data(), nb, cell, {}, BlockOrder::Colouring::kBlocks, &held);
+  EXPECT_EQ(some.contact_order, every.contact_order);
+  EXPECT_EQ(some.block_start, every.block_start);
+  EXPECT_EQ(some.colour_start, every.colour_start);
+  std::vector<int> every_held;
+  for (const int b : every.body_order)
+    if (held_mark[b]) every_held.push_back(b);
+  EXPECT_EQ(some.body_order, every_held);
+  for (int b = 0; b < nb; ++b) {
+    if (!held_mark[b]) {
+      EXPECT_EQ(some.body_slot[b], -1);
+      continue;
+    }
+    EXPECT_EQ(some.body_order[some.body_slot[b]], b);
+  }
+  // Some bodies slotted is for blocks only.
+  BlockOrder graph;
+  EXPECT_THROW(graph.build(mine, x.data(), nb, cell, {}, BlockOrder::Colouring::kGraph, &held),
+               std::logic_error);
+}
+
 TEST(BlockOrder, BlocksGroupedKeepTheirRowsAndColours) {
   BlockOrder o = order_of_random_pairs(5);
   const BlockOrder before = o;

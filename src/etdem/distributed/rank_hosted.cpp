@@ -32,6 +32,7 @@ class TransportTeam final : public RestingTeam {
   int members() const override { return t_.size(); }
   int block_member(const Vec3& centre) const override { return d_.owner_of(centre); }
   int body_member(int body) const override { return (*owner)[static_cast<std::size_t>(body)]; }
+  const std::vector<int>* own_bodies() const override { return own; }
   std::span<const int> keepers() const override { return *source; }
   std::span<const int> keeper_places() const override { return *source_index; }
   int kept_contact(int index) const override {
@@ -51,6 +52,7 @@ class TransportTeam final : public RestingTeam {
     return l >= 0 && (*quiet_grains)[static_cast<std::size_t>(l)] != 0;
   }
   const std::vector<int>* owner = nullptr;
+  const std::vector<int>* own = nullptr;  // the island's grains this rank owns (its places)
   // Per contact, by its index in the list the island is read from (solve_hosted): the rank
   // that detected it and its place in that rank's part; per contact of this rank's part, that
   // index.
@@ -529,6 +531,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
   if (sharing) {  // the shock pass's bodies to their grains' owners; the contacts kept here
     // (The team names a contact by its index in the list, as the pass reads it.)
     sharing->team->owner = &grains.owner;
+    sharing->team->own = &grains.own;
     // The grains of this rank's part that no other rank reads (solve_islands); none where the
     // island's pass is not swept by blocks (every member then reads every contact: it shrank
     // since its parts were sent, send_whole_again).

@@ -3,7 +3,6 @@
 // resting_booking.cpp, resting_shock.cpp, resting_rounds.cpp.
 #include "etdem/solvers/resting.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 #include "etdem/core/parallel.hpp"
@@ -69,10 +68,29 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   StageTimer order_time(stages, S::RestingOrder);
   if (blocked) {
     // A block's rows and bodies lie together in memory: the bodies are gathered in the blocked
-    // order (and scattered back below), the rows built in it.
-    w.order.build(cs, b.x, b.count, settings_.block_size, order, settings_.colouring);
+    // order (and scattered back below), the rows built in it. A team's member gathers only the
+    // bodies it holds: those of its contacts and those it settles (its messages name bodies by
+    // their island index, each member's slots being its own); every body where the team syncs
+    // every body to every member.
+    const std::vector<int>* own = team ? team_->own_bodies() : nullptr;
+    const bool some =
+        own && settings_.colouring == BlockOrder::Colouring::kBlocks && !team_->syncs_every_body();
+    if (some) {
+      w.held_mark.assign(static_cast<std::size_t>(b.count), 0);
+      for (std::size_t k = 0; k < n; ++k) {
+        const Contact& c = order.empty() ? cs[k] : cs[static_cast<std::size_t>(order[k])];
+        for (const int body : {c.a, c.b})
+          if (body >= 0) w.held_mark[static_cast<std::size_t>(body)] = 1;
+      }
+      for (const int body : *own) w.held_mark[static_cast<std::size_t>(body)] = 1;
+      w.held.clear();
+      for (int body = 0; body < b.count; ++body)
+        if (w.held_mark[static_cast<std::size_t>(body)]) w.held.push_back(body);
+    }
+    w.order.build(cs, b.x, b.count, settings_.block_size, order, settings_.colouring,
+                  some ? &w.held : nullptr);
     w.blocks = &w.order;
-    const int nb = b.count;
+    const int nb = static_cast<int>(w.order.body_order.size());
     w.v.resize(nb);
     w.w.resize(nb);
     w.inv_mass.resize(nb);
@@ -145,7 +163,7 @@ SolverStats RestingPass::run(std::span<Contact> cs, std::span<const int> order, 
   count_left_approaching(w);
 
   if (blocked) {
-    parallel_for(static_cast<std::size_t>(b.count), [&](std::size_t k) {
+    parallel_for(w.order.body_order.size(), [&](std::size_t k) {
       b.v[w.order.body_order[k]] = w.v[k];
       b.w[w.order.body_order[k]] = w.w[k];
     });

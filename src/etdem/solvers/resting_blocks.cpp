@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -18,30 +19,39 @@ std::int64_t block_coordinate(double x, double cell) {
 }
 
 void BlockOrder::build(std::span<const Contact> contacts, const Vec3* x, int body_count,
-                       double cell, std::span<const int> order, Colouring colouring) {
+                       double cell, std::span<const int> order, Colouring colouring,
+                       const std::vector<int>* bodies) {
   ++layout;
   auto contact = [&](int c) -> const Contact& {
     return order.empty() ? contacts[c] : contacts[order[c]];
   };
+  if (bodies && colouring != Colouring::kBlocks)
+    throw std::logic_error("BlockOrder::build: some bodies slotted, and not by blocks");
+  const int slots = bodies ? static_cast<int>(bodies->size()) : body_count;
+  auto island_body = [&](int k) { return bodies ? (*bodies)[static_cast<std::size_t>(k)] : k; };
   // (Each body's and each contact's key on its own: on every thread when there are many.)
   cell_of_.resize(body_count);
   // Bodies by block (k, j, i), then index, so the bodies one block's contacts move lie near
   // each other in memory.
-  keys_.resize(body_count);
-  parallel_for(static_cast<std::size_t>(body_count), [&](std::size_t b) {
+  keys_.resize(slots);
+  parallel_for(static_cast<std::size_t>(slots), [&](std::size_t k) {
+    const int b = island_body(static_cast<int>(k));
     for (int d = 0; d < 3; ++d) cell_of_[b][d] = block_coordinate(x[b][d], cell);
-    keys_[b] = {cell_of_[b][2], cell_of_[b][1], cell_of_[b][0], static_cast<int>(b)};
+    keys_[k] = {cell_of_[b][2], cell_of_[b][1], cell_of_[b][0], b};
   });
-  body_order.resize(body_count);
+  body_order.resize(slots);
   if (!counting_sort(keys_, 1, body_order)) {
     auto by_block = [](const Key& p, const Key& q) {
       return std::tie(p.k, p.j, p.i, p.index) < std::tie(q.k, q.j, q.i, q.index);
     };
     std::sort(keys_.begin(), keys_.end(), by_block);
-    for (int s = 0; s < body_count; ++s) body_order[s] = keys_[s].index;
+    for (int s = 0; s < slots; ++s) body_order[s] = keys_[s].index;
   }
-  body_slot.resize(body_count);
-  for (int s = 0; s < body_count; ++s) body_slot[body_order[s]] = s;
+  if (bodies)
+    body_slot.assign(body_count, -1);
+  else
+    body_slot.resize(body_count);
+  for (int s = 0; s < slots; ++s) body_slot[body_order[s]] = s;
   // Each contact's block: the component-wise minimum of its bodies' blocks (colour -1 marks a
   // leftover: bodies more than one block apart along some axis, or no dynamic body).
   const int n = static_cast<int>(order.empty() ? contacts.size() : order.size());

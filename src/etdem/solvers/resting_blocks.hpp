@@ -69,7 +69,7 @@ struct BlockOrder {
   static constexpr int kChunk = 32;
   /// Body slots: island bodies by block (k, j, i lexicographic), then by index.
   std::vector<int> body_order;  // slot -> island body
-  std::vector<int> body_slot;   // island body -> slot
+  std::vector<int> body_slot;   // island body -> slot, -1 for a body without one
   /// Contact slots: by colour, then block (k, j, i), then island order; the leftovers last.
   std::vector<int> contact_order;  // slot -> island contact
   /// Block b holds contact slots [block_start[b], block_start[b + 1]); the blocks of colour c
@@ -97,9 +97,13 @@ struct BlockOrder {
 
   /// The order of `contacts` (island-local bodies, -1 static) of bodies centred at `x`
   /// (`body_count` of them) on a grid of edge `cell` [m] (> 0). With `order`, the contacts are
-  /// contacts[order[k]], k < order.size(), numbered k (as if gathered into one array).
+  /// contacts[order[k]], k < order.size(), numbered k (as if gathered into one array). With
+  /// `bodies` (ascending island bodies, every body of the contacts among them; kBlocks only),
+  /// only those get slots, in the same order among themselves as with every body slotted:
+  /// body_slot is -1 for the others.
   void build(std::span<const Contact> contacts, const Vec3* x, int body_count, double cell,
-             std::span<const int> order = {}, Colouring colouring = Colouring::kBlocks);
+             std::span<const int> order = {}, Colouring colouring = Colouring::kBlocks,
+             const std::vector<int>* bodies = nullptr);
 
  private:
   struct Key {
@@ -114,7 +118,7 @@ struct BlockOrder {
   template <class Bodies>
   void colour_graph(int n, Bodies&& bodies_of, int body_count);
 
-  std::vector<BlockCell> cell_of_;   // per body
+  std::vector<BlockCell> cell_of_;   // per island body (set for those with slots)
   std::vector<Key> keys_;            // per body, then per contact
   std::vector<Key> coloured_;        // the contacts that are not leftovers
   std::vector<int> colour_of_;       // per contact, -1 a leftover

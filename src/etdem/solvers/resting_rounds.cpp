@@ -164,13 +164,8 @@ void RestingPass::build_lists(RestingWork& w) const {
     for (const int body : {w.rows.a[i], w.rows.b[i]})
       if (body >= 0) w.stir_limit[body] = std::min(w.stir_limit[body], limit);
   }
-  // A team's member holds some rows only: each body's least limit over the team's (negated,
-  // the maxima are the least; exact).
-  if (w.share.team) {
-    for (double& limit : w.stir_limit) limit = -limit;
-    w.share.team->max(w.stir_limit);
-    for (double& limit : w.stir_limit) limit = -limit;
-  }
+  // A team's member holds some rows only: each body's least limit over the team's rows.
+  if (w.share.team) share_stir_limits(w);
 }
 
 void RestingPass::join(RestingWork& w, int i) const {

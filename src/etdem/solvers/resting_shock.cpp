@@ -259,11 +259,12 @@ void RestingPass::settle_team(RestingWork& w) const {
     ByteReader in(got[static_cast<std::size_t>(member)]);
     std::vector<RestingArrival>& list = s.arrivals[static_cast<std::size_t>(member)];
     while (!in.done()) {
-      const int body = in.get<std::int32_t>();
-      if (body < 0) {
+      const int name = in.get<std::int32_t>();
+      if (name < 0) {
         ended |= bit;
         break;
       }
+      const int body = held_body(w, name);
       RestingArrival& a = list.emplace_back();
       a.key.second = body;
       in.get(a.key.first);
@@ -309,7 +310,7 @@ void RestingPass::settle_team(RestingWork& w) const {
     const std::uint64_t readers = s.shock_readers[static_cast<std::size_t>(body)] & ~mine;
     for (std::uint64_t left = readers; left != 0; left &= left - 1) {
       ByteWriter& o = out[static_cast<std::size_t>(std::countr_zero(left))];
-      o.put(static_cast<std::int32_t>(body));
+      o.put(body_name(w, body));
       o.put(key.first);
       o.put(w.bodies.v[body]);
       o.put(w.bodies.w[body]);

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -116,7 +117,7 @@ void share_setup(RestingWork& w) {
   for (int body = 0; body < nb; ++body) {
     const std::uint32_t told = moves[at(body)] | (rests_on[at(body)] ? kShockRead : 0U);
     if (told == 0) continue;
-    out.put(static_cast<std::int32_t>(body));
+    out.put(body_name(w, body));
     out.put(told);
   }
   const std::vector<std::string> got = s.team->exchange_with_all(out.take());
@@ -136,10 +137,10 @@ void share_setup(RestingWork& w) {
       if (m == s.me) continue;
       ByteReader in(got[at(m)]);
       while (!in.done()) {
-        const int body = in.get<std::int32_t>();
+        // (A body this member does not hold it reads nowhere: what others do with it is theirs.)
+        const int body = named_body(w, in.get<std::int32_t>());
         const auto colours_of = in.get<std::uint32_t>();
-        if (body < 0 || body >= nb) throw std::logic_error("a team member moves no such body");
-        f(m, body, colours_of);
+        if (body >= 0) f(m, body, colours_of);
       }
     }
   };
@@ -259,7 +260,7 @@ void share_heights(RestingWork& w) {
     const bool settled = w.support_start[at(body) + 1] > w.support_start[at(body)];
     for (std::uint64_t left = s.shock_readers[at(body)]; left != 0; left &= left - 1) {
       ByteWriter& o = out[at(std::countr_zero(left))];
-      o.put(static_cast<std::int32_t>(body));
+      o.put(body_name(w, body));
       o.put(static_cast<std::uint8_t>(settled ? 1 : 0));
       o.put(w.height[at(body)]);
     }
@@ -276,8 +277,8 @@ void share_heights(RestingWork& w) {
     s.shock_from |= std::uint64_t{1} << m;
     ByteReader in(got[at(m)]);
     while (!in.done()) {
-      const int body = in.get<std::int32_t>();
-      if (body < 0 || body >= nb || s.body_member[at(body)] != m)
+      const int body = held_body(w, in.get<std::int32_t>());
+      if (s.body_member[at(body)] != m)
         throw std::logic_error("a team member's height of a body it does not settle");
       const bool settled = in.get<std::uint8_t>() != 0;
       in.get(w.height[at(body)]);
@@ -304,7 +305,7 @@ std::vector<std::string> phase_messages(RestingWork& w, std::span<const int> mov
     if (s.stamp[at(body)] != s.phase) continue;
     for (std::uint64_t to = readers[at(body)] & ~mine; to != 0; to &= to - 1) {
       ByteWriter& o = out[at(std::countr_zero(to))];
-      o.put(static_cast<std::int32_t>(body));
+      o.put(body_name(w, body));
       o.put(w.bodies.v[body]);
       o.put(w.bodies.w[body]);
       if (s.stir) o.put(w.stirred[at(body)]);
@@ -319,7 +320,7 @@ void take_phase(RestingWork& w, const std::vector<std::string>& got, int phase) 
   for (const std::string& bytes : got) {
     ByteReader in(bytes);
     while (!in.done()) {
-      const int body = in.get<std::int32_t>();
+      const int body = held_body(w, in.get<std::int32_t>());
       in.get(w.bodies.v[body]);
       in.get(w.bodies.w[body]);
       if (s.stir) in.get(w.stirred[at(body)]);
@@ -371,7 +372,7 @@ void share_sync(RestingWork& w) {
     if (s.stamp[at(b)] < s.shared_from) continue;
     for (std::uint64_t to = s.sync_to[at(b)]; to != 0; to &= to - 1) {
       ByteWriter& o = out[at(std::countr_zero(to))];
-      o.put(static_cast<std::int32_t>(b));
+      o.put(body_name(w, b));
       o.put(static_cast<std::int32_t>(s.stamp[at(b)]));
       o.put(w.bodies.v[b]);
       o.put(w.bodies.w[b]);
@@ -383,8 +384,7 @@ void share_sync(RestingWork& w) {
     if (m == s.me) continue;
     ByteReader in(got[at(m)]);
     while (!in.done()) {
-      const int b = in.get<std::int32_t>();
-      if (b < 0 || b >= nb) throw std::logic_error("a team member synced no such body");
+      const int b = held_body(w, in.get<std::int32_t>());
       const int phase = in.get<std::int32_t>();
       const bool newer = phase > s.known[at(b)];
       Vec3 v, om;
@@ -489,17 +489,41 @@ void share_stirred(RestingWork& w, RestingSweep* maxima) {
   }
   for (const int body : list)
     for (std::uint64_t to = s.readers[at(body)] & ~mine; to != 0; to &= to - 1)
-      out[at(std::countr_zero(to))].put(static_cast<std::int32_t>(body));
+      out[at(std::countr_zero(to))].put(body_name(w, body));
   const std::vector<std::string> got = s.team->exchange(take_messages(s));
   for (int k = 0; k < s.members; ++k) {
     if (k == s.me) continue;
     ByteReader in(got[at(k)]);
     if (maxima)
       for (double& x : m) x = std::max(x, in.get<double>());
-    while (!in.done()) add(in.get<std::int32_t>());
+    while (!in.done()) add(held_body(w, in.get<std::int32_t>()));
   }
   if (maxima) take_maxima(m, *maxima);
   for (const int body : list) listed[at(body)] = 0;
+}
+
+void share_stir_limits(RestingWork& w) {
+  RestingShare& s = w.share;
+  std::vector<ByteWriter>& out = begin_messages(s);
+  for (int body = 0; body < w.bodies.count; ++body) {
+    const double limit = w.stir_limit[at(body)];
+    if (!(limit < std::numeric_limits<double>::infinity())) continue;
+    for (std::uint64_t to = s.sync_to[at(body)]; to != 0; to &= to - 1) {
+      ByteWriter& o = out[at(std::countr_zero(to))];
+      o.put(body_name(w, body));
+      o.put(limit);
+    }
+  }
+  const std::vector<std::string> got = s.team->exchange(take_messages(s));
+  for (int m = 0; m < s.members; ++m) {
+    if (m == s.me) continue;
+    ByteReader in(got[at(m)]);
+    while (!in.done()) {
+      const int body = held_body(w, in.get<std::int32_t>());
+      double& limit = w.stir_limit[at(body)];
+      limit = std::min(limit, in.get<double>());
+    }
+  }
 }
 
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts) {

@@ -44,6 +44,9 @@ class RestingTeam {
   /// settles island body `body` in the shock pass. Every member answers alike.
   virtual int block_member(const Vec3& centre) const = 0;
   virtual int body_member(int body) const = 0;
+  /// The island bodies this member settles (body_member), ascending; null where unknown (each
+  /// member then slots every body of the island in its pass, not only those it holds).
+  virtual const std::vector<int>* own_bodies() const { return nullptr; }
   /// Per island contact (by its index in the island's contacts), the member that keeps the
   /// pass's impulses of it: a split run's rank that detected it. Each member stores the impulses
   /// of the contacts it keeps, which the rows' members send it at the end of the pass. Read for

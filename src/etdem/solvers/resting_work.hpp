@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -284,8 +285,11 @@ struct RestingWork {
   std::vector<Eigen::Vector2d> pt_base, pr_base;
   std::vector<std::array<double, 4>> work;  // the booking's terms per row [J]
 
-  // Blocked islands: the order and the bodies gathered into it.
+  // Blocked islands: the order and the bodies gathered into it (a team's member: the bodies it
+  // holds, `held`, ascending island bodies, marked per island body in `held_mark`).
   BlockOrder order;
+  std::vector<int> held;
+  std::vector<char> held_mark;
   std::vector<Vec3> v, w;
   std::vector<double> inv_mass;
   std::vector<Mat3> inv_inertia;
@@ -428,6 +432,25 @@ struct RestingWork {
   }
 };
 
+/// A body's name in a team's messages: its island index (each member slots only the bodies it
+/// holds, RestingPass::run, in an order of its own).
+inline std::int32_t body_name(const RestingWork& w, int slot) {
+  return w.order.body_order[static_cast<std::size_t>(slot)];
+}
+/// The slot here of the body another member named `name`, -1 for a body this member does not
+/// hold; throws std::logic_error for a name that is no island body.
+inline int named_body(const RestingWork& w, std::int32_t name) {
+  if (name < 0 || static_cast<std::size_t>(name) >= w.order.body_slot.size())
+    throw std::logic_error("a team member named no island body");
+  return w.order.body_slot[static_cast<std::size_t>(name)];
+}
+/// The same for a body this member must hold (a message sent to the members that hold it).
+inline int held_body(const RestingWork& w, std::int32_t name) {
+  const int body = named_body(w, name);
+  if (body < 0) throw std::logic_error("a team member sent a body this member does not hold");
+  return body;
+}
+
 // The team's parts of the stages over rows (resting_team.cpp).
 /// The team's split of this island (w.blocks built, before the rows are prepared; `cell` the
 /// blocks' edge): who sweeps each block and settles each body.
@@ -474,6 +497,10 @@ void share_impulses(RestingWork& w, std::span<const int> order);
 /// With `maxima`, the sweep's largest changes go to every member in the same exchange and come
 /// back the team's, as share_maxima leaves them.
 void share_stirred(RestingWork& w, RestingSweep* maxima);
+/// Each body's stir limit, the least over the team's rows of it (collective): a member sends its
+/// finite limits to the members it syncs each body to (sync_to: every member that reads it holds
+/// one of them, and every row of a body is swept by a member that reads it) and keeps the least.
+void share_stir_limits(RestingWork& w);
 /// Each member's exact sums and integer counts, summed over the team in place (collective).
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts);
 /// Whether `here` holds on any member (collective).
