@@ -111,8 +111,8 @@ def read_own_work(path):
 
 def read_island_wide(path):
     """A shared pile's island-wide work: what each member of the team does over the whole island
-    whatever the rank count (its grains merged and numbered, every body's block, the pass's
-    per-body arrays, gathers and scatters), as a share of a serial step's time per island grain,
+    whatever the rank count (its grains merged and numbered, the island's solve before the pass
+    over every body, the pass's per-body work over the bodies it holds), as a share of a serial step's time per island grain,
     from the per-member instruction counts of results/island_wide_work.csv: each function's
     member count fitted as a + b / P over 2-8 thread-ranks (a is the floor no rank count
     divides), the merge's as a + c log2 P (a heap of the parts' runs), per island grain the
@@ -204,12 +204,11 @@ def coloured_terms(N, P, prof, alpha, beta, stages, neighbours, shock_share, col
         # of the serial step's time per grain it holds (measured, read_own_work).
         "own work": own_share * prof["step_total_us_per_grain_step"] * n if P > 1 else 0.0,
         # As built: every member numbers the whole island (the other members' grains as slim
-        # records, gathered from every member and merged) and runs the pass's per-body work over
-        # all of it, and the stir limits' maximum is taken over every body (read_island_wide). A
-        # member holding only the bodies its rows read (docs/distributed.md, "Speed work left")
-        # has none of it.
+        # records, gathered from every member and merged) and solves it over all of its bodies
+        # before the pass (read_island_wide). A member holding only the bodies its rows read
+        # (docs/distributed.md, "Speed work left") has none of it.
         "island-wide": ((island_wide[0] + island_wide[1] * math.log2(P)) * prof["step_total_us_per_grain_step"] * N
-                        + (P - 1) * alpha + N * (SLIM_B + 2 * 8) / beta) if P > 1 and any(island_wide) else 0.0,
+                        + (P - 1) * alpha + N * SLIM_B / beta) if P > 1 and any(island_wide) else 0.0,
     }
     # The machine's noise at the syncs (bench_sync_noise): the same work on every rank still
     # waits at each sync for the slowest of the ranks it hears from; the step's compute spread
@@ -335,8 +334,8 @@ def main():
               "grain held (measured on the 100,000-sphere pour, 2 ranks); a shared pile's "
               f"island-wide work: {island_wide[0]:.3f} + {island_wide[1]:.4f} log2 P of a serial "
               "step's time per grain of the pile, on every member (results/island_wide_work.csv), "
-              "with the pile's slim records gathered from every member and its stir limits' "
-              "maximum; the efficiency without the island-wide work is the design's with a member "
+              "with the pile's slim records gathered from every member; the efficiency without "
+              "the island-wide work is the design's with a member "
               "holding only the bodies its rows read, without the own work too the design's with "
               "the island kept across sub-steps\n")
         names = list(coloured_terms(1e5, 1, prof, a.alpha, a.beta, stages, 0, 0.0).keys())
