@@ -26,6 +26,18 @@ std::size_t at(int i) {
 constexpr std::uint32_t kShockRead = std::uint32_t{1} << 31;
 static_assert(BlockOrder::kGraphColours < 31 && BlockOrder::kBlockColours < 31);
 
+/// The team's exchange of this member's phase messages (begin_messages); read(in) is called until
+/// each other member's message is read whole.
+template <class Read>
+void exchange_and_read(RestingShare& s, Read&& read) {
+  const std::vector<std::string> got = s.team->exchange(take_messages(s));
+  for (int m = 0; m < s.members; ++m) {
+    if (m == s.me) continue;
+    ByteReader in(got[at(m)]);
+    while (!in.done()) read(in);
+  }
+}
+
 }  // namespace
 
 void begin_messages(std::vector<ByteWriter>& out, int members) {
@@ -379,26 +391,21 @@ void share_sync(RestingWork& w) {
       if (s.stir) o.put(w.stirred[at(b)]);
     }
   }
-  const std::vector<std::string> got = s.team->exchange(take_messages(s));
-  for (int m = 0; m < s.members; ++m) {
-    if (m == s.me) continue;
-    ByteReader in(got[at(m)]);
-    while (!in.done()) {
-      const int b = held_body(w, in.get<std::int32_t>());
-      const int phase = in.get<std::int32_t>();
-      const bool newer = phase > s.known[at(b)];
-      Vec3 v, om;
-      in.get(v);
-      in.get(om);
-      double stir = 0.0;
-      if (s.stir) in.get(stir);
-      if (!newer) continue;
-      w.bodies.v[b] = v;
-      w.bodies.w[b] = om;
-      if (s.stir) w.stirred[at(b)] = stir;
-      s.known[at(b)] = phase;
-    }
-  }
+  exchange_and_read(s, [&](ByteReader& in) {
+    const int b = held_body(w, in.get<std::int32_t>());
+    const int phase = in.get<std::int32_t>();
+    const bool newer = phase > s.known[at(b)];
+    Vec3 v, om;
+    in.get(v);
+    in.get(om);
+    double stir = 0.0;
+    if (s.stir) in.get(stir);
+    if (!newer) return;
+    w.bodies.v[b] = v;
+    w.bodies.w[b] = om;
+    if (s.stir) w.stirred[at(b)] = stir;
+    s.known[at(b)] = phase;
+  });
   s.shared_from = s.phase;
 }
 
@@ -514,16 +521,11 @@ void share_stir_limits(RestingWork& w) {
       o.put(limit);
     }
   }
-  const std::vector<std::string> got = s.team->exchange(take_messages(s));
-  for (int m = 0; m < s.members; ++m) {
-    if (m == s.me) continue;
-    ByteReader in(got[at(m)]);
-    while (!in.done()) {
-      const int body = held_body(w, in.get<std::int32_t>());
-      double& limit = w.stir_limit[at(body)];
-      limit = std::min(limit, in.get<double>());
-    }
-  }
+  exchange_and_read(s, [&](ByteReader& in) {
+    const int body = held_body(w, in.get<std::int32_t>());
+    double& limit = w.stir_limit[at(body)];
+    limit = std::min(limit, in.get<double>());
+  });
 }
 
 void share_sums(RestingWork& w, std::span<ExactSum> sums, std::span<std::int64_t> counts) {
