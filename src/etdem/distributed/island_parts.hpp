@@ -71,8 +71,9 @@ PartHeader island_header(const GatheredIsland& g);
 /// (global id, owner, velocities, position, inverse mass and world inverse inertia, asleep),
 /// then the others slim, kSlimGrainBytes each (global id, owner, and the cell of the grid of
 /// edge `cell` [m] its position lies in; a rank that does not hold the grain numbers the island
-/// by it and reads nothing else of it): each run counted and ascending. Returns the slim ones' count. Throws
-/// std::invalid_argument for slim grains without a grid (`cell` <= 0) or a cell beyond 32 bits.
+/// by its id and owner and reads no other field): each run counted and ascending. Returns the
+/// slim ones' count. Throws std::invalid_argument for slim grains without a grid (`cell` <= 0)
+/// or a cell beyond 32 bits.
 std::size_t put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
                             const std::vector<std::int64_t>& gid, const std::vector<int>& owner,
                             std::span<const char> read_elsewhere = {}, double cell = 0.0);
@@ -92,8 +93,8 @@ void read_part_grains(ByteReader& in, GrainRun* runs);
 /// ascending): merged, each grain read once. A grain held by several ranks came from each, the
 /// same bits: the first part's whole copy is kept, else its first slim one, whose position is
 /// the centre of its cell on the grid of edge `cell` [m] and whose velocities, inverse mass and
-/// inertia are left as they were (fill_slim_grains takes them from a copy the rank holds). Throws std::logic_error
-/// for a run whose grains do not ascend. `next` is scratch.
+/// inertia are left as they were (fill_slim_grains takes them from a copy the rank holds).
+/// Throws std::logic_error for a run whose grains do not ascend. `next` is scratch.
 void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
                        std::vector<std::size_t>& next, std::int64_t root, int me,
                        double cell = 0.0);
