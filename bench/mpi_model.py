@@ -48,7 +48,7 @@ import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GHOST_B, CONTACT_B, BODY_B, VEL_B, ID_B = 112, 184, 136, 56, 16  # bytes per item (bench_partition)
-SLIM_B = 24  # a slim grain in an island's part: id, owner, block cell (island_parts.hpp)
+SLIM_B = 12  # a slim grain in an island's part: id and owner (host_scratch.hpp)
 
 
 def read_profile(path):

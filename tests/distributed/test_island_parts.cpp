@@ -1,7 +1,7 @@
 // An island's parts as the ranks of a split run send them (distributed/island_parts.hpp): a
 // part's header reads back as written and its kind changes in place; grains written whole read
-// back bit for bit, slim ones as their id, owner and block cell (a position at the cell's centre,
-// in the cell the position was in); the parts of one island merge ascending by global id, a grain
+// back bit for bit, slim ones as their id and owner alone (the merge leaves their state as it
+// was); the parts of one island merge ascending by global id, a grain
 // several ranks sent taken once (the first whole copy, else the first slim one; from two parts
 // or from forty-eight), with the merging rank's own grains and the
 // grains that came slim only listed; a part whose grains do not ascend is refused.
@@ -11,7 +11,6 @@
 #include <cstring>
 
 #include "etdem/distributed/island_parts.hpp"
-#include "etdem/solvers/resting_blocks.hpp"
 #include "random_bodies.hpp"
 
 namespace etdem::distributed {
@@ -85,7 +84,7 @@ TEST(IslandParts, AnIslandsHeadersSumOverItsParts) {
   EXPECT_TRUE(sum.awake);
 }
 
-TEST(IslandParts, GrainsReadBackWholeBitForBitAndSlimByTheirCell) {
+TEST(IslandParts, GrainsReadBackWholeBitForBitAndSlimByTheirIdAndOwner) {
   constexpr int kGrains = 40;
   const Bodies b = random_bodies(kGrains, 3);
   std::vector<std::int64_t> gid(kGrains);
@@ -97,10 +96,8 @@ TEST(IslandParts, GrainsReadBackWholeBitForBitAndSlimByTheirCell) {
     grains[i] = i;
     read_elsewhere[i] = i % 4 != 1 ? 1 : 0;  // a quarter read by the sender alone: slim
   }
-  // A grid whose cells hold a few grains each (random_bodies lie in [-1, 1]^3).
-  constexpr double kCell = 0.3;
   ByteWriter out;
-  EXPECT_EQ(put_part_grains(out, b, grains, gid, owner, read_elsewhere, kCell), 10u);
+  EXPECT_EQ(put_part_grains(out, b, grains, gid, owner, read_elsewhere), 10u);
   const std::string bytes = out.take();
   EXPECT_EQ(bytes.size(), part_grains_bytes(30, 10));
   ByteReader in(bytes);
@@ -110,8 +107,12 @@ TEST(IslandParts, GrainsReadBackWholeBitForBitAndSlimByTheirCell) {
   EXPECT_EQ(runs[0].size(), 30u);
   EXPECT_EQ(runs[1].size(), 10u);
   IslandGrains h;
+  // The merge's arrays as a former island left them: a slim grain's state keeps these bits.
+  const Vec3 stale(-7.0, 8.0, -9.0);
+  h.state.resize(kGrains);
+  for (int k = 0; k < kGrains; ++k) h.state.x[k] = h.state.v[k] = stale;
   std::vector<std::size_t> next;
-  merge_part_grains(runs, h, next, gid[0], 1, kCell);
+  merge_part_grains(runs, h, next, gid[0], 1);
   ASSERT_EQ(h.gid.size(), static_cast<std::size_t>(kGrains));
   const IslandArrays& a = h.state;
   std::vector<int> slim, own;
@@ -120,12 +121,10 @@ TEST(IslandParts, GrainsReadBackWholeBitForBitAndSlimByTheirCell) {
     EXPECT_EQ(h.gid[k], gid[k]);
     EXPECT_EQ(h.owner[k], owner[k]);
     if (owner[k] == 1) own.push_back(k);
-    if (!read_elsewhere[k]) {  // slim: who owns it and its cell only, at the cell's centre
+    if (!read_elsewhere[k]) {  // slim: who it is and who owns it only
       slim.push_back(k);
-      for (int d = 0; d < 3; ++d) {
-        EXPECT_EQ(block_coordinate(a.x[k][d], kCell), block_coordinate(b.position[k][d], kCell));
-        EXPECT_NEAR(a.x[k][d], b.position[k][d], 0.5 * kCell);
-      }
+      EXPECT_TRUE(same_bits(a.x[k], stale));
+      EXPECT_TRUE(same_bits(a.v[k], stale));
       continue;
     }
     EXPECT_TRUE(same_bits(a.x[k], b.position[k]));
@@ -137,30 +136,6 @@ TEST(IslandParts, GrainsReadBackWholeBitForBitAndSlimByTheirCell) {
   }
   EXPECT_EQ(h.slim, slim);
   EXPECT_EQ(h.own, own);
-}
-
-TEST(IslandParts, SlimGrainsWithoutABlockGridOrBeyondItsCellsAreRefused) {
-  const Bodies b = random_bodies(2, 6);
-  const std::vector<std::int64_t> gid{7, 8};
-  const std::vector<int> owner{0, 1}, grains{0, 1};
-  const std::vector<char> read_elsewhere{1, 0};  // the second would go slim
-  ByteWriter out;
-  EXPECT_THROW(put_part_grains(out, b, grains, gid, owner, read_elsewhere), std::invalid_argument);
-  ByteWriter with_grid;
-  EXPECT_EQ(put_part_grains(with_grid, b, grains, gid, owner, read_elsewhere, 0.5), 1u);
-  const std::string bytes = with_grid.take();
-  const std::array<GrainRun, 2> runs = runs_of(bytes);
-  IslandGrains h;
-  std::vector<std::size_t> next;
-  EXPECT_THROW(merge_part_grains(runs, h, next, 7, 0), std::logic_error);
-  merge_part_grains(runs, h, next, 7, 0, 0.5);
-  EXPECT_EQ(h.slim, std::vector<int>{1});
-  // A grain whose cell along an axis is beyond 32 bits (2^40 cells out) is refused by name.
-  Bodies far = b;
-  far.position[1].x() = 1e12;
-  ByteWriter beyond;
-  EXPECT_THROW(put_part_grains(beyond, far, grains, gid, owner, read_elsewhere, 1e-3),
-               std::invalid_argument);
 }
 
 TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCopy) {
@@ -181,7 +156,7 @@ TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCo
       if (odd_slim && i % 2 == 1) whole[i] = 0;
     }
     ByteWriter out;
-    put_part_grains(out, b, grains, gid, owner, whole, 0.25);
+    put_part_grains(out, b, grains, gid, owner, whole);
     return out.take();
   };
   const std::string texts[3] = {part(b0, 0, 30, true), part(b1, 20, 50, false),
@@ -193,7 +168,7 @@ TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCo
   }
   IslandGrains h;
   std::vector<std::size_t> next;
-  merge_part_grains(runs, h, next, 0, 0, 0.25);
+  merge_part_grains(runs, h, next, 0, 0);
   ASSERT_EQ(h.gid.size(), static_cast<std::size_t>(kIds));
   std::vector<int> slim, own;
   for (int k = 0; k < kIds; ++k) {
@@ -217,9 +192,8 @@ TEST(IslandParts, PartsOfOneIslandMergeAscendingEachGrainOnceFromItsFirstWholeCo
 TEST(IslandParts, TheGrainsOfManyPartsMergeAsTheFirstWholeCopyOfEach) {
   // 48 parts (as from 24 ranks), each a random half of 200 grains, some of them slim: every id
   // once, ascending, from the first part that sent it whole, else from the first that sent it
-  // slim (its position at its cell's centre).
+  // slim.
   constexpr int kGrains = 200, kParts = 48;
-  constexpr double kCell = 0.25;
   const Bodies b = random_bodies(kGrains, 11);
   std::vector<std::int64_t> gid(kGrains);
   std::vector<int> owner(kGrains);
@@ -241,7 +215,7 @@ TEST(IslandParts, TheGrainsOfManyPartsMergeAsTheFirstWholeCopyOfEach) {
       sent[p][static_cast<std::size_t>(i)] = whole[static_cast<std::size_t>(i)] ? 1 : 2;
     }
     ByteWriter out;
-    put_part_grains(out, b, grains, gid, owner, whole, kCell);
+    put_part_grains(out, b, grains, gid, owner, whole);
     bytes.push_back(out.take());
   }
   std::vector<GrainRun> runs;
@@ -251,7 +225,7 @@ TEST(IslandParts, TheGrainsOfManyPartsMergeAsTheFirstWholeCopyOfEach) {
   }
   IslandGrains h;
   std::vector<std::size_t> next;
-  merge_part_grains(runs, h, next, gid[0], 3, kCell);
+  merge_part_grains(runs, h, next, gid[0], 3);
   std::vector<int> slim, own;
   std::size_t k = 0;
   for (int i = 0; i < kGrains; ++i) {
@@ -269,9 +243,6 @@ TEST(IslandParts, TheGrainsOfManyPartsMergeAsTheFirstWholeCopyOfEach) {
       EXPECT_TRUE(same_bits(h.state.v[k], b.velocity[i]));
     } else {
       slim.push_back(static_cast<int>(k));
-      BlockCell cell{};
-      for (int d = 0; d < 3; ++d) cell[d] = block_coordinate(b.position[i][d], kCell);
-      EXPECT_TRUE(same_bits(h.state.x[k], block_centre(cell, kCell)));
     }
     if (owner[static_cast<std::size_t>(i)] == 3) own.push_back(static_cast<int>(k));
     ++k;

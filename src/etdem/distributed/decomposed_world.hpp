@@ -235,8 +235,8 @@ class DecomposedWorld final : public Domain {
   /// The grains of a gathered island that came slim only (put_part_grains: each is read by its
   /// sender alone, or held awake by every rank): their positions, velocities, inverse masses
   /// and inertias from this rank's copies where it holds them (the same bits as its owner's),
-  /// else quiet NaNs and the centre of the grain's block cell, which no stage here reads (the
-  /// resting pass slots only the bodies this rank holds).
+  /// else quiet NaNs, which no stage here reads (the resting pass slots only the bodies this
+  /// rank holds).
   void fill_slim_grains(IslandGrains& grains) const;
   /// The parts of islands sent to every rank without the contacts only their senders read
   /// (`direct`, this rank's kept part in its place) that the resting pass no longer sweeps by

@@ -35,10 +35,9 @@ struct PartGrain {
 constexpr std::size_t kPartGrainBytes = sizeof(std::int64_t) + sizeof(std::int32_t) +
                                         3 * 3 * sizeof(double) + sizeof(double) +
                                         9 * sizeof(double) + sizeof(std::int8_t);
-/// The bytes of a slim grain (one only its sender reads, or every rank holds): global id, owner,
-/// and the cell of the resting pass's block grid it lies in (three 32-bit coordinates).
-constexpr std::size_t kSlimGrainBytes =
-    sizeof(std::int64_t) + sizeof(std::int32_t) + 3 * sizeof(std::int32_t);
+/// The bytes of a slim grain (one only its sender reads, or every rank holds): global id and
+/// owner.
+constexpr std::size_t kSlimGrainBytes = sizeof(std::int64_t) + sizeof(std::int32_t);
 
 /// A part's run of grains: its records, `stride` bytes each (kPartGrainBytes: whole, the state
 /// a solve reads; kSlimGrainBytes: slim), each beginning with the grain's global id.

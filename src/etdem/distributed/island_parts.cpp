@@ -2,13 +2,9 @@
 #include "etdem/distributed/island_parts.hpp"
 
 #include <algorithm>
-#include <array>
-#include <limits>
 #include <tuple>
 
 #include <fmt/format.h>
-
-#include "etdem/solvers/resting_blocks.hpp"
 
 namespace etdem::distributed {
 namespace {
@@ -23,22 +19,18 @@ void part_grain_fields(B& k, G& g) {
   k.field(g.inv_inertia.data(), 9 * sizeof(double));
 }
 
-/// A slim grain's fields in record order: its id, its owner and its block cell.
-template <class B, class G, class C>
-void slim_grain_fields(B& k, G& g, C& cell) {
+/// A slim grain's fields in record order: its id and its owner.
+template <class B, class G>
+void slim_grain_fields(B& k, G& g) {
   k.field(&g.gid, sizeof g.gid), k.field(&g.owner, sizeof g.owner);
-  k.field(cell.data(), sizeof cell);
 }
 
-/// The k-th grain of `run`, as put_part_grains wrote it (a slim one: its id, owner, and as its
-/// position the centre of its cell on the grid of edge `cell`).
-PartGrain run_grain(const GrainRun& run, std::size_t k, double cell) {
+/// The k-th grain of `run`, as put_part_grains wrote it (a slim one: its id and owner only).
+PartGrain run_grain(const GrainRun& run, std::size_t k) {
   PartGrain g;
   FieldBlock<const char*> f{run.bytes.data() + k * run.stride};
   if (!run.whole()) {
-    std::array<std::int32_t, 3> at{};
-    slim_grain_fields(f, g, at);
-    g.x = block_centre({at[0], at[1], at[2]}, cell);
+    slim_grain_fields(f, g);
     return g;
   }
   part_grain_fields(f, g);
@@ -106,16 +98,13 @@ PartHeader island_header(const GatheredIsland& g) {
 
 std::size_t put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
                             const std::vector<std::int64_t>& gid, const std::vector<int>& owner,
-                            std::span<const char> read_elsewhere, double cell) {
+                            std::span<const char> read_elsewhere) {
   auto whole = [&](int i) {
     return read_elsewhere.empty() || read_elsewhere[static_cast<std::size_t>(i)] != 0;
   };
   std::size_t count = 0;
   for (int i : grains) count += whole(i) ? 1 : 0;
   const std::size_t slim = grains.size() - count;
-  if (slim > 0 && !(cell > 0.0))
-    throw std::invalid_argument(
-        fmt::format("an island part with {} slim grains and no block grid (edge {})", slim, cell));
   out.reserve(out.bytes().size() + part_grains_bytes(count, slim));
   out.put(static_cast<std::int32_t>(count));
   char record[kPartGrainBytes];
@@ -140,17 +129,8 @@ std::size_t put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<con
     if (whole(i)) continue;
     PartGrain g;
     g.gid = gid[i], g.owner = owner[i];
-    std::array<std::int32_t, 3> at{};
-    for (int d = 0; d < 3; ++d) {
-      const std::int64_t c = block_coordinate(bodies.position[i][d], cell);
-      if (c < std::numeric_limits<std::int32_t>::min() ||
-          c > std::numeric_limits<std::int32_t>::max())
-        throw std::invalid_argument(fmt::format(
-            "grain {} lies in block {} along axis {}, beyond a slim record's cells", gid[i], c, d));
-      at[static_cast<std::size_t>(d)] = static_cast<std::int32_t>(c);
-    }
     FieldBlock<char*> k{record};
-    slim_grain_fields(k, g, at);
+    slim_grain_fields(k, g);
     out.put_bytes(record, kSlimGrainBytes);
   }
   return slim;
@@ -166,14 +146,9 @@ void read_part_grains(ByteReader& in, GrainRun* runs) {
 }
 
 void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
-                       std::vector<std::size_t>& next, std::int64_t root, int me, double cell) {
+                       std::vector<std::size_t>& next, std::int64_t root, int me) {
   std::size_t total = 0;
-  for (const GrainRun& run : runs) {
-    total += run.size();
-    if (!run.whole() && run.size() > 0 && !(cell > 0.0))
-      throw std::logic_error(fmt::format(
-          "island {}: slim grains to merge without a block grid (edge {})", root, cell));
-  }
+  for (const GrainRun& run : runs) total += run.size();
   IslandArrays& a = h.state;
   a.resize(total);
   h.gid.resize(total);
@@ -184,11 +159,10 @@ void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
   std::size_t count = 0;
   next.assign(runs.size(), 0);
   auto take = [&](std::size_t at, const GrainRun& run, std::size_t k) {
-    const PartGrain g = run_grain(run, k, cell);
+    const PartGrain g = run_grain(run, k);
     h.gid[at] = g.gid, h.owner[at] = g.owner, h.asleep[at] = g.asleep ? 1 : 0;
-    a.x[at] = g.x;
     if (!run.whole()) return;
-    a.v[at] = g.v, a.w[at] = g.w;
+    a.x[at] = g.x, a.v[at] = g.v, a.w[at] = g.w;
     a.inv_mass[at] = g.inv_mass, a.inv_inertia[at] = g.inv_inertia;
   };
   // Each run's next grain in a heap ordered by (id, slim after whole, run): the least id first,

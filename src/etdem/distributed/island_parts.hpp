@@ -69,21 +69,12 @@ PartHeader island_header(const GatheredIsland& g);
 /// Grains `grains` of `bodies` (ascending local ids, so ascending global ids) as an island part
 /// lists them: those `read_elsewhere` marks (all, where it is empty) whole, kPartGrainBytes each
 /// (global id, owner, velocities, position, inverse mass and world inverse inertia, asleep),
-/// then the others slim, kSlimGrainBytes each (global id, owner, and the cell of the grid of
-/// edge `cell` [m] its position lies in; a rank that does not hold the grain numbers the island
-/// by its id and owner and reads no other field): each run counted and ascending. Returns the
-/// slim ones' count. Throws std::invalid_argument for slim grains without a grid (`cell` <= 0)
-/// or a cell beyond 32 bits.
+/// then the others slim, kSlimGrainBytes each (global id and owner: a rank that does not hold
+/// the grain numbers the island by them and reads no other field of it): each run counted and
+/// ascending. Returns the slim ones' count.
 std::size_t put_part_grains(ByteWriter& out, const Bodies& bodies, std::span<const int> grains,
                             const std::vector<std::int64_t>& gid, const std::vector<int>& owner,
-                            std::span<const char> read_elsewhere = {}, double cell = 0.0);
-
-/// The edge [m] of the grid whose cells slim grains carry: the resting pass's blocks (0 without
-/// a pass; no part then holds slim grains). The writer and the merge read it alike.
-inline double slim_grain_cell(const World& w) {
-  const RestingSettings* pass = w.resting_pass_settings();
-  return pass ? pass->block_size : 0.0;
-}
+                            std::span<const char> read_elsewhere = {});
 
 /// A part's two runs of grains (put_part_grains), whole then slim, read from `in`.
 void read_part_grains(ByteReader& in, GrainRun* runs);
@@ -91,13 +82,12 @@ void read_part_grains(ByteReader& in, GrainRun* runs);
 /// An island's grains ascending by global id into `h` (its ids, owners, sleep and state, the
 /// places of rank `me`'s grains, and which came slim only), from its parts' grains `runs` (each
 /// ascending): merged, each grain read once. A grain held by several ranks came from each, the
-/// same bits: the first part's whole copy is kept, else its first slim one, whose position is
-/// the centre of its cell on the grid of edge `cell` [m] and whose velocities, inverse mass and
-/// inertia are left as they were (fill_slim_grains takes them from a copy the rank holds).
-/// Throws std::logic_error for a run whose grains do not ascend. `next` is scratch.
+/// same bits: the first part's whole copy is kept, else its first slim one, whose position,
+/// velocities, inverse mass and inertia are left as they were (fill_slim_grains takes them from
+/// a copy the rank holds). Throws std::logic_error for a run whose grains do not ascend. `next`
+/// is scratch.
 void merge_part_grains(std::span<const GrainRun> runs, IslandGrains& h,
-                       std::vector<std::size_t>& next, std::int64_t root, int me,
-                       double cell = 0.0);
+                       std::vector<std::size_t>& next, std::int64_t root, int me);
 
 /// An island's result for one grain.
 struct GrainResult {

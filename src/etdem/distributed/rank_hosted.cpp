@@ -183,7 +183,7 @@ void DecomposedWorld::fill_slim_grains(IslandGrains& grains) const {
     const auto gid = static_cast<std::size_t>(grains.gid[at]);
     const int l = gid < local_of_.size() ? local_of_[gid] : -1;
     if (l < 0) {
-      a.v[at] = a.w[at] = Vec3::Constant(nan);
+      a.x[at] = a.v[at] = a.w[at] = Vec3::Constant(nan);
       a.inv_mass[at] = nan;
       a.inv_inertia[at] = Mat3::Constant(nan);
       continue;
@@ -430,7 +430,7 @@ void DecomposedWorld::solve_hosted(const GatheredIsland& g, SubstepLists& lists,
     for (std::size_t k = 0; k < part.size(); ++k)
       origin.emplace_back(static_cast<int>(s), static_cast<int>(k));
   }
-  merge_part_grains(runs, grains, h.grain_next, g.root, t_.rank(), slim_grain_cell(w));
+  merge_part_grains(runs, grains, h.grain_next, g.root, t_.rank());
   fill_slim_grains(grains);
   const std::vector<std::int64_t>& gids = grains.gid;
   const int nb = static_cast<int>(gids.size());

@@ -387,8 +387,7 @@ void DecomposedWorld::solve_islands(World& w, SubstepLists lists) {
           read_elsewhere[static_cast<std::size_t>(i)] = 0;
     stats_.grains_sent_slim += static_cast<long>(
         put_part_grains(out, w.bodies, grains, gid_, owner_,
-                        slim ? std::span<const char>(read_elsewhere) : std::span<const char>(),
-                        slim_grain_cell(w)));
+                        slim ? std::span<const char>(read_elsewhere) : std::span<const char>()));
     if (some) {
       for (const int k : sent_contacts) {
         const Contact& c = sc.contacts[static_cast<std::size_t>(k)];

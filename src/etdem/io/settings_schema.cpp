@@ -158,7 +158,7 @@ std::vector<Sim> simulation_keys() {
       "straight from every rank, `ranks.contacts_kept_local` of their contacts kept by the "
       "rank that detected them (`ranks.collisions_kept_local` of them collisions, in "
       "collision groups no other rank reads), `ranks.grains_sent_slim` of their grains sent to "
-      "the other ranks as their id, owner and block cell (that rank alone reads the rest, or every "
+      "the other ranks as their id and owner (that rank alone reads the rest, or every "
       "other rank holds it), "
       "`ranks.islands_sent_whole` sent again whole, and "
       "`ranks.collision_groups_shared` for their collision groups, split over the ranks); the "
